@@ -1,0 +1,353 @@
+/*
+ * gpuplan.h: the one public header of libgpuplan.
+ *
+ * If a function, type or constant is not declared in this file, it is not API (SQLite's rule).
+ *
+ * Conventions
+ *  - Every public name starts with gp_ / GP_.
+ *  - Every fallible call returns gp_status (GP_OK == 0) and, when `err` is not NULL, fills it
+ *    with a message fit to show a user, plus where the problem is (file, line/column or byte
+ *    offset, field). Nothing in the library prints or exits.
+ *  - Units are in names or comments: _bytes, _s (seconds), _gbps (GB/s, 10^9 bytes per second),
+ *    _tflops (10^12 FLOP/s). Counts and exact bytes are int64_t/uint64_t; physical
+ *    quantities are double.
+ *  - Ownership: a function that allocates names its matching _free; every _free accepts NULL.
+ *    Plain structs (gp_model, gp_gpu, breakdowns) are values the caller owns; opaque handles
+ *    (gp_catalog) own resources.
+ *  - Thread safety: no global mutable state. Distinct handles may be used from distinct
+ *    threads; a const catalog may be shared by readers.
+ */
+#ifndef GPUPLAN_H
+#define GPUPLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(GP_BUILDING_LIBRARY) && defined(__GNUC__)
+#define GP_API __attribute__((visibility("default")))
+#else
+#define GP_API
+#endif
+
+#define GP_VERSION_STRING "0.1.0"
+
+/* ============================================================================================
+ * Status and errors
+ * ========================================================================================== */
+
+typedef enum gp_status {
+    GP_OK = 0,           /* success */
+    GP_EINVAL = 1,       /* invalid argument or value (a number out of range, an unknown name) */
+    GP_EIO = 2,          /* a file could not be opened or read */
+    GP_EPARSE = 3,       /* malformed input (JSON syntax, a truncated or hostile binary header) */
+    GP_ENOTFOUND = 4,    /* no such model, GPU or file */
+    GP_EUNSUPPORTED = 5, /* well-formed but not supported (an unknown tensor type, say) */
+    GP_ELIMIT = 6,       /* input exceeds a safety limit (header size, tensor count) */
+    GP_ENOMEM = 7,       /* an allocation failed */
+    GP_STATUS_COUNT
+} gp_status;
+
+#define GP_ERROR_MSG_MAX 512
+#define GP_ERROR_PATH_MAX 512
+#define GP_ERROR_FIELD_MAX 128
+
+/* Where and why a call failed. Fields that do not apply are 0 / empty / -1 (offset). */
+typedef struct gp_error {
+    gp_status code;
+    char msg[GP_ERROR_MSG_MAX];       /* one sentence a user can act on */
+    char path[GP_ERROR_PATH_MAX];     /* the input file, when one is involved */
+    int line;                         /* 1-based line in a text file, 0 if unknown */
+    int column;                       /* 1-based column in a text file, 0 if unknown */
+    int64_t offset;                   /* byte offset in a binary file, -1 if unknown */
+    char field[GP_ERROR_FIELD_MAX];   /* the JSON key or header field at fault, if any */
+} gp_error;
+
+/* Short constant name of a status ("parse error"); never NULL. */
+GP_API const char *gp_status_str(gp_status code);
+
+/* Reset an error to "no error". */
+GP_API void gp_error_clear(gp_error *err);
+
+/* ============================================================================================
+ * Numeric types (weights, KV cache, compute)
+ * ========================================================================================== */
+
+/* Element types of weights and caches. Enum values are stable; new ones go at the end. */
+typedef enum gp_dtype {
+    GP_DTYPE_UNKNOWN = 0,
+    GP_DTYPE_F32,    /* 32-bit float */
+    GP_DTYPE_F16,    /* IEEE half */
+    GP_DTYPE_BF16,   /* bfloat16 */
+    GP_DTYPE_FP8,    /* 8-bit float (E4M3 or E5M2), per-tensor or per-channel scale */
+    GP_DTYPE_INT8,   /* 8-bit integer, per-channel scale (LLM.int8, SmoothQuant, W8A8) */
+    GP_DTYPE_INT4,   /* 4-bit integer, group-wise fp16 scale + 4-bit zero (GPTQ/AWQ, g=128) */
+    GP_DTYPE_NF4,    /* 4-bit NormalFloat with double-quantized scales (QLoRA, bitsandbytes) */
+    GP_DTYPE_MXFP4,  /* OCP microscaling FP4: E2M1 values + one E8M0 scale per 32 */
+    GP_DTYPE_FP4,    /* NVFP4: E2M1 values + one E4M3 scale per 16 (+ per-tensor fp32) */
+    GP_DTYPE_F64,    /* 64-bit float */
+    GP_DTYPE_COUNT
+} gp_dtype;
+
+/* Name of a dtype as the CLI spells it ("bf16"); "unknown" for out-of-range values. */
+GP_API const char *gp_dtype_name(gp_dtype t);
+/* Parse a dtype name (case-insensitive; accepts aliases such as "bfloat16", "float16",
+ * "e4m3", "gptq", "awq", "q4"). Returns GP_DTYPE_UNKNOWN if not recognised. */
+GP_API gp_dtype gp_dtype_parse(const char *name);
+/* Storage bits per element of a quantized or plain weight, scales and zero points included
+ * (documented per type in docs/model.md). E.g. bf16 16, int4 (g128) 4.15625, nf4 4.127. */
+GP_API double gp_dtype_bits(gp_dtype t);
+
+/* ============================================================================================
+ * Models
+ * ========================================================================================== */
+
+#define GP_NAME_MAX 128
+#define GP_NOTE_MAX 1024
+#define GP_MAX_DTYPE_STATS 16
+
+typedef enum gp_model_origin {
+    GP_ORIGIN_FLAGS = 0,       /* explicit architecture flags only */
+    GP_ORIGIN_CATALOG,         /* the built-in catalog (data/models.json) */
+    GP_ORIGIN_HF_CONFIG,       /* a Hugging Face config.json */
+    GP_ORIGIN_HF_FOLDER,       /* a model folder: config.json + safetensors headers */
+    GP_ORIGIN_GGUF,            /* a GGUF file's header */
+    GP_ORIGIN_COUNT
+} gp_model_origin;
+
+typedef enum gp_mlp_kind {
+    GP_MLP_GATED = 0,   /* SwiGLU/GeGLU: gate, up, down (3 matrices of hidden x ffn) */
+    GP_MLP_PLAIN = 1,   /* up, down (2 matrices), GELU/ReLU: GPT-2, OPT, Falcon, NeoX */
+} gp_mlp_kind;
+
+typedef enum gp_norm_kind {
+    GP_NORM_RMS = 0,    /* RMSNorm: one weight vector */
+    GP_NORM_LAYER = 1,  /* LayerNorm: weight and bias */
+} gp_norm_kind;
+
+/* Per-dtype tally of the tensors stored in a file (safetensors or GGUF). */
+typedef struct gp_dtype_stat {
+    char name[16];      /* the file's own type name: "BF16", "F8_E4M3", "Q4_K", ... */
+    int64_t tensors;    /* number of tensors of this type */
+    int64_t elements;   /* elements (parameters) stored in this type */
+    uint64_t bytes;     /* bytes of tensor data in this type */
+} gp_dtype_stat;
+
+/*
+ * What a model is. Every architecture field is what the model's own config says; derived
+ * quantities (parameter counts, bytes, KV per token, FLOPs) come from the functions below.
+ * A field that does not apply is 0.
+ */
+typedef struct gp_model {
+    char id[GP_NAME_MAX];          /* catalog id, or the file/folder name */
+    char name[GP_NAME_MAX];        /* Hugging Face repo or display name */
+    char model_type[64];           /* HF model_type ("llama", "deepseek_v3") or GGUF arch */
+    char source[GP_ERROR_PATH_MAX];/* where it was read from: "catalog", a path */
+    gp_model_origin origin;
+
+    /* -- core transformer -- */
+    int64_t layers;                /* decoder blocks (num_hidden_layers) */
+    int64_t hidden;                /* model width d (hidden_size) */
+    int64_t heads;                 /* query heads */
+    int64_t kv_heads;              /* key/value heads (== heads: MHA; 1: MQA; else GQA) */
+    int64_t head_dim;              /* per-head width of q/k/v (hidden/heads unless given) */
+    int64_t ffn;                   /* dense MLP inner width (intermediate_size) */
+    int64_t vocab;                 /* vocabulary rows of the embedding and head */
+    int64_t max_context;           /* max_position_embeddings / context_length */
+    int tied_embeddings;           /* 1: the output head shares the input embedding */
+    gp_mlp_kind mlp;               /* gated (3 matrices) or plain (2) */
+    gp_norm_kind norm;             /* RMSNorm or LayerNorm */
+    int norms_per_layer;           /* normalisation vectors sets per block (2; gemma2/3: 4;
+                                      falcon-40b+ new arch: 2; parallel falcon-7b: 1) */
+    int qkv_bias;                  /* biases on q, k, v projections */
+    int o_bias;                    /* bias on the attention output projection */
+    int mlp_bias;                  /* biases on MLP projections */
+    int qk_norm;                   /* per-head RMSNorm on q and k (qwen3, gemma3): 2*head_dim */
+    int attn_sinks;                /* learned per-head attention sink logits (gpt-oss) */
+    int64_t learned_pos;           /* rows of a learned absolute position table (gpt2, opt) */
+
+    /* -- multi-head latent attention (DeepSeek-V2/V3); kv_lora_rank > 0 means MLA -- */
+    int64_t q_lora_rank;           /* 0: plain q projection */
+    int64_t kv_lora_rank;          /* compressed KV latent width (512) */
+    int64_t qk_nope_head_dim;      /* per-head q/k width without rotary (128) */
+    int64_t qk_rope_head_dim;      /* decoupled rotary key width, shared by heads (64) */
+    int64_t v_head_dim;            /* per-head value width (128) */
+
+    /* -- mixture of experts; experts > 0 means MoE -- */
+    int64_t experts;               /* routed experts per MoE layer */
+    int64_t experts_active;        /* routed experts each token uses (top-k) */
+    int64_t moe_ffn;               /* inner width of one routed expert */
+    int64_t shared_experts;        /* always-active shared experts (DeepSeek, Qwen2-MoE) */
+    int64_t shared_expert_ffn;     /* inner width of one shared expert (moe_ffn if 0) */
+    int shared_expert_gate;        /* Qwen2-MoE: sigmoid gate (hidden x 1) on shared expert */
+    int64_t dense_layers;          /* layers with a dense MLP instead of experts
+                                      (DeepSeek first_k_dense_replace; Qwen mlp_only_layers) */
+    int expert_bias;               /* biases inside experts (gpt-oss) */
+    int router_bias;               /* router has a bias (gpt-oss) */
+    int router_score_bias;         /* DeepSeek-V3 e_score_correction_bias (experts floats) */
+    int64_t mtp_layers;            /* DeepSeek-V3 multi-token-prediction modules (not part of
+                                      the main model's count; stored in its checkpoint) */
+
+    /* -- attention window -- */
+    int64_t sliding_window;        /* window in tokens of sliding-window layers, 0: none */
+    int64_t sliding_layers;        /* how many of the layers use the window */
+
+    /* -- storage -- */
+    gp_dtype dtype;                /* dtype the weights are stored/served in (torch_dtype) */
+    gp_dtype quant;                /* weight quantization of linear layers, UNKNOWN: none */
+    int64_t quant_group;           /* quantization group size, 0 if none/unknown */
+    char quant_method[32];         /* "gptq", "awq", "fp8", "mxfp4", "bitsandbytes", GGUF type */
+
+    /* -- exact figures read from weight files (safetensors / GGUF headers) -- */
+    int has_exact;                 /* 1: the fields below are filled */
+    int64_t exact_params;          /* parameters stored (buffers excluded) */
+    int64_t exact_buffers;         /* non-parameter tensors' elements (rotary inv_freq ...) */
+    int64_t exact_tensors;         /* tensors in the file(s) */
+    uint64_t exact_bytes;          /* bytes of all tensor data */
+    int n_dtype_stats;
+    gp_dtype_stat dtype_stats[GP_MAX_DTYPE_STATS];
+    int64_t exact_extra_params;    /* parameters the config-based count does not cover
+                                      (vision tower, MTP layers, quantization scales) */
+
+    /* -- published figures (catalog), 0 if unknown -- */
+    int64_t published_params;
+    int64_t published_active_params;
+
+    char notes[GP_NOTE_MAX];       /* warnings and explanations for the user, '\n'-separated */
+} gp_model;
+
+/* Parameters by part. Every figure is an exact count of scalars. */
+typedef struct gp_param_breakdown {
+    int64_t embedding;        /* input token embedding (vocab x hidden) */
+    int64_t position;         /* learned position embeddings */
+    int64_t attention;        /* q/k/v/o (or MLA) projections, their biases, q/k norms, sinks */
+    int64_t mlp_dense;        /* dense MLPs (all layers of a dense model; MoE dense layers) */
+    int64_t experts_routed;   /* all routed experts */
+    int64_t experts_shared;   /* shared experts (+ their gates) */
+    int64_t router;           /* routers (gates), with biases */
+    int64_t norms;            /* all normalisation weights/biases, final norm included */
+    int64_t head;             /* output head (0 when tied) */
+    int64_t total;            /* sum of the above */
+    int64_t active;           /* used per token: total - unused routed experts */
+    int64_t linear;           /* weights of matrix multiplies inside the blocks (what
+                                 weight-only quantization compresses) */
+    int64_t linear_active;    /* of those, used per token */
+} gp_param_breakdown;
+
+/* Count parameters from the architecture (not from files). Returns GP_EINVAL with a message
+ * if the architecture is inconsistent (heads not dividing, zero layers, overflow). */
+GP_API gp_status gp_model_params(const gp_model *m, gp_param_breakdown *out, gp_error *err);
+
+/* The model's total parameters: exact count from files if read, else from the architecture. */
+GP_API int64_t gp_model_total_params(const gp_model *m);
+
+/* Bytes of the weights stored at dtype `t` (linear layers at t; embeddings, head and norms
+ * at 16 bits when t is a quantized type, as GPTQ/AWQ/bnb/FP8 checkpoints keep them). */
+GP_API uint64_t gp_model_weight_bytes(const gp_model *m, gp_dtype t);
+
+/* KV-cache bytes per token summed over all layers at `kv_dtype`, ignoring sliding windows
+ * (MLA: the compressed latent plus the rotary key, per layer). */
+GP_API uint64_t gp_model_kv_bytes_per_token(const gp_model *m, gp_dtype kv_dtype);
+
+/* KV-cache bytes for ONE sequence of `tokens` tokens: sliding-window layers hold at most
+ * `sliding_window` tokens. */
+GP_API uint64_t gp_model_kv_bytes(const gp_model *m, gp_dtype kv_dtype, int64_t tokens);
+
+/* Forward FLOPs for one token at context position `context` (attention over `context`
+ * previous tokens): 2 x active linear params + 2 x head + attention score/value products.
+ * Training FLOPs per token are 3x this (forward + backward); see docs/model.md. */
+GP_API double gp_model_forward_flops_per_token(const gp_model *m, int64_t context);
+
+/* Validate an architecture: returns GP_EINVAL naming the field at fault. */
+GP_API gp_status gp_model_validate(const gp_model *m, gp_error *err);
+
+/* ---- loaders ---------------------------------------------------------------------------- */
+
+/* Read a Hugging Face config.json. Errors name the file, line and column (syntax) or the
+ * field (semantics). An unknown model_type with the standard fields loads with a note. */
+GP_API gp_status gp_model_from_hf_config_file(const char *path, gp_model *out, gp_error *err);
+/* Same from a JSON text in memory (`name` used in messages; may be NULL). */
+GP_API gp_status gp_model_from_hf_config_text(const char *json, size_t len, const char *name,
+                                              gp_model *out, gp_error *err);
+
+/* Read a model folder: config.json plus the headers of every *.safetensors file (the index,
+ * model.safetensors.index.json, names the shards when present). Exact counts are filled;
+ * weight data is never read. */
+GP_API gp_status gp_model_from_folder(const char *dir, gp_model *out, gp_error *err);
+
+/* Read only the header of one .safetensors file and add its tensors to m's exact tallies. */
+GP_API gp_status gp_safetensors_scan_file(const char *path, gp_model *m, gp_error *err);
+/* Same over a buffer holding the file's first bytes; `file_size` is the file's full size
+ * (used to check that every tensor's data lies inside the file). */
+GP_API gp_status gp_safetensors_scan_buffer(const uint8_t *buf, size_t len, uint64_t file_size,
+                                            const char *name, gp_model *m, gp_error *err);
+
+/* Read a GGUF file's header: metadata and tensor infos, never the tensor data. */
+GP_API gp_status gp_model_from_gguf_file(const char *path, gp_model *out, gp_error *err);
+/* Same over a buffer holding the file's first bytes (`file_size` as above). */
+GP_API gp_status gp_model_from_gguf_buffer(const uint8_t *buf, size_t len, uint64_t file_size,
+                                           const char *name, gp_model *out, gp_error *err);
+
+/* Name of a ggml tensor type id ("Q4_K"), NULL if unknown; bytes of `n` elements of it
+ * (0 if the type is unknown or n is not a multiple of its block). */
+GP_API const char *gp_ggml_type_name(uint32_t type);
+GP_API uint64_t gp_ggml_type_bytes(uint32_t type, uint64_t n);
+
+/* ============================================================================================
+ * Hardware
+ * ========================================================================================== */
+
+typedef struct gp_gpu {
+    char id[64];                  /* "H100-SXM-80GB" */
+    char vendor[32];
+    char name[96];
+    double memory_marketed_gb;    /* as marketed, 10^9 bytes */
+    uint64_t memory_bytes;        /* what the device reports */
+    double hbm_bandwidth_gbps;    /* GB/s */
+    double tflops[GP_DTYPE_COUNT];/* dense peak TFLOP/s by compute dtype, 0 if unsupported
+                                     (INT4/NF4/MXFP4 use the fp4 or int8 path, see docs) */
+    double tf32_tflops;
+    char scale_up_name[48];       /* "NVLink 4", "PCIe" */
+    double scale_up_gbps_bidir;   /* per GPU, both directions */
+    int scale_up_domain;          /* GPUs in one scale-up domain (1: none) */
+    int pcie_gen;
+    double tdp_w;
+    int launch_year;
+} gp_gpu;
+
+/* ============================================================================================
+ * Catalog: built-in data (models, GPUs), optionally overridden by user files
+ * ========================================================================================== */
+
+typedef struct gp_catalog gp_catalog;
+
+/* Load the built-in catalog; if `data_dir` is not NULL, files there named models.json /
+ * gpus.json add to or replace (same id) the built-in entries. */
+GP_API gp_status gp_catalog_open(const char *data_dir, gp_catalog **out, gp_error *err);
+GP_API void gp_catalog_free(gp_catalog *cat);
+
+GP_API size_t gp_catalog_model_count(const gp_catalog *cat);
+/* Build model i of the catalog into `out` (index < count). */
+GP_API gp_status gp_catalog_model_at(const gp_catalog *cat, size_t i, gp_model *out,
+                                     gp_error *err);
+/* Look up a model by id, Hugging Face repo or alias, case-insensitively. */
+GP_API gp_status gp_catalog_find_model(const gp_catalog *cat, const char *name, gp_model *out,
+                                       gp_error *err);
+
+GP_API size_t gp_catalog_gpu_count(const gp_catalog *cat);
+/* Borrowed pointer valid until gp_catalog_free. */
+GP_API const gp_gpu *gp_catalog_gpu_at(const gp_catalog *cat, size_t i);
+GP_API gp_status gp_catalog_find_gpu(const gp_catalog *cat, const char *name,
+                                     const gp_gpu **out, gp_error *err);
+
+/* Resolve `--model X`: a catalog id/alias/repo, a config.json, a model folder or a .gguf. */
+GP_API gp_status gp_model_resolve(const gp_catalog *cat, const char *spec, gp_model *out,
+                                  gp_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GPUPLAN_H */

@@ -1,0 +1,100 @@
+/*
+ * cli.h: shared pieces of the gpuplan command-line front end. The CLI only turns flags into
+ * library calls and results into text or JSON; it holds no planning logic.
+ */
+#ifndef GP_CLI_H
+#define GP_CLI_H
+
+#include <gpuplan.h>
+#include <jansson.h>
+#include <getopt.h>
+#include <stdio.h>
+
+/* Exit codes (docs/cli.md): success, bad input, bad usage. */
+enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2 };
+
+/* Options every command accepts. */
+typedef struct cli_common {
+    int json;               /* --json: machine-readable output on stdout */
+    const char *data_dir;   /* --data-dir DIR: user data overriding the built-in data files */
+    gp_catalog *cat;        /* opened lazily by cli_catalog() */
+} cli_common;
+
+typedef struct cli_command {
+    const char *name;
+    int (*run)(int argc, char **argv, cli_common *common);
+    const char *summary;
+} cli_command;
+
+/* Long options shared by all commands; merged into each command's table. */
+#define CLI_COMMON_OPTS                                        \
+    {"json", no_argument, NULL, 'J'},                          \
+    {"data-dir", required_argument, NULL, 'D'},                \
+    {"help", no_argument, NULL, 'h'}
+
+/* Handle a common option; returns 1 if it was one. */
+int cli_common_opt(int opt, const char *arg, cli_common *common);
+
+/* The catalog (built-in + --data-dir), opened on first use; NULL after printing an error. */
+gp_catalog *cli_catalog(cli_common *common);
+
+/* Print a library error to stderr as "gpuplan: <message>" (+ location). Returns EXIT_INPUT. */
+int cli_error(const gp_error *err);
+/* Print a usage error and a hint to stderr. Returns EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Parse numbers with range checks; on failure print a usage error and return -1. */
+int cli_parse_i64(const char *cmd, const char *flag, const char *s, int64_t min, int64_t max,
+                  int64_t *out);
+int cli_parse_double(const char *cmd, const char *flag, const char *s, double min, double max,
+                     double *out);
+
+/* Print a JSON value to stdout (indented), then release it. Returns EXIT_OK. */
+int cli_print_json(json_t *v);
+
+/* Human formatting into caller buffers. */
+const char *cli_fmt_count(char *buf, size_t n, int64_t v);       /* 70,553,706,496 */
+const char *cli_fmt_bytes(char *buf, size_t n, double bytes);    /* 141.1 GB (131.4 GiB) */
+const char *cli_fmt_si(char *buf, size_t n, double v);           /* 70.55 B, 1.23 T */
+
+/* ---- model selection flags (--model and explicit architecture), shared by commands ---- */
+typedef struct cli_model_opts {
+    const char *spec;                  /* --model */
+    int64_t layers, hidden, heads, kv_heads, head_dim, ffn, vocab;
+    int64_t experts, experts_active, moe_ffn, shared_experts;
+    int tied;                          /* -1 unset, 0/1 */
+    int any_override;
+} cli_model_opts;
+
+#define CLI_MODEL_OPTS                                              \
+    {"model", required_argument, NULL, 'm'},                        \
+    {"layers", required_argument, NULL, 1001},                      \
+    {"hidden", required_argument, NULL, 1002},                      \
+    {"heads", required_argument, NULL, 1003},                       \
+    {"kv-heads", required_argument, NULL, 1004},                    \
+    {"head-dim", required_argument, NULL, 1005},                    \
+    {"ffn", required_argument, NULL, 1006},                         \
+    {"vocab", required_argument, NULL, 1007},                       \
+    {"experts", required_argument, NULL, 1008},                     \
+    {"experts-active", required_argument, NULL, 1009},              \
+    {"moe-ffn", required_argument, NULL, 1010},                     \
+    {"shared-experts", required_argument, NULL, 1011},              \
+    {"tied-embeddings", optional_argument, NULL, 1012}
+
+void cli_model_opts_init(cli_model_opts *o);
+/* Handle a model option: 1 handled, 0 not a model option, -1 bad value (message printed). */
+int cli_model_opt(const char *cmd, int opt, const char *arg, cli_model_opts *o);
+/* Build the model: resolve --model (if any), then apply explicit fields. EXIT_* code. */
+int cli_model_build(const char *cmd, cli_model_opts *o, cli_common *common, gp_model *out);
+/* Help text for the model flags. */
+extern const char cli_model_help[];
+
+/* ---- commands ---- */
+int cmd_model(int argc, char **argv, cli_common *common);
+int cmd_gpus(int argc, char **argv, cli_common *common);
+
+#endif

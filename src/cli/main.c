@@ -1,0 +1,96 @@
+/*
+ * main.c: gpuplan's command-line entry point: a table of subcommands, each with its own
+ * getopt_long table (cmd_*.c). Exit codes: 0 success, 1 bad input, 2 bad usage.
+ */
+#include "cli.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmd_help(int argc, char **argv, cli_common *common);
+static int cmd_version(int argc, char **argv, cli_common *common);
+
+static const cli_command commands[] = {
+    {"model", cmd_model, "what a model is: parameters, bytes, KV cache per token, FLOPs (show, list)"},
+    {"gpus", cmd_gpus, "the GPU catalog: memory, bandwidth, peak TFLOP/s, links"},
+    {"version", cmd_version, "print the version"},
+    {"help", cmd_help, "list the commands"},
+};
+
+static int cmd_version(int argc, char **argv, cli_common *common)
+{
+    (void)argc, (void)argv;
+    if (common->json) {
+        json_t *o = json_pack("{s:s}", "version", GP_VERSION_STRING);
+        return cli_print_json(o);
+    }
+    printf("gpuplan %s\n", GP_VERSION_STRING);
+    return EXIT_OK;
+}
+
+static void print_commands(FILE *f)
+{
+    fprintf(f, "usage: gpuplan COMMAND [OPTIONS]    (gpuplan COMMAND --help for its options)\n\n"
+               "gpuplan answers: does this model, with this workload, fit on one GPU, and if not,\n"
+               "how many, of which kind, split how, at what speed and cost.\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\nevery command takes --json (machine-readable output) and --data-dir DIR\n"
+               "(JSON files overriding the built-in data/*.json). With no command, gpuplan\n"
+               "runs its built-in example: the headline question for Llama-3.1-70B.\n");
+}
+
+static int cmd_help(int argc, char **argv, cli_common *common)
+{
+    (void)argc, (void)argv, (void)common;
+    print_commands(stdout);
+    return EXIT_OK;
+}
+
+/* The built-in example run when gpuplan is called with no arguments. */
+static int run_default(cli_common *common)
+{
+    char *argv[] = {"model", "show", "llama-3.1-70b", NULL};
+    printf("gpuplan %s: built-in example (run 'gpuplan help' for every command)\n\n", GP_VERSION_STRING);
+    return cmd_model(3, argv, common);
+}
+
+int cli_common_opt(int opt, const char *arg, cli_common *common)
+{
+    switch (opt) {
+    case 'J': common->json = 1; return 1;
+    case 'D': common->data_dir = arg; return 1;
+    default: return 0;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    cli_common common = {0};
+    const char *env_dir = getenv("GPUPLAN_DATA_DIR");
+    if (env_dir && *env_dir)
+        common.data_dir = env_dir;
+    int rc;
+    if (argc < 2) {
+        rc = run_default(&common);
+    } else if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        print_commands(stdout);
+        rc = EXIT_OK;
+    } else if (strcmp(argv[1], "--version") == 0) {
+        rc = cmd_version(0, NULL, &common);
+    } else {
+        const cli_command *cmd = NULL;
+        for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+            if (strcmp(argv[1], commands[i].name) == 0)
+                cmd = &commands[i];
+        if (!cmd) {
+            fprintf(stderr, "gpuplan: unknown command '%s'\n\n", argv[1]);
+            print_commands(stderr);
+            rc = EXIT_USAGE;
+        } else
+            rc = cmd->run(argc - 1, argv + 1, &common);
+    }
+    gp_catalog_free(common.cat);
+    return rc;
+}

@@ -1,0 +1,121 @@
+/* util.c: errors, number parsing, formatting and JSON output for the CLI. */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+gp_catalog *cli_catalog(cli_common *common)
+{
+    if (common->cat)
+        return common->cat;
+    gp_error err;
+    if (gp_catalog_open(common->data_dir, &common->cat, &err) != GP_OK) {
+        cli_error(&err);
+        return NULL;
+    }
+    return common->cat;
+}
+
+int cli_error(const gp_error *err)
+{
+    fprintf(stderr, "gpuplan: %s\n", err->msg[0] ? err->msg : gp_status_str(err->code));
+    if (err->field[0] && !strstr(err->msg, err->field))
+        fprintf(stderr, "  (field: %s)\n", err->field);
+    if (err->offset >= 0 && err->line == 0 && !strstr(err->msg, "offset"))
+        fprintf(stderr, "  (at byte offset %lld)\n", (long long)err->offset);
+    return EXIT_INPUT;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "gpuplan %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n(see 'gpuplan %s --help')\n", cmd);
+    return EXIT_USAGE;
+}
+
+int cli_parse_i64(const char *cmd, const char *flag, const char *s, int64_t min, int64_t max,
+                  int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s ? s : "", &end, 10);
+    if (!s || !*s || *end || errno || v < min || v > max) {
+        cli_usage_error(cmd, "--%s takes a whole number from %lld to %lld, not '%s'", flag,
+                        (long long)min, (long long)max, s ? s : "");
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int cli_parse_double(const char *cmd, const char *flag, const char *s, double min, double max,
+                     double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s ? s : "", &end);
+    if (!s || !*s || *end || errno || !isfinite(v) || v < min || v > max) {
+        cli_usage_error(cmd, "--%s takes a number from %g to %g, not '%s'", flag, min, max, s ? s : "");
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int cli_print_json(json_t *v)
+{
+    if (!v) {
+        fprintf(stderr, "gpuplan: out of memory building JSON\n");
+        return EXIT_INPUT;
+    }
+    json_dumpf(v, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    fputc('\n', stdout);
+    json_decref(v);
+    return EXIT_OK;
+}
+
+const char *cli_fmt_count(char *buf, size_t n, int64_t v)
+{
+    char digits[32];
+    snprintf(digits, sizeof digits, "%lld", (long long)(v < 0 ? -v : v));
+    size_t len = strlen(digits), o = 0;
+    if (v < 0 && o + 1 < n)
+        buf[o++] = '-';
+    for (size_t i = 0; i < len && o + 1 < n; i++) {
+        if (i && (len - i) % 3 == 0 && o + 1 < n)
+            buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+const char *cli_fmt_si(char *buf, size_t n, double v)
+{
+    const char *unit[] = {"", "K", "M", "B", "T", "P"};
+    int i = 0;
+    while (fabs(v) >= 1000.0 && i < 5) {
+        v /= 1000.0;
+        i++;
+    }
+    snprintf(buf, n, i ? "%.2f %s" : "%.0f%s", v, unit[i]);
+    return buf;
+}
+
+const char *cli_fmt_bytes(char *buf, size_t n, double bytes)
+{
+    if (bytes < 1e6)
+        snprintf(buf, n, "%.1f KiB", bytes / 1024.0);
+    else if (bytes < 1e9)
+        snprintf(buf, n, "%.1f MB (%.1f MiB)", bytes / 1e6, bytes / 1048576.0);
+    else
+        snprintf(buf, n, "%.1f GB (%.1f GiB)", bytes / 1e9, bytes / 1073741824.0);
+    return buf;
+}

@@ -1,0 +1,305 @@
+/*
+ * catalog.c: the built-in data (data/models.json, data/gpus.json, embedded at build time),
+ * optionally extended or overridden by a user's files of the same shape.
+ *
+ * Models stay as their JSON config until asked for: gp_catalog_model_at() runs the same
+ * config.json reader a user's file goes through, so a catalog entry is exactly as good as
+ * the published config it copies.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct gp_catalog {
+    json_t *models;    /* array of model entries (owned) */
+    gp_gpu *gpus;      /* GPU rows */
+    size_t n_gpus;
+    json_t *gpu_aliases; /* array parallel to gpus: aliases arrays (owned) */
+};
+
+static gp_status load_json(const char *text, size_t len, const char *name, json_t **out,
+                           gp_error *err)
+{
+    json_error_t jerr;
+    *out = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (*out)
+        return GP_OK;
+    if (err) {
+        gpi_error_set_path(err, name);
+        err->line = jerr.line;
+        err->column = jerr.column;
+        err->offset = jerr.position;
+    }
+    return gpi_fail(err, GP_EPARSE, "%s:%d:%d: %s", name, jerr.line, jerr.column, jerr.text);
+}
+
+static gp_status load_user_file(const char *dir, const char *file, json_t **out, gp_error *err)
+{
+    *out = NULL;
+    char path[GP_ERROR_PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    uint8_t *buf;
+    size_t len;
+    uint64_t size;
+    gp_error local;
+    gp_error_clear(&local);
+    gp_status st = gpi_read_file_prefix(path, GPI_MAX_CONFIG_BYTES + 1, &buf, &len, &size, &local);
+    if (st == GP_ENOTFOUND)
+        return GP_OK; /* a data dir need not override every file */
+    if (st) {
+        if (err)
+            *err = local;
+        return st;
+    }
+    st = load_json((const char *)buf, len, path, out, err);
+    free(buf);
+    return st;
+}
+
+/* Merge the entries of `key` in `user` into `base` (same "id" replaces, new ids append). */
+static gp_status merge_entries(json_t *base, json_t *user, const char *key, const char *name,
+                               gp_error *err)
+{
+    json_t *ub = json_object_get(user, key), *bb = json_object_get(base, key);
+    if (!json_is_array(ub)) {
+        gpi_error_set_path(err, name);
+        gpi_error_set_field(err, key);
+        return gpi_fail(err, GP_EPARSE, "%s: expected an array '%s'", name, key);
+    }
+    size_t i;
+    json_t *e;
+    json_array_foreach(ub, i, e) {
+        const char *id = json_string_value(json_object_get(e, "id"));
+        if (!id) {
+            gpi_error_set_path(err, name);
+            gpi_error_set_field(err, "id");
+            return gpi_fail(err, GP_EPARSE, "%s: entry %zu of '%s' has no string 'id'", name, i, key);
+        }
+        size_t j;
+        json_t *b;
+        int replaced = 0;
+        json_array_foreach(bb, j, b) {
+            if (gpi_strcaseeq(json_string_value(json_object_get(b, "id")), id)) {
+                json_array_set(bb, j, e);
+                replaced = 1;
+                break;
+            }
+        }
+        if (!replaced)
+            json_array_append(bb, e);
+    }
+    return GP_OK;
+}
+
+static double num_or_zero(json_t *v) { return json_is_number(v) ? json_number_value(v) : 0.0; }
+
+static gp_status parse_gpu(json_t *e, gp_gpu *g, const char *name, gp_error *err)
+{
+    memset(g, 0, sizeof *g);
+    const char *id = json_string_value(json_object_get(e, "id"));
+    json_t *mem = json_object_get(e, "memory_bytes");
+    if (!id || !json_is_integer(mem) || json_integer_value(mem) <= 0) {
+        gpi_error_set_path(err, name);
+        gpi_error_set_field(err, id ? "memory_bytes" : "id");
+        return gpi_fail(err, GP_EPARSE, "%s: GPU entry %s needs a string 'id' and a positive integer 'memory_bytes'",
+                        name, id ? id : "(no id)");
+    }
+    gpi_strlcpy(g->id, id, sizeof g->id);
+    gpi_strlcpy(g->vendor, json_string_value(json_object_get(e, "vendor")), sizeof g->vendor);
+    gpi_strlcpy(g->name, json_string_value(json_object_get(e, "name")), sizeof g->name);
+    g->memory_marketed_gb = num_or_zero(json_object_get(e, "memory_marketed_gb"));
+    g->memory_bytes = (uint64_t)json_integer_value(mem);
+    g->hbm_bandwidth_gbps = num_or_zero(json_object_get(e, "hbm_bandwidth_gbps"));
+    json_t *t = json_object_get(e, "dense_tflops");
+    g->tflops[GP_DTYPE_F64] = num_or_zero(json_object_get(t, "fp64"));
+    g->tflops[GP_DTYPE_F32] = num_or_zero(json_object_get(t, "fp32"));
+    g->tf32_tflops = num_or_zero(json_object_get(t, "tf32"));
+    g->tflops[GP_DTYPE_BF16] = num_or_zero(json_object_get(t, "bf16"));
+    g->tflops[GP_DTYPE_F16] = num_or_zero(json_object_get(t, "fp16"));
+    g->tflops[GP_DTYPE_FP8] = num_or_zero(json_object_get(t, "fp8"));
+    g->tflops[GP_DTYPE_INT8] = num_or_zero(json_object_get(t, "int8"));
+    double fp4 = num_or_zero(json_object_get(t, "fp4"));
+    g->tflops[GP_DTYPE_FP4] = fp4;
+    g->tflops[GP_DTYPE_MXFP4] = fp4;
+    /* Weight-only 4-bit formats (int4, nf4) dequantize to 16 bits before the matmul. */
+    g->tflops[GP_DTYPE_INT4] = g->tflops[GP_DTYPE_BF16] > 0 ? g->tflops[GP_DTYPE_BF16] : g->tflops[GP_DTYPE_F16];
+    g->tflops[GP_DTYPE_NF4] = g->tflops[GP_DTYPE_INT4];
+    json_t *su = json_object_get(e, "scale_up");
+    gpi_strlcpy(g->scale_up_name, json_is_string(json_object_get(su, "name")) ? json_string_value(json_object_get(su, "name")) : "none",
+                sizeof g->scale_up_name);
+    g->scale_up_gbps_bidir = num_or_zero(json_object_get(su, "bw_gbps_bidir"));
+    g->scale_up_domain = (int)num_or_zero(json_object_get(su, "domain_size"));
+    if (g->scale_up_domain < 1)
+        g->scale_up_domain = 1;
+    g->pcie_gen = (int)num_or_zero(json_object_get(e, "pcie_gen"));
+    g->tdp_w = num_or_zero(json_object_get(e, "tdp_w"));
+    g->launch_year = (int)num_or_zero(json_object_get(e, "launch_year"));
+    return GP_OK;
+}
+
+void gp_catalog_free(gp_catalog *cat)
+{
+    if (!cat)
+        return;
+    json_decref(cat->models);
+    json_decref(cat->gpu_aliases);
+    free(cat->gpus);
+    free(cat);
+}
+
+gp_status gp_catalog_open(const char *data_dir, gp_catalog **out, gp_error *err)
+{
+    gp_error_clear(err);
+    *out = NULL;
+    gp_catalog *cat = calloc(1, sizeof *cat);
+    if (!cat)
+        return gpi_fail(err, GP_ENOMEM, "out of memory opening the catalog");
+    json_t *mroot = NULL, *groot = NULL, *user = NULL;
+    size_t len;
+    const char *text = gpi_embedded("data/models.json", &len);
+    gp_status st = text ? load_json(text, len, "data/models.json", &mroot, err)
+                        : gpi_fail(err, GP_ENOTFOUND, "built-in data/models.json missing");
+    if (!st) {
+        text = gpi_embedded("data/gpus.json", &len);
+        st = text ? load_json(text, len, "data/gpus.json", &groot, err)
+                  : gpi_fail(err, GP_ENOTFOUND, "built-in data/gpus.json missing");
+    }
+    if (!st && data_dir) {
+        st = load_user_file(data_dir, "models.json", &user, err);
+        if (!st && user) {
+            char name[GP_ERROR_PATH_MAX];
+            snprintf(name, sizeof name, "%s/models.json", data_dir);
+            st = merge_entries(mroot, user, "models", name, err);
+        }
+        json_decref(user);
+        user = NULL;
+        if (!st)
+            st = load_user_file(data_dir, "gpus.json", &user, err);
+        if (!st && user) {
+            char name[GP_ERROR_PATH_MAX];
+            snprintf(name, sizeof name, "%s/gpus.json", data_dir);
+            st = merge_entries(groot, user, "gpus", name, err);
+        }
+        json_decref(user);
+    }
+    if (!st) {
+        cat->models = json_incref(json_object_get(mroot, "models"));
+        json_t *gl = json_object_get(groot, "gpus");
+        cat->n_gpus = json_array_size(gl);
+        cat->gpus = calloc(cat->n_gpus ? cat->n_gpus : 1, sizeof *cat->gpus);
+        cat->gpu_aliases = json_array();
+        if (!cat->models || !cat->gpus || !cat->gpu_aliases)
+            st = gpi_fail(err, GP_ENOMEM, "out of memory opening the catalog");
+        for (size_t i = 0; !st && i < cat->n_gpus; i++) {
+            json_t *e = json_array_get(gl, i);
+            st = parse_gpu(e, &cat->gpus[i], "gpus.json", err);
+            json_t *al = json_object_get(e, "aliases");
+            json_array_append_new(cat->gpu_aliases, json_is_array(al) ? json_incref(al) : json_array());
+        }
+    }
+    json_decref(mroot);
+    json_decref(groot);
+    if (st) {
+        gp_catalog_free(cat);
+        return st;
+    }
+    *out = cat;
+    return GP_OK;
+}
+
+size_t gp_catalog_model_count(const gp_catalog *cat) { return json_array_size(cat->models); }
+
+gp_status gp_catalog_model_at(const gp_catalog *cat, size_t i, gp_model *out, gp_error *err)
+{
+    gp_error_clear(err);
+    json_t *e = json_array_get(cat->models, i);
+    if (!e)
+        return gpi_fail(err, GP_ENOTFOUND, "catalog has no model #%zu", i);
+    const char *id = json_string_value(json_object_get(e, "id"));
+    char name[GP_NAME_MAX + 32];
+    snprintf(name, sizeof name, "catalog entry '%s'", id ? id : "?");
+    gp_status st = gpi_model_from_hf_json(json_object_get(e, "config"), name, out, err);
+    if (st)
+        return st;
+    out->origin = GP_ORIGIN_CATALOG;
+    gpi_strlcpy(out->id, id, sizeof out->id);
+    const char *repo = json_string_value(json_object_get(e, "hf_repo"));
+    gpi_strlcpy(out->name, repo && *repo ? repo : id, sizeof out->name);
+    gpi_strlcpy(out->source, "catalog", sizeof out->source);
+    json_t *pp = json_object_get(e, "published_params");
+    if (!json_is_integer(pp))
+        pp = json_object_get(e, "published_params_rounded");
+    out->published_params = json_is_number(pp) ? (int64_t)json_number_value(pp) : 0;
+    json_t *pa = json_object_get(e, "published_active_params");
+    if (!json_is_integer(pa))
+        pa = json_object_get(e, "published_active_params_rounded");
+    out->published_active_params = json_is_number(pa) ? (int64_t)json_number_value(pa) : 0;
+    return GP_OK;
+}
+
+static int entry_matches(json_t *e, const char *name)
+{
+    if (gpi_strcaseeq(json_string_value(json_object_get(e, "id")), name) ||
+        gpi_strcaseeq(json_string_value(json_object_get(e, "hf_repo")), name))
+        return 1;
+    size_t k;
+    json_t *a;
+    json_array_foreach(json_object_get(e, "aliases"), k, a)
+        if (gpi_strcaseeq(json_string_value(a), name))
+            return 1;
+    return 0;
+}
+
+gp_status gp_catalog_find_model(const gp_catalog *cat, const char *name, gp_model *out,
+                                gp_error *err)
+{
+    gp_error_clear(err);
+    size_t i;
+    json_t *e;
+    json_array_foreach(cat->models, i, e)
+        if (entry_matches(e, name))
+            return gp_catalog_model_at(cat, i, out, err);
+    /* "org/Model" not in the catalog: try its last component as an id */
+    const char *slash = strrchr(name, '/');
+    if (slash && slash[1]) {
+        json_array_foreach(cat->models, i, e)
+            if (entry_matches(e, slash + 1))
+                return gp_catalog_model_at(cat, i, out, err);
+    }
+    gpi_error_set_field(err, "model");
+    return gpi_fail(err, GP_ENOTFOUND,
+                    "unknown model '%s': not a catalog id, alias or repo (see 'gpuplan model list'), "
+                    "nor an existing config.json, model folder or .gguf file", name);
+}
+
+size_t gp_catalog_gpu_count(const gp_catalog *cat) { return cat->n_gpus; }
+
+const gp_gpu *gp_catalog_gpu_at(const gp_catalog *cat, size_t i)
+{
+    return i < cat->n_gpus ? &cat->gpus[i] : NULL;
+}
+
+gp_status gp_catalog_find_gpu(const gp_catalog *cat, const char *name, const gp_gpu **out,
+                              gp_error *err)
+{
+    gp_error_clear(err);
+    for (size_t i = 0; i < cat->n_gpus; i++) {
+        if (gpi_strcaseeq(cat->gpus[i].id, name)) {
+            *out = &cat->gpus[i];
+            return GP_OK;
+        }
+        size_t k;
+        json_t *a;
+        json_array_foreach(json_array_get(cat->gpu_aliases, i), k, a) {
+            if (gpi_strcaseeq(json_string_value(a), name)) {
+                *out = &cat->gpus[i];
+                return GP_OK;
+            }
+        }
+    }
+    *out = NULL;
+    gpi_error_set_field(err, "gpu");
+    return gpi_fail(err, GP_ENOTFOUND, "unknown GPU '%s' (see 'gpuplan gpus' for the catalog)", name);
+}

@@ -1,0 +1,65 @@
+/*
+ * internal.h: declarations shared inside libgpuplan (gpi_ prefix). Never installed.
+ */
+#ifndef GPI_INTERNAL_H
+#define GPI_INTERNAL_H
+
+#include "gpuplan.h"
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdbool.h>
+
+/* ---- safety limits for parsers (named so tests and docs can cite them) ---- */
+#define GPI_MAX_SAFETENSORS_HEADER (100u * 1024u * 1024u) /* the format's own 100 MB cap */
+#define GPI_MAX_GGUF_TENSORS 1000000u       /* tensor infos in one GGUF */
+#define GPI_MAX_GGUF_KV 100000u             /* metadata pairs in one GGUF */
+#define GPI_MAX_GGUF_STRING (16u * 1024u * 1024u) /* one string */
+#define GPI_MAX_GGUF_ARRAY (64u * 1024u * 1024u)  /* elements of one array */
+#define GPI_MAX_GGUF_HEADER (512u * 1024u * 1024u) /* bytes of header read into memory */
+#define GPI_MAX_CONFIG_BYTES (16u * 1024u * 1024u)  /* a config.json */
+#define GPI_MAX_SHARDS 4096                 /* safetensors shards in one folder */
+#define GPI_MAX_DIM ((int64_t)1 << 40)      /* any single architecture dimension */
+
+/* ---- errors ---- */
+/* Fill err (if not NULL) and return code. printf-style message. */
+gp_status gpi_fail(gp_error *err, gp_status code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+void gpi_error_set_path(gp_error *err, const char *path);
+void gpi_error_set_field(gp_error *err, const char *field);
+
+/* ---- strings ---- */
+/* Copy src into dst (size n), always NUL-terminated, truncating. */
+void gpi_strlcpy(char *dst, const char *src, size_t n);
+/* Append a line to a note buffer (size n), with '\n' separators, truncating. */
+void gpi_note(char *notes, size_t n, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+int gpi_strcaseeq(const char *a, const char *b);
+/* Does s end with suffix (case-insensitive)? */
+int gpi_ends_with(const char *s, const char *suffix);
+
+/* ---- embedded data ---- */
+/* Borrowed bytes of an embedded data file ("data/models.json"), NULL if absent. */
+const char *gpi_embedded(const char *name, size_t *size);
+
+/* ---- files ---- */
+/* Read at most max bytes of a file's start into a malloc'd buffer (NUL-terminated);
+ * *file_size gets the whole file's size. */
+gp_status gpi_read_file_prefix(const char *path, size_t max, uint8_t **out, size_t *len,
+                               uint64_t *file_size, gp_error *err);
+
+/* ---- models ---- */
+/* Fill a gp_model from a parsed Hugging Face config object (borrowed). */
+gp_status gpi_model_from_hf_json(json_t *root, const char *name, gp_model *out, gp_error *err);
+/* Reset a model to all-zero defaults. */
+void gpi_model_init(gp_model *m);
+/* Add one tensor's tally to m (exact counts). `type_name` is the file's type string. */
+void gpi_model_add_tensor(gp_model *m, const char *tensor_name, const char *type_name,
+                          int64_t elements, uint64_t bytes);
+
+#endif
