@@ -318,11 +318,188 @@ typedef struct gp_gpu {
     int launch_year;
 } gp_gpu;
 
+
+/* The catalog of built-in data (models, GPUs); see "Catalog" below. */
+typedef struct gp_catalog gp_catalog;
+
+/* ============================================================================================
+ * Workloads and layouts
+ * ========================================================================================== */
+
+typedef enum gp_task {
+    GP_TASK_INFER = 0,   /* serving / inference */
+    GP_TASK_TRAIN,       /* full training or full fine-tuning */
+    GP_TASK_LORA,        /* LoRA: frozen 16-bit base, trainable adapters */
+    GP_TASK_QLORA,       /* QLoRA: frozen NF4 base (double-quantized), adapters, paged optimizer */
+    GP_TASK_COUNT
+} gp_task;
+
+typedef enum gp_recompute {
+    GP_RECOMPUTE_NONE = 0,   /* store every activation */
+    GP_RECOMPUTE_SELECTIVE,  /* recompute the attention core (Korthikanti et al. 2022 sec. 5) */
+    GP_RECOMPUTE_FULL,       /* store only each layer's input; recompute the layer */
+    GP_RECOMPUTE_COUNT
+} gp_recompute;
+
+typedef enum gp_optimizer {
+    GP_OPT_ADAMW = 0,   /* fp32 master weights + two fp32 moments: 12 bytes/param */
+    GP_OPT_ADAM8BIT,    /* fp32 master + two 8-bit moments (bitsandbytes): 6 bytes/param */
+    GP_OPT_SGD,         /* fp32 master + fp32 momentum: 8 bytes/param */
+    GP_OPT_ADAFACTOR,   /* fp32 master + factored second moment (~0): 4 bytes/param */
+    GP_OPT_COUNT
+} gp_optimizer;
+
+typedef enum gp_offload {
+    GP_OFFLOAD_NONE = 0,
+    GP_OFFLOAD_OPTIMIZER,   /* optimizer states (and master weights) in CPU memory */
+    GP_OFFLOAD_PARAMS,      /* optimizer states and parameters in CPU memory (ZeRO-Infinity) */
+    GP_OFFLOAD_COUNT
+} gp_offload;
+
+typedef enum gp_engine {
+    GP_ENGINE_NONE = 0,  /* generic accounting (no engine-specific reservation) */
+    GP_ENGINE_VLLM,      /* gpu_memory_utilization x total, profiled peak, paged KV blocks */
+    GP_ENGINE_SGLANG,    /* mem_fraction_static x total, token-granular KV pool */
+    GP_ENGINE_TGI,
+    GP_ENGINE_TRTLLM,
+    GP_ENGINE_LLAMACPP,
+    GP_ENGINE_COUNT
+} gp_engine;
+
+GP_API const char *gp_task_name(gp_task t);
+GP_API gp_task gp_task_parse(const char *s);          /* GP_TASK_COUNT if unknown */
+GP_API const char *gp_recompute_name(gp_recompute r);
+GP_API gp_recompute gp_recompute_parse(const char *s); /* GP_RECOMPUTE_COUNT if unknown */
+GP_API const char *gp_optimizer_name(gp_optimizer o);
+GP_API gp_optimizer gp_optimizer_parse(const char *s); /* GP_OPT_COUNT if unknown */
+GP_API const char *gp_offload_name(gp_offload o);
+GP_API gp_offload gp_offload_parse(const char *s);     /* GP_OFFLOAD_COUNT if unknown */
+GP_API const char *gp_engine_name(gp_engine e);
+GP_API gp_engine gp_engine_parse(const char *s);       /* GP_ENGINE_COUNT if unknown */
+
+/* How the work is split over GPUs. Every degree >= 1. */
+typedef struct gp_layout {
+    int tp;                 /* tensor parallel */
+    int pp;                 /* pipeline parallel stages */
+    int dp;                 /* data parallel replicas */
+    int cp;                 /* context (sequence) parallel */
+    int ep;                 /* expert parallel (routed experts spread over ep groups) */
+    int zero;               /* 0..3 ZeRO stage over dp (3 = FSDP full shard) */
+    int sequence_parallel;  /* Megatron SP: norms/dropout activations split over tp */
+    int virtual_stages;     /* interleaved 1F1B model chunks per stage (1 = plain 1F1B) */
+    int64_t micro_batch;    /* sequences per micro-batch (training) */
+    int64_t global_batch;   /* sequences per optimizer step (training; 0 = dp*micro_batch) */
+    gp_recompute recompute;
+} gp_layout;
+
+/* What is asked of the model. */
+typedef struct gp_workload {
+    gp_task task;
+    gp_dtype dtype;          /* weights (and compute) precision */
+    gp_dtype kv_dtype;       /* KV-cache precision (UNKNOWN: same as dtype, 16-bit at most) */
+    int64_t context;         /* inference: max tokens per sequence (prompt + output) */
+    int64_t batch;           /* inference: concurrent sequences */
+    int64_t seq;             /* training: sequence length */
+    gp_optimizer optimizer;
+    gp_offload offload;
+    int64_t lora_rank;       /* LoRA/QLoRA adapter rank (on every linear layer) */
+    int flash_attention;     /* 1: no s^2 attention matrix is stored (default) */
+    gp_engine engine;
+    double gpu_memory_utilization; /* vLLM: fraction of total device memory (0.9) */
+    int64_t block_size;      /* vLLM: tokens per KV block (16) */
+    int64_t max_num_batched_tokens; /* prefill chunk the engine profiles (0: engine default) */
+    int64_t max_num_seqs;    /* sequences the engine's sampler profiles (256) */
+} gp_workload;
+
+/* Sensible defaults: bf16, context 4096, batch 1, seq 4096, AdamW, flash attention,
+ * vLLM-style parameters at their documented defaults. */
+GP_API void gp_workload_defaults(gp_workload *w, gp_task task);
+/* tp = pp = dp = cp = ep = 1, zero 0, micro_batch 1, no recomputation. */
+GP_API void gp_layout_defaults(gp_layout *l);
+GP_API int gp_layout_gpus(const gp_layout *l);  /* tp*pp*dp*cp (ep is carved from dp*tp) */
+
+/* ============================================================================================
+ * Memory per GPU (docs/memory.md gives every formula and constant)
+ * ========================================================================================== */
+
+typedef struct gp_memory {
+    /* bytes per GPU, on the most loaded GPU (first or last pipeline stage) */
+    uint64_t weights;        /* parameters resident on this GPU */
+    uint64_t kv_cache;       /* KV cache asked for (batch x context), inference */
+    uint64_t activations;    /* activation/workspace peak (prefill chunk, or training) */
+    uint64_t gradients;      /* training */
+    uint64_t optimizer;      /* training: master weights + moments */
+    uint64_t overhead;       /* CUDA context, engine buffers, allocator fragmentation */
+    uint64_t per_gpu;        /* sum of the above */
+    uint64_t capacity;       /* device memory as the device reports it */
+    int64_t headroom;        /* capacity - per_gpu (negative: does not fit) */
+    int fits;                /* per_gpu <= capacity */
+    uint64_t cpu_offload;    /* bytes moved to CPU memory per GPU (offload) */
+    /* engine accounting (engine != NONE, inference) */
+    uint64_t engine_budget;  /* what the engine may use: utilization x CUDA-visible total */
+    uint64_t kv_cache_bytes; /* KV cache the engine allocates: budget - weights - peak - other */
+    int64_t kv_tokens;       /* tokens that cache holds */
+    int64_t kv_blocks;       /* paged blocks of block_size tokens */
+    double max_concurrency;  /* kv_tokens / context: sequences of full context at once */
+} gp_memory;
+
+/* Estimate memory per GPU for a model, GPU, workload and layout. */
+GP_API gp_status gp_memory_estimate(const gp_model *m, const gp_gpu *gpu, const gp_workload *w,
+                                    const gp_layout *l, gp_memory *out, gp_error *err);
+
+/* ============================================================================================
+ * The verdict: one GPU or several, and why
+ * ========================================================================================== */
+
+typedef enum gp_reason_code {
+    GP_REASON_FITS = 0,                   /* fits on one GPU of the type */
+    GP_REASON_WEIGHTS_EXCEED_VRAM,        /* the weights alone exceed one GPU */
+    GP_REASON_KV_CACHE_EXCEEDS_VRAM,      /* weights fit; context x concurrency does not */
+    GP_REASON_TRAINING_STATE_EXCEEDS_VRAM,/* weights + gradients + optimizer exceed one GPU */
+    GP_REASON_ACTIVATIONS_EXCEED_VRAM,    /* model states fit; activations do not */
+    GP_REASON_LARGER_GPU_FITS,            /* one larger catalog GPU holds it alone */
+    GP_REASON_NO_LAYOUT_FITS,             /* no layout up to the search limit fits */
+    GP_REASON_COUNT
+} gp_reason_code;
+
+GP_API const char *gp_reason_name(gp_reason_code c); /* "weights_exceed_vram" */
+
+#define GP_MAX_REASONS 8
+#define GP_MAX_ALTERNATIVES 8
+
+typedef struct gp_reason {
+    gp_reason_code code;
+    char message[GP_ERROR_MSG_MAX];  /* one sentence with the numbers behind it */
+} gp_reason;
+
+typedef struct gp_fit_result {
+    gp_layout asked;          /* the layout evaluated first (as given) */
+    gp_memory asked_memory;
+    int single_gpu_sufficient;/* the workload fits on ONE GPU of this type */
+    int fits;                 /* some layout up to the search limit fits */
+    int min_gpus;             /* smallest GPU count that fits (0 if none) */
+    gp_layout min_layout;     /* its layout */
+    gp_memory min_memory;
+    int64_t max_context;      /* largest context that fits on min_layout at the asked batch */
+    int64_t max_batch;        /* largest concurrency that fits at the asked context */
+    int n_larger;             /* catalog GPUs that hold it alone (bigger memory) */
+    char larger[GP_MAX_ALTERNATIVES][64];
+    uint64_t larger_capacity[GP_MAX_ALTERNATIVES];
+    int n_reasons;
+    gp_reason reasons[GP_MAX_REASONS];
+} gp_fit_result;
+
+/* Decide: does the workload fit on one `gpu`; if not, the smallest count and layout that
+ * does (inference: TP inside the scale-up domain, then PP; training: ZeRO/FSDP, TP, PP,
+ * offload), the reasons, and larger catalog GPUs (cat may be NULL) that hold it alone.
+ * `given` fixes the layout dimensions that are > 0 in it... (NULL: search from 1 GPU). */
+GP_API gp_status gp_fit(const gp_catalog *cat, const gp_model *m, const gp_gpu *gpu,
+                        const gp_workload *w, const gp_layout *given, gp_fit_result *out,
+                        gp_error *err);
+
 /* ============================================================================================
  * Catalog: built-in data (models, GPUs), optionally overridden by user files
  * ========================================================================================== */
-
-typedef struct gp_catalog gp_catalog;
 
 /* Load the built-in catalog; if `data_dir` is not NULL, files there named models.json /
  * gpus.json add to or replace (same id) the built-in entries. */

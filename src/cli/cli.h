@@ -93,7 +93,49 @@ int cli_model_build(const char *cmd, cli_model_opts *o, cli_common *common, gp_m
 /* Help text for the model flags. */
 extern const char cli_model_help[];
 
+/* ---- workload, layout and hardware flags ---- */
+typedef struct cli_workload_opts {
+    const char *gpu;       /* --gpu */
+    gp_workload w;
+    gp_layout given;       /* layout dimensions given (0: search) */
+    int context_set;
+} cli_workload_opts;
+
+#define CLI_WORKLOAD_OPTS                                            \
+    {"gpu", required_argument, NULL, 'g'},                           \
+    {"task", required_argument, NULL, 2001},                         \
+    {"dtype", required_argument, NULL, 2002},                        \
+    {"kv-dtype", required_argument, NULL, 2003},                     \
+    {"context", required_argument, NULL, 2004},                      \
+    {"batch", required_argument, NULL, 2005},                        \
+    {"seq", required_argument, NULL, 2006},                          \
+    {"optimizer", required_argument, NULL, 2007},                    \
+    {"offload", required_argument, NULL, 2008},                      \
+    {"lora-rank", required_argument, NULL, 2009},                    \
+    {"no-flash-attention", no_argument, NULL, 2010},                 \
+    {"engine", required_argument, NULL, 2011},                       \
+    {"gpu-memory-utilization", required_argument, NULL, 2012},       \
+    {"block-size", required_argument, NULL, 2013},                   \
+    {"max-num-batched-tokens", required_argument, NULL, 2014},       \
+    {"tp", required_argument, NULL, 2101},                           \
+    {"pp", required_argument, NULL, 2102},                           \
+    {"dp", required_argument, NULL, 2103},                           \
+    {"cp", required_argument, NULL, 2104},                           \
+    {"ep", required_argument, NULL, 2105},                           \
+    {"zero", required_argument, NULL, 2106},                         \
+    {"micro-batch", required_argument, NULL, 2107},                  \
+    {"global-batch", required_argument, NULL, 2108},                 \
+    {"recompute", required_argument, NULL, 2109},                    \
+    {"sequence-parallel", no_argument, NULL, 2110},                  \
+    {"virtual-stages", required_argument, NULL, 2111}
+
+void cli_workload_opts_init(cli_workload_opts *o);
+/* 1 handled, 0 not a workload option, -1 bad value (message printed). */
+int cli_workload_opt(const char *cmd, int opt, const char *arg, cli_workload_opts *o);
+extern const char cli_workload_help[];
+
 /* ---- commands ---- */
+int cmd_fit(int argc, char **argv, cli_common *common);
 int cmd_model(int argc, char **argv, cli_common *common);
 int cmd_gpus(int argc, char **argv, cli_common *common);
 

@@ -31,7 +31,7 @@ static json_t *model_json(const gp_model *m, const gp_param_breakdown *p)
     json_object_set_new(o, "origin", json_string(origin_name(m->origin)));
     json_object_set_new(o, "source", json_string(m->source));
     json_object_set_new(o, "params_total", json_integer(gp_model_total_params(m)));
-    json_object_set_new(o, "params_active", json_integer(m->has_exact ? p->active + (m->exact_params - p->total) : p->active));
+    json_object_set_new(o, "params_active", json_integer(p->active));
     json_object_set_new(o, "params_from_config", json_integer(p->total));
     json_object_set_new(o, "layers", json_integer(m->layers));
     json_object_set_new(o, "hidden", json_integer(m->hidden));

@@ -13,6 +13,7 @@ static int cmd_version(int argc, char **argv, cli_common *common);
 
 static const cli_command commands[] = {
     {"model", cmd_model, "what a model is: parameters, bytes, KV cache per token, FLOPs (show, list)"},
+    {"fit", cmd_fit, "memory per GPU for a workload and layout; one GPU or several, and why"},
     {"gpus", cmd_gpus, "the GPU catalog: memory, bandwidth, peak TFLOP/s, links"},
     {"version", cmd_version, "print the version"},
     {"help", cmd_help, "list the commands"},

@@ -395,6 +395,7 @@ static gp_status read_config(json_t *root, const char *name, gp_model *out, gp_e
         if (sliding < 0) {
             switch (fam->id) {
             case FAM_GEMMA2: sliding = (out->layers + 1) / 2; break; /* even layers: 0, 2, ... */
+            case FAM_GPT_OSS: sliding = (out->layers + 1) / 2; break; /* alternating, from layer 0 */
             case FAM_GEMMA3: {
                 int64_t pattern = get_int(&r, "sliding_window_pattern", &found);
                 if (!found || pattern < 1)

@@ -19,8 +19,10 @@ static int is_buffer(const char *tensor_name)
         return 0;
     for (size_t i = 0; i < sizeof buffer_markers / sizeof buffer_markers[0]; i++) {
         const char *hit = strstr(tensor_name, buffer_markers[i]);
-        /* "attn.bias" of GPT-2 is the causal mask buffer; "attn.bias" must end the name */
-        if (hit && (i < 4 || hit[strlen(buffer_markers[i])] == '\0'))
+        /* a marker must start a name component ("h.0.attn.bias", not "c_attn.bias"); GPT-2's
+         * "attn.bias" (the causal mask) must also end the name */
+        if (hit && (hit == tensor_name || hit[-1] == '.') &&
+            (i < 4 || hit[strlen(buffer_markers[i])] == '\0'))
             return 1;
     }
     return 0;

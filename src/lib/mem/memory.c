@@ -1,0 +1,366 @@
+/*
+ * memory.c: bytes per GPU for inference and training under a parallel layout.
+ *
+ * Inference: weights split by TP (column/row-parallel linears, vocab-parallel embedding and
+ * head), PP (layers per stage; embedding on the first stage, head on the last) and EP
+ * (routed experts); KV cache from gp_model_kv_bytes() split over TP by KV head (replicated
+ * when TP exceeds the KV heads; MLA's latent is replicated on every TP rank, as vLLM does);
+ * the activation peak of one prefill chunk; logits for the sampled sequences; the runtime's
+ * own memory. With --engine vllm, the KV cache is what vLLM allocates: utilization x the
+ * CUDA-visible total, minus weights, the profiled peak and non-torch memory.
+ *
+ * Training: mixed-precision model states after Rajbhandari et al. 2020 (ZeRO, section 3):
+ * 2 bytes of 16-bit weights, 2 of gradients, K of optimizer state per parameter, sharded over
+ * data parallelism by ZeRO stage; activations per layer after Korthikanti et al. 2022
+ * (Table 2), generalised to GQA and gated MLPs and written without dropout masks (modern LLM
+ * training uses no dropout); 1F1B keeps up to pp micro-batches in flight on the first stage.
+ *
+ * Every assumption is a named constant below, with its source; docs/memory.md explains each.
+ */
+#include "internal.h"
+
+#include <math.h>
+#include <string.h>
+
+#define GIB 1073741824.0
+
+/* Memory the driver keeps from CUDA: the CUDA-visible total is below nvidia-smi's total.
+ * Measured: A100-80GB 0.72 GiB (vLLM 0.10 logs, validation case vllm-dennislee-*), RTX 3090
+ * 0.42 GiB (vLLM issue #10517: 23.58 GiB of 24 GiB); H100 ~0.5 GiB. */
+#define GP_DRIVER_RESERVED_BYTES (0.55 * GIB)
+/* CUDA context, cuBLAS/NCCL handles and other non-PyTorch memory of one process: vLLM logs
+ * "non-torch memory 0.35GiB" for Llama-3.1-8B on an RTX 3090 (vLLM issue #10517). */
+#define GP_NON_TORCH_BYTES (0.35 * GIB)
+/* vLLM's sampler profiles this many sequences (max_num_seqs default, vLLM EngineArgs). */
+#define GP_VLLM_MAX_NUM_SEQS 256
+/* Prefill tokens per step vLLM profiles when not told: V1 `vllm serve` default. */
+#define GP_VLLM_DEFAULT_BATCHED_TOKENS 2048
+/* Logits bytes per (token, vocab entry) in training: bf16 logits, their fp32 copy for the
+ * loss and the fp32 gradient (PyTorch cross_entropy on upcast logits). */
+#define GP_TRAIN_LOGIT_BYTES 10.0
+/* PyTorch's caching allocator reserves more than it allocates: fragmentation allowance on
+ * the dynamic (activation and gradient) memory of training. PyTorch memory docs; calibrated
+ * against torchtitan's reported max reserved (docs/validation.md). */
+#define GP_ALLOCATOR_FRAGMENTATION 0.05
+
+/* ---- enum names ---------------------------------------------------------------------- */
+
+static const char *const task_names[GP_TASK_COUNT] = {"infer", "train", "lora", "qlora"};
+static const char *const recompute_names[GP_RECOMPUTE_COUNT] = {"none", "selective", "full"};
+static const char *const optimizer_names[GP_OPT_COUNT] = {"adamw", "adam8bit", "sgd", "adafactor"};
+static const char *const offload_names[GP_OFFLOAD_COUNT] = {"none", "optimizer", "params"};
+static const char *const engine_names[GP_ENGINE_COUNT] = {"none", "vllm", "sglang", "tgi", "trtllm", "llamacpp"};
+/* Optimizer bytes per trainable parameter (fp32 master weights included). */
+static const double optimizer_bytes[GP_OPT_COUNT] = {12.0, 6.0, 8.0, 4.0};
+
+static int parse_name(const char *s, const char *const *names, int n)
+{
+    for (int i = 0; s && i < n; i++)
+        if (gpi_strcaseeq(s, names[i]))
+            return i;
+    return n;
+}
+
+const char *gp_task_name(gp_task t) { return (unsigned)t < GP_TASK_COUNT ? task_names[t] : "?"; }
+gp_task gp_task_parse(const char *s)
+{
+    if (gpi_strcaseeq(s, "inference") || gpi_strcaseeq(s, "serve"))
+        return GP_TASK_INFER;
+    if (gpi_strcaseeq(s, "finetune") || gpi_strcaseeq(s, "pretrain"))
+        return GP_TASK_TRAIN;
+    return (gp_task)parse_name(s, task_names, GP_TASK_COUNT);
+}
+const char *gp_recompute_name(gp_recompute r) { return (unsigned)r < GP_RECOMPUTE_COUNT ? recompute_names[r] : "?"; }
+gp_recompute gp_recompute_parse(const char *s) { return (gp_recompute)parse_name(s, recompute_names, GP_RECOMPUTE_COUNT); }
+const char *gp_optimizer_name(gp_optimizer o) { return (unsigned)o < GP_OPT_COUNT ? optimizer_names[o] : "?"; }
+gp_optimizer gp_optimizer_parse(const char *s)
+{
+    if (gpi_strcaseeq(s, "adam"))
+        return GP_OPT_ADAMW;
+    return (gp_optimizer)parse_name(s, optimizer_names, GP_OPT_COUNT);
+}
+const char *gp_offload_name(gp_offload o) { return (unsigned)o < GP_OFFLOAD_COUNT ? offload_names[o] : "?"; }
+gp_offload gp_offload_parse(const char *s) { return (gp_offload)parse_name(s, offload_names, GP_OFFLOAD_COUNT); }
+const char *gp_engine_name(gp_engine e) { return (unsigned)e < GP_ENGINE_COUNT ? engine_names[e] : "?"; }
+gp_engine gp_engine_parse(const char *s) { return (gp_engine)parse_name(s, engine_names, GP_ENGINE_COUNT); }
+
+void gp_workload_defaults(gp_workload *w, gp_task task)
+{
+    memset(w, 0, sizeof *w);
+    w->task = task;
+    w->dtype = GP_DTYPE_UNKNOWN; /* as the model is stored */
+    w->kv_dtype = GP_DTYPE_UNKNOWN;
+    w->context = 4096;
+    w->batch = 1;
+    w->seq = 4096;
+    w->optimizer = GP_OPT_ADAMW;
+    w->lora_rank = 16;
+    w->flash_attention = 1;
+    w->engine = GP_ENGINE_NONE;
+    w->gpu_memory_utilization = 0.9;
+    w->block_size = 16;
+    w->max_num_seqs = GP_VLLM_MAX_NUM_SEQS;
+}
+
+void gp_layout_defaults(gp_layout *l)
+{
+    memset(l, 0, sizeof *l);
+    l->tp = l->pp = l->dp = l->cp = l->ep = 1;
+    l->virtual_stages = 1;
+    l->micro_batch = 1;
+}
+
+int gp_layout_gpus(const gp_layout *l) { return l->tp * l->pp * l->dp * l->cp; }
+
+/* ---- the split of parameters over one GPU ---------------------------------------------- */
+
+typedef struct split {
+    double linear;    /* matrix parameters on this GPU (quantizable) */
+    double other;     /* embeddings, head, norms, routers on this GPU */
+    double layers;    /* decoder layers on this GPU's stage */
+    double layer_linear; /* matrix parameters of ONE layer on this GPU */
+    int last_stage_heavier;
+} split;
+
+static void split_params(const gp_model *m, const gp_param_breakdown *p, const gp_layout *l, split *s)
+{
+    const double tp = l->tp, ep = l->ep;
+    const double L = (double)m->layers;
+    const double per_layer_linear = ((double)(p->attention + p->mlp_dense + p->experts_shared) / tp +
+                                     (double)p->experts_routed / (tp * ep)) / L;
+    const double final_norm = m->norm == GP_NORM_LAYER ? 2.0 * (double)m->hidden : (double)m->hidden;
+    const double per_layer_other = ((double)p->router + (double)p->norms - final_norm) / L;
+    const double stage_layers = ceil(L / l->pp);
+    const double emb = (double)p->embedding / tp + (double)p->position;
+    double head = (double)(m->tied_embeddings ? p->embedding : p->head) / tp;
+    s->layers = stage_layers;
+    s->layer_linear = per_layer_linear;
+    s->linear = per_layer_linear * stage_layers;
+    if (l->pp == 1) {
+        s->other = per_layer_other * stage_layers + emb + (m->tied_embeddings ? 0 : head) + final_norm;
+        s->last_stage_heavier = 0;
+    } else {
+        double first = emb, last = head + final_norm;
+        s->last_stage_heavier = last > first;
+        s->other = per_layer_other * stage_layers + (last > first ? last : first);
+    }
+}
+
+static double bits_of(gp_dtype t) { return gp_dtype_bits(t); }
+
+/* Weight bytes on this GPU at the serving/storage precision. */
+static double weight_bytes(const gp_model *m, const gp_param_breakdown *p, const split *s, gp_dtype t)
+{
+    if (t == GP_DTYPE_UNKNOWN) {
+        if (m->has_exact && m->exact_bytes > 0 && p->total > 0) /* as stored, exact */
+            return (double)m->exact_bytes * (s->linear + s->other) / (double)p->total;
+        t = m->quant != GP_DTYPE_UNKNOWN ? m->quant : m->dtype;
+    }
+    double b = bits_of(t);
+    double other_bits = b >= 16.0 ? b : 16.0;
+    return s->linear * b / 8.0 + s->other * other_bits / 8.0;
+}
+
+static gp_dtype compute_dtype(const gp_model *m, const gp_workload *w)
+{
+    gp_dtype t = w->dtype != GP_DTYPE_UNKNOWN ? w->dtype : m->dtype;
+    if (t == GP_DTYPE_UNKNOWN || bits_of(t) < 16.0)
+        return GP_DTYPE_BF16; /* weight-only quantized models compute in 16 bits */
+    return t;
+}
+
+/* KV bytes on this GPU for `tokens` tokens of one sequence. */
+static double kv_bytes_gpu(const gp_model *m, const gp_workload *w, const gp_layout *l, int64_t tokens)
+{
+    gp_dtype kt = w->kv_dtype;
+    if (kt == GP_DTYPE_UNKNOWN) {
+        kt = compute_dtype(m, w);
+        if (bits_of(kt) > 16.0)
+            kt = GP_DTYPE_BF16;
+    }
+    double per_seq = (double)gp_model_kv_bytes(m, kt, tokens);
+    double stage = ceil((double)m->layers / l->pp) / (double)m->layers;
+    double tp_share = 1.0;
+    if (m->kv_lora_rank == 0) {
+        double kv = (double)m->kv_heads, per_rank = ceil(kv / l->tp);
+        tp_share = per_rank / kv;
+    }
+    return per_seq * stage * tp_share;
+}
+
+/* Activation bytes per token of a forward pass (inference, no storage for backward): the
+ * largest live set is the MLP: gate and up outputs (2f) and their product (f) beside the
+ * residual stream and normed input (2h); MoE: the top-k experts' intermediates. */
+static double infer_act_bytes_per_token(const gp_model *m, const gp_layout *l, double elem)
+{
+    double f = (double)m->ffn;
+    double moe = (double)(m->experts_active * m->moe_ffn + m->shared_experts *
+                          (m->shared_expert_ffn ? m->shared_expert_ffn : m->moe_ffn));
+    if (m->experts > 0 && (moe > f || m->dense_layers == 0))
+        f = moe;
+    double mult = m->mlp == GP_MLP_GATED ? 3.0 : 2.0;
+    return (mult * f / l->tp + 2.0 * (double)m->hidden) * elem;
+}
+
+/* Training activation bytes of ONE layer for one micro-batch of s tokens (s already / cp),
+ * 16-bit activations, no dropout. Korthikanti et al. 2022 Table 2 generalised:
+ *   norm inputs 2 x 2sbh; attention: qkv input 2sbh, q 2sb*qd, k,v 2*2sb*kvd, attention
+ *   output 2sb*qd; MLP: input 2sbh, gated 2*2sb*f + 2sb*f (plain: 2*2sb*f); non-flash
+ *   attention adds scores and probabilities 2*2*a*s^2*b. The norm and linear inputs
+ *   (8sbh) are replicated over TP unless sequence parallelism splits them. */
+static double train_act_layer_bytes(const gp_model *m, const gp_layout *l, const gp_workload *w,
+                                    double s, double b)
+{
+    const double h = (double)m->hidden, tp = l->tp;
+    double qd = (double)(m->heads * m->head_dim), kvd = (double)(m->kv_heads * m->head_dim);
+    if (m->kv_lora_rank > 0) {
+        qd = (double)(m->heads * (m->qk_nope_head_dim + m->qk_rope_head_dim));
+        kvd = (double)(m->heads * (m->qk_nope_head_dim + m->v_head_dim)) / 2.0;
+    }
+    double f = (double)m->ffn;
+    if (m->experts > 0 && m->dense_layers == 0)
+        f = (double)(m->experts_active * m->moe_ffn + m->shared_experts * m->moe_ffn);
+    double mlp_inner = m->mlp == GP_MLP_GATED ? 3.0 * f : 2.0 * f;
+    double replicated = 2.0 * s * b * (4.0 * h);                       /* 2 norms, qkv, mlp inputs */
+    double split_part = 2.0 * s * b * (qd + 2.0 * kvd + qd + mlp_inner); /* split by TP */
+    if (!w->flash_attention && l->recompute == GP_RECOMPUTE_NONE)
+        split_part += 4.0 * (double)m->heads * s * s * b;
+    double sp = l->sequence_parallel ? tp : 1.0;
+    if (l->recompute == GP_RECOMPUTE_FULL)
+        return 2.0 * s * b * h / sp; /* the layer's input only */
+    return replicated / sp + split_part / tp;
+}
+
+gp_status gp_memory_estimate(const gp_model *m, const gp_gpu *gpu, const gp_workload *w,
+                             const gp_layout *l, gp_memory *out, gp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    gp_param_breakdown p;
+    gp_status st = gp_model_params(m, &p, err);
+    if (st)
+        return st;
+    if (l->tp < 1 || l->pp < 1 || l->dp < 1 || l->cp < 1 || l->ep < 1 || l->micro_batch < 1 ||
+        l->zero < 0 || l->zero > 3 || l->virtual_stages < 1) {
+        gpi_error_set_field(err, "layout");
+        return gpi_fail(err, GP_EINVAL, "every parallel degree and the micro-batch must be at least 1, and ZeRO 0 to 3");
+    }
+    if (l->pp > m->layers) {
+        gpi_error_set_field(err, "pp");
+        return gpi_fail(err, GP_EINVAL, "pp=%d stages exceeds the model's %lld layers", l->pp, (long long)m->layers);
+    }
+    if (m->experts > 0 ? m->experts % l->ep != 0 : l->ep != 1) {
+        gpi_error_set_field(err, "ep");
+        return gpi_fail(err, GP_EINVAL, "ep=%d must divide the %lld routed experts", l->ep, (long long)m->experts);
+    }
+    if (w->context < 1 || w->batch < 1 || w->seq < 1 || w->context > ((int64_t)1 << 32) ||
+        w->batch > ((int64_t)1 << 32) || w->seq > ((int64_t)1 << 32)) {
+        gpi_error_set_field(err, "context");
+        return gpi_fail(err, GP_EINVAL, "context, batch and sequence length must be between 1 and 2^32");
+    }
+    if (w->engine != GP_ENGINE_NONE && (w->gpu_memory_utilization <= 0.0 || w->gpu_memory_utilization > 1.0)) {
+        gpi_error_set_field(err, "gpu_memory_utilization");
+        return gpi_fail(err, GP_EINVAL, "gpu_memory_utilization must be in (0, 1], not %g", w->gpu_memory_utilization);
+    }
+    split s;
+    split_params(m, &p, l, &s);
+    const gp_dtype cdt = compute_dtype(m, w);
+    const double elem = bits_of(cdt) / 8.0;
+    out->capacity = gpu ? gpu->memory_bytes : 0;
+
+    if (w->task == GP_TASK_INFER) {
+        out->weights = (uint64_t)weight_bytes(m, &p, &s, w->dtype);
+        out->kv_cache = (uint64_t)(kv_bytes_gpu(m, w, l, w->context) * (double)w->batch);
+        int64_t chunk = w->max_num_batched_tokens > 0 ? w->max_num_batched_tokens : GP_VLLM_DEFAULT_BATCHED_TOKENS;
+        if (w->engine == GP_ENGINE_NONE && chunk > w->context * w->batch)
+            chunk = w->context * w->batch;
+        int64_t seqs = w->engine == GP_ENGINE_NONE ? w->batch : (w->max_num_seqs > 0 ? w->max_num_seqs : GP_VLLM_MAX_NUM_SEQS);
+        double logits = (double)seqs * (double)m->vocab / l->tp * 4.0; /* fp32 logits of the sampled rows */
+        out->activations = (uint64_t)((double)chunk * infer_act_bytes_per_token(m, l, elem) + logits);
+        out->overhead = (uint64_t)GP_NON_TORCH_BYTES;
+        out->per_gpu = out->weights + out->kv_cache + out->activations + out->overhead;
+        if (w->engine != GP_ENGINE_NONE && gpu) {
+            double visible = (double)gpu->memory_bytes - GP_DRIVER_RESERVED_BYTES;
+            double budget = visible * w->gpu_memory_utilization;
+            double kv = budget - (double)out->weights - (double)out->activations - (double)out->overhead;
+            out->engine_budget = (uint64_t)budget;
+            double per_token = kv_bytes_gpu(m, w, l, 1);
+            if (m->sliding_window > 0) /* the pool is sized per full-attention token */
+                per_token = kv_bytes_gpu(m, w, l, m->sliding_window) / (double)m->sliding_window;
+            double block = per_token * (double)(w->block_size > 0 ? w->block_size : 16);
+            if (kv > 0 && block > 0) {
+                out->kv_blocks = (int64_t)floor(kv / block);
+                out->kv_tokens = out->kv_blocks * (w->block_size > 0 ? w->block_size : 16);
+                out->kv_cache_bytes = (uint64_t)((double)out->kv_blocks * block);
+                out->max_concurrency = (double)out->kv_tokens / (double)w->context;
+            }
+            /* vLLM's accounting: the pool it reserves replaces the KV asked for */
+            out->per_gpu = (uint64_t)budget + (uint64_t)GP_DRIVER_RESERVED_BYTES;
+            if (kv < (double)out->kv_cache)
+                out->per_gpu += (uint64_t)((double)out->kv_cache - (kv > 0 ? kv : 0));
+        }
+    } else {
+        const int lora = w->task == GP_TASK_LORA || w->task == GP_TASK_QLORA;
+        const double dp = l->dp;
+        const double params_gpu = s.linear + s.other;
+        double seq = (double)w->seq / l->cp, b = (double)l->micro_batch;
+        if (!lora) {
+            double wbytes = 2.0 * params_gpu, gbytes = 2.0 * params_gpu;
+            double obytes = optimizer_bytes[w->optimizer] * params_gpu;
+            if (l->zero >= 1) obytes /= dp;
+            if (l->zero >= 2) gbytes /= dp;
+            if (l->zero >= 3) /* sharded weights + the gathered layers in use (current + prefetch) */
+                wbytes = wbytes / dp + 2.0 * 2.0 * s.layer_linear;
+            if (w->offload != GP_OFFLOAD_NONE) {
+                out->cpu_offload += (uint64_t)obytes;
+                obytes = 0;
+            }
+            if (w->offload == GP_OFFLOAD_PARAMS) {
+                out->cpu_offload += (uint64_t)(wbytes - 2.0 * 2.0 * s.layer_linear);
+                wbytes = 2.0 * 2.0 * s.layer_linear;
+            }
+            out->weights = (uint64_t)wbytes;
+            out->gradients = (uint64_t)gbytes;
+            out->optimizer = (uint64_t)obytes;
+        } else {
+            /* frozen base: 16-bit (LoRA) or NF4 with double-quantized scales (QLoRA) */
+            gp_dtype base = w->task == GP_TASK_QLORA ? GP_DTYPE_NF4 : GP_DTYPE_BF16;
+            double base_bytes = weight_bytes(m, &p, &s, base);
+            /* adapters on every linear layer: r x (in + out) per matrix */
+            const double h = (double)m->hidden, r = (double)w->lora_rank;
+            double qd = (double)(m->heads * m->head_dim), kvd = (double)(m->kv_heads * m->head_dim);
+            double f = (double)(m->experts > 0 && m->dense_layers == 0 ? m->moe_ffn : m->ffn);
+            double per_layer = r * ((h + qd) * 2.0 + 2.0 * (h + kvd)) + r * (h + f) * (m->mlp == GP_MLP_GATED ? 3.0 : 2.0);
+            double adapters = per_layer * s.layers / l->tp;
+            out->weights = (uint64_t)(base_bytes + 2.0 * adapters);
+            out->gradients = (uint64_t)(2.0 * adapters);
+            out->optimizer = (uint64_t)(optimizer_bytes[w->optimizer] * adapters);
+        }
+        /* activations: layers of this stage x micro-batches in flight (1F1B: pp on stage 1) */
+        int64_t gb = l->global_batch > 0 ? l->global_batch : l->dp * l->micro_batch;
+        double n_micro = (double)gb / (dp * b);
+        if (n_micro < 1)
+            n_micro = 1;
+        double in_flight = l->pp < n_micro ? l->pp : n_micro;
+        if (l->pp > 1 && l->virtual_stages > 1)
+            in_flight *= 1.0 + (double)(l->pp - 1) / ((double)l->pp * l->virtual_stages);
+        double per_layer = train_act_layer_bytes(m, l, w, seq, b);
+        double act = per_layer * s.layers * in_flight;
+        if (l->recompute == GP_RECOMPUTE_FULL) { /* recomputing one layer needs its full set */
+            gp_layout nofull = *l;
+            nofull.recompute = GP_RECOMPUTE_SELECTIVE;
+            act += train_act_layer_bytes(m, &nofull, w, seq, b);
+        }
+        double logits = seq * b * (double)m->vocab / l->tp * GP_TRAIN_LOGIT_BYTES;
+        if (l->pp == 1)
+            act += logits;
+        else if (s.last_stage_heavier || logits > act)
+            act = act > logits + per_layer * s.layers ? act : logits + per_layer * s.layers;
+        out->activations = (uint64_t)act;
+        out->overhead = (uint64_t)(GP_NON_TORCH_BYTES +
+                                   GP_ALLOCATOR_FRAGMENTATION * (act + (double)out->gradients));
+        out->per_gpu = out->weights + out->gradients + out->optimizer + out->activations + out->overhead;
+    }
+    out->headroom = (int64_t)out->capacity - (int64_t)out->per_gpu;
+    out->fits = gpu ? out->per_gpu <= out->capacity : 0;
+    return GP_OK;
+}
