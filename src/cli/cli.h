@@ -136,7 +136,9 @@ extern const char cli_workload_help[];
 
 /* ---- commands ---- */
 int cmd_fit(int argc, char **argv, cli_common *common);
+int cmd_validate(int argc, char **argv, cli_common *common);
 int cmd_model(int argc, char **argv, cli_common *common);
 int cmd_gpus(int argc, char **argv, cli_common *common);
+int cmd_table(int argc, char **argv, cli_common *common);
 
 #endif

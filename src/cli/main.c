@@ -15,6 +15,8 @@ static const cli_command commands[] = {
     {"model", cmd_model, "what a model is: parameters, bytes, KV cache per token, FLOPs (show, list)"},
     {"fit", cmd_fit, "memory per GPU for a workload and layout; one GPU or several, and why"},
     {"gpus", cmd_gpus, "the GPU catalog: memory, bandwidth, peak TFLOP/s, links"},
+    {"table", cmd_table, "the classic sizing table: 8B/13B/70B/405B, rules of thumb vs gpuplan"},
+    {"validate", cmd_validate, "compare gpuplan with published measurements (shared/validation)"},
     {"version", cmd_version, "print the version"},
     {"help", cmd_help, "list the commands"},
 };

@@ -35,9 +35,10 @@
 #define GP_VLLM_MAX_NUM_SEQS 256
 /* Prefill tokens per step vLLM profiles when not told: V1 `vllm serve` default. */
 #define GP_VLLM_DEFAULT_BATCHED_TOKENS 2048
-/* Logits bytes per (token, vocab entry) in training: bf16 logits, their fp32 copy for the
- * loss and the fp32 gradient (PyTorch cross_entropy on upcast logits). */
-#define GP_TRAIN_LOGIT_BYTES 10.0
+/* Logits bytes per (token, vocab entry) in training: bf16 logits (2), their fp32 copy for
+ * the loss (4), the fp32 log-softmax output cross_entropy saves (4) and the fp32 gradient
+ * (4) (PyTorch cross_entropy on upcast logits, as torchtitan and HF trainers do). */
+#define GP_TRAIN_LOGIT_BYTES 14.0
 /* PyTorch's caching allocator reserves more than it allocates: fragmentation allowance on
  * the dynamic (activation and gradient) memory of training. PyTorch memory docs; calibrated
  * against torchtitan's reported max reserved (docs/validation.md). */
@@ -300,7 +301,9 @@ gp_status gp_memory_estimate(const gp_model *m, const gp_gpu *gpu, const gp_work
         }
     } else {
         const int lora = w->task == GP_TASK_LORA || w->task == GP_TASK_QLORA;
-        const double dp = l->dp;
+        /* ZeRO/FSDP shards over data x context parallel ranks (Megatron's distributed
+         * optimizer and torchtitan both fold CP into the sharding group) */
+        const double dp = (double)l->dp * l->cp;
         const double params_gpu = s.linear + s.other;
         double seq = (double)w->seq / l->cp, b = (double)l->micro_batch;
         if (!lora) {
@@ -337,7 +340,7 @@ gp_status gp_memory_estimate(const gp_model *m, const gp_gpu *gpu, const gp_work
         }
         /* activations: layers of this stage x micro-batches in flight (1F1B: pp on stage 1) */
         int64_t gb = l->global_batch > 0 ? l->global_batch : l->dp * l->micro_batch;
-        double n_micro = (double)gb / (dp * b);
+        double n_micro = (double)gb / ((double)l->dp * b);
         if (n_micro < 1)
             n_micro = 1;
         double in_flight = l->pp < n_micro ? l->pp : n_micro;
