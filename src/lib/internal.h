@@ -10,7 +10,7 @@
 #include <stdbool.h>
 
 /* ---- safety limits for parsers (named so tests and docs can cite them) ---- */
-#define GPI_MAX_SAFETENSORS_HEADER (100u * 1024u * 1024u) /* the format's own 100 MB cap */
+#define GPI_MAX_SAFETENSORS_HEADER 100000000u /* the format's own cap (safetensors MAX_HEADER_SIZE) */
 #define GPI_MAX_GGUF_TENSORS 1000000u       /* tensor infos in one GGUF */
 #define GPI_MAX_GGUF_KV 100000u             /* metadata pairs in one GGUF */
 #define GPI_MAX_GGUF_STRING (16u * 1024u * 1024u) /* one string */

@@ -199,7 +199,11 @@ gp_status gp_model_params(const gp_model *m, gp_param_breakdown *out, gp_error *
 
 int64_t gp_model_total_params(const gp_model *m)
 {
-    if (m->has_exact && m->exact_params > 0)
+    /* Packed quantized safetensors (GPTQ/AWQ int32 words, MXFP4 byte pairs) store fewer
+     * elements than parameters: there the architecture's count is the parameter count.
+     * GGUF types count elements exactly, packed or not. */
+    int packed = m->origin == GP_ORIGIN_HF_FOLDER && m->quant != GP_DTYPE_UNKNOWN;
+    if (m->has_exact && m->exact_params > 0 && !packed)
         return m->exact_params;
     gp_param_breakdown p;
     if (gp_model_params(m, &p, NULL) != GP_OK)

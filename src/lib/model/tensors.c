@@ -13,8 +13,8 @@
 static int is_buffer(const char *tensor_name)
 {
     static const char *const buffer_markers[] = {"inv_freq", "rope_freqs", "rotary_emb.cos_cached",
-                                                 "rotary_emb.sin_cached", "attn.masked_bias",
-                                                 "attn.bias"};
+                                                 "rotary_emb.sin_cached", "rope_factors_long",
+                                                 "rope_factors_short", "attn.masked_bias", "attn.bias"};
     if (!tensor_name)
         return 0;
     for (size_t i = 0; i < sizeof buffer_markers / sizeof buffer_markers[0]; i++) {
@@ -22,7 +22,7 @@ static int is_buffer(const char *tensor_name)
         /* a marker must start a name component ("h.0.attn.bias", not "c_attn.bias"); GPT-2's
          * "attn.bias" (the causal mask) must also end the name */
         if (hit && (hit == tensor_name || hit[-1] == '.') &&
-            (i < 4 || hit[strlen(buffer_markers[i])] == '\0'))
+            (i < 6 || hit[strlen(buffer_markers[i])] == '\0'))
             return 1;
     }
     return 0;
