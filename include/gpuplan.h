@@ -497,6 +497,22 @@ GP_API gp_status gp_fit(const gp_catalog *cat, const gp_model *m, const gp_gpu *
                         const gp_workload *w, const gp_layout *given, gp_fit_result *out,
                         gp_error *err);
 
+/* An interconnect (data/links.json). */
+typedef enum gp_link_kind {
+    GP_LINK_SCALE_UP = 0,   /* NVLink / NVSwitch / Infinity Fabric inside a node or rack */
+    GP_LINK_HOST,           /* PCIe between GPUs of one host */
+    GP_LINK_SCALE_OUT,      /* InfiniBand / RoCE / Ethernet between nodes */
+    GP_LINK_KIND_COUNT
+} gp_link_kind;
+
+typedef struct gp_link {
+    char id[48];                  /* "nvlink4", "pcie5", "ib-ndr" */
+    char name[96];
+    gp_link_kind kind;
+    double bw_gbps_per_direction; /* per GPU, one direction, GB/s */
+    double latency_us;            /* small-message latency, 0 if no source gave one */
+} gp_link;
+
 /* ============================================================================================
  * Catalog: built-in data (models, GPUs), optionally overridden by user files
  * ========================================================================================== */
@@ -519,6 +535,15 @@ GP_API size_t gp_catalog_gpu_count(const gp_catalog *cat);
 GP_API const gp_gpu *gp_catalog_gpu_at(const gp_catalog *cat, size_t i);
 GP_API gp_status gp_catalog_find_gpu(const gp_catalog *cat, const char *name,
                                      const gp_gpu **out, gp_error *err);
+
+GP_API size_t gp_catalog_link_count(const gp_catalog *cat);
+/* Borrowed pointer valid until gp_catalog_free. */
+GP_API const gp_link *gp_catalog_link_at(const gp_catalog *cat, size_t i);
+GP_API gp_status gp_catalog_find_link(const gp_catalog *cat, const char *name,
+                                      const gp_link **out, gp_error *err);
+/* The scale-up link of a GPU (its NVLink generation, or PCIe of its generation when it has
+ * no NVLink) as a catalog link; NULL if none matches. */
+GP_API const gp_link *gp_catalog_gpu_link(const gp_catalog *cat, const gp_gpu *gpu);
 
 /* Resolve `--model X`: a catalog id/alias/repo, a config.json, a model folder or a .gguf. */
 GP_API gp_status gp_model_resolve(const gp_catalog *cat, const char *spec, gp_model *out,

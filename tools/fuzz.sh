@@ -13,7 +13,7 @@ for src in fuzz/fuzz_*.c; do
   [ -d "fuzz/corpus/$name" ] && cp -r "fuzz/corpus/$name/." "$work/"
   echo "fuzz: $name for ${secs}s"
   ./build/fuzz/fuzz/"$name" -max_total_time="$secs" -max_len=65536 -rss_limit_mb=2048 \
-      -artifact_prefix=fuzz/findings/"$name"- "$work" 2>&1 | grep -E "^#[0-9]+ *DONE|ERROR|SUMMARY" || true
+      -artifact_prefix=fuzz/findings/"$name"- "$work" 2>&1 | grep -E "Done [0-9]+ runs|ERROR|SUMMARY" || true
   rm -rf "$work"
   if ls fuzz/findings/"$name"-* >/dev/null 2>&1; then
     echo "fuzz: $name found a crash: see fuzz/findings/"; exit 1

@@ -5,35 +5,19 @@
  * (model, GPU, layout, settings); its `note` decides the comparison (see docs/validation.md).
  * This is a front end over the library: every prediction comes from gp_memory_estimate.
  */
-#include "cli.h"
+#include "validate.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define GIB 1073741824.0
-#define MAX_ROWS 1024
 
-typedef struct row {
-    char id[96];
-    char category[24];
-    char quantity[48];
-    double measured, predicted; /* same unit */
-    char unit[8];
-    int bound;                  /* 1: a pass/fail bound check, error not counted */
-    int pass;
-} row;
-
-typedef struct rows {
-    row r[MAX_ROWS];
-    int n;
-} rows;
-
-static void add(rows *rs, json_t *c, const char *quantity, double measured, double predicted, const char *unit)
+void vadd(vrows *rs, json_t *c, const char *quantity, double measured, double predicted, const char *unit)
 {
-    if (rs->n >= MAX_ROWS)
+    if (rs->n >= VALIDATE_MAX_ROWS)
         return;
-    row *r = &rs->r[rs->n++];
+    vrow *r = &rs->r[rs->n++];
     memset(r, 0, sizeof *r);
     snprintf(r->id, sizeof r->id, "%s", json_string_value(json_object_get(c, "id")));
     snprintf(r->category, sizeof r->category, "%s", json_string_value(json_object_get(c, "category")));
@@ -43,9 +27,9 @@ static void add(rows *rs, json_t *c, const char *quantity, double measured, doub
     r->predicted = predicted;
 }
 
-static void add_bound(rows *rs, json_t *c, const char *quantity, double limit, double predicted, const char *unit, int pass)
+void vadd_bound(vrows *rs, json_t *c, const char *quantity, double limit, double predicted, const char *unit, int pass)
 {
-    add(rs, c, quantity, limit, predicted, unit);
+    vadd(rs, c, quantity, limit, predicted, unit);
     rs->r[rs->n - 1].bound = 1;
     rs->r[rs->n - 1].pass = pass;
 }
@@ -74,7 +58,7 @@ static const model_map model_maps[] = {
     {"LLaMA-7B", NULL, 32, 4096, 32, 11008, 32000},
 };
 
-static int contains_ci(const char *hay, const char *needle)
+int vcontains(const char *hay, const char *needle)
 {
     if (!hay || !needle)
         return 0;
@@ -89,11 +73,11 @@ static int contains_ci(const char *hay, const char *needle)
     return 0;
 }
 
-static int map_model(gp_catalog *cat, json_t *c, gp_model *m)
+int vmap_model(gp_catalog *cat, json_t *c, gp_model *m)
 {
     const char *name = json_string_value(json_object_get(json_object_get(c, "model"), "name"));
     for (size_t i = 0; i < sizeof model_maps / sizeof model_maps[0]; i++) {
-        if (!contains_ci(name, model_maps[i].pattern))
+        if (!vcontains(name, model_maps[i].pattern))
             continue;
         if (model_maps[i].catalog)
             return gp_catalog_find_model(cat, model_maps[i].catalog, m, NULL) == GP_OK;
@@ -112,7 +96,7 @@ static int map_model(gp_catalog *cat, json_t *c, gp_model *m)
     return 0;
 }
 
-static const gp_gpu *map_gpu(gp_catalog *cat, json_t *c)
+const gp_gpu *vmap_gpu(gp_catalog *cat, json_t *c)
 {
     const char *g = json_string_value(json_object_get(json_object_get(c, "hardware"), "gpu"));
     static const struct { const char *pattern, *id; } maps[] = {
@@ -120,7 +104,7 @@ static const gp_gpu *map_gpu(gp_catalog *cat, json_t *c)
         {"H100-80GB", "H100-SXM-80GB"}, {"H100 96GB", "H100-NVL-94GB"}, {"H100", "H100-SXM-80GB"},
     };
     for (size_t i = 0; g && i < sizeof maps / sizeof maps[0]; i++) {
-        if (contains_ci(g, maps[i].pattern)) {
+        if (vcontains(g, maps[i].pattern)) {
             const gp_gpu *out;
             return gp_catalog_find_gpu(cat, maps[i].id, &out, NULL) == GP_OK ? out : NULL;
         }
@@ -128,13 +112,13 @@ static const gp_gpu *map_gpu(gp_catalog *cat, json_t *c)
     return NULL;
 }
 
-static double num(json_t *obj, const char *key)
+double vnum(json_t *obj, const char *key)
 {
     json_t *v = json_object_get(obj, key);
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-static int int_field(json_t *obj, const char *key, int dflt)
+int vint(json_t *obj, const char *key, int dflt)
 {
     json_t *v = json_object_get(obj, key);
     if (json_is_integer(v))
@@ -150,10 +134,10 @@ static int int_field(json_t *obj, const char *key, int dflt)
 }
 
 /* ---- infer_memory: vLLM start-up logs, Lambda max context, QLoRA model sizes ---------- */
-static void map_infer(gp_catalog *cat, json_t *c, rows *rs)
+void validate_infer_memory(gp_catalog *cat, json_t *c, vrows *rs)
 {
     gp_model m;
-    if (!map_model(cat, c, &m))
+    if (!vmap_model(cat, c, &m))
         return;
     json_t *meas = json_object_get(c, "measured"), *set = json_object_get(c, "settings");
     json_t *par = json_object_get(c, "parallel");
@@ -162,51 +146,51 @@ static void map_infer(gp_catalog *cat, json_t *c, rows *rs)
     gp_workload_defaults(&w, GP_TASK_INFER);
     gp_layout l;
     gp_layout_defaults(&l);
-    l.tp = int_field(par, "tp", 1);
-    if (!isnan(num(meas, "model_size_gb"))) { /* QLoRA Table 1: weights footprint */
+    l.tp = vint(par, "tp", 1);
+    if (!isnan(vnum(meas, "model_size_gb"))) { /* QLoRA Table 1: weights footprint */
         const char *wt = json_string_value(json_object_get(set, "weights"));
-        gp_dtype t = wt && contains_ci(wt, "4-bit") ? GP_DTYPE_NF4 : GP_DTYPE_F16;
-        add(rs, c, t == GP_DTYPE_NF4 ? "weights at NF4 (GB)" : "weights at 16 bits (GB)", num(meas, "model_size_gb"),
+        gp_dtype t = wt && vcontains(wt, "4-bit") ? GP_DTYPE_NF4 : GP_DTYPE_F16;
+        vadd(rs, c, t == GP_DTYPE_NF4 ? "weights at NF4 (GB)" : "weights at 16 bits (GB)", vnum(meas, "model_size_gb"),
             (double)gp_model_weight_bytes(&m, t) / 1e9, "GB");
         return;
     }
-    const gp_gpu *g = map_gpu(cat, c);
+    const gp_gpu *g = vmap_gpu(cat, c);
     if (!g)
         return;
     w.engine = GP_ENGINE_VLLM;
-    double util = num(set, "gpu_memory_utilization");
+    double util = vnum(set, "gpu_memory_utilization");
     w.gpu_memory_utilization = isnan(util) ? 0.9 : util;
-    if (contains_ci(name, "FP8"))
+    if (vcontains(name, "FP8"))
         w.dtype = GP_DTYPE_FP8;
-    double ctx = num(set, "max_model_len");
+    double ctx = vnum(set, "max_model_len");
     const char *engine = json_string_value(json_object_get(set, "engine"));
-    int v0 = engine && !contains_ci(engine, "V1 engine") &&
-             (contains_ci(engine, "V0") || contains_ci(engine, "2023") || contains_ci(engine, "v0.5") ||
-              contains_ci(engine, "v0.6"));
+    int v0 = engine && !vcontains(engine, "V1 engine") &&
+             (vcontains(engine, "V0") || vcontains(engine, "2023") || vcontains(engine, "v0.5") ||
+              vcontains(engine, "v0.6"));
     w.context = isnan(ctx) ? (m.max_context < 4096 ? m.max_context : 4096) : (int64_t)ctx;
-    if (contains_ci(json_string_value(json_object_get(c, "id")), "llama2")) /* Llama 2 default max_model_len */
+    if (vcontains(json_string_value(json_object_get(c, "id")), "llama2")) /* Llama 2 default max_model_len */
         w.context = 4096;
     /* V0 profiles one prefill of max(max_model_len, 2048) tokens (chunked prefill off) */
     w.max_num_batched_tokens = v0 ? (w.context > 2048 ? w.context : 2048) : 2048;
     gp_memory mem;
     if (gp_memory_estimate(&m, g, &w, &l, &mem, NULL) != GP_OK)
         return;
-    if (!isnan(num(meas, "weights_gib_per_gpu")))
-        add(rs, c, "weights per GPU (GiB)", num(meas, "weights_gib_per_gpu"), (double)mem.weights / GIB, "GiB");
-    if (!isnan(num(meas, "weights_gib")))
-        add(rs, c, "weights (GiB)", num(meas, "weights_gib"), (double)mem.weights / GIB, "GiB");
-    if (!isnan(num(meas, "available_kv_cache_gib_per_gpu")))
-        add(rs, c, "KV cache per GPU (GiB)", num(meas, "available_kv_cache_gib_per_gpu"), (double)mem.kv_cache_bytes / GIB, "GiB");
-    if (!isnan(num(meas, "kv_cache_gib")))
-        add(rs, c, "KV cache (GiB)", num(meas, "kv_cache_gib"), (double)mem.kv_cache_bytes / GIB, "GiB");
-    if (!isnan(num(meas, "gpu_kv_cache_tokens")))
-        add(rs, c, "KV cache tokens", num(meas, "gpu_kv_cache_tokens"), (double)mem.kv_tokens, "tokens");
-    if (!isnan(num(meas, "gpu_blocks")))
-        add(rs, c, "KV blocks", num(meas, "gpu_blocks"), (double)mem.kv_blocks, "blocks");
-    if (!isnan(num(meas, "gpu_blocks_after_fix")))
-        add(rs, c, "KV blocks", num(meas, "gpu_blocks_after_fix"), (double)mem.kv_blocks, "blocks");
-    if (!isnan(num(meas, "max_concurrency_at_max_len")))
-        add(rs, c, "max concurrency at max_model_len", num(meas, "max_concurrency_at_max_len"), mem.max_concurrency, "x");
+    if (!isnan(vnum(meas, "weights_gib_per_gpu")))
+        vadd(rs, c, "weights per GPU (GiB)", vnum(meas, "weights_gib_per_gpu"), (double)mem.weights / GIB, "GiB");
+    if (!isnan(vnum(meas, "weights_gib")))
+        vadd(rs, c, "weights (GiB)", vnum(meas, "weights_gib"), (double)mem.weights / GIB, "GiB");
+    if (!isnan(vnum(meas, "available_kv_cache_gib_per_gpu")))
+        vadd(rs, c, "KV cache per GPU (GiB)", vnum(meas, "available_kv_cache_gib_per_gpu"), (double)mem.kv_cache_bytes / GIB, "GiB");
+    if (!isnan(vnum(meas, "kv_cache_gib")))
+        vadd(rs, c, "KV cache (GiB)", vnum(meas, "kv_cache_gib"), (double)mem.kv_cache_bytes / GIB, "GiB");
+    if (!isnan(vnum(meas, "gpu_kv_cache_tokens")))
+        vadd(rs, c, "KV cache tokens", vnum(meas, "gpu_kv_cache_tokens"), (double)mem.kv_tokens, "tokens");
+    if (!isnan(vnum(meas, "gpu_blocks")))
+        vadd(rs, c, "KV blocks", vnum(meas, "gpu_blocks"), (double)mem.kv_blocks, "blocks");
+    if (!isnan(vnum(meas, "gpu_blocks_after_fix")))
+        vadd(rs, c, "KV blocks", vnum(meas, "gpu_blocks_after_fix"), (double)mem.kv_blocks, "blocks");
+    if (!isnan(vnum(meas, "max_concurrency_at_max_len")))
+        vadd(rs, c, "max concurrency at max_model_len", vnum(meas, "max_concurrency_at_max_len"), mem.max_concurrency, "x");
     const char *maxctx = json_string_value(json_object_get(meas, "max_servable_context"));
     if (maxctx) { /* Lambda's grid: the stated context serves, the next grid step (2x) does not */
         double k = atof(maxctx) * 1024.0;
@@ -219,12 +203,12 @@ static void map_infer(gp_catalog *cat, json_t *c, rows *rs)
         gp_memory_estimate(&m, g, &w, &l, &b, NULL);
         int top = k >= 131072; /* 128k is the model's own limit: nothing above to fail */
         int pass = a.kv_tokens >= (int64_t)k && (top || b.kv_tokens < (int64_t)(2 * k));
-        add_bound(rs, c, "max servable context (KV tokens)", k, (double)a.kv_tokens, "tokens", pass);
+        vadd_bound(rs, c, "max servable context (KV tokens)", k, (double)a.kv_tokens, "tokens", pass);
     }
 }
 
 /* ---- train_memory: torchtitan peaks, ZeRO Figure 1 ------------------------------------ */
-static void map_train(gp_catalog *cat, json_t *c, rows *rs)
+void validate_train_memory(gp_catalog *cat, json_t *c, vrows *rs)
 {
     json_t *meas = json_object_get(c, "measured"), *par = json_object_get(c, "parallel");
     json_t *mod = json_object_get(c, "model");
@@ -233,7 +217,7 @@ static void map_train(gp_catalog *cat, json_t *c, rows *rs)
     gp_layout l;
     gp_layout_defaults(&l);
     gp_model m;
-    if (!isnan(num(meas, "model_state_gb_per_device"))) {
+    if (!isnan(vnum(meas, "model_state_gb_per_device"))) {
         /* ZeRO Fig. 1 is analytical over Psi = 7.5B parameters: a model of many thin layers
          * makes the ZeRO-3 gathered-layer working set negligible. */
         memset(&m, 0, sizeof m);
@@ -244,74 +228,74 @@ static void map_train(gp_catalog *cat, json_t *c, rows *rs)
         m.vocab = 8;
         m.norms_per_layer = 2;
         m.dtype = GP_DTYPE_F16;
-        m.layers = (int64_t)(num(mod, "params") / (4.0 * 256 * 256 + 3.0 * 256 * 1024 + 512) + 0.5);
+        m.layers = (int64_t)(vnum(mod, "params") / (4.0 * 256 * 256 + 3.0 * 256 * 1024 + 512) + 0.5);
         gp_param_breakdown p;
         if (gp_model_params(&m, &p, NULL))
             return;
         const char *z = json_string_value(json_object_get(par, "zero"));
-        l.dp = int_field(par, "dp", 1);
-        l.zero = contains_ci(z, "+p") ? 3 : contains_ci(z, "+g") ? 2 : contains_ci(z, "Pos") ? 1 : 0;
+        l.dp = vint(par, "dp", 1);
+        l.zero = vcontains(z, "+p") ? 3 : vcontains(z, "+g") ? 2 : vcontains(z, "Pos") ? 1 : 0;
         gp_memory mem;
         if (gp_memory_estimate(&m, NULL, &w, &l, &mem, NULL))
             return;
         double states = (double)(mem.weights + mem.gradients + mem.optimizer) / 1e9 * 7.5e9 / (double)p.total;
-        add(rs, c, "model states per GPU (GB)", num(meas, "model_state_gb_per_device"), states, "GB");
+        vadd(rs, c, "model states per GPU (GB)", vnum(meas, "model_state_gb_per_device"), states, "GB");
         return;
     }
-    if (!map_model(cat, c, &m))
+    if (!vmap_model(cat, c, &m))
         return;
     const char *zero = json_string_value(json_object_get(par, "zero"));
-    if (zero && contains_ci(zero, "FSDP")) {
-        l.dp = int_field(par, "zero", 1);
+    if (zero && vcontains(zero, "FSDP")) {
+        l.dp = vint(par, "zero", 1);
         l.zero = l.dp > 1 ? 3 : 0;
     }
-    l.cp = int_field(par, "cp", 1);
-    if (zero && contains_ci(zero, "FSDP") && l.dp * l.cp > 1)
+    l.cp = vint(par, "cp", 1);
+    if (zero && vcontains(zero, "FSDP") && l.dp * l.cp > 1)
         l.zero = 3; /* torchtitan shards over dp_shard x cp, so "FSDP 1" with CP 8 still shards 8 ways */
-    l.micro_batch = int_field(par, "micro_batch", 1);
+    l.micro_batch = vint(par, "micro_batch", 1);
     const char *rc = json_string_value(json_object_get(par, "recompute"));
-    l.recompute = rc && contains_ci(rc, "full") ? GP_RECOMPUTE_FULL : rc && contains_ci(rc, "selective") ? GP_RECOMPUTE_SELECTIVE : GP_RECOMPUTE_NONE;
-    double seq = num(mod, "seq_len");
+    l.recompute = rc && vcontains(rc, "full") ? GP_RECOMPUTE_FULL : rc && vcontains(rc, "selective") ? GP_RECOMPUTE_SELECTIVE : GP_RECOMPUTE_NONE;
+    double seq = vnum(mod, "seq_len");
     w.seq = isnan(seq) ? 8192 : (int64_t)seq; /* torchtitan llama3_8b.toml: seq_len 8192 */
     gp_memory mem;
     if (gp_memory_estimate(&m, NULL, &w, &l, &mem, NULL))
         return;
-    if (!isnan(num(meas, "peak_memory_gib_per_gpu")))
-        add(rs, c, "peak memory per GPU (GiB)", num(meas, "peak_memory_gib_per_gpu"), (double)mem.per_gpu / GIB, "GiB");
+    if (!isnan(vnum(meas, "peak_memory_gib_per_gpu")))
+        vadd(rs, c, "peak memory per GPU (GiB)", vnum(meas, "peak_memory_gib_per_gpu"), (double)mem.per_gpu / GIB, "GiB");
 }
 
 /* ---- finetune_memory: QLoRA bounds ------------------------------------------------------- */
-static void map_finetune(gp_catalog *cat, json_t *c, rows *rs)
+void validate_finetune_memory(gp_catalog *cat, json_t *c, vrows *rs)
 {
     json_t *meas = json_object_get(c, "measured");
     gp_model m;
-    if (!map_model(cat, c, &m))
+    if (!vmap_model(cat, c, &m))
         return;
     gp_workload w;
     gp_layout l;
     gp_layout_defaults(&l);
     gp_memory mem;
-    if (!isnan(num(meas, "finetune_memory_gb_upper_bound"))) {
+    if (!isnan(vnum(meas, "finetune_memory_gb_upper_bound"))) {
         /* QLoRA paper: Guanaco 65B on one 48 GB GPU, LoRA r=64 on all linears, seq 512 */
         gp_workload_defaults(&w, GP_TASK_QLORA);
         w.lora_rank = 64;
         w.seq = 512;
         l.recompute = GP_RECOMPUTE_FULL;
         if (gp_memory_estimate(&m, NULL, &w, &l, &mem, NULL) == GP_OK) {
-            double lim = num(meas, "finetune_memory_gb_upper_bound");
-            add_bound(rs, c, "QLoRA peak < bound (GB)", lim, (double)mem.per_gpu / 1e9, "GB", (double)mem.per_gpu / 1e9 < lim);
+            double lim = vnum(meas, "finetune_memory_gb_upper_bound");
+            vadd_bound(rs, c, "QLoRA peak < bound (GB)", lim, (double)mem.per_gpu / 1e9, "GB", (double)mem.per_gpu / 1e9 < lim);
         }
         gp_workload_defaults(&w, GP_TASK_TRAIN);
         w.seq = 512;
         l.recompute = GP_RECOMPUTE_FULL;
         if (gp_memory_estimate(&m, NULL, &w, &l, &mem, NULL) == GP_OK) {
-            double lim = num(meas, "full_16bit_finetune_memory_gb_lower_bound");
-            add_bound(rs, c, "full 16-bit fine-tune > bound (GB)", lim, (double)mem.per_gpu / 1e9, "GB",
+            double lim = vnum(meas, "full_16bit_finetune_memory_gb_lower_bound");
+            vadd_bound(rs, c, "full 16-bit fine-tune > bound (GB)", lim, (double)mem.per_gpu / 1e9, "GB",
                       (double)mem.per_gpu / 1e9 > lim);
         }
     }
-    if (!isnan(num(meas, "base_model_4bit_mb")))
-        add(rs, c, "4-bit base model (MB)", num(meas, "base_model_4bit_mb"),
+    if (!isnan(vnum(meas, "base_model_4bit_mb")))
+        vadd(rs, c, "4-bit base model (MB)", vnum(meas, "base_model_4bit_mb"),
             (double)gp_model_weight_bytes(&m, GP_DTYPE_NF4) / 1e6, "MB");
 }
 
@@ -355,7 +339,7 @@ int cmd_validate(int argc, char **argv, cli_common *common)
         fprintf(stderr, "gpuplan: cannot open the validation cases '%s' (give --cases FILE)\n", cases);
         return EXIT_INPUT;
     }
-    static rows rs;
+    static vrows rs;
     rs.n = 0;
     char *line = NULL;
     size_t cap = 0;
@@ -370,12 +354,16 @@ int cmd_validate(int argc, char **argv, cli_common *common)
         }
         total++;
         const char *cat_name = json_string_value(json_object_get(cs, "category"));
-        if (cat_name && strcmp(cat_name, "infer_memory") == 0)
-            map_infer(cat, cs, &rs);
-        else if (cat_name && strcmp(cat_name, "train_memory") == 0)
-            map_train(cat, cs, &rs);
-        else if (cat_name && strcmp(cat_name, "finetune_memory") == 0)
-            map_finetune(cat, cs, &rs);
+        static const struct { const char *name; void (*map)(gp_catalog *, json_t *, vrows *); } mappers[] = {
+            {"infer_memory", validate_infer_memory},
+            {"train_memory", validate_train_memory},
+            {"finetune_memory", validate_finetune_memory},
+            {"train_throughput", validate_train_throughput},
+            {"infer_throughput", validate_infer_throughput},
+        };
+        for (size_t k = 0; cat_name && k < sizeof mappers / sizeof mappers[0]; k++)
+            if (strcmp(cat_name, mappers[k].name) == 0)
+                mappers[k].map(cat, cs, &rs);
         json_decref(cs);
     }
     free(line);
@@ -397,7 +385,7 @@ int cmd_validate(int argc, char **argv, cli_common *common)
     if (!common->json)
         printf("%-46s %-34s %12s %12s %8s\n", "case", "quantity", "measured", "gpuplan", "error");
     for (int i = 0; i < rs.n; i++) {
-        row *r = &rs.r[i];
+        vrow *r = &rs.r[i];
         double e = r->bound ? NAN : (r->predicted - r->measured) / r->measured * 100.0;
         char err[32];
         if (r->bound)
@@ -415,14 +403,15 @@ int cmd_validate(int argc, char **argv, cli_common *common)
             fprintf(md, "| %s | %s | %.2f | %.2f | %s |\n", r->id, r->quantity, r->measured, r->predicted, err);
     }
     /* summary per category */
-    static const char *const cats[] = {"infer_memory", "train_memory", "finetune_memory"};
+    static const char *const cats[] = {"infer_memory", "train_memory", "finetune_memory", "train_throughput",
+                                       "infer_throughput"};
     if (md)
         fprintf(md, "\n## Summary\n\n| category | errors counted | median abs error | worst abs error | bound checks passed |\n|---|---:|---:|---:|---:|\n");
     if (!common->json)
         printf("\n%-16s %6s %10s %10s %8s\n", "category", "cases", "median", "worst", "bounds");
     json_t *jsum = common->json ? json_array() : NULL;
     for (size_t k = 0; k < sizeof cats / sizeof cats[0]; k++) {
-        double errs[MAX_ROWS];
+        double errs[VALIDATE_MAX_ROWS];
         int n = 0, nb = 0, pass = 0;
         for (int i = 0; i < rs.n; i++) {
             if (strcmp(rs.r[i].category, cats[k]))

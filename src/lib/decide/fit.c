@@ -7,8 +7,10 @@
  * inference tries tensor parallelism inside the scale-up domain first (it splits weights and
  * KV cache with no pipeline bubble), then pipeline stages across domains; training tries
  * ZeRO stages 0..3 over data parallelism, then TP (with sequence parallelism), then PP.
- * The first count with a layout that fits is the answer; at that count the layout with the
- * fewest pipeline stages, then the lowest ZeRO stage, wins.
+ * Inference layouts are what deployments use: TP a power of two inside the scale-up domain,
+ * and pipeline stages only once TP fills the domain (TP 8 x PP 2 = 16 GPUs, not PP 11).
+ * The first count with a layout that fits is the answer; at that count the first layout
+ * tried wins: fewest pipeline stages, then smallest TP, then lowest ZeRO stage.
  */
 #include "internal.h"
 
@@ -16,6 +18,7 @@
 #include <string.h>
 
 #define GP_FIT_MAX_GPUS 16384
+#define GP_PCIE_SERVER_GPUS 8 /* GPUs in a typical PCIe server (8-slot chassis) */
 #define GB 1e9
 
 static const char *const reason_names[GP_REASON_COUNT] = {
@@ -71,7 +74,12 @@ static int next_count(int n)
 static int search_count(const gp_model *m, const gp_gpu *g, const gp_workload *w, const gp_layout *base,
                         const gp_layout *given, int n, gp_layout *best, gp_memory *best_mem)
 {
-    int domain = g->scale_up_domain > 0 ? g->scale_up_domain : 1;
+    /* GPUs TP may span: the scale-up domain, or a PCIe server's 8 GPUs for cards without
+     * NVLink (TP over PCIe works, slower: the performance model charges for it) */
+    int domain = g->scale_up_domain >= GP_PCIE_SERVER_GPUS ? g->scale_up_domain : GP_PCIE_SERVER_GPUS;
+    int max_tp = 1;
+    while (max_tp * 2 <= domain && tp_valid(m, max_tp * 2))
+        max_tp *= 2;
     for (int pp = 1; pp <= n && pp <= m->layers; pp++) {
         if (n % pp || (given && given->pp > 0 && given->pp != pp))
             continue;
@@ -80,6 +88,8 @@ static int search_count(const gp_model *m, const gp_gpu *g, const gp_workload *w
                 continue;
             if (tp > domain && !(given && given->tp == tp))
                 continue; /* TP stays inside the scale-up domain unless forced */
+            if (w->task == GP_TASK_INFER && pp > 1 && tp < max_tp && !(given && (given->tp > 0 || given->pp > 0)))
+                continue; /* pipeline across domains only once TP fills one */
             int dp = n / (pp * tp);
             if (w->task == GP_TASK_INFER && dp != 1)
                 continue; /* replicas add no memory room for one model copy */

@@ -17,6 +17,9 @@ struct gp_catalog {
     gp_gpu *gpus;      /* GPU rows */
     size_t n_gpus;
     json_t *gpu_aliases; /* array parallel to gpus: aliases arrays (owned) */
+    gp_link *links;
+    size_t n_links;
+    json_t *link_aliases; /* array parallel to links (owned) */
 };
 
 static gp_status load_json(const char *text, size_t len, const char *name, json_t **out,
@@ -145,7 +148,9 @@ void gp_catalog_free(gp_catalog *cat)
         return;
     json_decref(cat->models);
     json_decref(cat->gpu_aliases);
+    json_decref(cat->link_aliases);
     free(cat->gpus);
+    free(cat->links);
     free(cat);
 }
 
@@ -156,7 +161,7 @@ gp_status gp_catalog_open(const char *data_dir, gp_catalog **out, gp_error *err)
     gp_catalog *cat = calloc(1, sizeof *cat);
     if (!cat)
         return gpi_fail(err, GP_ENOMEM, "out of memory opening the catalog");
-    json_t *mroot = NULL, *groot = NULL, *user = NULL;
+    json_t *mroot = NULL, *groot = NULL, *lroot = NULL, *user = NULL;
     size_t len;
     const char *text = gpi_embedded("data/models.json", &len);
     gp_status st = text ? load_json(text, len, "data/models.json", &mroot, err)
@@ -165,6 +170,11 @@ gp_status gp_catalog_open(const char *data_dir, gp_catalog **out, gp_error *err)
         text = gpi_embedded("data/gpus.json", &len);
         st = text ? load_json(text, len, "data/gpus.json", &groot, err)
                   : gpi_fail(err, GP_ENOTFOUND, "built-in data/gpus.json missing");
+    }
+    if (!st) {
+        text = gpi_embedded("data/links.json", &len);
+        st = text ? load_json(text, len, "data/links.json", &lroot, err)
+                  : gpi_fail(err, GP_ENOTFOUND, "built-in data/links.json missing");
     }
     if (!st && data_dir) {
         st = load_user_file(data_dir, "models.json", &user, err);
@@ -183,6 +193,44 @@ gp_status gp_catalog_open(const char *data_dir, gp_catalog **out, gp_error *err)
             st = merge_entries(groot, user, "gpus", name, err);
         }
         json_decref(user);
+        user = NULL;
+        if (!st)
+            st = load_user_file(data_dir, "links.json", &user, err);
+        if (!st && user) {
+            char name[GP_ERROR_PATH_MAX];
+            snprintf(name, sizeof name, "%s/links.json", data_dir);
+            st = merge_entries(lroot, user, "links", name, err);
+        }
+        json_decref(user);
+    }
+    if (!st) {
+        json_t *ll = json_object_get(lroot, "links");
+        cat->n_links = json_array_size(ll);
+        cat->links = calloc(cat->n_links ? cat->n_links : 1, sizeof *cat->links);
+        cat->link_aliases = json_array();
+        if (!cat->links || !cat->link_aliases)
+            st = gpi_fail(err, GP_ENOMEM, "out of memory opening the catalog");
+        for (size_t i = 0; !st && i < cat->n_links; i++) {
+            json_t *e = json_array_get(ll, i);
+            gp_link *k = &cat->links[i];
+            const char *id = json_string_value(json_object_get(e, "id"));
+            json_t *bw = json_object_get(e, "bw_gbps_per_direction");
+            if (!id || !json_is_number(bw) || json_number_value(bw) <= 0) {
+                gpi_error_set_field(err, id ? "bw_gbps_per_direction" : "id");
+                st = gpi_fail(err, GP_EPARSE, "links.json: link %s needs a string 'id' and a positive 'bw_gbps_per_direction'",
+                              id ? id : "(no id)");
+                break;
+            }
+            gpi_strlcpy(k->id, id, sizeof k->id);
+            gpi_strlcpy(k->name, json_string_value(json_object_get(e, "name")), sizeof k->name);
+            const char *kind = json_string_value(json_object_get(e, "kind"));
+            k->kind = kind && strcmp(kind, "host") == 0 ? GP_LINK_HOST
+                      : kind && strcmp(kind, "scale_out") == 0 ? GP_LINK_SCALE_OUT : GP_LINK_SCALE_UP;
+            k->bw_gbps_per_direction = json_number_value(bw);
+            k->latency_us = num_or_zero(json_object_get(e, "latency_us"));
+            json_t *al = json_object_get(e, "aliases");
+            json_array_append_new(cat->link_aliases, json_is_array(al) ? json_incref(al) : json_array());
+        }
     }
     if (!st) {
         cat->models = json_incref(json_object_get(mroot, "models"));
@@ -201,6 +249,7 @@ gp_status gp_catalog_open(const char *data_dir, gp_catalog **out, gp_error *err)
     }
     json_decref(mroot);
     json_decref(groot);
+    json_decref(lroot);
     if (st) {
         gp_catalog_free(cat);
         return st;
@@ -302,4 +351,49 @@ gp_status gp_catalog_find_gpu(const gp_catalog *cat, const char *name, const gp_
     *out = NULL;
     gpi_error_set_field(err, "gpu");
     return gpi_fail(err, GP_ENOTFOUND, "unknown GPU '%s' (see 'gpuplan gpus' for the catalog)", name);
+}
+
+size_t gp_catalog_link_count(const gp_catalog *cat) { return cat->n_links; }
+
+const gp_link *gp_catalog_link_at(const gp_catalog *cat, size_t i)
+{
+    return i < cat->n_links ? &cat->links[i] : NULL;
+}
+
+gp_status gp_catalog_find_link(const gp_catalog *cat, const char *name, const gp_link **out,
+                               gp_error *err)
+{
+    gp_error_clear(err);
+    for (size_t i = 0; i < cat->n_links; i++) {
+        int hit = gpi_strcaseeq(cat->links[i].id, name);
+        size_t k;
+        json_t *a;
+        json_array_foreach(json_array_get(cat->link_aliases, i), k, a)
+            hit |= gpi_strcaseeq(json_string_value(a), name);
+        if (hit) {
+            *out = &cat->links[i];
+            return GP_OK;
+        }
+    }
+    *out = NULL;
+    gpi_error_set_field(err, "link");
+    return gpi_fail(err, GP_ENOTFOUND, "unknown interconnect '%s' (links: nvlink3, nvlink4, nvlink5, pcie4, pcie5, ib-hdr, ib-ndr, roce-400, ...)", name);
+}
+
+const gp_link *gp_catalog_gpu_link(const gp_catalog *cat, const gp_gpu *gpu)
+{
+    /* NVLink generation from the GPU's scale-up name ("NVLink 4 ..."), else PCIe gen */
+    const char *nv = strstr(gpu->scale_up_name, "NVLink ");
+    const gp_link *out = NULL;
+    char id[32];
+    if (nv && gpu->scale_up_domain > 2 && nv[7] >= '2' && nv[7] <= '9') {
+        snprintf(id, sizeof id, "nvlink%c", nv[7]);
+        if (gp_catalog_find_link(cat, id, &out, NULL) == GP_OK)
+            return out;
+    }
+    if (strstr(gpu->scale_up_name, "Infinity Fabric") &&
+        gp_catalog_find_link(cat, "infinity-fabric", &out, NULL) == GP_OK)
+        return out;
+    snprintf(id, sizeof id, "pcie%d", gpu->pcie_gen > 0 ? gpu->pcie_gen : 4);
+    return gp_catalog_find_link(cat, id, &out, NULL) == GP_OK ? out : NULL;
 }

@@ -33,8 +33,12 @@
 #define GP_NON_TORCH_BYTES (0.35 * GIB)
 /* vLLM's sampler profiles this many sequences (max_num_seqs default, vLLM EngineArgs). */
 #define GP_VLLM_MAX_NUM_SEQS 256
-/* Prefill tokens per step vLLM profiles when not told: V1 `vllm serve` default. */
+/* Prefill tokens per step vLLM profiles when not told: V1 `vllm serve` default (2048), and
+ * on large non-A100 GPUs (H100, H200, B200, MI300X: >= 70 GiB) 8192 tokens and 1024
+ * sequences (vLLM EngineArgs.get_batch_defaults). */
 #define GP_VLLM_DEFAULT_BATCHED_TOKENS 2048
+#define GP_VLLM_BIG_GPU_BATCHED_TOKENS 8192
+#define GP_VLLM_BIG_GPU_MAX_NUM_SEQS 1024
 /* Logits bytes per (token, vocab entry) in training: bf16 logits (2), their fp32 copy for
  * the loss (4), the fp32 log-softmax output cross_entropy saves (4) and the fp32 gradient
  * (4) (PyTorch cross_entropy on upcast logits, as torchtitan and HF trainers do). */
@@ -125,10 +129,14 @@ typedef struct split {
 
 static void split_params(const gp_model *m, const gp_param_breakdown *p, const gp_layout *l, split *s)
 {
-    const double tp = l->tp, ep = l->ep;
+    const double tp = l->tp;
+    /* Routed experts: sharded by TP inside each expert (vLLM's default, Megatron ETP = TP),
+     * or, with expert parallelism, whole experts spread over ep ranks of the tp x dp GPUs
+     * (vLLM --enable-expert-parallel; Megatron EP carved from DP x TP). */
+    const double expert_split = l->ep > 1 ? (double)l->ep : tp;
     const double L = (double)m->layers;
     const double per_layer_linear = ((double)(p->attention + p->mlp_dense + p->experts_shared) / tp +
-                                     (double)p->experts_routed / (tp * ep)) / L;
+                                     (double)p->experts_routed / expert_split) / L;
     const double final_norm = m->norm == GP_NORM_LAYER ? 2.0 * (double)m->hidden : (double)m->hidden;
     const double per_layer_other = ((double)p->router + (double)p->norms - final_norm) / L;
     const double stage_layers = ceil(L / l->pp);
@@ -220,7 +228,8 @@ static double train_act_layer_bytes(const gp_model *m, const gp_layout *l, const
     }
     double f = (double)m->ffn;
     if (m->experts > 0 && m->dense_layers == 0)
-        f = (double)(m->experts_active * m->moe_ffn + m->shared_experts * m->moe_ffn);
+        f = (double)(m->experts_active * m->moe_ffn +
+                     m->shared_experts * (m->shared_expert_ffn ? m->shared_expert_ffn : m->moe_ffn));
     double mlp_inner = m->mlp == GP_MLP_GATED ? 3.0 * f : 2.0 * f;
     double replicated = 2.0 * s * b * (4.0 * h);                       /* 2 norms, qkv, mlp inputs */
     double split_part = 2.0 * s * b * (qd + 2.0 * kvd + qd + mlp_inner); /* split by TP */
@@ -253,6 +262,11 @@ gp_status gp_memory_estimate(const gp_model *m, const gp_gpu *gpu, const gp_work
         gpi_error_set_field(err, "ep");
         return gpi_fail(err, GP_EINVAL, "ep=%d must divide the %lld routed experts", l->ep, (long long)m->experts);
     }
+    if (l->ep > 1 && (l->tp * l->dp) % l->ep != 0) {
+        gpi_error_set_field(err, "ep");
+        return gpi_fail(err, GP_EINVAL, "ep=%d must divide tp x dp = %d: expert parallelism spreads experts over those GPUs",
+                        l->ep, l->tp * l->dp);
+    }
     if (w->context < 1 || w->batch < 1 || w->seq < 1 || w->context > ((int64_t)1 << 32) ||
         w->batch > ((int64_t)1 << 32) || w->seq > ((int64_t)1 << 32)) {
         gpi_error_set_field(err, "context");
@@ -271,18 +285,25 @@ gp_status gp_memory_estimate(const gp_model *m, const gp_gpu *gpu, const gp_work
     if (w->task == GP_TASK_INFER) {
         out->weights = (uint64_t)weight_bytes(m, &p, &s, w->dtype);
         out->kv_cache = (uint64_t)(kv_bytes_gpu(m, w, l, w->context) * (double)w->batch);
-        int64_t chunk = w->max_num_batched_tokens > 0 ? w->max_num_batched_tokens : GP_VLLM_DEFAULT_BATCHED_TOKENS;
+        /* vLLM's `serve` defaults (EngineArgs batch defaults): 8192 tokens and 1024 sequences
+         * on GPUs with >= 70 GiB that are not A100s, else 2048 and 256. */
+        int big_gpu = gpu && (double)gpu->memory_bytes >= 70.0 * GIB && strncmp(gpu->id, "A100", 4) != 0;
+        int64_t chunk = w->max_num_batched_tokens > 0 ? w->max_num_batched_tokens
+                        : w->engine == GP_ENGINE_NONE || !big_gpu ? GP_VLLM_DEFAULT_BATCHED_TOKENS
+                                                                   : GP_VLLM_BIG_GPU_BATCHED_TOKENS;
         if (w->engine == GP_ENGINE_NONE && chunk > w->context * w->batch)
             chunk = w->context * w->batch;
-        int64_t seqs = w->engine == GP_ENGINE_NONE ? w->batch : (w->max_num_seqs > 0 ? w->max_num_seqs : GP_VLLM_MAX_NUM_SEQS);
+        int64_t seqs = w->engine == GP_ENGINE_NONE ? w->batch
+                       : w->max_num_seqs > 0 ? w->max_num_seqs
+                       : big_gpu ? GP_VLLM_BIG_GPU_MAX_NUM_SEQS : GP_VLLM_MAX_NUM_SEQS;
         double logits = (double)seqs * (double)m->vocab / l->tp * 4.0; /* fp32 logits of the sampled rows */
         out->activations = (uint64_t)((double)chunk * infer_act_bytes_per_token(m, l, elem) + logits);
-        out->overhead = (uint64_t)GP_NON_TORCH_BYTES;
+        out->overhead = (uint64_t)(GP_NON_TORCH_BYTES + GP_DRIVER_RESERVED_BYTES);
         out->per_gpu = out->weights + out->kv_cache + out->activations + out->overhead;
         if (w->engine != GP_ENGINE_NONE && gpu) {
             double visible = (double)gpu->memory_bytes - GP_DRIVER_RESERVED_BYTES;
             double budget = visible * w->gpu_memory_utilization;
-            double kv = budget - (double)out->weights - (double)out->activations - (double)out->overhead;
+            double kv = budget - (double)out->weights - (double)out->activations - GP_NON_TORCH_BYTES;
             out->engine_budget = (uint64_t)budget;
             double per_token = kv_bytes_gpu(m, w, l, 1);
             if (m->sliding_window > 0) /* the pool is sized per full-attention token */
@@ -356,10 +377,10 @@ gp_status gp_memory_estimate(const gp_model *m, const gp_gpu *gpu, const gp_work
         double logits = seq * b * (double)m->vocab / l->tp * GP_TRAIN_LOGIT_BYTES;
         if (l->pp == 1)
             act += logits;
-        else if (s.last_stage_heavier || logits > act)
+        else /* the first stage holds pp micro-batches; the last one micro-batch and logits */
             act = act > logits + per_layer * s.layers ? act : logits + per_layer * s.layers;
         out->activations = (uint64_t)act;
-        out->overhead = (uint64_t)(GP_NON_TORCH_BYTES +
+        out->overhead = (uint64_t)(GP_NON_TORCH_BYTES + GP_DRIVER_RESERVED_BYTES +
                                    GP_ALLOCATOR_FRAGMENTATION * (act + (double)out->gradients));
         out->per_gpu = out->weights + out->gradients + out->optimizer + out->activations + out->overhead;
     }
