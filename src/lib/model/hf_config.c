@@ -9,6 +9,7 @@
  */
 #include "internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,8 +110,9 @@ static int64_t get_int(reader *r, const char *keys, int *found)
         double d;
         if (json_is_integer(v))
             d = (double)json_integer_value(v);
-        else if (json_is_real(v) && json_real_value(v) == (double)(int64_t)json_real_value(v))
-            d = json_real_value(v);
+        else if (json_is_real(v) && fabs(json_real_value(v)) < 9007199254740992.0 &&
+                 json_real_value(v) == floor(json_real_value(v)))
+            d = json_real_value(v); /* 32.0 is a whole number; checked before any cast */
         else {
             gpi_error_set_path(r->err, r->name);
             gpi_error_set_field(r->err, key);

@@ -1,0 +1,262 @@
+/*
+ * gpuplan/serve.h: serving performance (included by gpuplan.h; not a header of its own).
+ *
+ * Three layers, each usable alone (docs/serving.md gives every formula and source):
+ *  1. Step latency: the time of one engine step (a batch of prefill chunks and decode tokens)
+ *     on one replica under a layout, as a roofline per phase plus communication and a fixed
+ *     per-step overhead (gp_step_model_init, gp_step_time).
+ *  2. Serving simulation: a discrete-event simulation of a continuous-batching engine
+ *     (vLLM/SGLang-like: chunked prefill under a token budget, a cap on running sequences,
+ *     paged KV blocks with preemption by recomputation) fed by open-loop, closed-loop or
+ *     trace traffic (gp_simulate). Deterministic for a seed.
+ *  3. Capacity search: the cheapest GPU type x TP x replicas meeting latency targets for a
+ *     load, with redundancy, and why fewer GPUs miss (gp_capacity_search).
+ * Nothing here prints, exits or keeps global state.
+ */
+#ifndef GPUPLAN_SERVE_H
+#define GPUPLAN_SERVE_H
+
+/* ---- 1. step latency ------------------------------------------------------------------ */
+
+/* The few calibrated constants of the step model, each with a physical meaning. */
+typedef struct gp_perf_params {
+    double compute_efficiency;   /* achieved fraction of the dense tensor peak in GEMMs */
+    double bandwidth_efficiency; /* achieved fraction of HBM bandwidth on streaming reads */
+    double step_overhead_s;      /* per engine step: scheduling, launches, sampling (CPU side) */
+    double collective_latency_s; /* fixed cost of one TP all-reduce (launch + synchronisation) */
+} gp_perf_params;
+
+/* Calibrated values for an engine (docs/serving.md, "Calibration"). GP_ENGINE_NONE and
+ * others get vLLM's. */
+GP_API void gp_perf_params_defaults(gp_perf_params *p, gp_engine engine);
+
+/* Per-replica constants of the step-time formula, derived once from model, GPU, link,
+ * precision and layout; evaluating a step is then O(1). Plain values; no resources. */
+typedef struct gp_step_model {
+    int tp, pp, ep;
+    double peak_flops;           /* dense FLOP/s per GPU at the GEMM precision x efficiency */
+    double attn_peak_flops;      /* FLOP/s of the attention core (16-bit) x efficiency */
+    double hbm_bytes_per_s;      /* HBM bandwidth per GPU x efficiency */
+    /* per GPU, summed over the layers of the whole replica (all pipeline stages) */
+    double dense_weight_bytes;   /* attention projections, dense MLPs, shared experts */
+    double dense_flops_per_token;/* 2 x those parameters / tp */
+    double expert_bytes;         /* ONE routed expert, summed over MoE layers, per GPU */
+    double expert_flops_per_token; /* 2 x k experts' parameters per token / shard */
+    double experts;              /* routed experts per MoE layer (0: dense) */
+    double experts_active;       /* top-k */
+    double expert_shards;        /* GPUs an expert's work is spread over (tp, or ep) */
+    double head_bytes;           /* LM head (+ embedding row reads, negligible) per GPU */
+    double head_flops_per_seq;   /* 2 x vocab x hidden / tp per sampled sequence */
+    double attn_flops_per_pair;  /* attention-core FLOPs per (query, key) pair per GPU */
+    double kv_bytes_per_token;   /* KV bytes read or written per token of context per GPU */
+    /* communication */
+    double allreduce_bytes_per_token; /* activation bytes of one all-reduce per token */
+    double allreduces;           /* all-reduces per step (2 per layer when tp > 1) */
+    double link_bytes_per_s;     /* per direction, the link TP collectives cross */
+    double a2a_bytes_per_token;  /* EP dispatch + combine bytes per token per GPU */
+    double pp_link_bytes_per_s;  /* per direction between pipeline stages */
+    double pp_bytes_per_token;
+    gp_perf_params params;
+} gp_step_model;
+
+/* Build the step model. `link` is the link TP crosses when it exceeds the GPU's scale-up
+ * domain (NULL: PCIe of the GPU's generation at 31.5 GB/s); `w` gives dtype and kv_dtype;
+ * `l` tp, pp, ep; `params` NULL: gp_perf_params_defaults(w->engine). */
+GP_API gp_status gp_step_model_init(const gp_model *m, const gp_gpu *gpu, const gp_link *link,
+                                    const gp_workload *w, const gp_layout *l,
+                                    const gp_perf_params *params, gp_step_model *out,
+                                    gp_error *err);
+
+/* What one engine step computes, as sums over the sequences it schedules. */
+typedef struct gp_batch_shape {
+    double tokens;         /* new tokens: prefill chunk tokens + one per decoding sequence */
+    double sampled;        /* sequences that sample a token this step (LM head rows) */
+    double attn_pairs;     /* sum over new tokens of the keys each attends to (causal) */
+    double kv_tokens;      /* sum over scheduled sequences of context held (read once) */
+} gp_batch_shape;
+
+typedef struct gp_step_breakdown {
+    double linear_s;       /* dense GEMMs: max(compute, weight read) */
+    double experts_s;      /* routed experts: max(compute, touched experts' weights) */
+    double attention_s;    /* attention core: max(compute, KV read) */
+    double head_s;         /* LM head */
+    double comm_s;         /* TP all-reduces, EP all-to-all, PP transfers */
+    double overhead_s;     /* per-step fixed cost */
+    double total_s;
+    double flops;          /* per GPU */
+    double bytes;          /* HBM bytes per GPU */
+    int compute_bound;     /* 1: the GEMM phase is compute-bound */
+} gp_step_breakdown;
+
+/* Time of one step (seconds); `out` may be NULL. */
+GP_API double gp_step_time(const gp_step_model *sm, const gp_batch_shape *b, gp_step_breakdown *out);
+
+/* Shapes of the two pure steps: a prefill of `prompt` tokens for one sequence, and one
+ * decode token for each of `batch` sequences holding `context` tokens. */
+GP_API void gp_batch_prefill(gp_batch_shape *b, double prompt);
+GP_API void gp_batch_decode(gp_batch_shape *b, double batch, double context);
+
+/* ---- 2. serving simulation ------------------------------------------------------------ */
+
+typedef enum gp_arrival_kind {
+    GP_ARRIVAL_POISSON = 0,  /* open loop, exponential gaps at `rate` */
+    GP_ARRIVAL_FIXED_RATE,   /* open loop, gaps of exactly 1/rate */
+    GP_ARRIVAL_BURST,        /* every request at t = 0 (rate = inf: offline benchmarks) */
+    GP_ARRIVAL_CLOSED_LOOP,  /* `users` each send, wait for the answer, think, send again */
+    GP_ARRIVAL_TRACE,        /* arrival times and lengths from a trace */
+    GP_ARRIVAL_COUNT
+} gp_arrival_kind;
+
+typedef enum gp_length_dist {
+    GP_LENGTH_FIXED = 0,     /* always `mean` */
+    GP_LENGTH_UNIFORM,       /* uniform integer in [min, max] */
+    GP_LENGTH_EXPONENTIAL,   /* exponential with `mean`, clipped to [min, max] */
+    GP_LENGTH_COUNT
+} gp_length_dist;
+
+typedef struct gp_length_spec {
+    gp_length_dist dist;
+    double mean;
+    int64_t min, max;        /* bounds (0: 1 and unbounded) */
+} gp_length_spec;
+
+typedef struct gp_trace_request {
+    double arrival_s;
+    int64_t prompt_tokens;
+    int64_t output_tokens;
+} gp_trace_request;
+
+typedef struct gp_traffic {
+    gp_arrival_kind arrival;
+    double rate;             /* requests/s (Poisson, fixed rate) */
+    int64_t users;           /* closed loop */
+    double think_time_s;     /* closed loop, mean (exponential), 0: none */
+    int64_t requests;        /* requests to simulate (trace: its length if 0 or larger) */
+    gp_length_spec prompt, output;
+    const gp_trace_request *trace; /* borrowed */
+    size_t trace_len;
+    uint64_t seed;
+} gp_traffic;
+
+/* The engine's scheduler limits and KV pool for one replica. */
+typedef struct gp_sched_config {
+    int64_t max_num_seqs;           /* running sequences at most (vLLM --max-num-seqs) */
+    int64_t max_num_batched_tokens; /* token budget per step (chunked prefill) */
+    int64_t kv_blocks;              /* KV blocks in the pool */
+    int64_t block_size;             /* tokens per block */
+    int64_t max_model_len;          /* prompt + output cap (0: none) */
+} gp_sched_config;
+
+typedef struct gp_slo {
+    double ttft_s;           /* per-request targets for goodput; 0: none */
+    double tpot_s;
+} gp_slo;
+
+typedef struct gp_latency_stats {
+    double mean, p50, p90, p99, max;
+} gp_latency_stats;
+
+typedef struct gp_sim_result {
+    int64_t requests;          /* completed and counted (closed-loop warm-up excluded) */
+    int64_t rejected;          /* longer than max_model_len or the whole KV pool */
+    double duration_s;         /* first arrival to last completion of counted requests */
+    gp_latency_stats ttft, tpot, e2e; /* seconds; TPOT = (e2e - ttft) / (output - 1) */
+    double requests_per_s;
+    double output_tokens_per_s;
+    double total_tokens_per_s; /* prompt + output */
+    double goodput_requests_per_s; /* requests meeting both targets, per second */
+    double slo_attainment;     /* fraction of requests meeting both targets */
+    double kv_utilization_mean;/* time-weighted fraction of KV blocks in use */
+    double kv_utilization_peak;
+    double mean_running;       /* time-weighted running sequences */
+    int64_t preemptions;
+    int64_t steps;
+} gp_sim_result;
+
+/* Simulate. Allocates its pools once per call (none per request or step). */
+GP_API gp_status gp_simulate(const gp_step_model *sm, const gp_sched_config *sc,
+                             const gp_traffic *t, const gp_slo *slo, gp_sim_result *out,
+                             gp_error *err);
+
+/* Read a trace: CSV (header optional; columns arrival_s, prompt_tokens, output_tokens) or
+ * JSONL (objects with keys arrival_s|timestamp, prompt_tokens|input_tokens,
+ * output_tokens). Allocates *out (free with gp_trace_free). Errors name file and line. */
+GP_API gp_status gp_trace_read(const char *path, gp_trace_request **out, size_t *n, gp_error *err);
+GP_API void gp_trace_free(gp_trace_request *t);
+
+/* ---- 3. capacity search --------------------------------------------------------------- */
+
+typedef enum gp_serve_reason_code {
+    GP_SERVE_ONE_GPU_ENOUGH = 0,   /* one GPU meets the targets */
+    GP_SERVE_MODEL_DOES_NOT_FIT,   /* the weights (+ minimal KV) exceed one GPU */
+    GP_SERVE_CONCURRENCY,          /* one replica's KV/throughput cannot carry the load */
+    GP_SERVE_LATENCY,              /* the latency target needs more GPUs per replica (TP) */
+    GP_SERVE_REDUNDANCY,           /* n+1: one more replica to survive a failure */
+    GP_SERVE_LARGER_GPU_BETTER,    /* one larger GPU per replica beats two smaller */
+    GP_SERVE_NO_SETUP,             /* nothing up to the search limits meets the targets */
+    GP_SERVE_REASON_COUNT
+} gp_serve_reason_code;
+
+GP_API const char *gp_serve_reason_name(gp_serve_reason_code c); /* "concurrency" */
+
+typedef struct gp_serve_reason {
+    gp_serve_reason_code code;
+    char message[GP_ERROR_MSG_MAX];
+} gp_serve_reason;
+
+#define GP_SERVE_MAX_CANDIDATES 64
+#define GP_SERVE_MAX_REASONS 8
+
+/* One evaluated setup. */
+typedef struct gp_serve_option {
+    char gpu[64];
+    int tp, pp, ep, replicas;
+    int gpus_total;
+    double usd_per_hour;       /* gpus_total x price per GPU-hour (0: no price known) */
+    int fits;                  /* weights and at least one full sequence fit */
+    int meets;                 /* the targets hold at the load (with n+1: on replicas-1) */
+    int64_t kv_tokens;         /* per replica */
+    double max_concurrency;    /* per replica, sequences of prompt+output tokens */
+    gp_sim_result sim;         /* the load on one replica (the worst case for redundancy) */
+    double single_ttft_s, single_tpot_s; /* one request alone on one replica */
+} gp_serve_option;
+
+typedef struct gp_capacity_request {
+    const gp_model *model;
+    const gp_workload *w;      /* dtype, kv_dtype, engine, gpu_memory_utilization, block size */
+    gp_traffic traffic;        /* the whole load (users or rate), split over replicas */
+    gp_slo slo;                /* p99 targets (0: none) */
+    int redundancy;            /* extra replicas that may fail (n+1: 1) */
+    const gp_gpu *const *gpus; /* candidate GPU types (NULL: every priced catalog GPU) */
+    size_t n_gpus;
+    int fixed_tp;              /* > 0: only this TP */
+    int max_replicas;          /* search limit (0: 1024) */
+    const gp_perf_params *params; /* NULL: engine defaults */
+} gp_capacity_request;
+
+typedef struct gp_capacity_result {
+    int found;
+    gp_serve_option best;      /* the cheapest setup meeting the targets */
+    int n_options;             /* the cheapest meeting setup per (GPU, TP), and misses */
+    gp_serve_option options[GP_SERVE_MAX_CANDIDATES];
+    int n_reasons;
+    gp_serve_reason reasons[GP_SERVE_MAX_REASONS];
+} gp_capacity_result;
+
+/* Price per GPU-hour (USD) the search ranks by; 0 if the catalog has none for this GPU. */
+GP_API double gp_gpu_hourly_price(const gp_gpu *gpu);
+
+/* Search. The result is large (caller-owned); `cat` gives links and, with gpus NULL, the
+ * candidates. */
+GP_API gp_status gp_capacity_search(const gp_catalog *cat, const gp_capacity_request *req,
+                                    gp_capacity_result *out, gp_error *err);
+
+/* KV pool and scheduler limits of one replica under the engine's accounting (vLLM rules via
+ * gp_memory_estimate): fills sc; returns GP_EINVAL with a message if the weights do not
+ * fit. `max_model_len` caps prompt + output. */
+GP_API gp_status gp_serve_sched_config(const gp_model *m, const gp_gpu *gpu,
+                                       const gp_workload *w, const gp_layout *l,
+                                       int64_t max_model_len, gp_sched_config *sc,
+                                       gp_error *err);
+
+#endif /* GPUPLAN_SERVE_H */

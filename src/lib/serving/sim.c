@@ -1,0 +1,770 @@
+/*
+ * sim.c: discrete-event simulation of one continuous-batching engine replica
+ * (docs/serving.md, "Simulator"). The rules follow vLLM's V1 scheduler
+ * (vllm/v1/core/sched/scheduler.py; Kwon et al. 2023 for paged KV, Agrawal et al. 2024
+ * (Sarathi-Serve) for chunked prefill under a token budget):
+ *  - each step has a token budget (max_num_batched_tokens); running sequences are served
+ *    first, in admission order: a decoding sequence takes 1 token, a sequence still in
+ *    prefill takes min(remaining prompt, budget) (chunked prefill);
+ *  - KV is paged in blocks of block_size tokens, allocated as tokens are computed; when the
+ *    pool is empty the most recently admitted running sequence is preempted: its blocks are
+ *    freed and it goes back to the front of the queue, to be recomputed (prompt + tokens
+ *    generated so far) when readmitted;
+ *  - waiting requests are admitted in arrival order while the budget, max_num_seqs and free
+ *    blocks allow, and not in a step that preempted;
+ *  - a sequence whose every token has KV samples one token at the end of the step: the first
+ *    at TTFT, the last finishes the request.
+ * Step durations come from gp_step_time. Time advances step by step; with nothing to run it
+ * jumps to the next arrival. Memory: the waiting queue is a ring buffer grown by doubling,
+ * the running set a fixed array, results three arrays of the request count, all allocated
+ * once per call.
+ */
+#include "internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- deterministic PRNG: xoshiro256** seeded by splitmix64 (Blackman & Vigna 2018) ---- */
+typedef struct rng {
+    uint64_t s[4];
+} rng;
+
+static uint64_t splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static void rng_seed(rng *r, uint64_t seed)
+{
+    for (int i = 0; i < 4; i++)
+        r->s[i] = splitmix64(&seed);
+}
+
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+static uint64_t rng_next(rng *r)
+{
+    uint64_t *s = r->s;
+    uint64_t result = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return result;
+}
+
+/* uniform in [0, 1) */
+static double rng_uniform(rng *r) { return (double)(rng_next(r) >> 11) * 0x1.0p-53; }
+static double rng_exp(rng *r, double mean) { return -mean * log(1.0 - rng_uniform(r)); }
+
+static int64_t draw_length(rng *r, const gp_length_spec *ls)
+{
+    int64_t lo = ls->min > 0 ? ls->min : 1, hi = ls->max > 0 ? ls->max : INT64_MAX / 4, v;
+    switch (ls->dist) {
+    case GP_LENGTH_UNIFORM:
+        v = lo + (int64_t)(rng_uniform(r) * (double)(hi - lo + 1));
+        break;
+    case GP_LENGTH_EXPONENTIAL:
+        v = (int64_t)llround(rng_exp(r, ls->mean));
+        break;
+    default:
+        v = (int64_t)llround(ls->mean);
+        break;
+    }
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* ---- requests and queues ------------------------------------------------------------- */
+typedef struct req {
+    double arrival, first_token;
+    int64_t prompt, output;
+    int64_t len;       /* tokens that exist: prompt + generated */
+    int64_t computed;  /* tokens whose KV is in the cache */
+    int64_t generated;
+    int64_t blocks;
+    int64_t index;     /* issue order */
+    int64_t user;      /* closed loop: who sent it */
+} req;
+
+typedef struct deque {
+    req *v;
+    size_t cap, head, n;
+} deque;
+
+static int dq_grow(deque *q)
+{
+    size_t nc = q->cap ? q->cap * 2 : 1024;
+    req *nv = malloc(nc * sizeof *nv);
+    if (!nv)
+        return -1;
+    for (size_t i = 0; i < q->n; i++)
+        nv[i] = q->v[(q->head + i) % q->cap];
+    free(q->v);
+    q->v = nv;
+    q->cap = nc;
+    q->head = 0;
+    return 0;
+}
+
+static int dq_push_back(deque *q, const req *r)
+{
+    if (q->n == q->cap && dq_grow(q))
+        return -1;
+    q->v[(q->head + q->n) % q->cap] = *r;
+    q->n++;
+    return 0;
+}
+
+static int dq_push_front(deque *q, const req *r)
+{
+    if (q->n == q->cap && dq_grow(q))
+        return -1;
+    q->head = (q->head + q->cap - 1) % q->cap;
+    q->v[q->head] = *r;
+    q->n++;
+    return 0;
+}
+
+static req *dq_front(deque *q) { return &q->v[q->head]; }
+static void dq_pop_front(deque *q)
+{
+    q->head = (q->head + 1) % q->cap;
+    q->n--;
+}
+
+/* min-heap of (time, user) for closed-loop think times */
+typedef struct hnode {
+    double t;
+    int64_t user;
+} hnode;
+
+static void heap_push(hnode *h, int64_t *n, hnode x)
+{
+    int64_t i = (*n)++;
+    while (i > 0) {
+        int64_t p = (i - 1) / 2;
+        if (h[p].t <= x.t)
+            break;
+        h[i] = h[p];
+        i = p;
+    }
+    h[i] = x;
+}
+
+static hnode heap_pop(hnode *h, int64_t *n)
+{
+    hnode top = h[0], x = h[--(*n)];
+    int64_t i = 0;
+    for (;;) {
+        int64_t c = 2 * i + 1;
+        if (c >= *n)
+            break;
+        if (c + 1 < *n && h[c + 1].t < h[c].t)
+            c++;
+        if (x.t <= h[c].t)
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (*n > 0)
+        h[i] = x;
+    return top;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Percentile with linear interpolation between closest ranks (numpy's default). */
+static double pct(const double *sorted, int64_t n, double q)
+{
+    if (n <= 0)
+        return 0.0;
+    double pos = q * (double)(n - 1);
+    int64_t i = (int64_t)pos;
+    if (i >= n - 1)
+        return sorted[n - 1];
+    return sorted[i] + (sorted[i + 1] - sorted[i]) * (pos - (double)i);
+}
+
+static void stats(double *v, int64_t n, gp_latency_stats *s)
+{
+    memset(s, 0, sizeof *s);
+    if (n <= 0)
+        return;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    double sum = 0;
+    for (int64_t i = 0; i < n; i++)
+        sum += v[i];
+    s->mean = sum / (double)n;
+    s->p50 = pct(v, n, 0.50);
+    s->p90 = pct(v, n, 0.90);
+    s->p99 = pct(v, n, 0.99);
+    s->max = v[n - 1];
+}
+
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* The simulation's whole state, so helpers stay small. */
+typedef struct sim {
+    const gp_step_model *sm;
+    const gp_sched_config *sc;
+    const gp_traffic *t;
+    rng r;
+    deque waiting;
+    req *running;
+    int64_t n_running;
+    int64_t free_blocks;
+    int64_t issued;        /* requests created so far */
+    int64_t total;         /* requests to create */
+    double next_arrival;   /* open loop / trace / burst: time of request `issued` */
+    hnode *heap;           /* closed loop: users' next send times */
+    int64_t heap_n;
+    /* results per request, by issue index */
+    double *ttft, *tpot, *e2e;
+    double *arrival_of;
+    int64_t *out_tokens, *in_tokens;
+    unsigned char *done;   /* 1 completed, 2 rejected */
+    int64_t preemptions, steps, rejected;
+} sim;
+
+static void make_request(sim *s, int64_t user, double at, req *q)
+{
+    memset(q, 0, sizeof *q);
+    q->index = s->issued++;
+    q->user = user;
+    q->arrival = at;
+    if (s->t->arrival == GP_ARRIVAL_TRACE) {
+        const gp_trace_request *tr = &s->t->trace[q->index];
+        q->prompt = tr->prompt_tokens > 0 ? tr->prompt_tokens : 1;
+        q->output = tr->output_tokens > 0 ? tr->output_tokens : 1;
+    } else {
+        q->prompt = draw_length(&s->r, &s->t->prompt);
+        q->output = draw_length(&s->r, &s->t->output);
+    }
+    q->len = q->prompt;
+    s->arrival_of[q->index] = at;
+    s->in_tokens[q->index] = q->prompt;
+    s->out_tokens[q->index] = q->output;
+}
+
+static void schedule_next_open_arrival(sim *s)
+{
+    if (s->issued >= s->total) {
+        s->next_arrival = INFINITY;
+        return;
+    }
+    switch (s->t->arrival) {
+    case GP_ARRIVAL_POISSON:
+        s->next_arrival += rng_exp(&s->r, 1.0 / s->t->rate);
+        break;
+    case GP_ARRIVAL_FIXED_RATE:
+        s->next_arrival = (double)s->issued / s->t->rate;
+        break;
+    case GP_ARRIVAL_TRACE:
+        s->next_arrival = s->t->trace[s->issued].arrival_s;
+        break;
+    default: /* burst */
+        s->next_arrival = 0.0;
+        break;
+    }
+}
+
+/* A request that can never run (too long for max_model_len or the whole pool). */
+static int never_fits(const sim *s, const req *q)
+{
+    int64_t need = q->prompt + q->output;
+    if (s->sc->max_model_len > 0 && need > s->sc->max_model_len)
+        return 1;
+    return ceil_div(need, s->sc->block_size) > s->sc->kv_blocks;
+}
+
+static void user_done(sim *s, int64_t user, double now)
+{
+    if (s->t->arrival != GP_ARRIVAL_CLOSED_LOOP || s->issued + s->heap_n >= s->total)
+        return;
+    double think = s->t->think_time_s > 0 ? rng_exp(&s->r, s->t->think_time_s) : 0.0;
+    heap_push(s->heap, &s->heap_n, (hnode){now + think, user});
+}
+
+/* Move every arrival at or before `now` into the waiting queue. */
+static int admit_arrivals(sim *s, double now)
+{
+    req q;
+    if (s->t->arrival == GP_ARRIVAL_CLOSED_LOOP) {
+        while (s->heap_n > 0 && s->heap[0].t <= now && s->issued < s->total) {
+            hnode h = heap_pop(s->heap, &s->heap_n);
+            make_request(s, h.user, h.t, &q);
+            if (never_fits(s, &q)) {
+                s->done[q.index] = 2;
+                s->rejected++;
+                user_done(s, h.user, h.t);
+                continue;
+            }
+            if (dq_push_back(&s->waiting, &q))
+                return -1;
+        }
+        return 0;
+    }
+    while (s->next_arrival <= now && s->issued < s->total) {
+        make_request(s, -1, s->next_arrival, &q);
+        schedule_next_open_arrival(s);
+        if (never_fits(s, &q)) {
+            s->done[q.index] = 2;
+            s->rejected++;
+            continue;
+        }
+        if (dq_push_back(&s->waiting, &q))
+            return -1;
+    }
+    return 0;
+}
+
+static double next_event_time(const sim *s)
+{
+    if (s->t->arrival == GP_ARRIVAL_CLOSED_LOOP)
+        return s->heap_n > 0 && s->issued < s->total ? s->heap[0].t : INFINITY;
+    return s->issued < s->total ? s->next_arrival : INFINITY;
+}
+
+/* Preempt the last running sequence: free its KV, recompute it later. */
+static int preempt_last(sim *s)
+{
+    req *v = &s->running[--s->n_running];
+    s->free_blocks += v->blocks;
+    v->blocks = 0;
+    v->computed = 0;
+    s->preemptions++;
+    return dq_push_front(&s->waiting, v);
+}
+
+gp_status gp_simulate(const gp_step_model *sm, const gp_sched_config *sc, const gp_traffic *t, const gp_slo *slo,
+                      gp_sim_result *out, gp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!sm || !sc || !t)
+        return gpi_fail(err, GP_EINVAL, "simulate: step model, scheduler and traffic are required");
+    if (sc->max_num_seqs < 1 || sc->max_num_batched_tokens < 1 || sc->kv_blocks < 1 || sc->block_size < 1)
+        return gpi_fail(err, GP_EINVAL, "the engine needs at least one sequence, one batched token and one KV block");
+    if ((unsigned)t->arrival >= GP_ARRIVAL_COUNT)
+        return gpi_fail(err, GP_EINVAL, "unknown arrival process");
+    int64_t total = t->requests;
+    if (t->arrival == GP_ARRIVAL_TRACE) {
+        if (!t->trace || t->trace_len == 0)
+            return gpi_fail(err, GP_EINVAL, "a trace arrival process needs a non-empty trace");
+        if (total <= 0 || total > (int64_t)t->trace_len)
+            total = (int64_t)t->trace_len;
+        for (int64_t i = 1; i < total; i++)
+            if (t->trace[i].arrival_s < t->trace[i - 1].arrival_s)
+                return gpi_fail(err, GP_EINVAL, "trace arrivals must not decrease (request %lld)", (long long)i + 1);
+    }
+    if (total < 1 || total > ((int64_t)1 << 31))
+        return gpi_fail(err, GP_EINVAL, "requests must be between 1 and 2^31, not %lld", (long long)total);
+    if ((t->arrival == GP_ARRIVAL_POISSON || t->arrival == GP_ARRIVAL_FIXED_RATE) && !(t->rate > 0 && isfinite(t->rate)))
+        return gpi_fail(err, GP_EINVAL, "an open-loop arrival rate must be a positive finite number (use burst for inf)");
+    if (t->arrival == GP_ARRIVAL_CLOSED_LOOP && (t->users < 1 || t->users > ((int64_t)1 << 24) || t->think_time_s < 0))
+        return gpi_fail(err, GP_EINVAL, "a closed loop needs 1 to 2^24 users and a non-negative think time");
+    if (t->arrival != GP_ARRIVAL_TRACE) {
+        if ((unsigned)t->prompt.dist >= GP_LENGTH_COUNT || (unsigned)t->output.dist >= GP_LENGTH_COUNT ||
+            !(t->prompt.mean >= 1 || t->prompt.dist == GP_LENGTH_UNIFORM) ||
+            !(t->output.mean >= 1 || t->output.dist == GP_LENGTH_UNIFORM))
+            return gpi_fail(err, GP_EINVAL, "prompt and output lengths must be at least 1 token");
+    }
+
+    sim s;
+    memset(&s, 0, sizeof s);
+    s.sm = sm;
+    s.sc = sc;
+    s.t = t;
+    s.total = total;
+    s.free_blocks = sc->kv_blocks;
+    rng_seed(&s.r, t->seed);
+    size_t n = (size_t)total;
+    s.running = malloc((size_t)sc->max_num_seqs * sizeof *s.running);
+    s.ttft = malloc(n * sizeof *s.ttft);
+    s.tpot = malloc(n * sizeof *s.tpot);
+    s.e2e = malloc(n * sizeof *s.e2e);
+    s.arrival_of = malloc(n * sizeof *s.arrival_of);
+    s.out_tokens = malloc(n * sizeof *s.out_tokens);
+    s.in_tokens = malloc(n * sizeof *s.in_tokens);
+    s.done = calloc(n, 1);
+    if (t->arrival == GP_ARRIVAL_CLOSED_LOOP)
+        s.heap = malloc((size_t)t->users * sizeof *s.heap);
+    gp_status st = GP_OK;
+    if (!s.running || !s.ttft || !s.tpot || !s.e2e || !s.arrival_of || !s.out_tokens || !s.in_tokens || !s.done ||
+        (t->arrival == GP_ARRIVAL_CLOSED_LOOP && !s.heap)) {
+        st = gpi_fail(err, GP_ENOMEM, "out of memory for %lld simulated requests", (long long)total);
+        goto done;
+    }
+
+    /* first arrivals */
+    if (t->arrival == GP_ARRIVAL_CLOSED_LOOP) {
+        /* users start spread over one think time (all at once without think time) */
+        for (int64_t u = 0; u < t->users && u < total; u++)
+            heap_push(s.heap, &s.heap_n, (hnode){t->think_time_s > 0 ? rng_uniform(&s.r) * t->think_time_s : 0.0, u});
+    } else if (t->arrival == GP_ARRIVAL_POISSON) {
+        s.next_arrival = rng_exp(&s.r, 1.0 / t->rate);
+    } else if (t->arrival == GP_ARRIVAL_TRACE) {
+        s.next_arrival = t->trace[0].arrival_s;
+    } else {
+        s.next_arrival = 0.0;
+    }
+
+    double now = next_event_time(&s);
+    if (now < 0)
+        now = 0;
+    double kv_time = 0, kv_peak = 0, run_time = 0, busy = 0;
+    const int64_t bs = sc->block_size;
+    int64_t finished = 0;
+    /* per-step scheduled tokens, parallel to running[] */
+    int64_t *sched = malloc((size_t)sc->max_num_seqs * sizeof *sched);
+    if (!sched) {
+        st = gpi_fail(err, GP_ENOMEM, "out of memory");
+        goto done;
+    }
+    while (finished + s.rejected < total) {
+        if (admit_arrivals(&s, now)) {
+            st = gpi_fail(err, GP_ENOMEM, "out of memory for the waiting queue");
+            break;
+        }
+        if (s.n_running == 0 && s.waiting.n == 0) {
+            double nx = next_event_time(&s);
+            if (!isfinite(nx))
+                break; /* nothing left to arrive */
+            now = nx > now ? nx : now;
+            continue;
+        }
+        /* ---- schedule ---- */
+        int64_t budget = sc->max_num_batched_tokens;
+        int preempted = 0;
+        gp_batch_shape b = {0, 0, 0, 0};
+        int64_t i;
+        for (i = 0; i < s.n_running && budget > 0; i++) {
+            req *q = &s.running[i];
+            int64_t want = q->len - q->computed;
+            if (want > budget)
+                want = budget;
+            int64_t need = ceil_div(q->computed + want, bs) - q->blocks;
+            while (need > s.free_blocks && s.n_running > i + 1) {
+                if (preempt_last(&s)) {
+                    st = gpi_fail(err, GP_ENOMEM, "out of memory for the waiting queue");
+                    goto loop_out;
+                }
+                preempted = 1;
+            }
+            if (need > s.free_blocks) { /* even alone it cannot grow: preempt it too */
+                if (preempt_last(&s)) {
+                    st = gpi_fail(err, GP_ENOMEM, "out of memory for the waiting queue");
+                    goto loop_out;
+                }
+                preempted = 1;
+                break;
+            }
+            if (need > 0) {
+                s.free_blocks -= need;
+                q->blocks += need;
+            }
+            sched[i] = want;
+            budget -= want;
+        }
+        int64_t scheduled_running = i;
+        for (; i < s.n_running; i++)
+            sched[i] = 0; /* out of budget this step */
+        /* admit waiting requests */
+        while (!preempted && budget > 0 && s.waiting.n > 0 && s.n_running < sc->max_num_seqs) {
+            req *q = dq_front(&s.waiting);
+            int64_t want = q->len - q->computed;
+            if (want > budget)
+                want = budget;
+            int64_t need = ceil_div(q->computed + want, bs) - q->blocks;
+            if (need > s.free_blocks)
+                break;
+            s.free_blocks -= need;
+            q->blocks += need;
+            s.running[s.n_running] = *q;
+            sched[s.n_running] = want;
+            s.n_running++;
+            dq_pop_front(&s.waiting);
+            budget -= want;
+        }
+        (void)scheduled_running;
+        if (budget == sc->max_num_batched_tokens) {
+            /* nothing could be scheduled: wait for an arrival (or give up if none) */
+            double nx = next_event_time(&s);
+            if (!isfinite(nx) && s.n_running == 0) {
+                st = gpi_fail(err, GP_EINVAL, "the scheduler cannot make progress (KV pool too small for one request)");
+                break;
+            }
+            if (!isfinite(nx))
+                nx = now;
+            now = nx > now ? nx : now;
+            if (s.n_running == 0)
+                continue;
+        }
+        /* ---- batch shape ---- */
+        for (i = 0; i < s.n_running; i++) {
+            const req *q = &s.running[i];
+            double c = (double)q->computed, k = (double)sched[i];
+            if (k <= 0)
+                continue;
+            b.tokens += k;
+            b.attn_pairs += k * c + k * (k + 1.0) / 2.0;
+            b.kv_tokens += c;
+            if (q->computed + sched[i] == q->len)
+                b.sampled += 1;
+        }
+        double dt = gp_step_time(sm, &b, NULL);
+        double used = (double)(sc->kv_blocks - s.free_blocks) / (double)sc->kv_blocks;
+        kv_time += used * dt;
+        run_time += (double)s.n_running * dt;
+        busy += dt;
+        if (used > kv_peak)
+            kv_peak = used;
+        now += dt;
+        s.steps++;
+        /* ---- advance ---- */
+        int64_t w = 0;
+        for (i = 0; i < s.n_running; i++) {
+            req *q = &s.running[i];
+            int64_t k = sched[i];
+            q->computed += k;
+            int finished_now = 0;
+            if (k > 0 && q->computed == q->len) {
+                q->generated++;
+                q->len++;
+                if (q->generated == 1)
+                    q->first_token = now;
+                if (q->generated >= q->output) {
+                    int64_t idx = q->index;
+                    s.done[idx] = 1;
+                    s.ttft[idx] = q->first_token - q->arrival;
+                    s.e2e[idx] = now - q->arrival;
+                    s.tpot[idx] = q->output > 1 ? (s.e2e[idx] - s.ttft[idx]) / (double)(q->output - 1) : 0.0;
+                    s.free_blocks += q->blocks;
+                    finished++;
+                    finished_now = 1;
+                    user_done(&s, q->user, now);
+                }
+            }
+            if (!finished_now) {
+                if (w != i)
+                    s.running[w] = *q;
+                w++;
+            }
+        }
+        s.n_running = w;
+    }
+loop_out:
+    free(sched);
+    if (st)
+        goto done;
+
+    /* ---- results: closed loop excludes each user's first request (the initial burst) and
+     * the requests issued after the last full-concurrency point ---- */
+    {
+        int64_t lo = 0, hi = total;
+        if (t->arrival == GP_ARRIVAL_CLOSED_LOOP && total >= 3 * t->users) {
+            lo = t->users;
+            hi = total - t->users;
+        }
+        int64_t nc = 0, nt = 0, good = 0;
+        double first = INFINITY, last = 0, out_tok = 0, in_tok = 0;
+        double *tp = s.tpot; /* compact in place: tpot only for outputs > 1 token */
+        for (int64_t i = lo; i < hi; i++) {
+            if (s.done[i] != 1)
+                continue;
+            double fin = s.arrival_of[i] + s.e2e[i];
+            if (s.arrival_of[i] < first)
+                first = s.arrival_of[i];
+            if (fin > last)
+                last = fin;
+            out_tok += (double)s.out_tokens[i];
+            in_tok += (double)s.in_tokens[i];
+            int ok = (!slo || slo->ttft_s <= 0 || s.ttft[i] <= slo->ttft_s) &&
+                     (!slo || slo->tpot_s <= 0 || s.tpot[i] <= slo->tpot_s);
+            good += ok;
+            s.ttft[nc] = s.ttft[i];
+            s.e2e[nc] = s.e2e[i];
+            if (s.out_tokens[i] > 1)
+                tp[nt++] = s.tpot[i];
+            nc++;
+        }
+        out->requests = nc;
+        out->rejected = s.rejected;
+        out->duration_s = nc ? last - first : 0.0;
+        stats(s.ttft, nc, &out->ttft);
+        stats(tp, nt, &out->tpot);
+        stats(s.e2e, nc, &out->e2e);
+        if (out->duration_s > 0) {
+            out->requests_per_s = (double)nc / out->duration_s;
+            out->output_tokens_per_s = out_tok / out->duration_s;
+            out->total_tokens_per_s = (out_tok + in_tok) / out->duration_s;
+            out->goodput_requests_per_s = (double)good / out->duration_s;
+        }
+        out->slo_attainment = nc ? (double)good / (double)nc : 0.0;
+        out->kv_utilization_mean = busy > 0 ? kv_time / busy : 0.0;
+        out->kv_utilization_peak = kv_peak;
+        out->mean_running = busy > 0 ? run_time / busy : 0.0;
+        out->preemptions = s.preemptions;
+        out->steps = s.steps;
+    }
+done:
+    free(s.waiting.v);
+    free(s.running);
+    free(s.ttft);
+    free(s.tpot);
+    free(s.e2e);
+    free(s.arrival_of);
+    free(s.out_tokens);
+    free(s.in_tokens);
+    free(s.done);
+    free(s.heap);
+    return st;
+}
+
+/* ---- traces ------------------------------------------------------------------------------ */
+
+void gp_trace_free(gp_trace_request *t) { free(t); }
+
+static int parse_csv_line(char *line, gp_trace_request *r)
+{
+    char *end;
+    double a = strtod(line, &end);
+    if (end == line || *end != ',')
+        return -1;
+    char *p = end + 1;
+    long long pr = strtoll(p, &end, 10);
+    if (end == p || *end != ',')
+        return -1;
+    p = end + 1;
+    long long o = strtoll(p, &end, 10);
+    if (end == p)
+        return -1;
+    while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n')
+        end++;
+    if (*end && *end != ',')
+        return -1;
+    r->arrival_s = a;
+    r->prompt_tokens = pr;
+    r->output_tokens = o;
+    return 0;
+}
+
+static double json_num_any(json_t *o, const char *const *keys, int *found)
+{
+    for (int i = 0; keys[i]; i++) {
+        json_t *v = json_object_get(o, keys[i]);
+        if (json_is_number(v)) {
+            *found = 1;
+            return json_number_value(v);
+        }
+    }
+    *found = 0;
+    return 0;
+}
+
+gp_status gp_trace_read(const char *path, gp_trace_request **out, size_t *n, gp_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    uint8_t *buf;
+    size_t len;
+    uint64_t fsz;
+    gp_status st = gpi_read_file_prefix(path, 1u << 30, &buf, &len, &fsz, err);
+    if (st)
+        return st;
+    if (fsz > len) {
+        free(buf);
+        gpi_error_set_path(err, path);
+        return gpi_fail(err, GP_ELIMIT, "trace %s is larger than 1 GiB", path);
+    }
+    size_t cap = 1024, cnt = 0;
+    gp_trace_request *v = malloc(cap * sizeof *v);
+    if (!v) {
+        free(buf);
+        return gpi_fail(err, GP_ENOMEM, "out of memory reading %s", path);
+    }
+    char *s = (char *)buf;
+    int line = 0;
+    static const char *const k_arr[] = {"arrival_s", "arrival_time", "timestamp", "arrival", NULL};
+    static const char *const k_in[] = {"prompt_tokens", "input_tokens", "input_length", "prompt_len", NULL};
+    static const char *const k_out[] = {"output_tokens", "output_length", "output_len", NULL};
+    while (*s) {
+        char *e = strchr(s, '\n');
+        if (e)
+            *e = '\0';
+        line++;
+        char *p = s;
+        while (*p == ' ' || *p == '\t' || *p == '\r')
+            p++;
+        s = e ? e + 1 : s + strlen(s);
+        if (!*p || *p == '#')
+            continue;
+        gp_trace_request r;
+        if (*p == '{') {
+            json_error_t je;
+            json_t *o = json_loads(p, 0, &je);
+            int fa, fi, fo;
+            if (o) {
+                r.arrival_s = json_num_any(o, k_arr, &fa);
+                r.prompt_tokens = (int64_t)json_num_any(o, k_in, &fi);
+                r.output_tokens = (int64_t)json_num_any(o, k_out, &fo);
+                json_decref(o);
+            }
+            if (!o || !fa || !fi || !fo) {
+                free(v);
+                free(buf);
+                gpi_error_set_path(err, path);
+                if (err)
+                    err->line = line;
+                return gpi_fail(err, GP_EPARSE, "%s:%d: a trace line needs arrival_s, prompt_tokens and output_tokens%s%s",
+                                path, line, o ? "" : ": ", o ? "" : je.text);
+            }
+        } else if (parse_csv_line(p, &r)) {
+            if (cnt == 0 && line == 1 && ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
+                continue; /* a CSV header */
+            free(v);
+            free(buf);
+            gpi_error_set_path(err, path);
+            if (err)
+                err->line = line;
+            return gpi_fail(err, GP_EPARSE, "%s:%d: expected 'arrival_s,prompt_tokens,output_tokens'", path, line);
+        }
+        if (!(r.arrival_s >= 0) || r.prompt_tokens < 1 || r.output_tokens < 1 || (cnt && r.arrival_s < v[cnt - 1].arrival_s)) {
+            free(v);
+            free(buf);
+            gpi_error_set_path(err, path);
+            if (err)
+                err->line = line;
+            return gpi_fail(err, GP_EINVAL, "%s:%d: arrival must be >= 0 and not decrease; token counts >= 1", path, line);
+        }
+        if (cnt == cap) {
+            gp_trace_request *nv = realloc(v, 2 * cap * sizeof *v);
+            if (!nv) {
+                free(v);
+                free(buf);
+                return gpi_fail(err, GP_ENOMEM, "out of memory reading %s", path);
+            }
+            v = nv;
+            cap *= 2;
+        }
+        v[cnt++] = r;
+    }
+    free(buf);
+    if (cnt == 0) {
+        free(v);
+        gpi_error_set_path(err, path);
+        return gpi_fail(err, GP_EPARSE, "trace %s has no requests", path);
+    }
+    *out = v;
+    *n = cnt;
+    return GP_OK;
+}
