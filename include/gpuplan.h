@@ -549,6 +549,7 @@ GP_API const gp_link *gp_catalog_gpu_link(const gp_catalog *cat, const gp_gpu *g
 GP_API gp_status gp_model_resolve(const gp_catalog *cat, const char *spec, gp_model *out,
                                   gp_error *err);
 
+#include "gpuplan/train.h"
 #include "gpuplan/serve.h"
 
 #ifdef __cplusplus

@@ -23,6 +23,8 @@ typedef struct gp_perf_params {
     double compute_efficiency;   /* achieved fraction of the dense tensor peak in GEMMs */
     double bandwidth_efficiency; /* achieved fraction of HBM bandwidth on streaming reads */
     double step_overhead_s;      /* per engine step: scheduling, launches, sampling (CPU side) */
+    double seq_overhead_s;       /* per sequence per step: CPU bookkeeping that grows with the
+                                    batch (scheduler, detokenizer, sampler metadata) */
     double collective_latency_s; /* fixed cost of one TP all-reduce (launch + synchronisation) */
 } gp_perf_params;
 
@@ -145,6 +147,9 @@ typedef struct gp_sched_config {
     int64_t kv_blocks;              /* KV blocks in the pool */
     int64_t block_size;             /* tokens per block */
     int64_t max_model_len;          /* prompt + output cap (0: none) */
+    int reserve_full;               /* 1: admit only when the whole prompt + output fits
+                                       (TensorRT-LLM GUARANTEED_NO_EVICT; never preempts);
+                                       0: allocate as tokens come, preempt when full (vLLM) */
 } gp_sched_config;
 
 typedef struct gp_slo {
@@ -239,6 +244,8 @@ typedef struct gp_capacity_result {
     gp_serve_option best;      /* the cheapest setup meeting the targets */
     int n_options;             /* the cheapest meeting setup per (GPU, TP), and misses */
     gp_serve_option options[GP_SERVE_MAX_CANDIDATES];
+    int has_fewer;             /* 1: `fewer` holds the best setup with one replica less */
+    gp_serve_option fewer;     /* ... and its (missed) latencies, the evidence for `best` */
     int n_reasons;
     gp_serve_reason reasons[GP_SERVE_MAX_REASONS];
 } gp_capacity_result;

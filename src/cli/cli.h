@@ -140,5 +140,7 @@ int cmd_validate(int argc, char **argv, cli_common *common);
 int cmd_model(int argc, char **argv, cli_common *common);
 int cmd_gpus(int argc, char **argv, cli_common *common);
 int cmd_table(int argc, char **argv, cli_common *common);
+int cmd_serve(int argc, char **argv, cli_common *common);
+int cmd_train(int argc, char **argv, cli_common *common);
 
 #endif

@@ -14,7 +14,9 @@ static int cmd_version(int argc, char **argv, cli_common *common);
 static const cli_command commands[] = {
     {"model", cmd_model, "what a model is: parameters, bytes, KV cache per token, FLOPs (show, list)"},
     {"fit", cmd_fit, "memory per GPU for a workload and layout; one GPU or several, and why"},
+    {"train", cmd_train, "training step time, TFLOP/s, MFU, time to train; the layout search"},
     {"gpus", cmd_gpus, "the GPU catalog: memory, bandwidth, peak TFLOP/s, links"},
+    {"serve", cmd_serve, "serving latency, throughput and the cheapest setup under latency targets"},
     {"table", cmd_table, "the classic sizing table: 8B/13B/70B/405B, rules of thumb vs gpuplan"},
     {"validate", cmd_validate, "compare gpuplan with published measurements (shared/validation)"},
     {"version", cmd_version, "print the version"},

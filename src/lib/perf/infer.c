@@ -27,20 +27,23 @@
 #include <string.h>
 
 /* ---- calibrated constants (docs/serving.md, "Calibration": fitted on the TRT-LLM H100
- * rows and the vLLM A100 rows of shared/validation, checked on the others) ---------------- */
+ * rows of shared/validation, checked on the others) ---------------------------------------- */
 
-/* Achieved fraction of the dense tensor-core peak in large GEMMs. cuBLAS reaches 70-80% of
- * the H100 BF16 peak on large square GEMMs (NVIDIA Hopper tuning guide; llm-analysis uses
- * 0.7 as its suggested flops efficiency); fitted on prefill-heavy rows. */
-#define GP_COMPUTE_EFFICIENCY 0.62
+/* Achieved fraction of the dense tensor-core peak in the GEMMs of a serving step. cuBLAS
+ * reaches 70-80% of the H100 BF16 peak on large square GEMMs, less in FP8 and on the skinny
+ * shapes of mixed prefill/decode batches (llm-analysis suggests 0.7 as flops efficiency).
+ * Fitted: 0.50 on the TensorRT-LLM H100 rows (FP8) of shared/validation. */
+#define GP_COMPUTE_EFFICIENCY 0.50
 /* Achieved fraction of HBM bandwidth when streaming weights and KV: ~80-90% of the peak in
- * bandwidth tests (llm-analysis suggests hbm_memory_efficiency 0.9); fitted on decode-heavy
- * rows. */
-#define GP_BANDWIDTH_EFFICIENCY 0.80
-/* Fixed cost per engine step, seconds. TensorRT-LLM (C++ runtime, CUDA graphs, overlap
- * scheduler); vLLM >= 0.6 (CUDA graphs, async output processing). Fitted. (vLLM 0.5's larger
- * Python-side overhead is a constant of the validation mapper, validate_serve.c.) */
-#define GP_STEP_OVERHEAD_TRTLLM_S 0.0015
+ * bandwidth tests (llm-analysis suggests hbm_memory_efficiency 0.9). Fitted: 0.85 on the
+ * same rows. */
+#define GP_BANDWIDTH_EFFICIENCY 0.85
+/* Fixed cost per engine step, seconds: CPU scheduling, launches, sampling not hidden behind
+ * the GPU. TensorRT-LLM (C++ runtime, CUDA graphs, overlap scheduler): fitted 0.5 ms on the
+ * same rows. vLLM >= 0.6 (CUDA graphs, async output processing, multi-step/async
+ * scheduling): 3 ms, assumed (no case of a current vLLM in shared/validation). vLLM 0.5's
+ * larger Python-side overhead is a constant of the validation mapper, validate_serve.c. */
+#define GP_STEP_OVERHEAD_TRTLLM_S 0.0005
 #define GP_STEP_OVERHEAD_VLLM_S 0.0030
 /* Fixed cost of one all-reduce: launch and synchronisation of the custom (one-shot) all-reduce
  * kernels vLLM and TensorRT-LLM use on NVLink for small messages; NCCL's ring latency on 8
@@ -57,6 +60,7 @@ void gp_perf_params_defaults(gp_perf_params *p, gp_engine engine)
     p->bandwidth_efficiency = GP_BANDWIDTH_EFFICIENCY;
     p->step_overhead_s = engine == GP_ENGINE_TRTLLM ? GP_STEP_OVERHEAD_TRTLLM_S : GP_STEP_OVERHEAD_VLLM_S;
     p->collective_latency_s = GP_COLLECTIVE_LATENCY_S;
+    p->seq_overhead_s = 0.0; /* C++ runtimes and vLLM >= 0.6: hidden behind the GPU step */
 }
 
 /* The GEMM precision: W8A8 / FP4 paths when the GPU has them, else 16-bit (weight-only
@@ -103,7 +107,8 @@ gp_status gp_step_model_init(const gp_model *m, const gp_gpu *gpu, const gp_link
         gp_perf_params_defaults(&out->params, w->engine);
     const gp_perf_params *pp = &out->params;
     if (!(pp->compute_efficiency > 0 && pp->compute_efficiency <= 1 && pp->bandwidth_efficiency > 0 &&
-          pp->bandwidth_efficiency <= 1 && pp->step_overhead_s >= 0 && pp->collective_latency_s >= 0))
+          pp->bandwidth_efficiency <= 1 && pp->step_overhead_s >= 0 && pp->collective_latency_s >= 0 &&
+          pp->seq_overhead_s >= 0))
         return gpi_fail(err, GP_EINVAL, "efficiencies must be in (0, 1] and overheads non-negative");
 
     gp_dtype wt = w->dtype != GP_DTYPE_UNKNOWN ? w->dtype : m->quant != GP_DTYPE_UNKNOWN ? m->quant : m->dtype;
@@ -217,7 +222,7 @@ double gp_step_time(const gp_step_model *sm, const gp_batch_shape *b, gp_step_br
         d.comm_s += T * sm->a2a_bytes_per_token / sm->link_bytes_per_s;
     if (sm->pp > 1)
         d.comm_s += T * sm->pp_bytes_per_token / sm->pp_link_bytes_per_s + (sm->pp - 1) * sm->params.collective_latency_s;
-    d.overhead_s = sm->params.step_overhead_s;
+    d.overhead_s = sm->params.step_overhead_s + sm->params.seq_overhead_s * b->sampled;
     d.flops = lf + ef + af + hf;
     d.bytes = lb + eb + ab + hb;
     d.total_s = d.linear_s + d.experts_s + d.attention_s + d.head_s + d.comm_s + d.overhead_s;

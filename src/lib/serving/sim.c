@@ -11,7 +11,8 @@
  *    freed and it goes back to the front of the queue, to be recomputed (prompt + tokens
  *    generated so far) when readmitted;
  *  - waiting requests are admitted in arrival order while the budget, max_num_seqs and free
- *    blocks allow, and not in a step that preempted;
+ *    blocks allow, and not in a step that preempted (with reserve_full, as TensorRT-LLM's
+ *    GUARANTEED_NO_EVICT policy, only when the request's whole prompt + output fits);
  *  - a sequence whose every token has KV samples one token at the end of the step: the first
  *    at TTFT, the last finishes the request.
  * Step durations come from gp_step_time. Time advances step by step; with nothing to run it
@@ -475,7 +476,6 @@ gp_status gp_simulate(const gp_step_model *sm, const gp_sched_config *sc, const 
             sched[i] = want;
             budget -= want;
         }
-        int64_t scheduled_running = i;
         for (; i < s.n_running; i++)
             sched[i] = 0; /* out of budget this step */
         /* admit waiting requests */
@@ -484,7 +484,7 @@ gp_status gp_simulate(const gp_step_model *sm, const gp_sched_config *sc, const 
             int64_t want = q->len - q->computed;
             if (want > budget)
                 want = budget;
-            int64_t need = ceil_div(q->computed + want, bs) - q->blocks;
+            int64_t need = ceil_div(sc->reserve_full ? q->prompt + q->output : q->computed + want, bs) - q->blocks;
             if (need > s.free_blocks)
                 break;
             s.free_blocks -= need;
@@ -495,19 +495,17 @@ gp_status gp_simulate(const gp_step_model *sm, const gp_sched_config *sc, const 
             dq_pop_front(&s.waiting);
             budget -= want;
         }
-        (void)scheduled_running;
         if (budget == sc->max_num_batched_tokens) {
-            /* nothing could be scheduled: wait for an arrival (or give up if none) */
+            /* nothing scheduled: after a preemption retry; else wait for the next arrival */
+            if (preempted)
+                continue;
             double nx = next_event_time(&s);
-            if (!isfinite(nx) && s.n_running == 0) {
+            if (!isfinite(nx)) {
                 st = gpi_fail(err, GP_EINVAL, "the scheduler cannot make progress (KV pool too small for one request)");
                 break;
             }
-            if (!isfinite(nx))
-                nx = now;
             now = nx > now ? nx : now;
-            if (s.n_running == 0)
-                continue;
+            continue;
         }
         /* ---- batch shape ---- */
         for (i = 0; i < s.n_running; i++) {

@@ -1,0 +1,113 @@
+/*
+ * gpuplan/train.h: training performance (step time, TFLOP/s, MFU) and the parallel-layout
+ * search. Included by gpuplan.h; not meant to be included alone.
+ * Formulas and constants: docs/performance.md.
+ */
+#ifndef GPUPLAN_TRAIN_H
+#define GPUPLAN_TRAIN_H
+
+/* Where the GPUs sit: how many per node, and the links inside and between nodes. */
+typedef struct gp_cluster {
+    int gpus_per_node;          /* GPUs sharing the scale-up link (8 for HGX/DGX) */
+    double intra_gbps;          /* per GPU, one direction, GB/s, inside a node (0: from the GPU) */
+    double inter_gbps;          /* per GPU, one direction, GB/s, between nodes (NIC share) */
+    char intra_name[48];        /* "NVLink 4", "pcie5" */
+    char inter_name[48];        /* "ib-ndr" */
+} gp_cluster;
+
+/* Defaults for a GPU: its scale-up domain as the node (8 for PCIe cards), its own scale-up
+ * bandwidth (or PCIe of its generation) inside, and one `inter` link per GPU between nodes
+ * (`inter` may be NULL: InfiniBand NDR, 50 GB/s per GPU). */
+GP_API void gp_cluster_defaults(gp_cluster *c, const gp_catalog *cat, const gp_gpu *gpu,
+                                const gp_link *inter);
+
+/* One training step under a layout, and what it costs. Times in seconds, per step. */
+typedef struct gp_train_perf {
+    double step_time_s;         /* one optimizer step */
+    /* breakdown (sums to step_time_s) */
+    double compute_s;           /* matrix multiplies and attention on the slowest stage */
+    double memory_s;            /* memory-bound work: norms, activations, element-wise */
+    double tp_comm_s;           /* exposed tensor-parallel collectives */
+    double cp_comm_s;           /* exposed context-parallel KV exchange */
+    double ep_comm_s;           /* exposed expert-parallel all-to-all */
+    double pp_comm_s;           /* pipeline point-to-point sends */
+    double dp_comm_s;           /* exposed data-parallel / ZeRO / FSDP communication */
+    double bubble_s;            /* pipeline fill and drain */
+    double optimizer_s;         /* the optimizer step (HBM-bound) */
+    /* rates */
+    double tokens_per_s;        /* whole cluster */
+    double tokens_per_s_per_gpu;
+    double model_flops_per_token;   /* 6N + 12 L H d s (PaLM/Megatron convention, no recompute) */
+    double hw_flops_per_token;      /* + the recomputed forward work */
+    double model_tflops_per_gpu;    /* achieved, no recomputation counted */
+    double hw_tflops_per_gpu;       /* achieved, recomputation counted */
+    double mfu;                     /* model_tflops / dense peak of the compute dtype */
+    double hfu;                     /* hw_tflops / dense peak */
+    double time_to_train_s;         /* for the tokens asked (0 if none) */
+    int64_t micro_batches;          /* per step per data-parallel replica */
+    int gpus;
+} gp_train_perf;
+
+/* Estimate a training step. The workload gives the sequence length and precision (bf16 or
+ * fp8 compute), the layout the split, micro-batch and global batch (global_batch 0: dp x
+ * micro_batch). train_tokens > 0 fills time_to_train_s. */
+GP_API gp_status gp_train_perf_estimate(const gp_model *m, const gp_gpu *gpu, const gp_cluster *c,
+                                        const gp_workload *w, const gp_layout *l, double train_tokens,
+                                        gp_train_perf *out, gp_error *err);
+
+/* ---- layout search ------------------------------------------------------------------ */
+
+typedef enum gp_rank_by {
+    GP_RANK_TIME = 0,            /* shortest step (time to train) */
+    GP_RANK_COST,                /* lowest cost of the run (GPU-hours x price) */
+    GP_RANK_TOKENS_PER_DOLLAR,   /* most tokens per unit of money */
+    GP_RANK_COUNT
+} gp_rank_by;
+
+#define GP_TRAIN_TOP_MAX 32
+
+typedef struct gp_train_candidate {
+    gp_layout layout;
+    gp_train_perf perf;
+    gp_memory memory;
+    double cost;                 /* price_per_gpu_hour x gpus x time to train (or per step) */
+    char why[GP_ERROR_MSG_MAX];  /* why it ranks where it does, in a sentence */
+} gp_train_candidate;
+
+typedef struct gp_train_search_opts {
+    int gpus;                    /* GPUs to use; 0: the smallest count meeting deadline_s */
+    double deadline_s;           /* with gpus = 0: finish train_tokens within this */
+    double train_tokens;         /* tokens of the run (time to train, cost) */
+    gp_layout fixed;             /* dimensions > 0 here are fixed (tp, pp, dp, cp, ep,
+                                    micro_batch, global_batch, virtual_stages); zero/recompute
+                                    fixed when fix_zero / fix_recompute */
+    int fix_zero, fix_recompute;
+    int top_k;                   /* candidates to return (<= GP_TRAIN_TOP_MAX) */
+    gp_rank_by rank;
+    double price_per_gpu_hour;   /* for cost ranking; 0: rank by time */
+    int allow_tp_across_nodes;   /* TP beyond the scale-up domain */
+    int max_gpus;                /* bound for the deadline search (default 65536) */
+} gp_train_search_opts;
+
+typedef struct gp_train_search_result {
+    int gpus;                    /* GPUs searched at (the smallest meeting the deadline) */
+    int64_t evaluated;           /* layouts evaluated */
+    int64_t valid;               /* of those, valid (divisibility) */
+    int64_t fitting;             /* of those, fitting in memory */
+    int n_top;
+    gp_train_candidate top[GP_TRAIN_TOP_MAX];   /* best first */
+    int n_pareto;                /* Pareto front of (step time, memory per GPU) */
+    gp_train_candidate pareto[GP_TRAIN_TOP_MAX];
+    int n_reasons;
+    gp_reason reasons[GP_MAX_REASONS];
+} gp_train_search_result;
+
+GP_API void gp_train_search_defaults(gp_train_search_opts *o);
+
+/* Enumerate every valid layout for the GPU count, evaluate memory and step time (no
+ * allocation per layout), keep the top_k by the ranking and the Pareto front. */
+GP_API gp_status gp_train_search(const gp_model *m, const gp_gpu *gpu, const gp_cluster *c,
+                                 const gp_workload *w, const gp_train_search_opts *o,
+                                 gp_train_search_result *out, gp_error *err);
+
+#endif

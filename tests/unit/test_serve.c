@@ -1,0 +1,329 @@
+/*
+ * test_serve.c: step latency, the serving simulator and the capacity search. Expected values
+ * are worked out by hand in the comments (a tiny model on a made-up GPU with round peak
+ * figures and efficiencies of 1), or are invariants that hold for any correct simulator
+ * (one request alone, Little's law, preemption under a tiny KV pool, determinism).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* tiny model (tests/unit/test_model.c): 2 layers, d 16, 4 heads of 4, 2 KV heads, ffn 32,
+ * vocab 100, untied. Linear parameters 4,608 (attention 2 x 768, MLP 2 x 1,536); head
+ * 1,600; KV 2 layers x 2 heads x 4 x (k, v) x 2 B = 64 B per token. */
+static void tiny(gp_model *m)
+{
+    static const char cfg[] =
+        "{\"model_type\": \"llama\", \"vocab_size\": 100, \"hidden_size\": 16,\n"
+        " \"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"num_key_value_heads\": 2,\n"
+        " \"intermediate_size\": 32, \"tie_word_embeddings\": false, \"max_position_embeddings\": 4096}";
+    assert_int_equal(gp_model_from_hf_config_text(cfg, strlen(cfg), "tiny", m, NULL), GP_OK);
+}
+
+/* a GPU with 1 TFLOP/s (bf16), 1 GB/s of HBM and 1 GB/s per direction of NVLink */
+static void round_gpu(gp_gpu *g)
+{
+    memset(g, 0, sizeof *g);
+    snprintf(g->id, sizeof g->id, "ROUND");
+    g->memory_bytes = 1000000000ULL;
+    g->hbm_bandwidth_gbps = 1.0;
+    g->tflops[GP_DTYPE_BF16] = 1.0;
+    g->scale_up_gbps_bidir = 2.0;
+    g->scale_up_domain = 8;
+}
+
+static const gp_perf_params ideal = {1.0, 1.0, 0.0, 0.0, 0.0};
+
+static void step_model(gp_step_model *sm, int tp, double hbm_gbps)
+{
+    gp_model m;
+    tiny(&m);
+    gp_gpu g;
+    round_gpu(&g);
+    g.hbm_bandwidth_gbps = hbm_gbps;
+    gp_workload w;
+    gp_workload_defaults(&w, GP_TASK_INFER);
+    w.dtype = GP_DTYPE_BF16;
+    gp_layout l;
+    gp_layout_defaults(&l);
+    l.tp = tp;
+    assert_int_equal(gp_step_model_init(&m, &g, NULL, &w, &l, &ideal, sm, NULL), GP_OK);
+}
+
+/*
+ * Decode, batch 1, context 10, by hand:
+ *   linear: 4,608 params x 2 B = 9,216 B / 1 GB/s = 9.216 us (FLOPs 9,216 / 1 TFLOP/s: 9.2 ns)
+ *   attention: pairs 11 x 2 x 4 heads x (4 + 4) x 2 layers = 1,408 FLOPs (1.4 ns);
+ *              KV (10 read + 1 written) x 64 B = 704 B: 0.704 us
+ *   head: 100 x 16 x 2 B = 3,200 B: 3.2 us
+ *   total 13.12 us.
+ */
+static void test_decode_by_hand(void **state)
+{
+    (void)state;
+    gp_step_model sm;
+    step_model(&sm, 1, 1.0);
+    gp_batch_shape b;
+    gp_batch_decode(&b, 1, 10);
+    gp_step_breakdown d;
+    double t = gp_step_time(&sm, &b, &d);
+    assert_float_equal(d.linear_s, 9.216e-6, 1e-12);
+    assert_float_equal(d.attention_s, 0.704e-6, 1e-12);
+    assert_float_equal(d.head_s, 3.2e-6, 1e-12);
+    assert_float_equal(t, 13.12e-6, 1e-12);
+    assert_false(d.compute_bound);
+}
+
+/*
+ * Prefill of 1,000 tokens with unlimited bandwidth (10^6 GB/s): compute-bound.
+ *   linear: 1,000 x 9,216 FLOPs = 9.216 MFLOP: 9.216 us
+ *   attention: 1,000 x 1,001 / 2 = 500,500 pairs x 128 FLOPs = 64.064 MFLOP: 64.064 us
+ *   head: one sampled row, 3,200 FLOPs: 3.2 ns
+ *   total 73.2832 us.
+ */
+static void test_prefill_by_hand(void **state)
+{
+    (void)state;
+    gp_step_model sm;
+    step_model(&sm, 1, 1e6);
+    gp_batch_shape b;
+    gp_batch_prefill(&b, 1000);
+    gp_step_breakdown d;
+    double t = gp_step_time(&sm, &b, &d);
+    assert_float_equal(d.linear_s, 9.216e-6, 1e-12);
+    assert_float_equal(d.attention_s, 64.064e-6, 1e-12);
+    assert_float_equal(t, 73.2832e-6, 1e-11);
+    assert_true(d.compute_bound);
+}
+
+/*
+ * TP 2: every weight phase halves (4.608 + 1.6 us), KV heads 2 -> 1 per GPU (0.352 us),
+ * and 2 layers x 2 all-reduces of one token's 16 x 2 B = 32 B, ring 2 (t-1)/t = 1 x 32 B
+ * over 1 GB/s = 32 ns each: 128 ns. Total 4.608 + 0.352 + 1.6 + 0.128 = 6.688 us.
+ */
+static void test_tp_allreduce_by_hand(void **state)
+{
+    (void)state;
+    gp_step_model sm;
+    step_model(&sm, 2, 1.0);
+    gp_batch_shape b;
+    gp_batch_decode(&b, 1, 10);
+    gp_step_breakdown d;
+    double t = gp_step_time(&sm, &b, &d);
+    assert_float_equal(d.comm_s, 128e-9, 1e-15);
+    assert_float_equal(t, 6.688e-6, 1e-12);
+}
+
+/* A scheduler with room for everything. */
+static void roomy(gp_sched_config *sc)
+{
+    memset(sc, 0, sizeof *sc);
+    sc->max_num_seqs = 256;
+    sc->max_num_batched_tokens = 8192;
+    sc->kv_blocks = 100000;
+    sc->block_size = 16;
+}
+
+static void fixed_traffic(gp_traffic *t, gp_arrival_kind k, int64_t requests, double prompt, double output)
+{
+    memset(t, 0, sizeof *t);
+    t->arrival = k;
+    t->requests = requests;
+    t->prompt.mean = prompt;
+    t->output.mean = output;
+    t->seed = 7;
+}
+
+/* One request alone: TTFT is the prefill step; TPOT the mean of its decode steps, which is
+ * the decode step at the mean context (step time is linear in context when bandwidth-bound):
+ * contexts 100..103 for 5 output tokens -> 101.5. */
+static void test_one_request_alone(void **state)
+{
+    (void)state;
+    gp_step_model sm;
+    step_model(&sm, 1, 1.0);
+    gp_sched_config sc;
+    roomy(&sc);
+    gp_traffic t;
+    fixed_traffic(&t, GP_ARRIVAL_BURST, 1, 100, 5);
+    gp_sim_result r;
+    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &r, NULL), GP_OK);
+    assert_int_equal(r.requests, 1);
+    gp_batch_shape b;
+    gp_batch_prefill(&b, 100);
+    double prefill = gp_step_time(&sm, &b, NULL);
+    gp_batch_decode(&b, 1, 101.5);
+    double decode = gp_step_time(&sm, &b, NULL);
+    assert_float_equal(r.ttft.p50, prefill, 1e-15);
+    assert_float_equal(r.tpot.p50, decode, 1e-15);
+    assert_float_equal(r.e2e.p50, prefill + 4 * decode, 1e-14);
+    assert_int_equal(r.steps, 5);
+    assert_int_equal(r.preemptions, 0);
+}
+
+/* Little's law on a closed loop: N users = throughput x (response time + think time). */
+static void test_littles_law(void **state)
+{
+    (void)state;
+    gp_step_model sm;
+    step_model(&sm, 1, 1.0);
+    sm.params.step_overhead_s = 1e-3; /* steps of ~1 ms */
+    gp_sched_config sc;
+    roomy(&sc);
+    gp_traffic t;
+    fixed_traffic(&t, GP_ARRIVAL_CLOSED_LOOP, 20000, 50, 20);
+    t.users = 16;
+    t.think_time_s = 0.05;
+    t.prompt.dist = t.output.dist = GP_LENGTH_EXPONENTIAL;
+    t.prompt.max = 400;
+    t.output.max = 100;
+    gp_sim_result r;
+    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &r, NULL), GP_OK);
+    double n = r.requests_per_s * (r.e2e.mean + t.think_time_s);
+    assert_true(fabs(n - 16.0) / 16.0 < 0.03);
+}
+
+/* KV for 10 blocks of 16 tokens: four 30 + 30 requests need 4 blocks each at the end, 16 in
+ * all, so the scheduler must preempt; every request still completes. */
+static void test_preemption_when_kv_tiny(void **state)
+{
+    (void)state;
+    gp_step_model sm;
+    step_model(&sm, 1, 1.0);
+    gp_sched_config sc;
+    roomy(&sc);
+    sc.kv_blocks = 10;
+    gp_traffic t;
+    fixed_traffic(&t, GP_ARRIVAL_BURST, 4, 30, 30);
+    gp_sim_result r;
+    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &r, NULL), GP_OK);
+    assert_int_equal(r.requests, 4);
+    assert_true(r.preemptions > 0);
+    assert_true(r.kv_utilization_peak <= 1.0);
+    /* with reserve_full (TensorRT-LLM's policy) nothing is ever preempted */
+    sc.reserve_full = 1;
+    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &r, NULL), GP_OK);
+    assert_int_equal(r.requests, 4);
+    assert_int_equal(r.preemptions, 0);
+    /* a request larger than the whole pool is rejected, not simulated forever */
+    fixed_traffic(&t, GP_ARRIVAL_BURST, 2, 200, 10);
+    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &r, NULL), GP_OK);
+    assert_int_equal(r.rejected, 2);
+}
+
+/* Same seed, same answer; another seed, another Poisson sample. */
+static void test_deterministic(void **state)
+{
+    (void)state;
+    gp_step_model sm;
+    step_model(&sm, 1, 1.0);
+    sm.params.step_overhead_s = 1e-3;
+    gp_sched_config sc;
+    roomy(&sc);
+    gp_traffic t;
+    fixed_traffic(&t, GP_ARRIVAL_POISSON, 3000, 40, 10);
+    t.rate = 200;
+    gp_sim_result a, b;
+    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &a, NULL), GP_OK);
+    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &b, NULL), GP_OK);
+    assert_memory_equal(&a, &b, sizeof a);
+    t.seed = 8;
+    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &b, NULL), GP_OK);
+    assert_true(a.ttft.p99 != b.ttft.p99);
+    /* an open loop below capacity carries its rate: 200 requests/s within 5% */
+    assert_true(fabs(a.requests_per_s - 200.0) / 200.0 < 0.05);
+}
+
+static void test_trace_and_errors(void **state)
+{
+    (void)state;
+    gp_step_model sm;
+    step_model(&sm, 1, 1.0);
+    gp_sched_config sc;
+    roomy(&sc);
+    gp_trace_request tr[3] = {{0.0, 10, 3}, {0.5, 20, 4}, {0.25, 5, 2}};
+    gp_traffic t;
+    memset(&t, 0, sizeof t);
+    t.arrival = GP_ARRIVAL_TRACE;
+    t.trace = tr;
+    t.trace_len = 3;
+    gp_sim_result r;
+    gp_error err;
+    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &r, &err), GP_EINVAL); /* not sorted */
+    tr[2].arrival_s = 1.0;
+    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &r, &err), GP_OK);
+    assert_int_equal(r.requests, 3);
+    /* the requests are far apart: each runs alone, TTFT = its prefill step */
+    gp_batch_shape b;
+    gp_batch_prefill(&b, 10);
+    double p10 = gp_step_time(&sm, &b, NULL);
+    assert_true(r.ttft.max >= p10);
+    sc.kv_blocks = 0;
+    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &r, &err), GP_EINVAL);
+}
+
+/* Twice the users need more replicas (Llama-3.1-8B on H100, TP1 fixed). */
+static void test_capacity_more_users_more_replicas(void **state)
+{
+    (void)state;
+    gp_catalog *cat;
+    assert_int_equal(gp_catalog_open(NULL, &cat, NULL), GP_OK);
+    gp_model m;
+    assert_int_equal(gp_catalog_find_model(cat, "llama-3.1-8b", &m, NULL), GP_OK);
+    const gp_gpu *h100;
+    assert_int_equal(gp_catalog_find_gpu(cat, "H100-SXM-80GB", &h100, NULL), GP_OK);
+    gp_workload w;
+    gp_workload_defaults(&w, GP_TASK_INFER);
+    w.engine = GP_ENGINE_VLLM;
+    gp_capacity_request rq;
+    memset(&rq, 0, sizeof rq);
+    rq.model = &m;
+    rq.w = &w;
+    fixed_traffic(&rq.traffic, GP_ARRIVAL_CLOSED_LOOP, 0, 1000, 100);
+    rq.traffic.users = 64;
+    rq.slo.ttft_s = 0.5;
+    rq.slo.tpot_s = 0.02;
+    const gp_gpu *one[1] = {h100};
+    rq.gpus = one;
+    rq.n_gpus = 1;
+    rq.fixed_tp = 1;
+    static gp_capacity_result a, b;
+    assert_int_equal(gp_capacity_search(cat, &rq, &a, NULL), GP_OK);
+    rq.traffic.users = 128;
+    assert_int_equal(gp_capacity_search(cat, &rq, &b, NULL), GP_OK);
+    assert_true(a.found && b.found);
+    assert_true(b.best.replicas > a.best.replicas);
+    assert_true(b.best.sim.ttft.p99 <= 0.5 && b.best.sim.tpot.p99 <= 0.02);
+    /* n+1 adds exactly one replica to the same serving count */
+    rq.redundancy = 1;
+    assert_int_equal(gp_capacity_search(cat, &rq, &a, NULL), GP_OK);
+    assert_int_equal(a.best.replicas, b.best.replicas + 1);
+    int has_red = 0;
+    for (int i = 0; i < a.n_reasons; i++)
+        has_red |= a.reasons[i].code == GP_SERVE_REDUNDANCY;
+    assert_true(has_red);
+    gp_catalog_free(cat);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_decode_by_hand),
+        cmocka_unit_test(test_prefill_by_hand),
+        cmocka_unit_test(test_tp_allreduce_by_hand),
+        cmocka_unit_test(test_one_request_alone),
+        cmocka_unit_test(test_littles_law),
+        cmocka_unit_test(test_preemption_when_kv_tiny),
+        cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_trace_and_errors),
+        cmocka_unit_test(test_capacity_more_users_more_replicas),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
