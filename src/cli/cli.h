@@ -16,6 +16,9 @@ enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2 };
 /* Options every command accepts. */
 typedef struct cli_common {
     int json;               /* --json: machine-readable output on stdout */
+    FILE *err;              /* where messages go (stderr; the web server captures them) */
+    json_t *result;         /* with capture set: the --json document, instead of printing */
+    int capture;
     const char *data_dir;   /* --data-dir DIR: user data overriding the built-in data files */
     gp_catalog *cat;        /* opened lazily by cli_catalog() */
 } cli_common;
@@ -39,22 +42,22 @@ int cli_common_opt(int opt, const char *arg, cli_common *common);
 gp_catalog *cli_catalog(cli_common *common);
 
 /* Print a library error to stderr as "gpuplan: <message>" (+ location). Returns EXIT_INPUT. */
-int cli_error(const gp_error *err);
+int cli_error(cli_common *common, const gp_error *err);
 /* Print a usage error and a hint to stderr. Returns EXIT_USAGE. */
-int cli_usage_error(const char *cmd, const char *fmt, ...)
+int cli_usage_error(cli_common *common, const char *cmd, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
+    __attribute__((format(printf, 3, 4)))
 #endif
     ;
 
 /* Parse numbers with range checks; on failure print a usage error and return -1. */
-int cli_parse_i64(const char *cmd, const char *flag, const char *s, int64_t min, int64_t max,
+int cli_parse_i64(cli_common *common, const char *cmd, const char *flag, const char *s, int64_t min, int64_t max,
                   int64_t *out);
-int cli_parse_double(const char *cmd, const char *flag, const char *s, double min, double max,
+int cli_parse_double(cli_common *common, const char *cmd, const char *flag, const char *s, double min, double max,
                      double *out);
 
 /* Print a JSON value to stdout (indented), then release it. Returns EXIT_OK. */
-int cli_print_json(json_t *v);
+int cli_print_json(cli_common *common, json_t *v);
 
 /* Human formatting into caller buffers. */
 const char *cli_fmt_count(char *buf, size_t n, int64_t v);       /* 70,553,706,496 */
@@ -87,7 +90,7 @@ typedef struct cli_model_opts {
 
 void cli_model_opts_init(cli_model_opts *o);
 /* Handle a model option: 1 handled, 0 not a model option, -1 bad value (message printed). */
-int cli_model_opt(const char *cmd, int opt, const char *arg, cli_model_opts *o);
+int cli_model_opt(cli_common *common, const char *cmd, int opt, const char *arg, cli_model_opts *o);
 /* Build the model: resolve --model (if any), then apply explicit fields. EXIT_* code. */
 int cli_model_build(const char *cmd, cli_model_opts *o, cli_common *common, gp_model *out);
 /* Help text for the model flags. */
@@ -131,8 +134,16 @@ typedef struct cli_workload_opts {
 
 void cli_workload_opts_init(cli_workload_opts *o);
 /* 1 handled, 0 not a workload option, -1 bad value (message printed). */
-int cli_workload_opt(const char *cmd, int opt, const char *arg, cli_workload_opts *o);
+int cli_workload_opt(cli_common *common, const char *cmd, int opt, const char *arg, cli_workload_opts *o);
 extern const char cli_workload_help[];
+
+/* ---- scenario documents ---- */
+/* Turn a scenario object into argv for `cmd` (argv[0] = cmd): keys are long flags with '_'
+ * for '-'; true switches a flag on, a list repeats it. Free with cli_argv_free. */
+int cli_scenario_argv(cli_common *common, const char *cmd, json_t *doc, int *argc, char ***argv);
+void cli_argv_free(int argc, char **argv);
+/* Run a command by name with argv (argv[0] = name); EXIT_USAGE if no such command. */
+int cli_run_command(cli_common *common, int argc, char **argv);
 
 /* ---- commands ---- */
 int cmd_fit(int argc, char **argv, cli_common *common);

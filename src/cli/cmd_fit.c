@@ -98,16 +98,16 @@ int cmd_fit(int argc, char **argv, cli_common *common)
         }
         if (cli_common_opt(c, optarg, common))
             continue;
-        int r = cli_model_opt("fit", c, optarg, &mo);
+        int r = cli_model_opt(common, "fit", c, optarg, &mo);
         if (r == 0)
-            r = cli_workload_opt("fit", c, optarg, &wo);
+            r = cli_workload_opt(common, "fit", c, optarg, &wo);
         if (r < 0)
             return EXIT_USAGE;
         if (r == 0)
-            return cli_usage_error("fit", "unknown option '%s'", argv[optind - 1]);
+            return cli_usage_error(common, "fit", "unknown option '%s'", argv[optind - 1]);
     }
     if (optind < argc)
-        return cli_usage_error("fit", "unexpected argument '%s'", argv[optind]);
+        return cli_usage_error(common, "fit", "unexpected argument '%s'", argv[optind]);
     gp_model m;
     int rc = cli_model_build("fit", &mo, common, &m);
     if (rc)
@@ -118,12 +118,12 @@ int cmd_fit(int argc, char **argv, cli_common *common)
     const gp_gpu *gpu;
     gp_error err;
     if (gp_catalog_find_gpu(cat, wo.gpu, &gpu, &err) != GP_OK)
-        return cli_error(&err);
+        return cli_error(common, &err);
     if (wo.w.task != GP_TASK_INFER && wo.given.micro_batch == 0)
         wo.given.micro_batch = 1;
     gp_fit_result r;
     if (gp_fit(cat, &m, gpu, &wo.w, &wo.given, &r, &err) != GP_OK)
-        return cli_error(&err);
+        return cli_error(common, &err);
 
     if (common->json) {
         json_t *reasons = json_array();
@@ -148,7 +148,7 @@ int cmd_fit(int argc, char **argv, cli_common *common)
             json_object_set_new(o, "recommended", json_pack("{so so so}", "layout", layout_json(&r.min_layout),
                                                             "memory", memory_json(&r.min_memory), "kv_cache",
                                                             kv_json(&r.min_memory)));
-        return cli_print_json(o);
+        return cli_print_json(common, o);
     }
 
     char a[64], b[64];

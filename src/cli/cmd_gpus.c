@@ -39,7 +39,7 @@ int cmd_gpus(int argc, char **argv, cli_common *common)
             continue;
         }
         if (!cli_common_opt(c, optarg, common))
-            return cli_usage_error("gpus", "unknown option '%s'", argv[optind - 1]);
+            return cli_usage_error(common, "gpus", "unknown option '%s'", argv[optind - 1]);
     }
     if (optind < argc)
         only = argv[optind];
@@ -49,7 +49,7 @@ int cmd_gpus(int argc, char **argv, cli_common *common)
     const gp_gpu *sel = NULL;
     gp_error err;
     if (only && gp_catalog_find_gpu(cat, only, &sel, &err) != GP_OK)
-        return cli_error(&err);
+        return cli_error(common, &err);
     if (common->json) {
         json_t *arr = json_array();
         for (size_t i = 0; i < gp_catalog_gpu_count(cat); i++) {
@@ -57,7 +57,7 @@ int cmd_gpus(int argc, char **argv, cli_common *common)
             if (!sel || g == sel)
                 json_array_append_new(arr, gpu_json(g));
         }
-        return cli_print_json(json_pack("{so}", "gpus", arr));
+        return cli_print_json(common, json_pack("{so}", "gpus", arr));
     }
     printf("%-16s %-8s %9s %9s %8s %8s %8s %-28s %5s %5s\n", "id", "vendor", "mem GiB", "HBM GB/s",
            "bf16 TF", "fp8 TF", "fp4 TF", "scale-up (GB/s bidir, GPUs)", "PCIe", "TDP W");

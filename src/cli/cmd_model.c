@@ -223,15 +223,15 @@ static int model_show(int argc, char **argv, cli_common *common)
         }
         if (cli_common_opt(c, optarg, common))
             continue;
-        int r = cli_model_opt("model show", c, optarg, &mo);
+        int r = cli_model_opt(common, "model show", c, optarg, &mo);
         if (r < 0)
             return EXIT_USAGE;
         if (r == 0)
-            return cli_usage_error("model show", "unknown option '%s'", argv[optind - 1]);
+            return cli_usage_error(common, "model show", "unknown option '%s'", argv[optind - 1]);
     }
     if (optind < argc) {
         if (mo.spec || optind + 1 < argc)
-            return cli_usage_error("model show", "give one model");
+            return cli_usage_error(common, "model show", "give one model");
         mo.spec = argv[optind];
     }
     gp_model m;
@@ -241,9 +241,9 @@ static int model_show(int argc, char **argv, cli_common *common)
     gp_param_breakdown p;
     gp_error err;
     if (gp_model_params(&m, &p, &err) != GP_OK)
-        return cli_error(&err);
+        return cli_error(common, &err);
     if (common->json)
-        return cli_print_json(model_json(&m, &p));
+        return cli_print_json(common, model_json(&m, &p));
     print_model(&m, &p);
     return EXIT_OK;
 }
@@ -260,7 +260,7 @@ static int model_list(int argc, char **argv, cli_common *common)
             return EXIT_OK;
         }
         if (!cli_common_opt(c, optarg, common))
-            return cli_usage_error("model list", "unknown option '%s'", argv[optind - 1]);
+            return cli_usage_error(common, "model list", "unknown option '%s'", argv[optind - 1]);
     }
     gp_catalog *cat = cli_catalog(common);
     if (!cat)
@@ -274,7 +274,7 @@ static int model_list(int argc, char **argv, cli_common *common)
         gp_error err;
         if (gp_catalog_model_at(cat, i, &m, &err) != GP_OK || gp_model_params(&m, &p, &err) != GP_OK) {
             json_decref(arr);
-            return cli_error(&err);
+            return cli_error(common, &err);
         }
         if (arr) {
             json_array_append_new(arr, json_pack("{ss ss ss sI sI sI sI sI}", "id", m.id, "name", m.name,
@@ -291,7 +291,7 @@ static int model_list(int argc, char **argv, cli_common *common)
         }
     }
     if (arr)
-        return cli_print_json(json_pack("{so}", "models", arr));
+        return cli_print_json(common, json_pack("{so}", "models", arr));
     return EXIT_OK;
 }
 
@@ -305,5 +305,5 @@ int cmd_model(int argc, char **argv, cli_common *common)
         return model_show(argc - 1, argv + 1, common);
     if (strcmp(argv[1], "list") == 0)
         return model_list(argc - 1, argv + 1, common);
-    return cli_usage_error("model", "unknown subcommand '%s' (show, list)", argv[1]);
+    return cli_usage_error(common, "model", "unknown subcommand '%s' (show, list)", argv[1]);
 }

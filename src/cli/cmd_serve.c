@@ -125,60 +125,60 @@ int cmd_serve(int argc, char **argv, cli_common *common)
         if (cli_common_opt(c, optarg, common))
             continue;
         switch (c) {
-        case 3001: if (cli_parse_i64("serve", "users", optarg, 1, 1 << 24, &so.users)) return EXIT_USAGE; continue;
+        case 3001: if (cli_parse_i64(common, "serve", "users", optarg, 1, 1 << 24, &so.users)) return EXIT_USAGE; continue;
         case 3002:
             if (!strcmp(optarg, "inf") || !strcmp(optarg, "infinity")) {
                 so.rate_inf = 1;
-            } else if (cli_parse_double("serve", "rate", optarg, 1e-6, 1e9, &so.rate)) {
+            } else if (cli_parse_double(common, "serve", "rate", optarg, 1e-6, 1e9, &so.rate)) {
                 return EXIT_USAGE;
             }
             so.rate_set = 1;
             continue;
-        case 3003: if (cli_parse_i64("serve", "requests", optarg, 1, 1 << 30, &so.requests)) return EXIT_USAGE; continue;
-        case 3004: if (cli_parse_i64("serve", "prompt-tokens", optarg, 1, 1 << 24, &so.prompt)) return EXIT_USAGE; continue;
-        case 3005: if (cli_parse_i64("serve", "output-tokens", optarg, 1, 1 << 24, &so.output)) return EXIT_USAGE; continue;
+        case 3003: if (cli_parse_i64(common, "serve", "requests", optarg, 1, 1 << 30, &so.requests)) return EXIT_USAGE; continue;
+        case 3004: if (cli_parse_i64(common, "serve", "prompt-tokens", optarg, 1, 1 << 24, &so.prompt)) return EXIT_USAGE; continue;
+        case 3005: if (cli_parse_i64(common, "serve", "output-tokens", optarg, 1, 1 << 24, &so.output)) return EXIT_USAGE; continue;
         case 3006: so.trace = optarg; continue;
-        case 3007: if (cli_parse_double("serve", "ttft-p99", optarg, 1e-6, 1e6, &so.ttft)) return EXIT_USAGE; continue;
-        case 3008: if (cli_parse_double("serve", "tpot-p99", optarg, 1e-6, 1e6, &so.tpot)) return EXIT_USAGE; continue;
+        case 3007: if (cli_parse_double(common, "serve", "ttft-p99", optarg, 1e-6, 1e6, &so.ttft)) return EXIT_USAGE; continue;
+        case 3008: if (cli_parse_double(common, "serve", "tpot-p99", optarg, 1e-6, 1e6, &so.tpot)) return EXIT_USAGE; continue;
         case 3009:
             if (parse_redundancy(optarg, &so.redundancy))
-                return cli_usage_error("serve", "--redundancy takes n+1, n+2, ... or none, not '%s'", optarg);
+                return cli_usage_error(common, "serve", "--redundancy takes n+1, n+2, ... or none, not '%s'", optarg);
             continue;
-        case 3010: if (cli_parse_i64("serve", "seed", optarg, 0, INT64_MAX, &v)) return EXIT_USAGE; so.seed = (uint64_t)v; continue;
-        case 3011: if (cli_parse_double("serve", "think-time", optarg, 0, 1e6, &so.think)) return EXIT_USAGE; continue;
-        case 3012: if (cli_parse_i64("serve", "max-num-seqs", optarg, 1, 1 << 20, &so.max_seqs)) return EXIT_USAGE; continue;
-        case 3013: if (cli_parse_i64("serve", "replicas", optarg, 1, 1 << 16, &so.replicas)) return EXIT_USAGE; continue;
+        case 3010: if (cli_parse_i64(common, "serve", "seed", optarg, 0, INT64_MAX, &v)) return EXIT_USAGE; so.seed = (uint64_t)v; continue;
+        case 3011: if (cli_parse_double(common, "serve", "think-time", optarg, 0, 1e6, &so.think)) return EXIT_USAGE; continue;
+        case 3012: if (cli_parse_i64(common, "serve", "max-num-seqs", optarg, 1, 1 << 20, &so.max_seqs)) return EXIT_USAGE; continue;
+        case 3013: if (cli_parse_i64(common, "serve", "replicas", optarg, 1, 1 << 16, &so.replicas)) return EXIT_USAGE; continue;
         case 3014:
             if (!strcmp(optarg, "fixed")) so.lengths = GP_LENGTH_FIXED;
             else if (!strcmp(optarg, "exponential")) so.lengths = GP_LENGTH_EXPONENTIAL;
             else if (!strcmp(optarg, "uniform")) so.lengths = GP_LENGTH_UNIFORM;
-            else return cli_usage_error("serve", "--lengths takes fixed, exponential or uniform, not '%s'", optarg);
+            else return cli_usage_error(common, "serve", "--lengths takes fixed, exponential or uniform, not '%s'", optarg);
             continue;
         case 3015:
             if (!strcmp(optarg, "poisson")) so.fixed_arrival = 0;
             else if (!strcmp(optarg, "fixed")) so.fixed_arrival = 1;
-            else return cli_usage_error("serve", "--arrival takes poisson or fixed, not '%s'", optarg);
+            else return cli_usage_error(common, "serve", "--arrival takes poisson or fixed, not '%s'", optarg);
             continue;
         case 'g': so.gpu_given = 1; break;
         default: break;
         }
-        int r = cli_model_opt("serve", c, optarg, &mo);
+        int r = cli_model_opt(common, "serve", c, optarg, &mo);
         if (r == 0)
-            r = cli_workload_opt("serve", c, optarg, &wo);
+            r = cli_workload_opt(common, "serve", c, optarg, &wo);
         if (r < 0)
             return EXIT_USAGE;
         if (r == 0)
-            return cli_usage_error("serve", "unknown option '%s'", argv[optind - 1]);
+            return cli_usage_error(common, "serve", "unknown option '%s'", argv[optind - 1]);
     }
     if (optind < argc)
-        return cli_usage_error("serve", "unexpected argument '%s'", argv[optind]);
+        return cli_usage_error(common, "serve", "unexpected argument '%s'", argv[optind]);
     int loads = (so.users > 0) + so.rate_set + (so.trace != NULL);
     if (loads != 1)
-        return cli_usage_error("serve", "give exactly one load: --users N, --rate R (or inf), or --trace FILE");
+        return cli_usage_error(common, "serve", "give exactly one load: --users N, --rate R (or inf), or --trace FILE");
     if (wo.w.task != GP_TASK_INFER)
-        return cli_usage_error("serve", "serve is for --task infer");
+        return cli_usage_error(common, "serve", "serve is for --task infer");
     if (so.redundancy && (so.rate_inf || so.trace))
-        return cli_usage_error("serve", "--redundancy needs a steady load (--users or a finite --rate)");
+        return cli_usage_error(common, "serve", "--redundancy needs a steady load (--users or a finite --rate)");
 
     gp_model m;
     int rc = cli_model_build("serve", &mo, common, &m);
@@ -191,18 +191,18 @@ int cmd_serve(int argc, char **argv, cli_common *common)
     gp_error_clear(&err);
     const gp_gpu *gpu = NULL;
     if (gp_catalog_find_gpu(cat, wo.gpu, &gpu, &err) != GP_OK)
-        return cli_error(&err);
+        return cli_error(common, &err);
     if (wo.w.engine == GP_ENGINE_NONE)
         wo.w.engine = GP_ENGINE_VLLM;
     if (so.max_seqs > 0)
         wo.w.max_num_seqs = so.max_seqs;
     if (wo.given.pp > 1 || wo.given.ep > 1)
-        return cli_usage_error("serve", "serve models TP and replicas; --pp and --ep are not simulated yet");
+        return cli_usage_error(common, "serve", "serve models TP and replicas; --pp and --ep are not simulated yet");
 
     gp_trace_request *trace = NULL;
     size_t trace_len = 0;
     if (so.trace && gp_trace_read(so.trace, &trace, &trace_len, &err) != GP_OK)
-        return cli_error(&err);
+        return cli_error(common, &err);
 
     gp_traffic t;
     memset(&t, 0, sizeof t);
@@ -272,7 +272,7 @@ int cmd_serve(int argc, char **argv, cli_common *common)
         }
         req.fixed_tp = wo.given.tp;
         if (gp_capacity_search(cat, &req, cr, &err) != GP_OK) {
-            rc = cli_error(&err);
+            rc = cli_error(common, &err);
             goto out;
         }
         found = cr->found;
@@ -298,7 +298,7 @@ int cmd_serve(int argc, char **argv, cli_common *common)
                 snprintf(err.msg, sizeof err.msg, "%s holds no %lld-token request at any TP up to 64", gpu->id,
                          (long long)maxlen);
             err.code = GP_EINVAL;
-            rc = cli_error(&err);
+            rc = cli_error(common, &err);
             goto out;
         }
         gp_step_model sm;
@@ -308,7 +308,7 @@ int cmd_serve(int argc, char **argv, cli_common *common)
         if (link && link->kind == GP_LINK_SCALE_UP)
             link = NULL;
         if (gp_step_model_init(&m, gpu, link, &wo.w, &l, NULL, &sm, &err) != GP_OK) {
-            rc = cli_error(&err);
+            rc = cli_error(common, &err);
             goto out;
         }
         gp_traffic tr = t;
@@ -329,7 +329,7 @@ int cmd_serve(int argc, char **argv, cli_common *common)
         }
         gp_sim_result sim;
         if (gp_simulate(&sm, &sc, &tr, &slo, &sim, &err) != GP_OK) {
-            rc = cli_error(&err);
+            rc = cli_error(common, &err);
             goto out;
         }
         snprintf(best.gpu, sizeof best.gpu, "%s", gpu->id);
@@ -393,7 +393,7 @@ int cmd_serve(int argc, char **argv, cli_common *common)
                                   "usd_per_hour", best.usd_per_hour, "requests_simulated", (json_int_t)s->requests);
             if (cr->has_fewer)
                 json_object_set_new(o, "one_replica_fewer", option_json(&cr->fewer));
-            rc = cli_print_json(o);
+            rc = cli_print_json(common, o);
             goto out;
         }
         char a[64];

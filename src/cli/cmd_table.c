@@ -52,7 +52,7 @@ static void layout_label(const gp_fit_result *r, char *buf, size_t n)
 }
 
 /* Size one part (inference or training) of a row through the library. */
-static int size_part(const gp_catalog *cat, const gp_model *m, const gp_gpu *gpu, const gp_workload *w,
+static int size_part(cli_common *common, const gp_catalog *cat, const gp_model *m, const gp_gpu *gpu, const gp_workload *w,
                      gp_recompute recompute, table_part *out)
 {
     gp_error err;
@@ -60,13 +60,13 @@ static int size_part(const gp_catalog *cat, const gp_model *m, const gp_gpu *gpu
     gp_layout_defaults(&one);
     one.recompute = recompute;
     if (gp_memory_estimate(m, gpu, w, &one, &out->one, &err) != GP_OK)
-        return cli_error(&err);
+        return cli_error(common, &err);
     gp_layout given; /* nothing fixed but the micro-batch and the recomputation */
     memset(&given, 0, sizeof given);
     given.micro_batch = 1;
     given.recompute = recompute;
     if (gp_fit(cat, m, gpu, w, &given, &out->fit, &err) != GP_OK)
-        return cli_error(&err);
+        return cli_error(common, &err);
     layout_label(&out->fit, out->layout, sizeof out->layout);
     return EXIT_OK;
 }
@@ -201,14 +201,14 @@ int cmd_table(int argc, char **argv, cli_common *common)
             continue;
         switch (c) {
         case 'g': gpu_id = optarg; break;
-        case 2004: if (cli_parse_i64("table", "context", optarg, 1, big, &context)) return EXIT_USAGE; break;
-        case 2006: if (cli_parse_i64("table", "seq", optarg, 1, big, &seq)) return EXIT_USAGE; break;
-        case ':': return cli_usage_error("table", "option '%s' needs a value", argv[optind - 1]);
-        default: return cli_usage_error("table", "unknown option '%s'", argv[optind - 1]);
+        case 2004: if (cli_parse_i64(common, "table", "context", optarg, 1, big, &context)) return EXIT_USAGE; break;
+        case 2006: if (cli_parse_i64(common, "table", "seq", optarg, 1, big, &seq)) return EXIT_USAGE; break;
+        case ':': return cli_usage_error(common, "table", "option '%s' needs a value", argv[optind - 1]);
+        default: return cli_usage_error(common, "table", "unknown option '%s'", argv[optind - 1]);
         }
     }
     if (optind < argc)
-        return cli_usage_error("table", "unexpected argument '%s'", argv[optind]);
+        return cli_usage_error(common, "table", "unexpected argument '%s'", argv[optind]);
 
     gp_catalog *cat = cli_catalog(common);
     if (!cat)
@@ -216,7 +216,7 @@ int cmd_table(int argc, char **argv, cli_common *common)
     gp_error err;
     const gp_gpu *gpu;
     if (gp_catalog_find_gpu(cat, gpu_id, &gpu, &err) != GP_OK)
-        return cli_error(&err);
+        return cli_error(common, &err);
 
     gp_workload wi, wt;
     gp_workload_defaults(&wi, GP_TASK_INFER);
@@ -233,11 +233,11 @@ int cmd_table(int argc, char **argv, cli_common *common)
     for (size_t k = 0; k < TABLE_ROWS; k++) {
         table_row *r = &rows[k];
         if (gp_catalog_find_model(cat, table_models[k], &r->m, &err) != GP_OK)
-            return cli_error(&err);
+            return cli_error(common, &err);
         r->params = gp_model_total_params(&r->m);
-        int rc = size_part(cat, &r->m, gpu, &wi, GP_RECOMPUTE_NONE, &r->infer);
+        int rc = size_part(common, cat, &r->m, gpu, &wi, GP_RECOMPUTE_NONE, &r->infer);
         if (!rc)
-            rc = size_part(cat, &r->m, gpu, &wt, GP_RECOMPUTE_SELECTIVE, &r->train);
+            rc = size_part(common, cat, &r->m, gpu, &wt, GP_RECOMPUTE_SELECTIVE, &r->train);
         if (rc)
             return rc;
     }
@@ -250,7 +250,7 @@ int cmd_table(int argc, char **argv, cli_common *common)
             json_object_set_new(row, "gpu_memory_bytes", json_integer((json_int_t)gpu->memory_bytes));
             json_array_append_new(arr, row);
         }
-        return cli_print_json(arr);
+        return cli_print_json(common, arr);
     }
     print_table(rows, TABLE_ROWS, gpu, &wi, &wt);
     return EXIT_OK;

@@ -351,25 +351,25 @@ static int build_cluster(cli_common *common, const gp_gpu *gpu, const train_opts
     gp_error err;
     const gp_link *inter = NULL, *intra = NULL;
     if (to->inter && gp_catalog_find_link(cat, to->inter, &inter, &err) != GP_OK)
-        return cli_error(&err);
+        return cli_error(common, &err);
     if (to->inter && inter->kind != GP_LINK_SCALE_OUT)
-        return cli_usage_error("train", "--inter-node takes a network between nodes (ib-ndr, ib-hdr, roce-400, ...), not '%s'",
+        return cli_usage_error(common, "train", "--inter-node takes a network between nodes (ib-ndr, ib-hdr, roce-400, ...), not '%s'",
                                to->inter);
     gp_cluster_defaults(c, cat, gpu, inter);
     if (to->intra) {
         if (strcasecmp(to->intra, "nvlink") == 0) {
             intra = gp_catalog_gpu_link(cat, gpu);
             if (!intra || intra->kind != GP_LINK_SCALE_UP)
-                return cli_usage_error("train", "%s has no NVLink; use --intra-node pcie or a link id", gpu->id);
+                return cli_usage_error(common, "train", "%s has no NVLink; use --intra-node pcie or a link id", gpu->id);
         } else if (strcasecmp(to->intra, "pcie") == 0) {
             char id[16];
             snprintf(id, sizeof id, "pcie%d", gpu->pcie_gen > 0 ? gpu->pcie_gen : 4);
             if (gp_catalog_find_link(cat, id, &intra, &err) != GP_OK)
-                return cli_error(&err);
+                return cli_error(common, &err);
         } else if (gp_catalog_find_link(cat, to->intra, &intra, &err) != GP_OK)
-            return cli_error(&err);
+            return cli_error(common, &err);
         if (intra->kind == GP_LINK_SCALE_OUT)
-            return cli_usage_error("train", "--intra-node takes a link inside a node (nvlink, pcie, ...), not '%s'", to->intra);
+            return cli_usage_error(common, "train", "--intra-node takes a link inside a node (nvlink, pcie, ...), not '%s'", to->intra);
         c->intra_gbps = intra->bw_gbps_per_direction;
         snprintf(c->intra_name, sizeof c->intra_name, "%s", intra->id);
     }
@@ -415,45 +415,45 @@ int cmd_train(int argc, char **argv, cli_common *common)
         if (cli_common_opt(c, optarg, common))
             continue;
         switch (c) {
-        case 4001: if (cli_parse_i64("train", "gpus", optarg, 1, 1 << 20, &to.gpus)) return EXIT_USAGE; continue;
-        case 4002: if (cli_parse_i64("train", "gpus-per-node", optarg, 1, 4096, &to.gpus_per_node)) return EXIT_USAGE; continue;
+        case 4001: if (cli_parse_i64(common, "train", "gpus", optarg, 1, 1 << 20, &to.gpus)) return EXIT_USAGE; continue;
+        case 4002: if (cli_parse_i64(common, "train", "gpus-per-node", optarg, 1, 4096, &to.gpus_per_node)) return EXIT_USAGE; continue;
         case 4003: to.intra = optarg; continue;
         case 4004: to.inter = optarg; continue;
         case 4005:
             if (parse_tokens(optarg, &to.tokens))
-                return cli_usage_error("train", "--tokens takes a token count such as 15e12, 15T, 300B or 2.5M, not '%s'", optarg);
+                return cli_usage_error(common, "train", "--tokens takes a token count such as 15e12, 15T, 300B or 2.5M, not '%s'", optarg);
             continue;
         case 4006:
             if (parse_duration(optarg, &to.deadline_s))
-                return cli_usage_error("train", "--deadline takes a duration such as 30d, 12h, 90m or 3600 (seconds), not '%s'", optarg);
+                return cli_usage_error(common, "train", "--deadline takes a duration such as 30d, 12h, 90m or 3600 (seconds), not '%s'", optarg);
             continue;
-        case 4007: if (cli_parse_i64("train", "top", optarg, 1, GP_TRAIN_TOP_MAX, &to.top)) return EXIT_USAGE; continue;
+        case 4007: if (cli_parse_i64(common, "train", "top", optarg, 1, GP_TRAIN_TOP_MAX, &to.top)) return EXIT_USAGE; continue;
         case 4008:
             if (strcasecmp(optarg, "time") == 0) to.rank = GP_RANK_TIME;
             else if (strcasecmp(optarg, "cost") == 0) to.rank = GP_RANK_COST;
             else if (strcasecmp(optarg, "tokens-per-dollar") == 0) to.rank = GP_RANK_TOKENS_PER_DOLLAR;
-            else return cli_usage_error("train", "--rank takes time, cost or tokens-per-dollar, not '%s'", optarg);
+            else return cli_usage_error(common, "train", "--rank takes time, cost or tokens-per-dollar, not '%s'", optarg);
             continue;
-        case 4009: if (cli_parse_double("train", "price-per-gpu-hour", optarg, 0, 1e6, &to.price)) return EXIT_USAGE; continue;
+        case 4009: if (cli_parse_double(common, "train", "price-per-gpu-hour", optarg, 0, 1e6, &to.price)) return EXIT_USAGE; continue;
         case 4010: to.scaling = 1; continue;
         case 4011: to.allow_tp_across = 1; continue;
-        case 4012: if (cli_parse_i64("train", "max-gpus", optarg, 1, 1 << 20, &to.max_gpus)) return EXIT_USAGE; continue;
+        case 4012: if (cli_parse_i64(common, "train", "max-gpus", optarg, 1, 1 << 20, &to.max_gpus)) return EXIT_USAGE; continue;
         case 2106: to.zero_given = 1; break;
         case 2109: to.recompute_given = 1; break;
         default: break;
         }
-        int r = cli_model_opt("train", c, optarg, &mo);
+        int r = cli_model_opt(common, "train", c, optarg, &mo);
         if (r == 0)
-            r = cli_workload_opt("train", c, optarg, &wo);
+            r = cli_workload_opt(common, "train", c, optarg, &wo);
         if (r < 0)
             return EXIT_USAGE;
         if (r == 0)
-            return cli_usage_error("train", "unknown option '%s'", argv[optind - 1]);
+            return cli_usage_error(common, "train", "unknown option '%s'", argv[optind - 1]);
     }
     if (optind < argc)
-        return cli_usage_error("train", "unexpected argument '%s'", argv[optind]);
+        return cli_usage_error(common, "train", "unexpected argument '%s'", argv[optind]);
     if (wo.w.task == GP_TASK_INFER)
-        return cli_usage_error("train", "--task takes train, lora or qlora here (inference: 'gpuplan serve')");
+        return cli_usage_error(common, "train", "--task takes train, lora or qlora here (inference: 'gpuplan serve')");
     const gp_layout *g = &wo.given;
     int all_fixed = g->tp > 0 && g->pp > 0 && g->dp > 0 && g->micro_batch > 0 && to.zero_given && to.recompute_given;
     int64_t prod = (int64_t)(g->tp > 0 ? g->tp : 1) * (g->pp > 0 ? g->pp : 1) * (g->dp > 0 ? g->dp : 1) *
@@ -461,18 +461,18 @@ int cmd_train(int argc, char **argv, cli_common *common)
     if (to.gpus == 0 && to.deadline_s <= 0 && g->tp > 0 && g->pp > 0 && g->dp > 0)
         to.gpus = prod;
     if (to.gpus == 0 && to.deadline_s <= 0)
-        return cli_usage_error("train", "give --gpus N, or --deadline D with --tokens N to find the GPU count");
+        return cli_usage_error(common, "train", "give --gpus N, or --deadline D with --tokens N to find the GPU count");
     if (to.gpus == 0 && to.tokens <= 0)
-        return cli_usage_error("train", "--deadline needs --tokens (how many tokens must be trained by then)");
+        return cli_usage_error(common, "train", "--deadline needs --tokens (how many tokens must be trained by then)");
     if (to.gpus > 0 && to.deadline_s > 0)
-        return cli_usage_error("train", "give --gpus or --deadline, not both");
+        return cli_usage_error(common, "train", "give --gpus or --deadline, not both");
     if (to.gpus > 0 && to.gpus % prod != 0)
-        return cli_usage_error("train", "the given degrees (tp x pp x dp x cp = %lld) do not divide --gpus %lld",
+        return cli_usage_error(common, "train", "the given degrees (tp x pp x dp x cp = %lld) do not divide --gpus %lld",
                                (long long)prod, (long long)to.gpus);
     if (all_fixed && to.gpus != prod)
-        return cli_usage_error("train", "tp x pp x dp x cp = %lld, but --gpus is %lld", (long long)prod, (long long)to.gpus);
+        return cli_usage_error(common, "train", "tp x pp x dp x cp = %lld, but --gpus is %lld", (long long)prod, (long long)to.gpus);
     if (to.rank != GP_RANK_TIME && to.price <= 0)
-        return cli_usage_error("train", "--rank %s needs --price-per-gpu-hour", rank_name(to.rank));
+        return cli_usage_error(common, "train", "--rank %s needs --price-per-gpu-hour", rank_name(to.rank));
 
     gp_model m;
     int rc = cli_model_build("train", &mo, common, &m);
@@ -484,7 +484,7 @@ int cmd_train(int argc, char **argv, cli_common *common)
     const gp_gpu *gpu;
     gp_error err;
     if (gp_catalog_find_gpu(cat, wo.gpu, &gpu, &err) != GP_OK)
-        return cli_error(&err);
+        return cli_error(common, &err);
     gp_cluster cl;
     rc = build_cluster(common, gpu, &to, &cl);
     if (rc)
@@ -524,7 +524,7 @@ int cmd_train(int argc, char **argv, cli_common *common)
         cd->layout = l;
         if (gp_memory_estimate(&m, gpu, &wo.w, &l, &cd->memory, &err) != GP_OK ||
             gp_train_perf_estimate(&m, gpu, &cl, &wo.w, &l, to.tokens, &cd->perf, &err) != GP_OK)
-            return cli_error(&err);
+            return cli_error(common, &err);
         double secs = to.tokens > 0 ? cd->perf.time_to_train_s : cd->perf.step_time_s;
         cd->cost = (to.price > 0 ? to.price : 1.0) * (double)cd->perf.gpus * secs / 3600.0;
         res.n_top = 1;
@@ -539,7 +539,7 @@ int cmd_train(int argc, char **argv, cli_common *common)
                      (double)cd->memory.capacity / 1e9, gpu->id);
         }
     } else if (gp_train_search(&m, gpu, &cl, &wo.w, &so, &res, &err) != GP_OK)
-        return cli_error(&err);
+        return cli_error(common, &err);
     double secs = now_s() - t0;
 
     int n_rows = 0;
@@ -548,7 +548,7 @@ int cmd_train(int argc, char **argv, cli_common *common)
         sc.deadline_s = 0;
         n_rows = run_scaling(&m, gpu, &cl, &wo.w, &sc, res.gpus, rows, &tmp, &err);
         if (n_rows < 0)
-            return cli_error(&err);
+            return cli_error(common, &err);
     }
     const gp_train_candidate *best = res.n_top > 0 ? &res.top[0] : NULL;
     int64_t gb = best ? best->layout.global_batch : wo.given.global_batch;
@@ -578,7 +578,7 @@ int cmd_train(int argc, char **argv, cli_common *common)
             json_object_set_new(o, "why", json_string(best->why));
         if (to.scaling)
             json_object_set_new(o, "scaling", scaling_json(rows, n_rows, &cl));
-        return cli_print_json(o);
+        return cli_print_json(common, o);
     }
 
     char a[64], b[64];

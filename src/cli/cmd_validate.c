@@ -329,7 +329,7 @@ int cmd_validate(int argc, char **argv, cli_common *common)
         else if (c == 'o')
             out = optarg;
         else if (!cli_common_opt(c, optarg, common))
-            return cli_usage_error("validate", "unknown option '%s'", argv[optind - 1]);
+            return cli_usage_error(common, "validate", "unknown option '%s'", argv[optind - 1]);
     }
     gp_catalog *cat = cli_catalog(common);
     if (!cat)
@@ -438,6 +438,6 @@ int cmd_validate(int argc, char **argv, cli_common *common)
         fclose(md);
     }
     if (jrows)
-        return cli_print_json(json_pack("{so so}", "rows", jrows, "summary", jsum));
+        return cli_print_json(common, json_pack("{so so}", "rows", jrows, "summary", jsum));
     return EXIT_OK;
 }

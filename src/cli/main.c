@@ -28,7 +28,7 @@ static int cmd_version(int argc, char **argv, cli_common *common)
     (void)argc, (void)argv;
     if (common->json) {
         json_t *o = json_pack("{s:s}", "version", GP_VERSION_STRING);
-        return cli_print_json(o);
+        return cli_print_json(common, o);
     }
     printf("gpuplan %s\n", GP_VERSION_STRING);
     return EXIT_OK;
@@ -59,6 +59,14 @@ static int run_default(cli_common *common)
     char *argv[] = {"model", "show", "llama-3.1-70b", NULL};
     printf("gpuplan %s: built-in example (run 'gpuplan help' for every command)\n\n", GP_VERSION_STRING);
     return cmd_model(3, argv, common);
+}
+
+int cli_run_command(cli_common *common, int argc, char **argv)
+{
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (argc > 0 && strcmp(argv[0], commands[i].name) == 0)
+            return commands[i].run(argc, argv, common);
+    return cli_usage_error(common, "gpuplan", "unknown command '%s'", argc > 0 ? argv[0] : "");
 }
 
 int cli_common_opt(int opt, const char *arg, cli_common *common)

@@ -19,7 +19,7 @@ void cli_model_opts_init(cli_model_opts *o)
     o->tied = -1;
 }
 
-int cli_model_opt(const char *cmd, int opt, const char *arg, cli_model_opts *o)
+int cli_model_opt(cli_common *common, const char *cmd, int opt, const char *arg, cli_model_opts *o)
 {
     static const struct { int opt; const char *flag; size_t offset; int64_t min; } fields[] = {
         {1001, "layers", offsetof(cli_model_opts, layers), 1},
@@ -41,7 +41,7 @@ int cli_model_opt(const char *cmd, int opt, const char *arg, cli_model_opts *o)
     if (opt == 1012) {
         o->tied = !arg || strcmp(arg, "1") == 0 || strcmp(arg, "true") == 0;
         if (arg && !o->tied && strcmp(arg, "0") && strcmp(arg, "false")) {
-            cli_usage_error(cmd, "--tied-embeddings takes 0 or 1, not '%s'", arg);
+            cli_usage_error(common, cmd, "--tied-embeddings takes 0 or 1, not '%s'", arg);
             return -1;
         }
         o->any_override = 1;
@@ -50,7 +50,7 @@ int cli_model_opt(const char *cmd, int opt, const char *arg, cli_model_opts *o)
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         if (fields[i].opt == opt) {
             int64_t *dst = (int64_t *)((char *)o + fields[i].offset);
-            if (cli_parse_i64(cmd, fields[i].flag, arg, fields[i].min, (int64_t)1 << 40, dst))
+            if (cli_parse_i64(common, cmd, fields[i].flag, arg, fields[i].min, (int64_t)1 << 40, dst))
                 return -1;
             o->any_override = 1;
             return 1;
@@ -68,9 +68,9 @@ int cli_model_build(const char *cmd, cli_model_opts *o, cli_common *common, gp_m
         if (!cat)
             return EXIT_INPUT;
         if (gp_model_resolve(cat, o->spec, m, &err) != GP_OK)
-            return cli_error(&err);
+            return cli_error(common, &err);
     } else if (!o->any_override) {
-        return cli_usage_error(cmd, "which model? give --model X, or the architecture with --layers, --hidden, --heads, --ffn and --vocab");
+        return cli_usage_error(common, cmd, "which model? give --model X, or the architecture with --layers, --hidden, --heads, --ffn and --vocab");
     } else {
         m->norms_per_layer = 2;
         m->dtype = GP_DTYPE_BF16;
@@ -108,6 +108,6 @@ int cli_model_build(const char *cmd, cli_model_opts *o, cli_common *common, gp_m
                  m->notes[0] ? "\n" : "");
     }
     if (gp_model_validate(m, &err) != GP_OK)
-        return cli_error(&err);
+        return cli_error(common, &err);
     return EXIT_OK;
 }

@@ -13,41 +13,48 @@ gp_catalog *cli_catalog(cli_common *common)
         return common->cat;
     gp_error err;
     if (gp_catalog_open(common->data_dir, &common->cat, &err) != GP_OK) {
-        cli_error(&err);
+        cli_error(common, &err);
         return NULL;
     }
     return common->cat;
 }
 
-int cli_error(const gp_error *err)
+static FILE *err_stream(cli_common *common)
 {
-    fprintf(stderr, "gpuplan: %s\n", err->msg[0] ? err->msg : gp_status_str(err->code));
+    return common && common->err ? common->err : stderr;
+}
+
+int cli_error(cli_common *common, const gp_error *err)
+{
+    FILE *f = err_stream(common);
+    fprintf(f, "gpuplan: %s\n", err->msg[0] ? err->msg : gp_status_str(err->code));
     if (err->field[0] && !strstr(err->msg, err->field))
-        fprintf(stderr, "  (field: %s)\n", err->field);
+        fprintf(f, "  (field: %s)\n", err->field);
     if (err->offset >= 0 && err->line == 0 && !strstr(err->msg, "offset"))
-        fprintf(stderr, "  (at byte offset %lld)\n", (long long)err->offset);
+        fprintf(f, "  (at byte offset %lld)\n", (long long)err->offset);
     return EXIT_INPUT;
 }
 
-int cli_usage_error(const char *cmd, const char *fmt, ...)
+int cli_usage_error(cli_common *common, const char *cmd, const char *fmt, ...)
 {
+    FILE *f = err_stream(common);
     va_list ap;
-    fprintf(stderr, "gpuplan %s: ", cmd);
+    fprintf(f, "gpuplan %s: ", cmd);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vfprintf(f, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\n(see 'gpuplan %s --help')\n", cmd);
+    fprintf(f, "\n(see 'gpuplan %s --help')\n", cmd);
     return EXIT_USAGE;
 }
 
-int cli_parse_i64(const char *cmd, const char *flag, const char *s, int64_t min, int64_t max,
+int cli_parse_i64(cli_common *common, const char *cmd, const char *flag, const char *s, int64_t min, int64_t max,
                   int64_t *out)
 {
     char *end;
     errno = 0;
     long long v = strtoll(s ? s : "", &end, 10);
     if (!s || !*s || *end || errno || v < min || v > max) {
-        cli_usage_error(cmd, "--%s takes a whole number from %lld to %lld, not '%s'", flag,
+        cli_usage_error(common, cmd, "--%s takes a whole number from %lld to %lld, not '%s'", flag,
                         (long long)min, (long long)max, s ? s : "");
         return -1;
     }
@@ -55,25 +62,30 @@ int cli_parse_i64(const char *cmd, const char *flag, const char *s, int64_t min,
     return 0;
 }
 
-int cli_parse_double(const char *cmd, const char *flag, const char *s, double min, double max,
+int cli_parse_double(cli_common *common, const char *cmd, const char *flag, const char *s, double min, double max,
                      double *out)
 {
     char *end;
     errno = 0;
     double v = strtod(s ? s : "", &end);
     if (!s || !*s || *end || errno || !isfinite(v) || v < min || v > max) {
-        cli_usage_error(cmd, "--%s takes a number from %g to %g, not '%s'", flag, min, max, s ? s : "");
+        cli_usage_error(common, cmd, "--%s takes a number from %g to %g, not '%s'", flag, min, max, s ? s : "");
         return -1;
     }
     *out = v;
     return 0;
 }
 
-int cli_print_json(json_t *v)
+int cli_print_json(cli_common *common, json_t *v)
 {
     if (!v) {
-        fprintf(stderr, "gpuplan: out of memory building JSON\n");
+        fprintf(err_stream(common), "gpuplan: out of memory building JSON\n");
         return EXIT_INPUT;
+    }
+    if (common && common->capture) { /* the web server takes the document itself */
+        json_decref(common->result);
+        common->result = v;
+        return EXIT_OK;
     }
     json_dumpf(v, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     fputc('\n', stdout);

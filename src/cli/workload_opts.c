@@ -40,13 +40,13 @@ void cli_workload_opts_init(cli_workload_opts *o)
     do {                                                                                     \
         int v_ = (int)PARSE(arg);                                                            \
         if (v_ >= (int)(COUNT)) {                                                            \
-            cli_usage_error(cmd, "--" FLAG " takes one of " CHOICES ", not '%s'", arg);      \
+            cli_usage_error(common, cmd, "--" FLAG " takes one of " CHOICES ", not '%s'", arg);      \
             return -1;                                                                       \
         }                                                                                    \
         FIELD = v_;                                                                          \
     } while (0)
 
-int cli_workload_opt(const char *cmd, int opt, const char *arg, cli_workload_opts *o)
+int cli_workload_opt(cli_common *common, const char *cmd, int opt, const char *arg, cli_workload_opts *o)
 {
     int64_t v;
     const int64_t big = (int64_t)1 << 32;
@@ -57,35 +57,35 @@ int cli_workload_opt(const char *cmd, int opt, const char *arg, cli_workload_opt
     case 2003: {
         gp_dtype t = gp_dtype_parse(arg);
         if (t == GP_DTYPE_UNKNOWN) {
-            cli_usage_error(cmd, "--%s takes bf16, fp16, fp32, fp8, int8, int4, nf4, mxfp4 or fp4, not '%s'",
+            cli_usage_error(common, cmd, "--%s takes bf16, fp16, fp32, fp8, int8, int4, nf4, mxfp4 or fp4, not '%s'",
                             opt == 2002 ? "dtype" : "kv-dtype", arg);
             return -1;
         }
         if (opt == 2002) o->w.dtype = t; else o->w.kv_dtype = t;
         return 1;
     }
-    case 2004: if (cli_parse_i64(cmd, "context", arg, 1, big, &o->w.context)) return -1; o->context_set = 1; return 1;
-    case 2005: if (cli_parse_i64(cmd, "batch", arg, 1, big, &o->w.batch)) return -1; return 1;
-    case 2006: if (cli_parse_i64(cmd, "seq", arg, 1, big, &o->w.seq)) return -1; return 1;
+    case 2004: if (cli_parse_i64(common, cmd, "context", arg, 1, big, &o->w.context)) return -1; o->context_set = 1; return 1;
+    case 2005: if (cli_parse_i64(common, cmd, "batch", arg, 1, big, &o->w.batch)) return -1; return 1;
+    case 2006: if (cli_parse_i64(common, cmd, "seq", arg, 1, big, &o->w.seq)) return -1; return 1;
     case 2007: ENUM_OPT(o->w.optimizer, gp_optimizer_parse, GP_OPT_COUNT, "optimizer", "adamw, adam8bit, sgd, adafactor"); return 1;
     case 2008: ENUM_OPT(o->w.offload, gp_offload_parse, GP_OFFLOAD_COUNT, "offload", "none, optimizer, params"); return 1;
-    case 2009: if (cli_parse_i64(cmd, "lora-rank", arg, 1, 65536, &o->w.lora_rank)) return -1; return 1;
+    case 2009: if (cli_parse_i64(common, cmd, "lora-rank", arg, 1, 65536, &o->w.lora_rank)) return -1; return 1;
     case 2010: o->w.flash_attention = 0; return 1;
     case 2011: ENUM_OPT(o->w.engine, gp_engine_parse, GP_ENGINE_COUNT, "engine", "none, vllm, sglang, tgi, trtllm, llamacpp"); return 1;
-    case 2012: if (cli_parse_double(cmd, "gpu-memory-utilization", arg, 0.01, 1.0, &o->w.gpu_memory_utilization)) return -1; return 1;
-    case 2013: if (cli_parse_i64(cmd, "block-size", arg, 1, 4096, &o->w.block_size)) return -1; return 1;
-    case 2014: if (cli_parse_i64(cmd, "max-num-batched-tokens", arg, 1, big, &o->w.max_num_batched_tokens)) return -1; return 1;
-    case 2101: if (cli_parse_i64(cmd, "tp", arg, 1, 4096, &v)) return -1; o->given.tp = (int)v; return 1;
-    case 2102: if (cli_parse_i64(cmd, "pp", arg, 1, 4096, &v)) return -1; o->given.pp = (int)v; return 1;
-    case 2103: if (cli_parse_i64(cmd, "dp", arg, 1, 1 << 20, &v)) return -1; o->given.dp = (int)v; return 1;
-    case 2104: if (cli_parse_i64(cmd, "cp", arg, 1, 4096, &v)) return -1; o->given.cp = (int)v; return 1;
-    case 2105: if (cli_parse_i64(cmd, "ep", arg, 1, 4096, &v)) return -1; o->given.ep = (int)v; return 1;
-    case 2106: if (cli_parse_i64(cmd, "zero", arg, 0, 3, &v)) return -1; o->given.zero = (int)v; return 1;
-    case 2107: if (cli_parse_i64(cmd, "micro-batch", arg, 1, 1 << 20, &o->given.micro_batch)) return -1; return 1;
-    case 2108: if (cli_parse_i64(cmd, "global-batch", arg, 1, big, &o->given.global_batch)) return -1; return 1;
+    case 2012: if (cli_parse_double(common, cmd, "gpu-memory-utilization", arg, 0.01, 1.0, &o->w.gpu_memory_utilization)) return -1; return 1;
+    case 2013: if (cli_parse_i64(common, cmd, "block-size", arg, 1, 4096, &o->w.block_size)) return -1; return 1;
+    case 2014: if (cli_parse_i64(common, cmd, "max-num-batched-tokens", arg, 1, big, &o->w.max_num_batched_tokens)) return -1; return 1;
+    case 2101: if (cli_parse_i64(common, cmd, "tp", arg, 1, 4096, &v)) return -1; o->given.tp = (int)v; return 1;
+    case 2102: if (cli_parse_i64(common, cmd, "pp", arg, 1, 4096, &v)) return -1; o->given.pp = (int)v; return 1;
+    case 2103: if (cli_parse_i64(common, cmd, "dp", arg, 1, 1 << 20, &v)) return -1; o->given.dp = (int)v; return 1;
+    case 2104: if (cli_parse_i64(common, cmd, "cp", arg, 1, 4096, &v)) return -1; o->given.cp = (int)v; return 1;
+    case 2105: if (cli_parse_i64(common, cmd, "ep", arg, 1, 4096, &v)) return -1; o->given.ep = (int)v; return 1;
+    case 2106: if (cli_parse_i64(common, cmd, "zero", arg, 0, 3, &v)) return -1; o->given.zero = (int)v; return 1;
+    case 2107: if (cli_parse_i64(common, cmd, "micro-batch", arg, 1, 1 << 20, &o->given.micro_batch)) return -1; return 1;
+    case 2108: if (cli_parse_i64(common, cmd, "global-batch", arg, 1, big, &o->given.global_batch)) return -1; return 1;
     case 2109: ENUM_OPT(o->given.recompute, gp_recompute_parse, GP_RECOMPUTE_COUNT, "recompute", "none, selective, full"); return 1;
     case 2110: o->given.sequence_parallel = 1; return 1;
-    case 2111: if (cli_parse_i64(cmd, "virtual-stages", arg, 1, 64, &v)) return -1; o->given.virtual_stages = (int)v; return 1;
+    case 2111: if (cli_parse_i64(common, cmd, "virtual-stages", arg, 1, 64, &v)) return -1; o->given.virtual_stages = (int)v; return 1;
     default: return 0;
     }
 }
