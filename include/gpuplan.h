@@ -338,6 +338,9 @@ typedef enum gp_recompute {
     GP_RECOMPUTE_NONE = 0,   /* store every activation */
     GP_RECOMPUTE_SELECTIVE,  /* recompute the attention core (Korthikanti et al. 2022 sec. 5) */
     GP_RECOMPUTE_FULL,       /* store only each layer's input; recompute the layer */
+    GP_RECOMPUTE_OP,         /* PyTorch op-level selective checkpointing (torchtitan "selective"
+                                op): keep attention outputs and every other matmul output,
+                                recompute the rest */
     GP_RECOMPUTE_COUNT
 } gp_recompute;
 
@@ -551,6 +554,7 @@ GP_API gp_status gp_model_resolve(const gp_catalog *cat, const char *spec, gp_mo
 
 #include "gpuplan/train.h"
 #include "gpuplan/serve.h"
+#include "gpuplan/export.h"
 
 #ifdef __cplusplus
 }

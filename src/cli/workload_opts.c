@@ -25,7 +25,7 @@ const char cli_workload_help[] =
     "  --max-num-batched-tokens N   prefill chunk the engine profiles (2048)\n"
     "layout (any given is fixed, the rest searched):\n"
     "  --tp N --pp N --dp N --cp N --ep N --zero 0..3 --micro-batch N --global-batch N\n"
-    "  --recompute none|selective|full  --sequence-parallel  --virtual-stages N\n";
+    "  --recompute none|selective|full|op  --sequence-parallel  --virtual-stages N\n";
 
 void cli_workload_opts_init(cli_workload_opts *o)
 {
@@ -83,7 +83,7 @@ int cli_workload_opt(cli_common *common, const char *cmd, int opt, const char *a
     case 2106: if (cli_parse_i64(common, cmd, "zero", arg, 0, 3, &v)) return -1; o->given.zero = (int)v; return 1;
     case 2107: if (cli_parse_i64(common, cmd, "micro-batch", arg, 1, 1 << 20, &o->given.micro_batch)) return -1; return 1;
     case 2108: if (cli_parse_i64(common, cmd, "global-batch", arg, 1, big, &o->given.global_batch)) return -1; return 1;
-    case 2109: ENUM_OPT(o->given.recompute, gp_recompute_parse, GP_RECOMPUTE_COUNT, "recompute", "none, selective, full"); return 1;
+    case 2109: ENUM_OPT(o->given.recompute, gp_recompute_parse, GP_RECOMPUTE_COUNT, "recompute", "none, selective, full, op"); return 1;
     case 2110: o->given.sequence_parallel = 1; return 1;
     case 2111: if (cli_parse_i64(common, cmd, "virtual-stages", arg, 1, 64, &v)) return -1; o->given.virtual_stages = (int)v; return 1;
     default: return 0;

@@ -29,11 +29,11 @@ expect_json '.search.seconds < 1' true "well under a second"
 # tokens/s = global batch x seq / step time
 expect_json '(.perf.tokens_per_s - 2048 * 8192 / .perf.step_time_s) | fabs < 1' true "tokens/s = 2048 x 8192 / step"
 
-# the tiny model on 8 GPUs: 96 valid layouts (worked by hand in test_train_search.c)
+# the tiny model on 8 GPUs: 128 valid layouts (worked by hand in test_train_search.c)
 run train $TINY --gpus 8 --seq 512 --global-batch 8 --top 3 --json
-expect_rc 0 "tiny search"; expect_json .search.valid 96 "96 valid layouts"; expect_json '.candidates | length' 3 "--top 3"
+expect_rc 0 "tiny search"; expect_json .search.valid 128 "128 valid layouts"; expect_json '.candidates | length' 3 "--top 3"
 run train $TINY --gpus 8 --seq 512 --global-batch 8 --tp 2 --pp 2 --json
-expect_json .search.valid 36 "tp and pp fixed: 36 layouts"; expect_json '[.candidates[].layout.pp] | unique | tostring' '[2]' "pp fixed"
+expect_json .search.valid 48 "tp and pp fixed: 48 layouts"; expect_json '[.candidates[].layout.pp] | unique | tostring' '[2]' "pp fixed"
 expect_json '[.candidates[].layout.tp] | unique | .[0]' 2 "tp stays 2"
 
 # fixed layout: one layout evaluated, time to train = tokens / tokens per second
@@ -46,7 +46,7 @@ expect_rc 0 "fixed layout text"; expect_out "bubble" "breakdown chart"; expect_o
 
 # text output of a search
 run train $TINY --gpus 8 --seq 512 --global-batch 8
-expect_rc 0 "text search"; expect_out "Best layout" "winner"; expect_out "Pareto front" "front"; expect_out "Evaluated 96 layouts" "count line"
+expect_rc 0 "text search"; expect_out "Best layout" "winner"; expect_out "Pareto front" "front"; expect_out "Evaluated 128 layouts" "count line"
 
 # --scaling: 1, 2, 4, 8 GPUs; efficiency 1 at the first count that fits
 run train $TINY --gpus 8 --seq 512 --global-batch 8 --scaling --json

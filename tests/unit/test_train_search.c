@@ -106,8 +106,8 @@ static void check_invariants(const gp_train_search_result *r, int64_t gb)
  * {1}. pp: divisors of 8/tp up to 2 layers: {1, 2} (pp 2: 1 layer per stage, none empty).
  * (tp, pp, dp) = (1,1,8) (1,2,4) (2,1,4) (2,2,2). Micro-batches: divisors of 8/dp:
  * dp 8 {1}, dp 4 {1,2}, dp 2 {1,2,4}. Virtual stages: pp 2 has ceil(2/2) = 1 layer: {1}.
- * ZeRO 0..3 (dp > 1 everywhere), recomputation 3 ways: 12 per split.
- * Splits: 1 + 2 + 2 + 3 = 8, layouts 8 x 12 = 96; all fit (a few kB).
+ * ZeRO 0..3 (dp > 1 everywhere), recomputation 4 ways (none, selective, full, op): 16 per split.
+ * Splits: 1 + 2 + 2 + 3 = 8, layouts 8 x 16 = 128; all fit (a few kB).
  */
 static void test_tiny_count_by_hand(void **state)
 {
@@ -124,9 +124,9 @@ static void test_tiny_count_by_hand(void **state)
     gp_error err;
     assert_int_equal(gp_train_search(&m, h100, &node8, &w, &o, &res, &err), GP_OK);
     assert_int_equal(res.gpus, 8);
-    assert_int_equal(res.valid, 96);
-    assert_int_equal(res.evaluated, 96);
-    assert_int_equal(res.fitting, 96);
+    assert_int_equal(res.valid, 128);
+    assert_int_equal(res.evaluated, 128);
+    assert_int_equal(res.fitting, 128);
     assert_int_equal(res.n_top, 8); /* one per split */
     assert_true(res.n_pareto >= 1);
     check_invariants(&res, 8);
@@ -148,7 +148,7 @@ static void test_tiny_count_by_hand(void **state)
 }
 
 /* Fixed dimensions are respected: tp 2 and pp 2 leave dp 2 and micro-batches {1,2,4}:
- * 3 x 4 ZeRO x 3 recompute = 36 layouts; ZeRO 1 and full recomputation fixed too: 3. */
+ * 3 x 4 ZeRO x 4 recompute = 48 layouts; ZeRO 1 and full recomputation fixed too: 3. */
 static void test_fixed_dims(void **state)
 {
     (void)state;
@@ -164,7 +164,7 @@ static void test_fixed_dims(void **state)
     o.fixed.pp = 2;
     o.top_k = GP_TRAIN_TOP_MAX;
     assert_int_equal(gp_train_search(&m, h100, &node8, &w, &o, &res, NULL), GP_OK);
-    assert_int_equal(res.valid, 36);
+    assert_int_equal(res.valid, 48);
     assert_int_equal(res.n_top, 3);
     check_invariants(&res, 8);
     for (int i = 0; i < res.n_top; i++) {
@@ -195,10 +195,10 @@ static void test_fixed_dims(void **state)
 /*
  * Uneven stages and interleaving, 5 layers on 4 GPUs, tp fixed 1, global batch 4:
  * pp 4 puts ceil(5/4) = 2 layers per stage: 3 x 2 = 6 >= 5 leaves the last stage empty:
- * rejected (1 evaluated). pp 1 (dp 4): micro-batch {1}, 12 layouts. pp 2 (dp 2): ceil(5/2)
+ * rejected (1 evaluated). pp 1 (dp 4): micro-batch {1}, 16 layouts (4 ZeRO x 4 recompute). pp 2 (dp 2): ceil(5/2)
  * = 3 layers on the fullest stage, virtual stages {1, 3}; micro-batches {1, 2} give 2 and 1
  * micro-batches; v 3 needs them to be a multiple of pp 2: (mb 1, v 1), (mb 1, v 3), (mb 2,
- * v 1) valid, (mb 2, v 3) rejected: 3 x 12 = 36. Valid 12 + 36 = 48; evaluated 48 + 2 = 50.
+ * v 1) valid, (mb 2, v 3) rejected: 3 x 16 = 48. Valid 16 + 48 = 64; evaluated 64 + 2 = 66.
  */
 static void test_uneven_and_interleaved(void **state)
 {
@@ -214,8 +214,8 @@ static void test_uneven_and_interleaved(void **state)
     o.fixed.global_batch = 4;
     o.top_k = GP_TRAIN_TOP_MAX;
     assert_int_equal(gp_train_search(&m, h100, &node8, &w, &o, &res, NULL), GP_OK);
-    assert_int_equal(res.valid, 48);
-    assert_int_equal(res.evaluated, 50);
+    assert_int_equal(res.valid, 64);
+    assert_int_equal(res.evaluated, 66);
     check_invariants(&res, 4);
     int saw_v3 = 0;
     for (int i = 0; i < res.n_top; i++) {

@@ -51,7 +51,7 @@
 /* ---- enum names ---------------------------------------------------------------------- */
 
 static const char *const task_names[GP_TASK_COUNT] = {"infer", "train", "lora", "qlora"};
-static const char *const recompute_names[GP_RECOMPUTE_COUNT] = {"none", "selective", "full"};
+static const char *const recompute_names[GP_RECOMPUTE_COUNT] = {"none", "selective", "full", "op"};
 static const char *const optimizer_names[GP_OPT_COUNT] = {"adamw", "adam8bit", "sgd", "adafactor"};
 static const char *const offload_names[GP_OFFLOAD_COUNT] = {"none", "optimizer", "params"};
 static const char *const engine_names[GP_ENGINE_COUNT] = {"none", "vllm", "sglang", "tgi", "trtllm", "llamacpp"};
@@ -238,6 +238,14 @@ static double train_act_layer_bytes(const gp_model *m, const gp_layout *l, const
     double sp = l->sequence_parallel ? tp : 1.0;
     if (l->recompute == GP_RECOMPUTE_FULL)
         return 2.0 * s * b * h / sp; /* the layer's input only */
+    if (l->recompute == GP_RECOMPUTE_OP) {
+        /* torchtitan's op-level policy (torch.utils.checkpoint, SAC): save the attention
+         * output and every other matmul output, recompute the element-wise rest: the block
+         * input (h) + attention output (qd) + half of the matmul outputs q, k, v, o, the MLP
+         * projections and down (qd + 2 kvd + h + mlp_outputs + h) */
+        double mlp_out = m->mlp == GP_MLP_GATED ? 2.0 * f : f;
+        return 2.0 * s * b * (h / sp + qd / tp + 0.5 * ((qd + 2.0 * kvd + mlp_out) / tp + 2.0 * h / sp));
+    }
     return replicated / sp + split_part / tp;
 }
 

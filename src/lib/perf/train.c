@@ -203,8 +203,10 @@ gp_status gp_train_perf_estimate(const gp_model *m, const gp_gpu *gpu, const gp_
     double gemm_rate = peak * GP_TRAIN_GEMM_EFFICIENCY * shape;
     double attn_rate = peak16 * GP_TRAIN_ATTN_EFFICIENCY * shape; /* flash attention runs in 16 bits */
 
-    double fwd_passes = 1.0 + (l->recompute == GP_RECOMPUTE_FULL ? 1.0 : 0.0);
-    double attn_fwd_passes = 1.0 + (l->recompute != GP_RECOMPUTE_NONE ? 1.0 : 0.0);
+    /* forward passes of the matmuls: full recomputation repeats the forward; op-level
+     * checkpointing recomputes every other matmul */
+    double fwd_passes = 1.0 + (l->recompute == GP_RECOMPUTE_FULL ? 1.0 : l->recompute == GP_RECOMPUTE_OP ? 0.5 : 0.0);
+    double attn_fwd_passes = 1.0 + (l->recompute == GP_RECOMPUTE_FULL || l->recompute == GP_RECOMPUTE_SELECTIVE ? 1.0 : 0.0);
     /* matmul work on the stage (fwd + bwd + recompute), per micro-batch per GPU */
     double stage_lin = lin_per_layer * stage_layers / tp;
     /* the last stage (the slowest) also runs the output head, which is never recomputed */
@@ -317,6 +319,8 @@ gp_status gp_train_perf_estimate(const gp_model *m, const gp_gpu *gpu, const gp_
         extra = 2.0 * (double)p.linear_active + attn_model; /* layers only; the head is not recomputed */
     else if (l->recompute == GP_RECOMPUTE_SELECTIVE)
         extra = attn_model;
+    else if (l->recompute == GP_RECOMPUTE_OP)
+        extra = (double)p.linear_active; /* half the matmuls' forward again */
     out->hw_flops_per_token = out->model_flops_per_token + extra;
     out->model_tflops_per_gpu = out->model_flops_per_token * out->tokens_per_s_per_gpu / 1e12;
     out->hw_tflops_per_gpu = out->hw_flops_per_token * out->tokens_per_s_per_gpu / 1e12;
