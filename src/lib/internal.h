@@ -28,6 +28,12 @@ gp_status gpi_fail(gp_error *err, gp_status code, const char *fmt, ...)
 #endif
     ;
 void gpi_error_set_path(gp_error *err, const char *path);
+/* Append a reason (code + printf-style sentence) to reasons[*n] if *n < max. */
+void gpi_reason_add(gp_reason *reasons, int *n, int max, gp_reason_code code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
 void gpi_error_set_field(gp_error *err, const char *field);
 
 /* ---- strings ---- */

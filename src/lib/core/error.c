@@ -98,3 +98,15 @@ int gpi_ends_with(const char *s, const char *suffix)
     size_t ls = strlen(s), lx = strlen(suffix);
     return ls >= lx && gpi_strcaseeq(s + ls - lx, suffix);
 }
+
+void gpi_reason_add(gp_reason *reasons, int *n, int max, gp_reason_code code, const char *fmt, ...)
+{
+    if (*n >= max)
+        return;
+    gp_reason *x = &reasons[(*n)++];
+    x->code = code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(x->message, sizeof x->message, fmt, ap);
+    va_end(ap);
+}

@@ -30,22 +30,7 @@ const char *gp_reason_name(gp_reason_code c)
     return (unsigned)c < GP_REASON_COUNT ? reason_names[c] : "?";
 }
 
-static void add_reason(gp_fit_result *r, gp_reason_code code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-static void add_reason(gp_fit_result *r, gp_reason_code code, const char *fmt, ...)
-{
-    if (r->n_reasons >= GP_MAX_REASONS)
-        return;
-    gp_reason *x = &r->reasons[r->n_reasons++];
-    x->code = code;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(x->message, sizeof x->message, fmt, ap);
-    va_end(ap);
-}
+#define add_reason(r, code, ...) gpi_reason_add((r)->reasons, &(r)->n_reasons, GP_MAX_REASONS, code, __VA_ARGS__)
 
 static int fits(const gp_model *m, const gp_gpu *g, const gp_workload *w, const gp_layout *l, gp_memory *mem)
 {

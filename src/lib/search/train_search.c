@@ -585,22 +585,7 @@ static int cmp_time(const void *a, const void *b)
     return x->mem.per_gpu < y->mem.per_gpu ? -1 : x->mem.per_gpu > y->mem.per_gpu;
 }
 
-static void add_reason(gp_train_search_result *r, gp_reason_code code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-static void add_reason(gp_train_search_result *r, gp_reason_code code, const char *fmt, ...)
-{
-    if (r->n_reasons >= GP_MAX_REASONS)
-        return;
-    gp_reason *x = &r->reasons[r->n_reasons++];
-    x->code = code;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(x->message, sizeof x->message, fmt, ap);
-    va_end(ap);
-}
+#define add_reason(r, code, ...) gpi_reason_add((r)->reasons, &(r)->n_reasons, GP_MAX_REASONS, code, __VA_ARGS__)
 
 static void state_reset(state *s, int top_k)
 {
