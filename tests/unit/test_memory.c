@@ -177,6 +177,17 @@ static void test_verdict_weights(void **state)
     /* room for KV on TP=2: (85.52 - 70.56 - activations - overhead) GB / 163,840 B/token:
      * between 80k and 95k tokens of one sequence */
     assert_true(r.max_context > 80000 && r.max_context < 95000);
+    /* the same under vLLM's accounting: 141 GB of weights overrun its 0.9 x 85 GB budget */
+    w.engine = GP_ENGINE_VLLM;
+    gp_memory mem;
+    gp_layout one;
+    gp_layout_defaults(&one);
+    assert_int_equal(gp_memory_estimate(&m, h100, &w, &one, &mem, NULL), GP_OK);
+    assert_false(mem.fits);
+    assert_true(mem.per_gpu > mem.weights);
+    assert_int_equal(gp_fit(cat, &m, h100, &w, NULL, &r, NULL), GP_OK);
+    assert_false(r.single_gpu_sufficient);
+    assert_int_equal(r.min_gpus, 2);
 }
 
 static void test_verdict_other_reasons(void **state)

@@ -325,8 +325,10 @@ gp_status gp_memory_estimate(const gp_model *m, const gp_gpu *gpu, const gp_work
             }
             /* vLLM's accounting: the pool it reserves replaces the KV asked for */
             out->per_gpu = (uint64_t)budget + (uint64_t)GP_DRIVER_RESERVED_BYTES;
+            /* short of the KV asked for: by what the pool lacks, and when the weights and
+             * the profiled peak alone overrun the budget (kv < 0), by that overrun too */
             if (kv < (double)out->kv_cache)
-                out->per_gpu += (uint64_t)((double)out->kv_cache - (kv > 0 ? kv : 0));
+                out->per_gpu += (uint64_t)((double)out->kv_cache - kv);
         }
     } else {
         const int lora = w->task == GP_TASK_LORA || w->task == GP_TASK_QLORA;
