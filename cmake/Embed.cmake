@@ -13,3 +13,21 @@ function(gp_embed_files out_var out_file)
     COMMENT "Embedding data files" VERBATIM)
   set(${out_var} ${out_file} PARENT_SCOPE)
 endfunction()
+
+# The same for a second set of files, in its own table: gp_embed_files_as(OUT_VAR OUT_FILE
+# TABLE HEADER files...) names the generated table TABLE and includes HEADER (which must
+# declare gpi_embedded_file and TABLE). The web page's files use it (src/server/).
+function(gp_embed_files_as out_var out_file table header)
+  set(inputs)
+  foreach(f ${ARGN})
+    list(APPEND inputs ${CMAKE_CURRENT_SOURCE_DIR}/${f})
+  endforeach()
+  string(REPLACE ";" "|" files_arg "${ARGN}")
+  add_custom_command(OUTPUT ${out_file}
+    COMMAND ${CMAKE_COMMAND} -DOUT=${out_file} -DBASE=${CMAKE_CURRENT_SOURCE_DIR}
+            -DFILES=${files_arg} -DTABLE=${table} -DHEADER=${header}
+            -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/EmbedScript.cmake
+    DEPENDS ${inputs} ${CMAKE_CURRENT_SOURCE_DIR}/cmake/EmbedScript.cmake
+    COMMENT "Embedding ${table}" VERBATIM)
+  set(${out_var} ${out_file} PARENT_SCOPE)
+endfunction()

@@ -554,7 +554,9 @@ GP_API gp_status gp_model_resolve(const gp_catalog *cat, const char *spec, gp_mo
 
 #include "gpuplan/train.h"
 #include "gpuplan/serve.h"
+#include "gpuplan/probe.h"
 #include "gpuplan/export.h"
+#include "gpuplan/plan.h"
 
 #ifdef __cplusplus
 }

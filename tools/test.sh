@@ -4,7 +4,8 @@
 # Usage: ./tools/test.sh            (GP_FUZZ_SECONDS=N to fuzz longer; 0 skips fuzzing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-GP_WITH_FUZZ=1 ./tools/deps.sh
+# CI also installs the browser test's Chromium and Node (GP_WITH_BROWSER=1 does it elsewhere)
+GP_WITH_BROWSER=${GP_WITH_BROWSER:-$([ "${CI:-}" = true ] && echo 1 || echo 0)} GP_WITH_FUZZ=1 ./tools/deps.sh
 jobs=$(nproc)
 step() { echo; echo "=== $*"; }
 
@@ -12,6 +13,17 @@ step "gcc, warnings as errors: build + ctest (build/debug)"
 cmake -S . -B build/debug -DCMAKE_BUILD_TYPE=Debug -DGP_WERROR=ON -DCMAKE_C_COMPILER=gcc >/dev/null
 cmake --build build/debug -j"$jobs"
 ctest --test-dir build/debug --output-on-failure -j"$jobs"
+
+if command -v npm >/dev/null && [ -x "${CHROMIUM:-/usr/bin/chromium}" ] &&
+   node -e 'process.exit(+process.versions.node.split(".")[0] >= 20 ? 0 : 1)' 2>/dev/null; then
+  step "browser: the web page in headless Chromium vs the CLI (build/browser)"
+  mkdir -p build/browser
+  cp tests/browser/package.json tests/browser/package-lock.json tests/browser/test.mjs build/browser/
+  (cd build/browser && npm ci --no-audit --no-fund --loglevel=error)
+  timeout 180 node build/browser/test.mjs build/debug/gpuplan build/browser/out
+else
+  step "browser: skipped (needs Node >= 20 with npm, and chromium: GP_WITH_BROWSER=1 ./tools/deps.sh)"
+fi
 
 step "AddressSanitizer + UndefinedBehaviorSanitizer: build + ctest (build/asan)"
 cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=Debug -DGP_SANITIZE=ON -DGP_WERROR=ON -DCMAKE_C_COMPILER=gcc >/dev/null

@@ -21,6 +21,8 @@ typedef struct cli_common {
     int capture;
     const char *data_dir;   /* --data-dir DIR: user data overriding the built-in data files */
     gp_catalog *cat;        /* opened lazily by cli_catalog() */
+    const gp_model *model;  /* the web API's inline model (a config.json object), used when
+                               --model is absent; NULL otherwise */
 } cli_common;
 
 typedef struct cli_command {
@@ -153,5 +155,13 @@ int cmd_gpus(int argc, char **argv, cli_common *common);
 int cmd_table(int argc, char **argv, cli_common *common);
 int cmd_serve(int argc, char **argv, cli_common *common);
 int cmd_train(int argc, char **argv, cli_common *common);
+int cmd_plan(int argc, char **argv, cli_common *common);
+int cmd_export(int argc, char **argv, cli_common *common);
+int cmd_web(int argc, char **argv, cli_common *common);
+int cmd_probe(int argc, char **argv, cli_common *common);
+
+/* `--gpu local` (cmd_probe.c): the catalog id of this machine's first GPU, probed through NVML
+ * (GPUPLAN_NVML_LIB names the library); 0, or -1 after printing why not. */
+int cli_gpu_local(cli_common *common, const char *cmd, const char **id);
 
 #endif

@@ -17,7 +17,11 @@ static const cli_command commands[] = {
     {"train", cmd_train, "training step time, TFLOP/s, MFU, time to train; the layout search"},
     {"gpus", cmd_gpus, "the GPU catalog: memory, bandwidth, peak TFLOP/s, links"},
     {"serve", cmd_serve, "serving latency, throughput and the cheapest setup under latency targets"},
+    {"plan", cmd_plan, "the whole decision: options ranked with cost, data rules and a report"},
+    {"export", cmd_export, "launch commands and config files for an engine (vLLM ... Megatron, Slurm)"},
     {"table", cmd_table, "the classic sizing table: 8B/13B/70B/405B, rules of thumb vs gpuplan"},
+    {"web", cmd_web, "local web page and JSON API (127.0.0.1:8080)"},
+    {"probe", cmd_probe, "the GPUs of this machine (NVML) and their catalog entries"},
     {"validate", cmd_validate, "compare gpuplan with published measurements (shared/validation)"},
     {"version", cmd_version, "print the version"},
     {"help", cmd_help, "list the commands"},
@@ -43,7 +47,8 @@ static void print_commands(FILE *f)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\nevery command takes --json (machine-readable output) and --data-dir DIR\n"
                "(JSON files overriding the built-in data/*.json). With no command, gpuplan\n"
-               "runs its built-in example: the headline question for Llama-3.1-70B.\n");
+               "runs its built-in example: serving Llama-3.1-70B to 300 users under health-data\n"
+               "rules in Brazil, ranked with costs in BRL ('gpuplan plan').\n");
 }
 
 static int cmd_help(int argc, char **argv, cli_common *common)
@@ -54,11 +59,13 @@ static int cmd_help(int argc, char **argv, cli_common *common)
 }
 
 /* The built-in example run when gpuplan is called with no arguments. */
+/* The built-in example: the whole decision for the headline question (plan's example). */
 static int run_default(cli_common *common)
 {
-    char *argv[] = {"model", "show", "llama-3.1-70b", NULL};
-    printf("gpuplan %s: built-in example (run 'gpuplan help' for every command)\n\n", GP_VERSION_STRING);
-    return cmd_model(3, argv, common);
+    char *argv[] = {"plan", NULL};
+    printf("gpuplan %s: built-in example, 'gpuplan plan' (run 'gpuplan help' for every command)\n\n",
+           GP_VERSION_STRING);
+    return cmd_plan(1, argv, common);
 }
 
 int cli_run_command(cli_common *common, int argc, char **argv)

@@ -69,6 +69,8 @@ int cli_model_build(const char *cmd, cli_model_opts *o, cli_common *common, gp_m
             return EXIT_INPUT;
         if (gp_model_resolve(cat, o->spec, m, &err) != GP_OK)
             return cli_error(common, &err);
+    } else if (common->model) { /* the web API's inline config.json */
+        *m = *common->model;
     } else if (!o->any_override) {
         return cli_usage_error(common, cmd, "which model? give --model X, or the architecture with --layers, --hidden, --heads, --ffn and --vocab");
     } else {

@@ -51,7 +51,7 @@ int cli_workload_opt(cli_common *common, const char *cmd, int opt, const char *a
     int64_t v;
     const int64_t big = (int64_t)1 << 32;
     switch (opt) {
-    case 'g': o->gpu = arg; return 1;
+    case 'g': o->gpu = arg; return strcmp(arg, "local") == 0 && cli_gpu_local(common, cmd, &o->gpu) ? -1 : 1;
     case 2001: ENUM_OPT(o->w.task, gp_task_parse, GP_TASK_COUNT, "task", "infer, train, lora, qlora"); return 1;
     case 2002:
     case 2003: {

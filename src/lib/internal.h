@@ -53,6 +53,11 @@ int gpi_ends_with(const char *s, const char *suffix);
 /* Borrowed bytes of an embedded data file ("data/models.json"), NULL if absent. */
 const char *gpi_embedded(const char *name, size_t *size);
 
+/* ---- decision data (catalog.c) ---- */
+/* Borrowed parsed data/prices.json and data/compliance.json (merged with --data-dir). */
+json_t *gpi_catalog_prices(const gp_catalog *cat);
+json_t *gpi_catalog_compliance(const gp_catalog *cat);
+
 /* ---- files ---- */
 /* Read at most max bytes of a file's start into a malloc'd buffer (NUL-terminated);
  * *file_size gets the whole file's size. */

@@ -3,7 +3,8 @@
 # Expected numbers are published counts or worked by hand (see tests/unit/test_model.c).
 . "$(dirname "$0")/lib.sh"
 
-run; expect_rc 0 "no arguments runs the example"; expect_out "70,553,706,496" "example shows Llama-3.1-70B"
+run; expect_rc 0 "no arguments runs the example"; expect_out "Recommended:" "the example is the plan"
+expect_out "Llama-3.1-70B" "for Llama-3.1-70B"
 run --version; expect_rc 0 "--version"; expect_out "gpuplan " "--version"
 run --help; expect_rc 0 "--help"; expect_out "model" "--help lists commands"
 run nosuchcommand; expect_rc 2 "unknown command"; expect_err "unknown command" "unknown command message"

@@ -20,6 +20,8 @@ struct gp_catalog {
     gp_link *links;
     size_t n_links;
     json_t *link_aliases; /* array parallel to links (owned) */
+    json_t *prices;       /* data/prices.json, merged with the user's (owned) */
+    json_t *compliance;   /* data/compliance.json, merged with the user's (owned) */
 };
 
 static gp_status load_json(const char *text, size_t len, const char *name, json_t **out,
@@ -142,6 +144,49 @@ static gp_status parse_gpu(json_t *e, gp_gpu *g, const char *name, gp_error *err
     return GP_OK;
 }
 
+/* prices.json / compliance.json: the built-in file, then a user's file of the same name in
+ * data_dir: its arrays (`keys`) merge by id, its objects' keys replace one by one, its other
+ * values replace. */
+static gp_status load_decision_file(const char *data_dir, const char *file, const char *const *keys,
+                                    json_t **out, gp_error *err)
+{
+    char emb[64];
+    snprintf(emb, sizeof emb, "data/%s", file);
+    size_t len;
+    const char *text = gpi_embedded(emb, &len);
+    if (!text)
+        return gpi_fail(err, GP_ENOTFOUND, "built-in %s missing", emb);
+    gp_status st = load_json(text, len, emb, out, err);
+    if (st || !data_dir)
+        return st;
+    json_t *user = NULL;
+    st = load_user_file(data_dir, file, &user, err);
+    if (st || !user)
+        return st;
+    char name[GP_ERROR_PATH_MAX];
+    snprintf(name, sizeof name, "%s/%s", data_dir, file);
+    const char *key;
+    json_t *v;
+    json_object_foreach(user, key, v) {
+        int is_list = 0;
+        for (size_t k = 0; keys[k]; k++)
+            is_list |= strcmp(keys[k], key) == 0;
+        if (is_list)
+            st = merge_entries(*out, user, key, name, err);
+        else if (json_is_object(v) && json_is_object(json_object_get(*out, key)))
+            json_object_update(json_object_get(*out, key), v);
+        else
+            json_object_set(*out, key, v);
+        if (st)
+            break;
+    }
+    json_decref(user);
+    return st;
+}
+
+json_t *gpi_catalog_prices(const gp_catalog *cat) { return cat ? cat->prices : NULL; }
+json_t *gpi_catalog_compliance(const gp_catalog *cat) { return cat ? cat->compliance : NULL; }
+
 void gp_catalog_free(gp_catalog *cat)
 {
     if (!cat)
@@ -149,6 +194,8 @@ void gp_catalog_free(gp_catalog *cat)
     json_decref(cat->models);
     json_decref(cat->gpu_aliases);
     json_decref(cat->link_aliases);
+    json_decref(cat->prices);
+    json_decref(cat->compliance);
     free(cat->gpus);
     free(cat->links);
     free(cat);
@@ -246,6 +293,14 @@ gp_status gp_catalog_open(const char *data_dir, gp_catalog **out, gp_error *err)
             json_t *al = json_object_get(e, "aliases");
             json_array_append_new(cat->gpu_aliases, json_is_array(al) ? json_incref(al) : json_array());
         }
+    }
+    if (!st) {
+        static const char *const price_lists[] = {"gpus", "deployments", "countries", "currencies", NULL};
+        st = load_decision_file(data_dir, "prices.json", price_lists, &cat->prices, err);
+    }
+    if (!st) {
+        static const char *const rule_lists[] = {"profiles", NULL};
+        st = load_decision_file(data_dir, "compliance.json", rule_lists, &cat->compliance, err);
     }
     json_decref(mroot);
     json_decref(groot);

@@ -61,6 +61,23 @@ double gp_gpu_hourly_price(const gp_gpu *gpu)
     return 0.0;
 }
 
+/* Price the search ranks by: the catalog's data/prices.json on-demand rate (gpus[].
+ * on_demand_usd_per_hour, overridable with --data-dir), else the table above. */
+static double catalog_price(const gp_catalog *cat, const gp_gpu *gpu)
+{
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(gpi_catalog_prices(cat), "gpus"), i, e) {
+        if (gpi_strcaseeq(json_string_value(json_object_get(e, "id")), gpu->id)) {
+            json_t *v = json_object_get(e, "on_demand_usd_per_hour");
+            if (json_is_number(v) && json_number_value(v) > 0)
+                return json_number_value(v);
+            break;
+        }
+    }
+    return gp_gpu_hourly_price(gpu);
+}
+
 static const char *const reason_names[GP_SERVE_REASON_COUNT] = {
     "one_gpu_enough", "model_does_not_fit", "concurrency", "latency", "redundancy", "larger_gpu_better", "no_setup",
 };
@@ -257,8 +274,8 @@ static gp_status eval_tp(const eval_ctx *c, const gp_gpu *g, int tp, tp_eval *e,
     return GP_OK;
 }
 
-static void fill_option(gp_serve_option *o, const gp_gpu *g, int tp, const tp_eval *e, int replicas,
-                        int64_t maxlen, const gp_sim_result *sim)
+static void fill_option(gp_serve_option *o, const gp_catalog *cat, const gp_gpu *g, int tp, const tp_eval *e,
+                        int replicas, int64_t maxlen, const gp_sim_result *sim)
 {
     memset(o, 0, sizeof *o);
     snprintf(o->gpu, sizeof o->gpu, "%s", g->id);
@@ -267,7 +284,7 @@ static void fill_option(gp_serve_option *o, const gp_gpu *g, int tp, const tp_ev
     o->ep = 1;
     o->replicas = replicas;
     o->gpus_total = tp * replicas;
-    o->usd_per_hour = gp_gpu_hourly_price(g) * o->gpus_total;
+    o->usd_per_hour = catalog_price(cat, g) * o->gpus_total;
     o->fits = e->fits;
     o->meets = e->meets;
     o->kv_tokens = e->sc.kv_blocks * e->sc.block_size;
@@ -328,7 +345,7 @@ gp_status gp_capacity_search(const gp_catalog *cat, const gp_capacity_request *r
         if (!cat)
             return gpi_fail(err, GP_EINVAL, "capacity search needs candidate GPUs or a catalog");
         for (size_t i = 0; i < gp_catalog_gpu_count(cat) && nc < MAX_GPU_TYPES; i++)
-            if (gp_gpu_hourly_price(gp_catalog_gpu_at(cat, i)) > 0)
+            if (catalog_price(cat, gp_catalog_gpu_at(cat, i)) > 0)
                 cands[nc++] = gp_catalog_gpu_at(cat, i);
     }
     if (nc == 0)
@@ -391,7 +408,7 @@ gp_status gp_capacity_search(const gp_catalog *cat, const gp_capacity_request *r
                 continue;
             }
             gp_serve_option o;
-            fill_option(&o, g, tp, &e, e.replicas_serving + req->redundancy, maxlen, &e.sim);
+            fill_option(&o, cat, g, tp, &e, e.replicas_serving + req->redundancy, maxlen, &e.sim);
             if (tp == pg.fit_tp) {
                 pg.has_at_fit = 1;
                 pg.at_fit = o;
@@ -401,14 +418,14 @@ gp_status gp_capacity_search(const gp_catalog *cat, const gp_capacity_request *r
                 pg.best = o;
                 pg.has_fewer = e.has_fewer;
                 if (e.has_fewer)
-                    fill_option(&pg.fewer, g, tp, &e, e.replicas_serving - 1 + req->redundancy, maxlen, &e.sim_fewer);
+                    fill_option(&pg.fewer, cat, g, tp, &e, e.replicas_serving - 1 + req->redundancy, maxlen, &e.sim_fewer);
             }
             if (out->n_options < GP_SERVE_MAX_CANDIDATES)
                 out->options[out->n_options++] = o;
             /* a larger TP costs at least tp x price per replica: stop once one replica of
              * the next TP is dearer than the best setup of this type */
-            if (gp_gpu_hourly_price(g) > 0 &&
-                2.0 * tp * (1 + req->redundancy) * gp_gpu_hourly_price(g) > pg.best.usd_per_hour)
+            if (catalog_price(cat, g) > 0 &&
+                2.0 * tp * (1 + req->redundancy) * catalog_price(cat, g) > pg.best.usd_per_hour)
                 break;
         }
         if (pg.best_tp) {

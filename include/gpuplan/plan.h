@@ -1,0 +1,383 @@
+/*
+ * gpuplan/plan.h: the decision (included by gpuplan.h; not a header of its own).
+ *
+ * Four layers, each usable alone (docs/cost.md, docs/compliance.md, docs/scenario.md):
+ *  1. Prices (data/prices.json through the catalog) and the cost of one option over a
+ *     horizon: cloud on-demand/reserved, bare metal, owned (purchase + power + hosting),
+ *     egress, break-even month, cost per million tokens or per training run.
+ *  2. Data rules (data/compliance.json): profiles whose rules exclude deployments, each rule
+ *     with its citation. Guidance, not legal advice.
+ *  3. Reliability: interruptions and the Young/Daly checkpoint interval for training; the
+ *     spare replicas an availability target needs for serving.
+ *  4. The plan: a serving capacity search or a training layout search per candidate GPU and
+ *     precision, times every deployment, costed, checked and ranked; and its report (text,
+ *     JSON, Markdown, self-contained HTML with inline SVG) rendered into memory.
+ * Nothing here prints, exits or keeps global state.
+ */
+#ifndef GPUPLAN_PLAN_H
+#define GPUPLAN_PLAN_H
+
+/* ---- 1. prices and cost ----------------------------------------------------------------- */
+
+#define GP_PRICES_MAX_GPUS 64
+#define GP_PRICES_MAX_DEPLOYMENTS 16
+#define GP_PRICES_MAX_COUNTRIES 16
+#define GP_PRICES_MAX_CURRENCIES 16
+#define GP_SOURCE_MAX 512
+
+typedef struct gp_gpu_price {
+    char gpu[64];                    /* catalog GPU id */
+    double on_demand_usd_per_hour;   /* specialty cloud (neocloud) on-demand, per GPU; 0: none */
+    double reserved_usd_per_hour;    /* 1-year reserved; 0: on-demand x (1 - reserved_discount) */
+    double hyperscaler_usd_per_hour; /* hyperscaler on-demand; 0: on-demand x hyperscaler_ratio */
+    double purchase_usd;             /* one GPU; 0: unknown (no owned option) */
+    char source[GP_SOURCE_MAX];
+} gp_gpu_price;
+
+typedef enum gp_deploy_kind {
+    GP_DEPLOY_CLOUD = 0,     /* rented by the hour (on-demand, or reserved for long horizons) */
+    GP_DEPLOY_BAREMETAL,     /* dedicated servers rented monthly (priced at reserved rates) */
+    GP_DEPLOY_OWNED,         /* bought: purchase up front, power and hosting monthly */
+    GP_DEPLOY_KIND_COUNT
+} gp_deploy_kind;
+
+typedef enum gp_price_tier {
+    GP_TIER_NEOCLOUD = 0,    /* specialty GPU clouds (RunPod, Lambda, ...) */
+    GP_TIER_HYPERSCALER,     /* AWS, Azure, GCP, Oracle */
+    GP_TIER_COUNT
+} gp_price_tier;
+
+GP_API const char *gp_deploy_kind_name(gp_deploy_kind k); /* "cloud", "baremetal", "owned" */
+
+typedef struct gp_deployment {
+    char id[48];             /* "hyperscaler-br" */
+    char name[128];
+    gp_deploy_kind kind;
+    gp_price_tier tier;      /* which hourly column prices it */
+    char country[8];         /* ISO 3166-1 alpha-2 of where the GPUs are */
+    int shared;              /* 1: shared (multi-tenant) public cloud */
+    int audit_logging;       /* 1: access/audit logs are available */
+    double region_multiplier;/* x hourly prices in this region (1: none) */
+    char source[GP_SOURCE_MAX];
+} gp_deployment;
+
+typedef struct gp_country_costs {
+    char country[8];
+    double power_usd_per_kwh;        /* converted from the file's currency */
+    double hosting_usd_per_kw_month; /* colocation, per kW of IT load */
+    char source[GP_SOURCE_MAX];
+} gp_country_costs;
+
+typedef struct gp_currency {
+    char code[8];            /* "BRL" */
+    double per_usd;          /* units of this currency per US dollar */
+    char as_of[32];
+    char source[GP_SOURCE_MAX];
+} gp_currency;
+
+/* Everything of data/prices.json, USD unless stated. */
+typedef struct gp_prices {
+    char as_of[32];
+    int n_gpus;
+    gp_gpu_price gpus[GP_PRICES_MAX_GPUS];
+    int n_deployments;
+    gp_deployment deployments[GP_PRICES_MAX_DEPLOYMENTS];
+    int n_countries;
+    gp_country_costs countries[GP_PRICES_MAX_COUNTRIES];
+    int n_currencies;
+    gp_currency currencies[GP_PRICES_MAX_CURRENCIES];
+    double egress_usd_per_tb;        /* data moved out to the internet, per 10^12 bytes */
+    /* constants (each sourced in the file) */
+    double hours_per_month;          /* 730 */
+    double reserved_discount;        /* fraction off on-demand for a 1-year reservation */
+    int reserved_min_months;         /* horizon from which cloud options use reserved rates */
+    double hyperscaler_ratio;        /* hyperscaler / neocloud on-demand */
+    double system_multiplier;        /* server price per GPU / GPU price */
+    double system_power_factor;      /* server wall power / GPUs' TDP */
+    double pue;                      /* facility energy / IT energy */
+    int amortization_months;         /* straight-line life of owned servers */
+    double egress_bytes_per_output_token;
+} gp_prices;
+
+/* Read the catalog's prices (built-in data/prices.json, overridden by --data-dir). */
+GP_API gp_status gp_prices_load(const gp_catalog *cat, gp_prices *out, gp_error *err);
+/* Price row of a GPU (case-insensitive id), NULL if none. */
+GP_API const gp_gpu_price *gp_prices_find_gpu(const gp_prices *p, const char *gpu_id);
+GP_API const gp_deployment *gp_prices_find_deployment(const gp_prices *p, const char *id);
+/* Units of `code` per USD; GP_ENOTFOUND (field "currency") if the file has no such rate. */
+GP_API gp_status gp_prices_rate(const gp_prices *p, const char *code, double *per_usd, gp_error *err);
+/* Price per GPU-hour of a GPU on a cloud/bare-metal deployment (USD): on-demand or
+ * reserved column of the deployment's tier x region multiplier. 0 if unknown. */
+GP_API double gp_prices_gpu_hour(const gp_prices *p, const gp_gpu *gpu, const gp_deployment *d,
+                                 int reserved);
+
+/* Longest horizon a cost curve holds (10 years). */
+#define GP_COST_MAX_MONTHS 120
+
+typedef struct gp_cost_input {
+    const gp_gpu *gpu;
+    int gpus;                        /* GPUs of the whole option */
+    const gp_deployment *deployment;
+    int horizon_months;              /* 1 .. GP_COST_MAX_MONTHS */
+    double egress_tb_per_month;      /* data moved out (cloud and bare metal pay it) */
+    double output_tokens_per_month;  /* serving: for cost per million tokens (0: none) */
+    double run_hours;                /* training: hours of one run (0: serving) */
+} gp_cost_input;
+
+/* The cost of one option, in the chosen currency (amounts) with their USD base. */
+typedef struct gp_cost {
+    char currency[8];
+    double per_usd;                  /* exchange rate used */
+    gp_deploy_kind kind;
+    int available;                   /* 0: no price for this GPU here (the option is dropped) */
+    int reserved;                    /* cloud: priced at reserved rates (horizon >= min months) */
+    double gpu_hour_on_demand;       /* per GPU-hour, on-demand (cloud/bare metal) */
+    double gpu_hour_reserved;        /* per GPU-hour, reserved */
+    double hourly;                   /* whole option, per hour, at the rate used */
+    double upfront;                  /* owned: servers bought in month 0 */
+    double power_monthly;            /* owned: energy x PUE */
+    double hosting_monthly;          /* owned: colocation per kW */
+    double egress_monthly;           /* cloud/bare metal */
+    double monthly;                  /* recurring per month (excludes upfront) */
+    double monthly_amortized;        /* monthly + upfront / amortization months */
+    double total;                    /* over the horizon: upfront + monthly x months */
+    double per_million_tokens;       /* total / output tokens over the horizon x 10^6 (0: n/a) */
+    double per_run;                  /* training: one run (cloud: hourly x hours; owned:
+                                        monthly_amortized x hours / hours_per_month) */
+    double power_kw;                 /* owned: IT load of the servers */
+    int months;                      /* horizon */
+    double cumulative[GP_COST_MAX_MONTHS + 1]; /* spent by the end of month m (0: upfront) */
+} gp_cost;
+
+/* Cost of one option. GP_EINVAL on a bad horizon or GPU count; an option without a price is
+ * GP_OK with available = 0. */
+GP_API gp_status gp_cost_estimate(const gp_prices *p, const gp_cost_input *in, const char *currency,
+                                  gp_cost *out, gp_error *err);
+/* First month m (1..months) by whose end `owned` has cost no more than `rented`; 0 if none
+ * within the horizon. */
+GP_API int gp_cost_break_even_month(const gp_cost *owned, const gp_cost *rented);
+
+/* ---- 2. data rules ---------------------------------------------------------------------- */
+
+typedef enum gp_rule_kind {
+    GP_RULE_IN_COUNTRY = 0,  /* GPUs in the profile's jurisdiction */
+    GP_RULE_DEDICATED,       /* no shared public cloud */
+    GP_RULE_MIN_WEIGHT_BITS, /* no weights below min_bits */
+    GP_RULE_REDUNDANCY,      /* at least `replicas` spare replicas */
+    GP_RULE_AUDIT_LOGGING,   /* audit logs available (an obligation on every option) */
+    GP_RULE_KIND_COUNT
+} gp_rule_kind;
+
+GP_API const char *gp_rule_kind_name(gp_rule_kind k); /* "in_country" */
+
+#define GP_PROFILE_MAX_RULES 12
+#define GP_RULE_TEXT_MAX 640
+
+typedef struct gp_rule {
+    char id[64];                     /* "health.in_country" */
+    gp_rule_kind kind;
+    double min_bits;                 /* GP_RULE_MIN_WEIGHT_BITS */
+    int replicas;                    /* GP_RULE_REDUNDANCY */
+    char citation[GP_RULE_TEXT_MAX]; /* the norm, article by article */
+    char url[256];
+    char text_en[GP_RULE_TEXT_MAX];
+    char text_pt[GP_RULE_TEXT_MAX];  /* pt-BR */
+} gp_rule;
+
+typedef struct gp_profile {
+    char id[32];                     /* "health" */
+    char name_en[128], name_pt[128];
+    char jurisdiction[8];            /* country the in_country rules mean */
+    int n_rules;
+    gp_rule rules[GP_PROFILE_MAX_RULES];
+    char disclaimer_en[GP_RULE_TEXT_MAX], disclaimer_pt[GP_RULE_TEXT_MAX];
+} gp_profile;
+
+/* Load a profile by id (case-insensitive) from the catalog's compliance data.
+ * GP_ENOTFOUND naming the known profiles (field "compliance"). */
+GP_API gp_status gp_compliance_profile(const gp_catalog *cat, const char *id, gp_profile *out,
+                                       gp_error *err);
+
+typedef struct gp_compliance_subject {
+    const gp_deployment *deployment;
+    gp_dtype weight_dtype;           /* precision the weights are served/trained in */
+    int spare_replicas;              /* redundancy the option has (serving); -1: n/a */
+} gp_compliance_subject;
+
+typedef struct gp_compliance_verdict {
+    int allowed;                     /* no rule excludes it */
+    int n_violated;
+    int violated[GP_PROFILE_MAX_RULES];    /* indexes into profile->rules, in rule order */
+    int n_obligations;
+    int obligations[GP_PROFILE_MAX_RULES]; /* rules met that still ask something (audit logs) */
+} gp_compliance_verdict;
+
+/* Check one option against a profile. */
+GP_API void gp_compliance_check(const gp_profile *p, const gp_compliance_subject *s,
+                                gp_compliance_verdict *out);
+/* Spare replicas the profile asks for (max over its redundancy rules, 0 if none). */
+GP_API int gp_compliance_redundancy(const gp_profile *p);
+
+/* ---- 3. reliability --------------------------------------------------------------------- */
+
+typedef struct gp_reliability_params {
+    double gpu_failures_per_hour;    /* per GPU (includes its share of host/network faults) */
+    double mttr_hours;               /* time to replace a failed replica (serving) */
+    double restart_s;                /* training: relaunch and reload after an interruption */
+    double checkpoint_write_bytes_per_s_per_gpu; /* training: sharded checkpoint write rate */
+} gp_reliability_params;
+
+/* Sourced defaults (docs/cost.md, "Reliability"). */
+GP_API void gp_reliability_defaults(gp_reliability_params *p);
+
+typedef struct gp_train_reliability {
+    double job_mtbf_s;               /* mean time between interruptions of the whole job */
+    double expected_interruptions;   /* over the run, with overheads */
+    double checkpoint_s;             /* time to write one checkpoint */
+    double checkpoint_interval_s;    /* Young/Daly optimum of compute between checkpoints */
+    double overhead_fraction;        /* wall time / failure-free time - 1 */
+    double time_to_train_s;          /* with checkpoints, lost work and restarts */
+} gp_train_reliability;
+
+/* Training under failures: `gpus` GPUs, failure-free time `time_s`, `checkpoint_bytes`
+ * written per checkpoint (sharded over the GPUs). */
+GP_API gp_status gp_train_reliability_estimate(const gp_reliability_params *p, int gpus, double time_s,
+                                               double checkpoint_bytes, gp_train_reliability *out,
+                                               gp_error *err);
+
+typedef struct gp_serve_reliability {
+    double replica_availability;     /* MTBF / (MTBF + MTTR) of one replica */
+    int serving;                     /* replicas the load needs */
+    int spares;                      /* extra replicas for the target */
+    double availability;             /* P(at least `serving` replicas up) with the spares */
+    double target;                   /* asked (0: none) */
+} gp_serve_reliability;
+
+/* Smallest spare count s >= min_spares with P(Binomial(serving + s, a) >= serving) >= target
+ * (target 0: s = min_spares). */
+GP_API gp_status gp_serve_reliability_estimate(const gp_reliability_params *p, int gpus_per_replica,
+                                               int serving, int min_spares, double target,
+                                               gp_serve_reliability *out, gp_error *err);
+
+/* ---- 4. the plan ------------------------------------------------------------------------ */
+
+#define GP_PLAN_MAX_GPUS 16
+#define GP_PLAN_MAX_DTYPES 4
+#define GP_PLAN_MAX_OPTIONS 128
+#define GP_PLAN_MAX_NOTES 16
+#define GP_PLAN_MAX_POINTS 64
+
+typedef struct gp_plan_request {
+    const gp_model *model;
+    gp_workload w;                   /* task, engine, kv_dtype, ...; dtype from dtypes[] */
+    int n_dtypes;                    /* weight precisions to compare (0: w.dtype) */
+    gp_dtype dtypes[GP_PLAN_MAX_DTYPES];
+    int n_gpus;                      /* candidate GPU types (0: every priced catalog GPU) */
+    const gp_gpu *gpus[GP_PLAN_MAX_GPUS];
+    int fixed_tp;                    /* serving: > 0 fixes TP */
+    /* serving (task infer) */
+    gp_traffic traffic;
+    gp_slo slo;
+    int redundancy;                  /* spare replicas asked (the profile may ask more) */
+    double availability;             /* target fraction of time the load is served (0: none) */
+    /* training (task train/lora/qlora) */
+    gp_train_search_opts train;      /* gpus or deadline, tokens, fixed layout */
+    /* decision */
+    char compliance[32];             /* profile id ("none") */
+    char currency[8];                /* "USD", "BRL" */
+    int horizon_months;
+    double egress_tb_per_month;      /* < 0: from the output tokens served */
+    int n_deployments;               /* deployment ids to consider (0: all in prices) */
+    char deployments[GP_PRICES_MAX_DEPLOYMENTS][48];
+    gp_reliability_params reliability;
+} gp_plan_request;
+
+/* Defaults: task infer, no load, compliance "none", USD, 36 months, egress from tokens,
+ * reliability defaults. */
+GP_API void gp_plan_request_defaults(gp_plan_request *r);
+
+typedef struct gp_plan_option {
+    int rank;                        /* 1-based among allowed options; 0: excluded */
+    char gpu[64];
+    gp_dtype dtype;
+    gp_deployment deployment;
+    gp_layout layout;                /* per replica (serving) or the whole job (training) */
+    int replicas;                    /* serving: total incl. spares; training: 1 */
+    int gpus_total;
+    gp_memory memory;                /* per GPU */
+    /* serving */
+    gp_serve_option serve;           /* the capacity search's setup (latencies, KV) */
+    double throughput_tokens_per_s;  /* output tokens/s of the serving replicas */
+    double requests_per_s;
+    gp_serve_reliability serve_rel;
+    /* training */
+    gp_train_perf train;
+    gp_train_reliability train_rel;
+    /* decision */
+    gp_cost cost;
+    int break_even_month;            /* owned: vs renting the same setup (0: none in horizon) */
+    char break_even_vs[48];          /* the deployment compared with */
+    gp_compliance_verdict compliance;
+} gp_plan_option;
+
+typedef struct gp_plan_point {       /* throughput vs GPU count (a chart) */
+    char gpu[64];
+    gp_dtype dtype;
+    int gpus;
+    double throughput_tokens_per_s;
+    int meets;
+} gp_plan_point;
+
+typedef struct gp_plan_result {
+    int serving;                     /* 1: serving plan, 0: training plan */
+    gp_profile profile;
+    char currency[8];
+    double per_usd;
+    int horizon_months;
+    int redundancy;                  /* spare replicas the search used */
+    int n_options;                   /* allowed, best first */
+    gp_plan_option options[GP_PLAN_MAX_OPTIONS];
+    int n_excluded;                  /* dropped by a rule, with it */
+    gp_plan_option excluded[GP_PLAN_MAX_OPTIONS];
+    int recommended;                 /* index into options, -1 if none */
+    int n_points;
+    gp_plan_point points[GP_PLAN_MAX_POINTS];
+    int n_notes;                     /* GPUs or precisions without a setup, and why */
+    char notes[GP_PLAN_MAX_NOTES][GP_ERROR_MSG_MAX];
+    char prices_as_of[32];
+    double egress_tb_per_month;
+    char launch_engine[32];          /* engine of launch_command ("vllm") */
+    char launch_command[4096];       /* the recommended option's launch command ("": none) */
+} gp_plan_result;
+
+/* Plan. `out` is large (caller-owned, heap it). */
+GP_API gp_status gp_plan(const gp_catalog *cat, const gp_plan_request *req, gp_plan_result *out,
+                         gp_error *err);
+
+/* ---- report ------------------------------------------------------------------------------ */
+
+typedef enum gp_report_format {
+    GP_REPORT_TEXT = 0,
+    GP_REPORT_JSON,
+    GP_REPORT_MARKDOWN,
+    GP_REPORT_HTML,          /* one self-contained file: inline CSS and SVG, no external URL */
+    GP_REPORT_FORMAT_COUNT
+} gp_report_format;
+
+GP_API gp_report_format gp_report_format_parse(const char *s); /* FORMAT_COUNT if unknown */
+
+typedef struct gp_report_opts {
+    gp_report_format format;
+    const char *lang;                /* "en" (default) or "pt-BR" */
+    const char *title;               /* NULL: a title from the question */
+    const char *question;            /* the question in one line (NULL: none) */
+} gp_report_opts;
+
+/* Render a plan into a malloc'd NUL-terminated string (*out, length *len); free it with
+ * gp_report_free. JSON keys follow shared/design/interface.md ("plan"). */
+GP_API gp_status gp_report_render(const gp_plan_request *req, const gp_plan_result *res,
+                                  const gp_report_opts *opts, char **out, size_t *len,
+                                  gp_error *err);
+GP_API void gp_report_free(char *s);
+
+#endif /* GPUPLAN_PLAN_H */

@@ -1,0 +1,421 @@
+/*
+ * plan.c: the whole decision (docs/scenario.md). For each weight precision and candidate GPU
+ * type, the setup that carries the load (serving: gp_capacity_search; training:
+ * gp_train_search), its reliability (spares for an availability target; checkpoint overhead),
+ * then one option per deployment (cloud, bare metal, owned; data/prices.json), each costed
+ * over the horizon and checked against the data-sensitivity profile (data/compliance.json).
+ * Options a rule excludes go to `excluded` with the rules; the rest are ranked by total cost
+ * over the horizon (serving) or cost per run (training), then GPU count.
+ */
+#include "internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void gp_plan_request_defaults(gp_plan_request *r)
+{
+    memset(r, 0, sizeof *r);
+    gp_workload_defaults(&r->w, GP_TASK_INFER);
+    gp_train_search_defaults(&r->train);
+    gpi_strlcpy(r->compliance, "none", sizeof r->compliance);
+    gpi_strlcpy(r->currency, "USD", sizeof r->currency);
+    r->horizon_months = 36;
+    r->egress_tb_per_month = -1;
+    gp_reliability_defaults(&r->reliability);
+}
+
+/* What one (GPU, precision) setup is, before deployments multiply it. */
+typedef struct setup {
+    const gp_gpu *gpu;
+    gp_dtype dtype;
+    gp_layout layout;
+    int replicas, gpus_total, spares;
+    gp_memory memory;
+    gp_serve_option serve;
+    double throughput, requests_per_s, tokens_per_month;
+    gp_serve_reliability serve_rel;
+    gp_train_perf train;
+    gp_train_reliability train_rel;
+} setup;
+
+static void note(gp_plan_result *out, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void note(gp_plan_result *out, const char *fmt, ...)
+{
+    if (out->n_notes >= GP_PLAN_MAX_NOTES)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out->notes[out->n_notes++], GP_ERROR_MSG_MAX, fmt, ap);
+    va_end(ap);
+}
+
+static gp_status serve_setup(const gp_catalog *cat, const gp_plan_request *req, const gp_workload *w,
+                             const gp_gpu *g, int redundancy, const gp_prices *prices, gp_plan_result *out,
+                             setup *s, int *found, gp_error *err)
+{
+    *found = 0;
+    gp_capacity_result *cr = calloc(1, sizeof *cr);
+    if (!cr)
+        return gpi_fail(err, GP_ENOMEM, "out of memory planning");
+    gp_capacity_request cq;
+    memset(&cq, 0, sizeof cq);
+    cq.model = req->model;
+    cq.w = w;
+    cq.traffic = req->traffic;
+    cq.slo = req->slo;
+    cq.redundancy = redundancy;
+    const gp_gpu *one[1] = {g};
+    cq.gpus = one;
+    cq.n_gpus = 1;
+    cq.fixed_tp = req->fixed_tp;
+    gp_status st = gp_capacity_search(cat, &cq, cr, err);
+    if (st) {
+        free(cr);
+        return st;
+    }
+    for (int i = 0; i < cr->n_options && out->n_points < GP_PLAN_MAX_POINTS; i++) {
+        const gp_serve_option *o = &cr->options[i];
+        if (!o->fits)
+            continue;
+        gp_plan_point *pt = &out->points[out->n_points++];
+        gpi_strlcpy(pt->gpu, g->id, sizeof pt->gpu);
+        pt->dtype = w->dtype;
+        pt->gpus = o->gpus_total;
+        pt->throughput_tokens_per_s = o->sim.output_tokens_per_s * (o->replicas - redundancy > 0 ? o->replicas - redundancy : 1);
+        pt->meets = o->meets;
+    }
+    if (!cr->found) {
+        char why[GP_ERROR_MSG_MAX] = "no setup up to the search limits meets the targets";
+        for (int i = 0; i < cr->n_reasons; i++)
+            if (cr->reasons[i].code == GP_SERVE_MODEL_DOES_NOT_FIT || cr->reasons[i].code == GP_SERVE_NO_SETUP) {
+                gpi_strlcpy(why, cr->reasons[i].message, sizeof why);
+                break;
+            }
+        note(out, "%s in %s: %s", g->id, gp_dtype_name(w->dtype), why);
+        free(cr);
+        return GP_OK;
+    }
+    memset(s, 0, sizeof *s);
+    s->gpu = g;
+    s->dtype = w->dtype;
+    s->serve = cr->best;
+    free(cr);
+    gp_layout_defaults(&s->layout);
+    s->layout.tp = s->serve.tp;
+    s->layout.pp = s->serve.pp > 0 ? s->serve.pp : 1;
+    int serving = s->serve.replicas - redundancy;
+    if (serving < 1)
+        serving = 1;
+    st = gp_serve_reliability_estimate(&req->reliability, s->layout.tp, serving, redundancy, req->availability,
+                                       &s->serve_rel, err);
+    if (st)
+        return st;
+    s->spares = s->serve_rel.spares;
+    s->replicas = serving + s->spares;
+    s->layout.dp = s->replicas;
+    s->gpus_total = s->layout.tp * s->layout.pp * s->replicas;
+    s->throughput = s->serve.sim.output_tokens_per_s * serving;
+    s->requests_per_s = s->serve.sim.requests_per_s * serving;
+    s->tokens_per_month = s->throughput * 3600.0 * prices->hours_per_month;
+    /* memory per GPU under the engine's accounting, at the request's full length */
+    gp_workload mw = *w;
+    mw.context = (int64_t)(req->traffic.prompt.max > 0 ? req->traffic.prompt.max : req->traffic.prompt.mean) +
+                 (int64_t)(req->traffic.output.max > 0 ? req->traffic.output.max : req->traffic.output.mean);
+    if (mw.context < 1)
+        mw.context = 4096;
+    mw.batch = 1;
+    gp_layout ml = s->layout;
+    ml.dp = 1;
+    gp_error local;
+    gp_error_clear(&local);
+    if (gp_memory_estimate(req->model, g, &mw, &ml, &s->memory, &local) == GP_OK && s->memory.kv_cache_bytes > 0)
+        s->memory.kv_cache = s->memory.kv_cache_bytes; /* the pool the engine allocates */
+    *found = 1;
+    return GP_OK;
+}
+
+static gp_status train_setup(const gp_catalog *cat, const gp_plan_request *req, const gp_workload *w,
+                             const gp_gpu *g, gp_plan_result *out, setup *s, int *found, gp_error *err)
+{
+    *found = 0;
+    gp_train_search_result *sr = calloc(1, sizeof *sr);
+    if (!sr)
+        return gpi_fail(err, GP_ENOMEM, "out of memory planning");
+    gp_cluster c;
+    gp_cluster_defaults(&c, cat, g, NULL);
+    gp_train_search_opts o = req->train;
+    if (o.top_k < 1)
+        o.top_k = 1;
+    gp_status st = gp_train_search(req->model, g, &c, w, &o, sr, err);
+    if (st || sr->n_top == 0) {
+        if (st == GP_OK || st == GP_EINVAL) {
+            note(out, "%s in %s: %s", g->id, gp_dtype_name(w->dtype),
+                 sr->n_reasons ? sr->reasons[0].message : st ? err->msg : "no layout fits");
+            gp_error_clear(err);
+            st = GP_OK;
+        }
+        free(sr);
+        return st;
+    }
+    memset(s, 0, sizeof *s);
+    s->gpu = g;
+    s->dtype = w->dtype;
+    s->layout = sr->top[0].layout;
+    s->train = sr->top[0].perf;
+    s->memory = sr->top[0].memory;
+    s->gpus_total = s->train.gpus > 0 ? s->train.gpus : gp_layout_gpus(&s->layout);
+    s->replicas = 1;
+    free(sr);
+    /* checkpoint: full training writes weights + optimizer state (master weights and moments);
+     * LoRA/QLoRA only the adapters' state, which is what the optimizer memory holds */
+    /* optimizer bytes per parameter as gpuplan.h's gp_optimizer documents them */
+    static const double opt_bytes[GP_OPT_COUNT] = {12.0, 6.0, 8.0, 4.0};
+    double ckpt;
+    if (w->task == GP_TASK_TRAIN)
+        ckpt = (double)gp_model_weight_bytes(req->model, w->dtype) +
+               (double)gp_model_total_params(req->model) * opt_bytes[(unsigned)w->optimizer < GP_OPT_COUNT ? w->optimizer : 0];
+    else
+        ckpt = (double)s->memory.optimizer * s->layout.tp * s->layout.pp;
+    st = gp_train_reliability_estimate(&req->reliability, s->gpus_total, s->train.time_to_train_s, ckpt, &s->train_rel,
+                                       err);
+    if (st)
+        return st;
+    *found = 1;
+    return GP_OK;
+}
+
+static int cmp_options(const void *a, const void *b, int serving)
+{
+    const gp_plan_option *x = a, *y = b;
+    double cx = serving ? x->cost.total : x->cost.per_run, cy = serving ? y->cost.total : y->cost.per_run;
+    if (cx != cy)
+        return cx < cy ? -1 : 1;
+    if (x->gpus_total != y->gpus_total)
+        return x->gpus_total < y->gpus_total ? -1 : 1;
+    return strcmp(x->deployment.id, y->deployment.id);
+}
+static int cmp_serving(const void *a, const void *b) { return cmp_options(a, b, 1); }
+static int cmp_training(const void *a, const void *b) { return cmp_options(a, b, 0); }
+
+static int same_setup(const gp_plan_option *a, const gp_plan_option *b)
+{
+    return !strcmp(a->gpu, b->gpu) && a->dtype == b->dtype && a->gpus_total == b->gpus_total &&
+           a->layout.tp == b->layout.tp && a->replicas == b->replicas;
+}
+
+/* Owned options: the month owning breaks even with renting the same setup in the same
+ * country (the cheapest such cloud option, allowed or not). */
+static void break_even(gp_plan_option *list, int n, gp_plan_option *all, int n_all)
+{
+    for (int i = 0; i < n; i++) {
+        gp_plan_option *o = &list[i];
+        if (o->deployment.kind != GP_DEPLOY_OWNED)
+            continue;
+        const gp_plan_option *best = NULL;
+        for (int j = 0; j < n_all; j++) {
+            const gp_plan_option *c = &all[j];
+            if (c->deployment.kind == GP_DEPLOY_CLOUD && same_setup(o, c) &&
+                gpi_strcaseeq(c->deployment.country, o->deployment.country) && (!best || c->cost.total < best->cost.total))
+                best = c;
+        }
+        if (best) {
+            o->break_even_month = gp_cost_break_even_month(&o->cost, &best->cost);
+            gpi_strlcpy(o->break_even_vs, best->deployment.id, sizeof o->break_even_vs);
+        }
+    }
+}
+
+static int deployment_wanted(const gp_plan_request *req, const gp_deployment *d)
+{
+    if (req->n_deployments <= 0)
+        return 1;
+    for (int i = 0; i < req->n_deployments && i < GP_PRICES_MAX_DEPLOYMENTS; i++)
+        if (gpi_strcaseeq(req->deployments[i], d->id))
+            return 1;
+    return 0;
+}
+
+gp_status gp_plan(const gp_catalog *cat, const gp_plan_request *req, gp_plan_result *out, gp_error *err)
+{
+    gp_error_clear(err);
+    memset(out, 0, sizeof *out);
+    out->recommended = -1;
+    if (!cat || !req || !req->model)
+        return gpi_fail(err, GP_EINVAL, "plan: a catalog, a request and a model are needed");
+    if (req->horizon_months < 1 || req->horizon_months > GP_COST_MAX_MONTHS) {
+        gpi_error_set_field(err, "horizon_months");
+        return gpi_fail(err, GP_EINVAL, "horizon_months must be 1 to %d, not %d", GP_COST_MAX_MONTHS,
+                        req->horizon_months);
+    }
+    gp_prices *prices = calloc(1, sizeof *prices);
+    if (!prices)
+        return gpi_fail(err, GP_ENOMEM, "out of memory planning");
+    gp_status st = gp_prices_load(cat, prices, err);
+    if (!st)
+        st = gp_prices_rate(prices, req->currency, &out->per_usd, err);
+    if (!st)
+        st = gp_compliance_profile(cat, req->compliance, &out->profile, err);
+    if (st) {
+        free(prices);
+        return st;
+    }
+    for (int i = 0; i < req->n_deployments; i++)
+        if (!gp_prices_find_deployment(prices, req->deployments[i])) {
+            gpi_error_set_field(err, "deployment");
+            st = gpi_fail(err, GP_ENOTFOUND, "unknown deployment '%s' (prices.json 'deployments')", req->deployments[i]);
+            free(prices);
+            return st;
+        }
+    gpi_strlcpy(out->currency, req->currency[0] ? req->currency : "USD", sizeof out->currency);
+    gpi_strlcpy(out->prices_as_of, prices->as_of, sizeof out->prices_as_of);
+    out->horizon_months = req->horizon_months;
+    out->serving = req->w.task == GP_TASK_INFER;
+    int redundancy = req->redundancy;
+    if (out->serving && gp_compliance_redundancy(&out->profile) > redundancy)
+        redundancy = gp_compliance_redundancy(&out->profile);
+    out->redundancy = out->serving ? redundancy : 0;
+
+    /* candidates: the request's, or every catalog GPU with a price */
+    const gp_gpu *gpus[GP_PLAN_MAX_GPUS];
+    int n_gpus = 0;
+    for (int i = 0; i < req->n_gpus && n_gpus < GP_PLAN_MAX_GPUS; i++)
+        gpus[n_gpus++] = req->gpus[i];
+    if (n_gpus == 0)
+        for (size_t i = 0; i < gp_catalog_gpu_count(cat) && n_gpus < GP_PLAN_MAX_GPUS; i++) {
+            const gp_gpu_price *gp = gp_prices_find_gpu(prices, gp_catalog_gpu_at(cat, i)->id);
+            if (gp && gp->on_demand_usd_per_hour > 0)
+                gpus[n_gpus++] = gp_catalog_gpu_at(cat, i);
+        }
+    gp_dtype dtypes[GP_PLAN_MAX_DTYPES];
+    int n_dtypes = 0;
+    for (int i = 0; i < req->n_dtypes && i < GP_PLAN_MAX_DTYPES; i++)
+        dtypes[n_dtypes++] = req->dtypes[i];
+    if (n_dtypes == 0)
+        dtypes[n_dtypes++] = req->w.dtype;
+
+    gp_plan_option *all = calloc(GP_PLAN_MAX_OPTIONS * 2, sizeof *all);
+    if (!all) {
+        free(prices);
+        return gpi_fail(err, GP_ENOMEM, "out of memory planning");
+    }
+    int n_all = 0;
+    double egress_total = 0;
+    int egress_n = 0;
+    for (int di = 0; di < n_dtypes && !st; di++) {
+        for (int gi = 0; gi < n_gpus && !st; gi++) {
+            gp_workload w = req->w;
+            w.dtype = dtypes[di];
+            if (out->serving && w.engine == GP_ENGINE_NONE)
+                w.engine = GP_ENGINE_VLLM;
+            setup s;
+            int found = 0;
+            st = out->serving ? serve_setup(cat, req, &w, gpus[gi], redundancy, prices, out, &s, &found, err)
+                              : train_setup(cat, req, &w, gpus[gi], out, &s, &found, err);
+            if (st || !found)
+                continue;
+            double egress = req->egress_tb_per_month >= 0
+                                ? req->egress_tb_per_month
+                                : s.tokens_per_month * prices->egress_bytes_per_output_token / 1e12;
+            egress_total += egress;
+            egress_n++;
+            int priced = 0;
+            for (int k = 0; k < prices->n_deployments && n_all < GP_PLAN_MAX_OPTIONS * 2; k++) {
+                const gp_deployment *d = &prices->deployments[k];
+                if (!deployment_wanted(req, d))
+                    continue;
+                gp_cost_input ci = {s.gpu, s.gpus_total, d, req->horizon_months, egress, s.tokens_per_month,
+                                    out->serving ? 0 : s.train_rel.time_to_train_s / 3600.0};
+                gp_plan_option *o = &all[n_all];
+                memset(o, 0, sizeof *o);
+                st = gp_cost_estimate(prices, &ci, out->currency, &o->cost, err);
+                if (st)
+                    break;
+                if (!o->cost.available)
+                    continue;
+                priced++;
+                gpi_strlcpy(o->gpu, s.gpu->id, sizeof o->gpu);
+                o->dtype = s.dtype;
+                o->deployment = *d;
+                o->layout = s.layout;
+                o->replicas = s.replicas;
+                o->gpus_total = s.gpus_total;
+                o->memory = s.memory;
+                o->serve = s.serve;
+                o->throughput_tokens_per_s = out->serving ? s.throughput : s.train.tokens_per_s;
+                o->requests_per_s = s.requests_per_s;
+                o->serve_rel = s.serve_rel;
+                o->train = s.train;
+                o->train_rel = s.train_rel;
+                gp_compliance_subject cs = {d, s.dtype, out->serving ? s.spares : -1};
+                gp_compliance_check(&out->profile, &cs, &o->compliance);
+                n_all++;
+            }
+            if (!st && !priced)
+                note(out, "%s in %s: %s", s.gpu->id, gp_dtype_name(s.dtype),
+                     "no price for this GPU in any deployment considered (prices.json)");
+        }
+    }
+    free(prices);
+    if (st) {
+        free(all);
+        return st;
+    }
+    out->egress_tb_per_month = egress_n ? egress_total / egress_n : 0;
+    break_even(all, n_all, all, n_all);
+    for (int i = 0; i < n_all; i++) {
+        if (all[i].compliance.allowed && out->n_options < GP_PLAN_MAX_OPTIONS)
+            out->options[out->n_options++] = all[i];
+        else if (!all[i].compliance.allowed && out->n_excluded < GP_PLAN_MAX_OPTIONS)
+            out->excluded[out->n_excluded++] = all[i];
+    }
+    free(all);
+    qsort(out->options, (size_t)out->n_options, sizeof out->options[0], out->serving ? cmp_serving : cmp_training);
+    qsort(out->excluded, (size_t)out->n_excluded, sizeof out->excluded[0], out->serving ? cmp_serving : cmp_training);
+    for (int i = 0; i < out->n_options; i++)
+        out->options[i].rank = i + 1;
+    if (out->n_options > 0) {
+        out->recommended = 0;
+        /* the recommended option's launch command (docs/export.md) */
+        const gp_plan_option *o = &out->options[0];
+        gp_workload w = req->w;
+        w.dtype = o->dtype;
+        gp_export_engine eng = GP_EXPORT_VLLM;
+        if (!out->serving)
+            eng = GP_EXPORT_MEGATRON;
+        else if (w.engine == GP_ENGINE_SGLANG)
+            eng = GP_EXPORT_SGLANG;
+        else if (w.engine == GP_ENGINE_TRTLLM)
+            eng = GP_EXPORT_TRTLLM;
+        if (out->serving) {
+            w.context = (int64_t)(req->traffic.prompt.max > 0 ? req->traffic.prompt.max : req->traffic.prompt.mean) +
+                        (int64_t)(req->traffic.output.max > 0 ? req->traffic.output.max : req->traffic.output.mean);
+        }
+        gp_layout l = o->layout;
+        if (out->serving)
+            l.dp = 1; /* one replica's command; replicas run it on separate nodes */
+        gp_export_job job;
+        gp_export_job_defaults(&job);
+        job.model = req->model;
+        job.w = &w;
+        job.l = &l;
+        const gp_gpu *g = NULL;
+        gp_catalog_find_gpu(cat, o->gpu, &g, NULL);
+        job.gpu = g;
+        job.train_tokens = out->serving ? 0 : req->train.train_tokens;
+        gp_error local;
+        gp_error_clear(&local);
+        if (gp_export_command(eng, &job, out->launch_command, sizeof out->launch_command, &local) == GP_OK)
+            gpi_strlcpy(out->launch_engine, gp_export_engine_name(eng), sizeof out->launch_engine);
+        else {
+            out->launch_command[0] = 0;
+            note(out, "launch command not generated: %s", local.msg);
+        }
+    }
+    return GP_OK;
+}

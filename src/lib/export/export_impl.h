@@ -1,0 +1,121 @@
+/*
+ * export_impl.h: shared pieces of the exporters (src/lib/export/). Never installed.
+ *
+ * Every exporter renders into bounded growable buffers (gpx_buf, capped at GPX_MAX_FILE_BYTES;
+ * going past the cap or failing to allocate marks the buffer failed and is reported as
+ * GP_ELIMIT / GP_ENOMEM, never a silent truncation of a file).
+ */
+#ifndef GPX_EXPORT_IMPL_H
+#define GPX_EXPORT_IMPL_H
+
+#include "internal.h"
+
+#define GPX_MAX_FILE_BYTES (1u << 20) /* one generated file at most */
+
+typedef struct gpx_buf {
+    char *p;     /* NUL-terminated when len > 0 */
+    size_t len;
+    size_t cap;
+    int failed;  /* 0 ok, GP_ENOMEM or GP_ELIMIT */
+} gpx_buf;
+
+void gpx_buf_init(gpx_buf *b);
+void gpx_buf_free(gpx_buf *b);
+/* Append formatted text (bounded by GPX_MAX_FILE_BYTES). */
+void gpx_add(gpx_buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* A command line under construction: tokens (a flag with its value, or a word), one per item. */
+#define GPX_MAX_ARGS 96
+#define GPX_ARG_MAX 320
+typedef struct gpx_cmd {
+    int n;
+    int overflow;
+    char arg[GPX_MAX_ARGS][GPX_ARG_MAX];
+} gpx_cmd;
+
+void gpx_cmd_init(gpx_cmd *c);
+/* Append one token group, printf-style ("--tp-size %d"). */
+void gpx_arg(gpx_cmd *c, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Write the command into b: tokens joined by " \\\n<indent>" (shell continuation). */
+void gpx_cmd_lines(gpx_buf *b, const gpx_cmd *c, const char *indent);
+/* Write the command on one line into dst (size n), truncating. */
+void gpx_cmd_line(char *dst, size_t n, const gpx_cmd *c);
+
+/* Quote s for a POSIX shell when it holds anything beyond [A-Za-z0-9_./:@%+=,-]. */
+const char *gpx_shq(char *dst, size_t n, const char *s);
+
+/* The job with every default resolved, as each exporter reads it. */
+typedef struct gpx_ctx {
+    gp_export_engine engine;
+    const gp_export_job *job;
+    const gp_model *m;
+    const gp_workload *w;
+    gp_layout l;                 /* every degree >= 1; micro/global batch filled (training) */
+    const char *engine_label;    /* "vLLM" */
+    const char *version;         /* version of the engine whose flags are used */
+    char model_path[GP_ERROR_PATH_MAX]; /* what the engine loads (shell-quoted when needed) */
+    char model_path_raw[GP_ERROR_PATH_MAX];
+    char gpu_id[64];
+    int replica_gpus;            /* tp * pp * cp: GPUs holding one model copy */
+    int gpus;                    /* replica_gpus * dp */
+    int gpus_per_node;
+    int nodes;
+    int64_t max_model_len;       /* serving */
+    int64_t max_num_seqs;        /* serving */
+    int port;
+    gp_dtype weights;            /* precision asked for the weights */
+    gp_dtype act;                /* 16-bit activation/compute dtype (bf16, fp16 or fp32) */
+    int prequantized;            /* the checkpoint carries its own quantization */
+    int64_t grad_accum;          /* training: global / (micro x dp) */
+    int64_t train_iters;         /* training: 0 unknown */
+    char data_path[GP_EXPORT_PATH_MAX];
+} gpx_ctx;
+
+/* Opening comment lines shared by every file ("# " prefix given). */
+void gpx_header(gpx_buf *b, const gpx_ctx *c, const char *prefix, const char *what);
+
+/* "#!/usr/bin/env bash", the header as "# " comments, "set -euo pipefail" and a blank line. */
+void gpx_sh_preamble(gpx_buf *b, const gpx_ctx *c, const char *name);
+
+/* Hand b's text to out as a new file (b is reset). Fails on a failed buffer or too many files. */
+gp_status gpx_emit(gp_export_files *out, const char *name, gpx_buf *b, int executable, gp_error *err);
+/* Add a caveat to out->notes. */
+void gpx_note(gp_export_files *out, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Renderers, one per engine (vllm.c, sglang.c, ...). Each fills out->command and the files. */
+typedef gp_status (*gpx_render_fn)(const gpx_ctx *c, gp_export_files *out, gp_error *err);
+gp_status gpx_render_vllm(const gpx_ctx *c, gp_export_files *out, gp_error *err);
+gp_status gpx_render_sglang(const gpx_ctx *c, gp_export_files *out, gp_error *err);
+gp_status gpx_render_tgi(const gpx_ctx *c, gp_export_files *out, gp_error *err);
+gp_status gpx_render_llamacpp(const gpx_ctx *c, gp_export_files *out, gp_error *err);
+gp_status gpx_render_trtllm(const gpx_ctx *c, gp_export_files *out, gp_error *err);
+gp_status gpx_render_deepspeed(const gpx_ctx *c, gp_export_files *out, gp_error *err);
+gp_status gpx_render_megatron(const gpx_ctx *c, gp_export_files *out, gp_error *err);
+gp_status gpx_render_torchrun(const gpx_ctx *c, gp_export_files *out, gp_error *err);
+gp_status gpx_render_slurm(const gpx_ctx *c, gp_export_files *out, gp_error *err);
+
+/* Shared by megatron.c and slurm.c: pretrain_gpt.py and its arguments. */
+gp_status gpx_megatron_args(const gpx_ctx *c, gpx_cmd *cmd, gp_export_files *out, gp_error *err);
+/* The shell variables those arguments read (DATA_PATH, TOKENIZER, TRAIN_ITERS, LR). */
+void gpx_megatron_vars(gpx_buf *b, const gpx_ctx *c);
+/* Shared by torchrun.c and slurm.c: the FSDP configuration module (fsdp_config.py). */
+gp_status gpx_fsdp_file(const gpx_ctx *c, gp_export_files *out, gp_error *err);
+/* The torchrun launcher tokens; `slurm` uses $SLURM_* and $MASTER_ADDR for rendezvous. */
+void gpx_torchrun_args(const gpx_ctx *c, gpx_cmd *cmd, int slurm);
+
+/* Name of a dtype as engines spell it: "bfloat16", "float16", "float32". */
+const char *gpx_torch_dtype(gp_dtype t);
+
+#endif

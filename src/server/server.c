@@ -1,0 +1,320 @@
+/*
+ * server.c: the HTTP side of `gpuplan web`: a libmicrohttpd daemon with a thread pool, bound
+ * to loopback unless told otherwise. It reads a request body up to a cap (413 past it), then
+ * hands method, path and body to routes.c and sends back what it answers. Slow or idle
+ * clients are cut off by the connection timeout; open connections are capped. Commands run
+ * one at a time under a mutex (they use getopt's global state); they take milliseconds.
+ * All state lives in the gps_server handle.
+ */
+#include "server.h"
+#include "cli.h"
+
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+struct gps_server {
+    struct MHD_Daemon *daemon;
+    pthread_mutex_t lock;      /* one command at a time */
+    gp_catalog *cat;
+    const char *data_dir;
+    size_t max_body;
+    int loopback;              /* bound to a loopback address: check the Host header */
+    int port;
+};
+
+/* One request's upload, kept between the access handler's calls. */
+typedef struct conn_state {
+    char *body;
+    size_t len, cap;
+    int too_big;
+} conn_state;
+
+const gp_catalog *gps_catalog(const gps_server *s)
+{
+    return s->cat;
+}
+
+int gps_port(const gps_server *s)
+{
+    return s ? s->port : 0;
+}
+
+void gps_respond_json(gps_response *res, int status, json_t *doc)
+{
+    char *text = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(doc);
+    if (!text) {
+        res->status = 500;
+        res->content_type = "application/json";
+        res->body = (char *)"{\"error\": {\"status\": 500, \"message\": \"out of memory\"}}\n";
+        res->len = strlen(res->body);
+        res->body_static = 1;
+        return;
+    }
+    size_t n = strlen(text);
+    char *body = realloc(text, n + 2); /* the CLI ends its document with a newline */
+    if (body) {
+        body[n++] = '\n';
+        body[n] = '\0';
+        text = body;
+    }
+    res->status = status;
+    res->content_type = "application/json";
+    res->body = text;
+    res->len = n;
+    res->body_static = 0;
+}
+
+void gps_respond_error(gps_response *res, int status, const char *message)
+{
+    gps_respond_json(res, status, json_pack("{s{si ss}}", "error", "status", status, "message", message));
+}
+
+/* Drop the "(see 'gpuplan X --help')" hint and surrounding blank space from a message. */
+static void trim_message(char *m)
+{
+    char *hint = strstr(m, "\n(see 'gpuplan");
+    if (hint)
+        *hint = '\0';
+    size_t n = strlen(m);
+    while (n > 0 && (m[n - 1] == '\n' || m[n - 1] == ' '))
+        m[--n] = '\0';
+}
+
+int gps_run_command(gps_server *s, int argc, char **argv, const gp_model *inline_model, json_t **result, char *msg,
+                    size_t msg_size)
+{
+    char *text = NULL;
+    size_t text_len = 0;
+    *result = NULL;
+    msg[0] = '\0';
+    FILE *err = open_memstream(&text, &text_len);
+    if (!err) {
+        snprintf(msg, msg_size, "out of memory");
+        return EXIT_INPUT;
+    }
+    cli_common c;
+    memset(&c, 0, sizeof c);
+    c.json = 1;
+    c.capture = 1;
+    c.err = err;
+    c.data_dir = s->data_dir;
+    c.cat = s->cat;
+    c.model = inline_model;
+    pthread_mutex_lock(&s->lock);
+    int rc = cli_run_command(&c, argc, argv);
+    pthread_mutex_unlock(&s->lock);
+    fclose(err);
+    if (text) {
+        snprintf(msg, msg_size, "%s", text);
+        trim_message(msg);
+    }
+    free(text);
+    if (c.cat != s->cat) /* a command must not swap the catalog; if it opened another, drop it */
+        gp_catalog_free(c.cat);
+    if (rc == EXIT_OK)
+        *result = c.result;
+    else
+        json_decref(c.result);
+    return rc;
+}
+
+/* ---- libmicrohttpd callbacks ---------------------------------------------------------------- */
+
+static enum MHD_Result send_response(struct MHD_Connection *conn, gps_response *res)
+{
+    struct MHD_Response *r = MHD_create_response_from_buffer(
+        res->len, res->body, res->body_static ? MHD_RESPMEM_PERSISTENT : MHD_RESPMEM_MUST_FREE);
+    if (!r) {
+        if (!res->body_static)
+            free(res->body);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, res->content_type ? res->content_type : "text/plain");
+    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+    MHD_add_response_header(r, "Cache-Control", "no-store");
+    if (res->content_type && !strncmp(res->content_type, "text/html", 9))
+        MHD_add_response_header(r, "Content-Security-Policy",
+                                "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+                                "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
+    enum MHD_Result ok = MHD_queue_response(conn, (unsigned)res->status, r);
+    MHD_destroy_response(r);
+    return ok;
+}
+
+static enum MHD_Result send_error(struct MHD_Connection *conn, int status, const char *message)
+{
+    gps_response res;
+    memset(&res, 0, sizeof res);
+    gps_respond_error(&res, status, message);
+    return send_response(conn, &res);
+}
+
+/* With a loopback bind, only requests addressed to a loopback name are served: a web page
+ * elsewhere cannot reach the API by pointing its own host name at 127.0.0.1 (DNS rebinding). */
+static int host_allowed(const char *host)
+{
+    if (!host)
+        return 1; /* HTTP/1.0 clients send none */
+    static const char *const names[] = {"127.0.0.1", "localhost", "[::1]"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        size_t n = strlen(names[i]);
+        if (strncmp(host, names[i], n) == 0 && (host[n] == '\0' || host[n] == ':'))
+            return 1;
+    }
+    return 0;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+                                  const char *version, const char *upload_data, size_t *upload_data_size,
+                                  void **con_cls)
+{
+    (void)version;
+    gps_server *s = cls;
+    conn_state *st = *con_cls;
+    if (!st) { /* first call: headers only */
+        if (s->loopback && !host_allowed(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST)))
+            return send_error(conn, 403, "this server answers requests to 127.0.0.1 or localhost only");
+        if (strcmp(method, "GET") != 0 && strcmp(method, "POST") != 0 && strcmp(method, "HEAD") != 0)
+            return send_error(conn, 405, "only GET and POST are served");
+        const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        if (cl && strtoull(cl, NULL, 10) > s->max_body) {
+            char m[128];
+            snprintf(m, sizeof m, "request body too large (at most %zu bytes)", s->max_body);
+            return send_error(conn, 413, m);
+        }
+        st = calloc(1, sizeof *st);
+        if (!st)
+            return MHD_NO;
+        *con_cls = st;
+        return MHD_YES;
+    }
+    if (*upload_data_size > 0) { /* a piece of the body */
+        size_t n = *upload_data_size;
+        *upload_data_size = 0;
+        if (st->too_big || n > s->max_body - st->len) {
+            st->too_big = 1; /* keep reading (and dropping) until the end, then answer 413 */
+            return MHD_YES;
+        }
+        if (st->len + n + 1 > st->cap) {
+            size_t cap = st->cap ? st->cap : 4096;
+            while (cap < st->len + n + 1)
+                cap *= 2;
+            if (cap > s->max_body + 1)
+                cap = s->max_body + 1;
+            char *b = realloc(st->body, cap);
+            if (!b)
+                return MHD_NO;
+            st->body = b;
+            st->cap = cap;
+        }
+        memcpy(st->body + st->len, upload_data, n);
+        st->len += n;
+        st->body[st->len] = '\0';
+        return MHD_YES;
+    }
+    if (st->too_big) {
+        char m[128];
+        snprintf(m, sizeof m, "request body too large (at most %zu bytes)", s->max_body);
+        return send_error(conn, 413, m);
+    }
+    gps_request req = {method, url, st->body ? st->body : "", st->len};
+    gps_response res;
+    memset(&res, 0, sizeof res);
+    gps_route(s, &req, &res);
+    return send_response(conn, &res);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_RequestTerminationCode toe)
+{
+    (void)cls, (void)conn, (void)toe;
+    conn_state *st = *con_cls;
+    if (st) {
+        free(st->body);
+        free(st);
+        *con_cls = NULL;
+    }
+}
+
+int gps_start(const gps_config *cfg, gps_server **out, char *msg, size_t msg_size)
+{
+    *out = NULL;
+    const char *bind = cfg->bind && *cfg->bind ? cfg->bind : GPS_DEFAULT_BIND;
+    struct sockaddr_in a4;
+    struct sockaddr_in6 a6;
+    struct sockaddr *addr;
+    unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD;
+    int loopback;
+    memset(&a4, 0, sizeof a4);
+    memset(&a6, 0, sizeof a6);
+    if (inet_pton(AF_INET, bind, &a4.sin_addr) == 1) {
+        a4.sin_family = AF_INET;
+        a4.sin_port = htons((uint16_t)cfg->port);
+        addr = (struct sockaddr *)&a4;
+        loopback = (ntohl(a4.sin_addr.s_addr) >> 24) == 127;
+    } else if (inet_pton(AF_INET6, bind, &a6.sin6_addr) == 1) {
+        a6.sin6_family = AF_INET6;
+        a6.sin6_port = htons((uint16_t)cfg->port);
+        addr = (struct sockaddr *)&a6;
+        flags |= MHD_USE_IPv6;
+        loopback = memcmp(&a6.sin6_addr, &in6addr_loopback, sizeof a6.sin6_addr) == 0;
+    } else {
+        snprintf(msg, msg_size, "--bind takes an IPv4 or IPv6 address (127.0.0.1, ::1, 0.0.0.0), not '%s'", bind);
+        return -1;
+    }
+    gps_server *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(msg, msg_size, "out of memory");
+        return -1;
+    }
+    s->max_body = cfg->max_body ? cfg->max_body : GPS_DEFAULT_MAX_BODY;
+    s->data_dir = cfg->data_dir;
+    s->loopback = loopback;
+    gp_error err;
+    if (gp_catalog_open(cfg->data_dir, &s->cat, &err) != GP_OK) {
+        snprintf(msg, msg_size, "%s", err.msg);
+        free(s);
+        return -1;
+    }
+    if (pthread_mutex_init(&s->lock, NULL) != 0) {
+        snprintf(msg, msg_size, "cannot create a mutex");
+        gp_catalog_free(s->cat);
+        free(s);
+        return -1;
+    }
+    unsigned threads = cfg->threads > 0 ? (unsigned)cfg->threads : GPS_DEFAULT_THREADS;
+    s->daemon = MHD_start_daemon(flags, (uint16_t)cfg->port, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, addr,
+                                 MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_CONNECTION_TIMEOUT,
+                                 (unsigned)(cfg->timeout_s ? cfg->timeout_s : GPS_DEFAULT_TIMEOUT_S),
+                                 MHD_OPTION_CONNECTION_LIMIT, (unsigned)GPS_MAX_CONNECTIONS,
+                                 MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
+    if (!s->daemon) {
+        snprintf(msg, msg_size, "cannot listen on %s port %d (in use, or not an address of this machine?)", bind,
+                 cfg->port);
+        pthread_mutex_destroy(&s->lock);
+        gp_catalog_free(s->cat);
+        free(s);
+        return -1;
+    }
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    s->port = info ? info->port : cfg->port;
+    *out = s;
+    return 0;
+}
+
+void gps_stop(gps_server *s)
+{
+    if (!s)
+        return;
+    MHD_stop_daemon(s->daemon);
+    pthread_mutex_destroy(&s->lock);
+    gp_catalog_free(s->cat);
+    free(s);
+}

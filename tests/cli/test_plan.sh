@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# `gpuplan plan`: the done-when of issue 6 (Llama-3.1-70B to 300 users at p99 TTFT under 1 s,
+# health data in Brazil, 36 months, BRL: ranked options with costs, the excluded ones with the
+# rule and citation, the HTML report, the vLLM command), scenario files and their errors.
+. "$(dirname "$0")/lib.sh"
+
+run plan --help; expect_rc 0 "plan --help"; expect_out "--compliance" "help lists --compliance"
+
+# the done-when, in one command
+Q="--model llama-3.1-70b --users 300 --prompt-tokens 2000 --output-tokens 400 --ttft-p99 1 --tpot-p99 0.05 --gpu h100 --gpu h200 --dtype bf16 --dtype fp8 --compliance health --currency BRL --horizon-months 36"
+run plan $Q --json; expect_rc 0 "done-when, JSON"
+expect_json '.currency' BRL "BRL currency"
+expect_json '.horizon_months' 36 "36 months"
+expect_json '(.options | length) > 0' true "ranked options"
+expect_json '.recommended.hardware.gpu != null' true "a recommendation"
+expect_json '[.options[].hardware.deployment.country] | unique | tostring' '["BR"]' "health: only options in Brazil"
+expect_json '[.options[].hardware.deployment.shared] | unique | tostring' '[false]' "health: only dedicated hardware"
+expect_json '[.options[] | .perf.ttft_p99_s <= 1] | all' true "p99 TTFT within 1 s"
+expect_json '[.options[] | .layout.replicas >= 2] | all' true "n+1 from the profile"
+expect_json '[.options[].cost.total] == ([.options[].cost.total] | sort)' true "ranked by total cost"
+expect_json '[.options[] | .cost.total > 0 and .cost.currency == "BRL"] | all' true "costs in BRL"
+expect_json '[.options[] | select(.hardware.deployment.kind == "owned") | .cost.break_even_vs != ""] | all' true "owned options compared with renting"
+expect_json '(.excluded | length) > 0' true "excluded options"
+expect_json '[.excluded[] | .rule != null and .citation != null] | all' true "each excluded names its rule and citation"
+expect_json '[.excluded[].rule] | index("health.in_country") != null' true "in-country rule excludes US options"
+expect_json '[.excluded[].rule] | index("health.dedicated") != null' true "dedicated rule excludes shared cloud"
+expect_json '[.excluded[] | select(.rule == "health.in_country") | .citation | test("13.709")] | all' true "LGPD cited"
+expect_json '.launch.engine' vllm "launch engine"
+expect_json '.launch.command | startswith("vllm serve")' true "vLLM command line for the winner"
+expect_json '.disclaimer | test("not legal advice")' true "disclaimer"
+
+run plan $Q; expect_rc 0 "done-when, text"
+expect_out "vllm serve" "text shows the vLLM command"; expect_out "health.in_country" "text names the rule"
+expect_out "BRL" "text in BRL"
+
+run plan $Q --format html --out "$TMP/plan.html"; expect_rc 0 "done-when, HTML"
+checks=$((checks+1)); [ -s "$TMP/plan.html" ] || fail "HTML file written"
+checks=$((checks+1)); [ "$(grep -c '<svg' "$TMP/plan.html")" -ge 3 ] || fail "three inline SVG charts"
+checks=$((checks+1)); grep -qE 'https?://' "$TMP/plan.html" && fail "HTML has no external URL"
+checks=$((checks+1)); grep -E 'src=' "$TMP/plan.html" | grep -qv 'src="data:' && fail "HTML loads nothing (src= only data URIs)"
+checks=$((checks+1)); grep -q '<script' "$TMP/plan.html" && fail "HTML has no script"
+checks=$((checks+1)); grep -q 'vllm serve' "$TMP/plan.html" || fail "HTML shows the vLLM command"
+
+run plan $Q --format html --lang pt-BR; expect_rc 0 "pt-BR HTML"
+expect_out "Excluídas pelas regras de dados" "pt-BR words"; expect_out 'lang="pt-BR"' "pt-BR document"
+run plan $Q --format markdown; expect_rc 0 "markdown"; expect_out "|---|" "markdown table"
+
+# nothing given: the built-in example (the same question), refined by flags
+run plan --format json --deployment owned-br --deployment hyperscaler-br; expect_rc 0 "built-in example"
+expect_json '.currency' BRL "built-in example in BRL"; expect_json '.profile.id' health "built-in example: health"
+expect_json '[.options[], .excluded[] | .hardware.deployment.id] | unique | sort | tostring' '["hyperscaler-br","owned-br"]' "--deployment filters"
+
+# --export DIR writes the winner's launch files
+run plan $Q --export "$TMP/launch"; expect_rc 0 "--export"
+checks=$((checks+1)); ls "$TMP/launch"/* >/dev/null 2>&1 || fail "--export wrote files"
+
+# scenario files: flags as keys, lists for gpu/dtype; flags after the file override it
+cat > "$TMP/s.json" <<'J'
+{"description": "70B for 300 users", "model": "llama-3.1-70b", "users": 300, "prompt_tokens": 2000,
+ "output_tokens": 400, "ttft_p99": 1.0, "gpu": ["H100-SXM-80GB"], "dtype": ["fp8"],
+ "compliance": "health", "currency": "BRL", "horizon_months": 36}
+J
+run plan "$TMP/s.json" --json; expect_rc 0 "scenario file"
+expect_json '[.options[].hardware.gpu] | unique | tostring' '["H100-SXM-80GB"]' "scenario's gpu list"
+run plan "$TMP/s.json" --currency USD --json; expect_rc 0 "flag overrides the file"; expect_json .currency USD "USD"
+printf '{"model": "llama-3.1-70b", "users": 300, "ttft_p99": 1, "colour": "red"}' > "$TMP/bad.json"
+run plan "$TMP/bad.json"; expect_rc 1 "unknown key"; expect_err "unknown key 'colour'" "names the key"
+printf '{"model": "llama-3.1-70b",\n "users": 300,,\n}' > "$TMP/broken.json"
+run plan "$TMP/broken.json"; expect_rc 1 "malformed scenario"; expect_err "broken.json:2:" "file:line:column"
+run plan "$TMP/none.json"; expect_rc 1 "missing scenario"
+run plan "$TMP/s.json" --compliance hipaa; expect_rc 1 "unknown profile"; expect_err "health" "lists profiles"
+run plan "$TMP/s.json" --currency EUR; expect_rc 1 "unknown currency"; expect_err "EUR" "names the currency"
+run plan "$TMP/s.json" --format pdf; expect_rc 2 "bad format"
+run plan "$TMP/s.json" --lang fr; expect_rc 2 "bad lang"
+run plan --model llama-3.1-8b --gpu h100; expect_rc 2 "serving needs a load"
+
+# training: cost per run and the checkpoint interval
+run plan --model llama-3.1-8b --task train --tokens 1e10 --gpus 8 --gpu h100 --currency USD --json
+expect_rc 0 "training plan"; expect_json '.task' train "task train"
+expect_json '[.options[] | .cost.per_run > 0] | all' true "cost per run"
+expect_json '[.options[] | .reliability.checkpoint_interval_s > 0] | all' true "Young/Daly interval"
+expect_json '[.options[] | .perf.time_to_train_with_failures_s >= .perf.time_to_train_s] | all' true "failures add time"
+finish

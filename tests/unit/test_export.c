@@ -1,0 +1,462 @@
+/*
+ * test_export.c: launch configurations (gp_export_render) compared byte for byte with the
+ * golden files under tests/golden/<engine>/<case>/; tests/golden/README.md explains every
+ * expected value (where each number comes from). Plus the engine table, task/engine
+ * mismatches, unsupported layouts, and the one-line command for reports.
+ *
+ * GP_GOLDEN_UPDATE=1 rewrites the golden files from the current output (then review the diff
+ * against README.md by hand before committing).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "internal.h"
+
+static gp_catalog *cat;
+
+static int setup(void **state)
+{
+    (void)state;
+    return gp_catalog_open(NULL, &cat, NULL) == GP_OK ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    gp_catalog_free(cat);
+    return 0;
+}
+
+static void model(const char *id, gp_model *m)
+{
+    assert_int_equal(gp_catalog_find_model(cat, id, m, NULL), GP_OK);
+}
+
+static const gp_gpu *h100(void)
+{
+    const gp_gpu *g = NULL;
+    assert_int_equal(gp_catalog_find_gpu(cat, "H100-SXM-80GB", &g, NULL), GP_OK);
+    return g;
+}
+
+static char *read_all(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, len = 0;
+    char *p = malloc(cap);
+    size_t n;
+    while (p && (n = fread(p + len, 1, cap - len - 1, f)) > 0) {
+        len += n;
+        if (len + 1 == cap) {
+            char *q = realloc(p, cap * 2);
+            if (!q) {
+                free(p);
+                p = NULL;
+                break;
+            }
+            p = q;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (p)
+        p[len] = '\0';
+    return p;
+}
+
+/* Compare every rendered file with tests/golden/<dir>/<file name>. */
+static void check_golden(const char *dir, const gp_export_files *f, int n_expected)
+{
+    assert_int_equal(f->n, n_expected);
+    const char *update = getenv("GP_GOLDEN_UPDATE");
+    for (int i = 0; i < f->n; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/tests/golden/%s/%s", GP_SOURCE_DIR, dir, f->files[i].name);
+        assert_int_equal(strlen(f->files[i].content), f->files[i].len);
+        if (update && *update == '1') {
+            char d[1024];
+            snprintf(d, sizeof d, "%s/tests/golden/%s", GP_SOURCE_DIR, dir);
+            char *slash = strrchr(d, '/');
+            *slash = '\0';
+            mkdir(d, 0777);
+            *slash = '/';
+            mkdir(d, 0777);
+            FILE *o = fopen(path, "wb");
+            assert_non_null(o);
+            fwrite(f->files[i].content, 1, f->files[i].len, o);
+            fclose(o);
+            continue;
+        }
+        char *want = read_all(path);
+        if (!want)
+            fail_msg("missing golden file %s", path);
+        if (strcmp(want, f->files[i].content) != 0) {
+            const char *a = want, *b = f->files[i].content;
+            int line = 1;
+            while (*a && *a == *b) {
+                if (*a == '\n')
+                    line++;
+                a++, b++;
+            }
+            fprintf(stderr, "%s differs at line %d\n--- got ---\n%s", path, line, f->files[i].content);
+            free(want);
+            fail_msg("golden mismatch: %s line %d", path, line);
+        }
+        free(want);
+    }
+}
+
+static void render_ok(gp_export_engine e, const gp_export_job *job, gp_export_files *f)
+{
+    gp_error err;
+    gp_status st = gp_export_render(e, job, f, &err);
+    if (st != GP_OK)
+        fail_msg("render %s: %s", gp_export_engine_name(e), err.msg);
+}
+
+/* ---- serving ------------------------------------------------------------------------------ */
+
+static void test_vllm_llama70b_tp2(void **state)
+{
+    (void)state;
+    gp_model m;
+    model("llama-3.1-70b", &m);
+    gp_workload w;
+    gp_workload_defaults(&w, GP_TASK_INFER);
+    w.context = 8192;
+    gp_layout l;
+    gp_layout_defaults(&l);
+    l.tp = 2;
+    gp_export_job job;
+    gp_export_job_defaults(&job);
+    job.model = &m, job.gpu = h100(), job.w = &w, job.l = &l;
+    gp_export_files f;
+    render_ok(GP_EXPORT_VLLM, &job, &f);
+    check_golden("vllm/llama-3.1-70b-tp2", &f, 1);
+    assert_string_equal(f.command, "vllm serve meta-llama/Llama-3.1-70B --tensor-parallel-size 2 "
+                                   "--pipeline-parallel-size 1 --max-model-len 8192 --gpu-memory-utilization 0.9 "
+                                   "--max-num-seqs 256 --dtype bfloat16 --port 8000");
+    assert_int_equal(f.files[0].executable, 1);
+    gp_export_files_free(&f);
+    assert_int_equal(f.n, 0);
+
+    char line[256];
+    assert_int_equal(gp_export_command(GP_EXPORT_VLLM, &job, line, sizeof line, NULL), GP_OK);
+    assert_int_equal(strncmp(line, "vllm serve meta-llama/Llama-3.1-70B --tensor-parallel-size 2", 60), 0);
+    char tiny[16];
+    assert_int_equal(gp_export_command(GP_EXPORT_VLLM, &job, tiny, sizeof tiny, NULL), GP_OK);
+    assert_string_equal(tiny, "vllm serve meta"); /* truncated, NUL-terminated */
+}
+
+static void test_vllm_mixtral_ep_fp8(void **state)
+{
+    (void)state;
+    gp_model m;
+    model("mixtral-8x7b", &m);
+    gp_workload w;
+    gp_workload_defaults(&w, GP_TASK_INFER);
+    w.context = 32768;
+    w.dtype = GP_DTYPE_FP8;
+    w.kv_dtype = GP_DTYPE_FP8;
+    w.max_num_seqs = 128;
+    w.gpu_memory_utilization = 0.92;
+    gp_layout l;
+    gp_layout_defaults(&l);
+    l.tp = 2, l.dp = 2, l.ep = 4;
+    gp_export_job job;
+    gp_export_job_defaults(&job);
+    job.model = &m, job.gpu = h100(), job.w = &w, job.l = &l, job.port = 9000;
+    gp_export_files f;
+    render_ok(GP_EXPORT_VLLM, &job, &f);
+    check_golden("vllm/mixtral-8x7b-tp2-dp2-ep4-fp8", &f, 1);
+    gp_export_files_free(&f);
+}
+
+static void test_vllm_multinode(void **state)
+{
+    (void)state;
+    gp_model m;
+    model("llama-3.1-405b", &m);
+    gp_workload w;
+    gp_workload_defaults(&w, GP_TASK_INFER);
+    gp_layout l;
+    gp_layout_defaults(&l);
+    l.tp = 8, l.pp = 2;
+    gp_export_job job;
+    gp_export_job_defaults(&job);
+    job.model = &m, job.gpu = h100(), job.w = &w, job.l = &l, job.gpus_per_node = 8;
+    gp_export_files f;
+    render_ok(GP_EXPORT_VLLM, &job, &f);
+    check_golden("vllm/llama-3.1-405b-tp8-pp2-2nodes", &f, 1);
+    assert_non_null(strstr(f.notes, "multi-node"));
+    gp_export_files_free(&f);
+}
+
+static void test_sglang_llama70b_tp2(void **state)
+{
+    (void)state;
+    gp_model m;
+    model("llama-3.1-70b", &m);
+    gp_workload w;
+    gp_workload_defaults(&w, GP_TASK_INFER);
+    w.context = 8192;
+    gp_layout l;
+    gp_layout_defaults(&l);
+    l.tp = 2;
+    gp_export_job job;
+    gp_export_job_defaults(&job);
+    job.model = &m, job.gpu = h100(), job.w = &w, job.l = &l;
+    gp_export_files f;
+    render_ok(GP_EXPORT_SGLANG, &job, &f);
+    check_golden("sglang/llama-3.1-70b-tp2", &f, 1);
+    gp_export_files_free(&f);
+}
+
+static void test_tgi_llama8b(void **state)
+{
+    (void)state;
+    gp_model m;
+    model("llama-3.1-8b", &m);
+    gp_workload w;
+    gp_workload_defaults(&w, GP_TASK_INFER);
+    w.max_num_seqs = 64;
+    gp_layout l;
+    gp_layout_defaults(&l);
+    gp_export_job job;
+    gp_export_job_defaults(&job);
+    job.model = &m, job.gpu = h100(), job.w = &w, job.l = &l, job.port = 8080;
+    gp_export_files f;
+    render_ok(GP_EXPORT_TGI, &job, &f);
+    check_golden("tgi/llama-3.1-8b-1gpu", &f, 1);
+    gp_export_files_free(&f);
+
+    /* TGI has no pipeline parallelism */
+    l.pp = 2;
+    gp_error err;
+    assert_int_equal(gp_export_render(GP_EXPORT_TGI, &job, &f, &err), GP_EUNSUPPORTED);
+    assert_non_null(strstr(err.msg, "pipeline"));
+    assert_int_equal(f.n, 0);
+}
+
+static void test_llamacpp_gguf(void **state)
+{
+    (void)state;
+    gp_model m;
+    model("llama-3.1-8b", &m);
+    gp_workload w;
+    gp_workload_defaults(&w, GP_TASK_INFER);
+    w.context = 8192;
+    w.batch = 4;
+    w.kv_dtype = GP_DTYPE_INT8;
+    gp_layout l;
+    gp_layout_defaults(&l);
+    l.tp = 2;
+    gp_export_job job;
+    gp_export_job_defaults(&job);
+    job.model = &m, job.gpu = h100(), job.w = &w, job.l = &l;
+    job.model_path = "/models/Llama-3.1-8B-Q4_K_M.gguf";
+    gp_export_files f;
+    render_ok(GP_EXPORT_LLAMACPP, &job, &f);
+    check_golden("llamacpp/llama-3.1-8b-2gpu-4slots", &f, 1);
+    gp_export_files_free(&f);
+}
+
+static void test_trtllm_llama70b(void **state)
+{
+    (void)state;
+    gp_model m;
+    model("llama-3.1-70b", &m);
+    gp_workload w;
+    gp_workload_defaults(&w, GP_TASK_INFER);
+    w.context = 16384;
+    w.max_num_batched_tokens = 8192;
+    gp_layout l;
+    gp_layout_defaults(&l);
+    l.tp = 4, l.pp = 2;
+    gp_export_job job;
+    gp_export_job_defaults(&job);
+    job.model = &m, job.gpu = h100(), job.w = &w, job.l = &l;
+    gp_export_files f;
+    render_ok(GP_EXPORT_TRTLLM, &job, &f);
+    check_golden("trtllm/llama-3.1-70b-tp4-pp2", &f, 1);
+    gp_export_files_free(&f);
+}
+
+/* ---- training ----------------------------------------------------------------------------- */
+
+static void test_deepspeed_llama8b_zero3(void **state)
+{
+    (void)state;
+    gp_model m;
+    model("llama-3.1-8b", &m);
+    gp_workload w;
+    gp_workload_defaults(&w, GP_TASK_TRAIN);
+    w.offload = GP_OFFLOAD_OPTIMIZER;
+    gp_layout l;
+    gp_layout_defaults(&l);
+    l.dp = 16, l.zero = 3, l.micro_batch = 2, l.global_batch = 256;
+    gp_export_job job;
+    gp_export_job_defaults(&job);
+    job.model = &m, job.gpu = h100(), job.w = &w, job.l = &l, job.gpus_per_node = 8;
+    gp_export_files f;
+    render_ok(GP_EXPORT_DEEPSPEED, &job, &f);
+    check_golden("deepspeed/llama-3.1-8b-zero3-2nodes", &f, 3);
+    assert_string_equal(f.files[0].name, "ds_config.json");
+    assert_int_equal(f.files[0].executable, 0);
+    gp_export_files_free(&f);
+
+    /* parameter offload needs ZeRO-3; PP needs Megatron */
+    w.offload = GP_OFFLOAD_PARAMS;
+    l.zero = 2;
+    gp_error err;
+    assert_int_equal(gp_export_render(GP_EXPORT_DEEPSPEED, &job, &f, &err), GP_EINVAL);
+    assert_non_null(strstr(err.msg, "ZeRO-3"));
+    w.offload = GP_OFFLOAD_NONE;
+    l.pp = 2, l.dp = 8;
+    assert_int_equal(gp_export_render(GP_EXPORT_DEEPSPEED, &job, &f, &err), GP_EUNSUPPORTED);
+    assert_non_null(strstr(err.msg, "megatron"));
+}
+
+static void megatron_job(gp_model *m, gp_workload *w, gp_layout *l, gp_export_job *job)
+{
+    model("llama-3.1-70b", m);
+    gp_workload_defaults(w, GP_TASK_TRAIN);
+    w->seq = 8192;
+    gp_layout_defaults(l);
+    l->tp = 8, l->pp = 4, l->dp = 2, l->virtual_stages = 2, l->sequence_parallel = 1, l->zero = 1;
+    l->micro_batch = 1, l->global_batch = 512, l->recompute = GP_RECOMPUTE_SELECTIVE;
+    gp_export_job_defaults(job);
+    job->model = m, job->gpu = h100(), job->w = w, job->l = l, job->gpus_per_node = 8;
+}
+
+static void test_megatron_llama70b(void **state)
+{
+    (void)state;
+    gp_model m;
+    gp_workload w;
+    gp_layout l;
+    gp_export_job job;
+    megatron_job(&m, &w, &l, &job);
+    gp_export_files f;
+    render_ok(GP_EXPORT_MEGATRON, &job, &f);
+    check_golden("megatron/llama-3.1-70b-tp8-pp4-dp2-vpp2", &f, 1);
+    gp_export_files_free(&f);
+
+    /* an inference job cannot be exported to a training launcher, nor training to vLLM */
+    gp_error err;
+    w.task = GP_TASK_INFER;
+    assert_int_equal(gp_export_render(GP_EXPORT_MEGATRON, &job, &f, &err), GP_EINVAL);
+    assert_non_null(strstr(err.msg, "inference"));
+    w.task = GP_TASK_TRAIN;
+    assert_int_equal(gp_export_render(GP_EXPORT_VLLM, &job, &f, &err), GP_EINVAL);
+    assert_non_null(strstr(err.msg, "serving engine"));
+    /* 512 sequences are not a whole number of micro-batch 3 x DP 2 */
+    l.micro_batch = 3;
+    assert_int_equal(gp_export_render(GP_EXPORT_MEGATRON, &job, &f, &err), GP_EINVAL);
+    assert_non_null(strstr(err.msg, "global batch 512"));
+    /* 80 layers / 4 stages = 20; 3 virtual stages do not divide it */
+    l.micro_batch = 1, l.virtual_stages = 3;
+    assert_int_equal(gp_export_render(GP_EXPORT_MEGATRON, &job, &f, &err), GP_EINVAL);
+}
+
+static void test_torchrun_fsdp(void **state)
+{
+    (void)state;
+    gp_model m;
+    model("llama-3.1-8b", &m);
+    gp_workload w;
+    gp_workload_defaults(&w, GP_TASK_TRAIN);
+    gp_layout l;
+    gp_layout_defaults(&l);
+    l.dp = 16, l.zero = 3, l.micro_batch = 1, l.global_batch = 128, l.recompute = GP_RECOMPUTE_FULL;
+    gp_export_job job;
+    gp_export_job_defaults(&job);
+    job.model = &m, job.gpu = h100(), job.w = &w, job.l = &l, job.gpus_per_node = 8;
+    gp_export_files f;
+    render_ok(GP_EXPORT_TORCHRUN_FSDP, &job, &f);
+    check_golden("torchrun-fsdp/llama-3.1-8b-16gpu-fullshard", &f, 2);
+    gp_export_files_free(&f);
+
+    gp_error err;
+    l.tp = 2, l.dp = 8;
+    assert_int_equal(gp_export_render(GP_EXPORT_TORCHRUN_FSDP, &job, &f, &err), GP_EUNSUPPORTED);
+}
+
+static void test_slurm_megatron(void **state)
+{
+    (void)state;
+    gp_model m;
+    model("llama-3.1-70b", &m);
+    gp_workload w;
+    gp_workload_defaults(&w, GP_TASK_TRAIN);
+    gp_layout l;
+    gp_layout_defaults(&l);
+    l.tp = 8, l.pp = 2, l.dp = 2, l.sequence_parallel = 1, l.zero = 1;
+    l.micro_batch = 1, l.global_batch = 256, l.recompute = GP_RECOMPUTE_FULL;
+    gp_export_job job;
+    gp_export_job_defaults(&job);
+    job.model = &m, job.gpu = h100(), job.w = &w, job.l = &l, job.gpus_per_node = 8;
+    job.train_tokens = 1e11;
+    job.time_limit = "2-00:00:00";
+    job.job_name = "llama70b";
+    snprintf(job.train_data, sizeof job.train_data, "/data/fineweb_text_document");
+    gp_export_files f;
+    render_ok(GP_EXPORT_SLURM, &job, &f);
+    check_golden("slurm/llama-3.1-70b-32gpu", &f, 1);
+    gp_export_files_free(&f);
+}
+
+/* ---- the engine table ------------------------------------------------------------------- */
+
+static void test_names(void **state)
+{
+    (void)state;
+    for (int e = 0; e < GP_EXPORT_COUNT; e++) {
+        assert_int_equal(gp_export_engine_parse(gp_export_engine_name((gp_export_engine)e)), e);
+        assert_true(strlen(gp_export_engine_version((gp_export_engine)e)) > 0);
+    }
+    assert_int_equal(gp_export_engine_parse("llama.cpp"), GP_EXPORT_LLAMACPP);
+    assert_int_equal(gp_export_engine_parse("TensorRT-LLM"), GP_EXPORT_TRTLLM);
+    assert_int_equal(gp_export_engine_parse("fsdp"), GP_EXPORT_TORCHRUN_FSDP);
+    assert_int_equal(gp_export_engine_parse("sbatch"), GP_EXPORT_SLURM);
+    assert_int_equal(gp_export_engine_parse("vllmx"), GP_EXPORT_COUNT);
+    assert_int_equal(gp_export_engine_parse(""), GP_EXPORT_COUNT);
+    assert_int_equal(gp_export_engine_parse(NULL), GP_EXPORT_COUNT);
+    assert_string_equal(gp_export_engine_name(GP_EXPORT_COUNT), "unknown");
+    assert_int_equal(gp_export_engine_kind(GP_EXPORT_SGLANG), GP_EXPORT_KIND_SERVE);
+    assert_int_equal(gp_export_engine_kind(GP_EXPORT_SLURM), GP_EXPORT_KIND_TRAIN);
+    gp_export_files f;
+    gp_error err;
+    assert_int_equal(gp_export_render(GP_EXPORT_VLLM, NULL, &f, &err), GP_EINVAL);
+    assert_int_equal(gp_export_render(GP_EXPORT_COUNT, NULL, &f, &err), GP_EINVAL);
+    gp_export_files_free(NULL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_vllm_llama70b_tp2),
+        cmocka_unit_test(test_vllm_mixtral_ep_fp8),
+        cmocka_unit_test(test_vllm_multinode),
+        cmocka_unit_test(test_sglang_llama70b_tp2),
+        cmocka_unit_test(test_tgi_llama8b),
+        cmocka_unit_test(test_llamacpp_gguf),
+        cmocka_unit_test(test_trtllm_llama70b),
+        cmocka_unit_test(test_deepspeed_llama8b_zero3),
+        cmocka_unit_test(test_megatron_llama70b),
+        cmocka_unit_test(test_torchrun_fsdp),
+        cmocka_unit_test(test_slurm_megatron),
+        cmocka_unit_test(test_names),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

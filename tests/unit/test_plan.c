@@ -1,0 +1,210 @@
+/*
+ * test_plan.c: the plan (src/lib/decide/plan.c) and its report (src/lib/render/): invariants
+ * any correct plan holds (allowed options break no rule and are sorted by total; excluded ones
+ * name a rule; the profile's n+1 reaches the search; cost arithmetic between options), and the
+ * report's formats (self-contained HTML with SVG, pt-BR words, JSON keys of the contract).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static gp_catalog *cat;
+static gp_model m8b;
+static gp_plan_request req;
+static gp_plan_result res; /* large: static */
+
+static int setup(void **state)
+{
+    (void)state;
+    gp_error err;
+    if (gp_catalog_open(NULL, &cat, &err) != GP_OK || gp_catalog_find_model(cat, "llama-3.1-8b", &m8b, &err) != GP_OK)
+        return -1;
+    /* Llama-3.1-8B for 20 users (500 + 100 tokens), p99 TTFT 1 s, on H100; health data,
+     * BRL, 12 months; bf16 and int4 */
+    gp_plan_request_defaults(&req);
+    req.model = &m8b;
+    req.traffic.arrival = GP_ARRIVAL_CLOSED_LOOP;
+    req.traffic.users = 20;
+    req.traffic.prompt.mean = 500;
+    req.traffic.output.mean = 100;
+    req.traffic.seed = 1;
+    req.slo.ttft_s = 1.0;
+    const gp_gpu *h100;
+    if (gp_catalog_find_gpu(cat, "h100", &h100, &err) != GP_OK)
+        return -1;
+    req.gpus[req.n_gpus++] = h100;
+    req.dtypes[req.n_dtypes++] = GP_DTYPE_BF16;
+    req.dtypes[req.n_dtypes++] = GP_DTYPE_INT4;
+    snprintf(req.compliance, sizeof req.compliance, "health");
+    snprintf(req.currency, sizeof req.currency, "BRL");
+    req.horizon_months = 12;
+    return gp_plan(cat, &req, &res, &err) == GP_OK ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    gp_catalog_free(cat);
+    return 0;
+}
+
+static void test_options_and_exclusions(void **state)
+{
+    (void)state;
+    assert_true(res.serving);
+    assert_string_equal(res.currency, "BRL");
+    assert_float_equal(res.per_usd, 5.2356, 1e-12);
+    /* health asks n+1 though the request did not */
+    assert_int_equal(res.redundancy, 1);
+    assert_true(res.n_options > 0);
+    assert_true(res.n_excluded > 0);
+    assert_int_equal(res.recommended, 0);
+    for (int i = 0; i < res.n_options; i++) {
+        const gp_plan_option *o = &res.options[i];
+        assert_int_equal(o->rank, i + 1);
+        assert_true(o->compliance.allowed);
+        /* health: only in Brazil, only dedicated, only >= 8-bit weights, a spare replica */
+        assert_string_equal(o->deployment.country, "BR");
+        assert_false(o->deployment.shared);
+        assert_int_equal(o->dtype, GP_DTYPE_BF16);
+        assert_true(o->serve_rel.spares >= 1);
+        assert_int_equal(o->replicas, o->serve_rel.serving + o->serve_rel.spares);
+        assert_int_equal(o->gpus_total, o->layout.tp * o->replicas);
+        assert_true(o->serve.sim.ttft.p99 <= 1.0);
+        if (i > 0)
+            assert_true(res.options[i - 1].cost.total <= o->cost.total);
+        /* total = upfront + 12 x monthly, the last point of the curve */
+        assert_float_equal(o->cost.total, o->cost.upfront + 12 * o->cost.monthly, 1e-6 * o->cost.total);
+        assert_float_equal(o->cost.cumulative[12], o->cost.total, 1e-9 * o->cost.total);
+    }
+    for (int i = 0; i < res.n_excluded; i++) {
+        const gp_plan_option *o = &res.excluded[i];
+        assert_false(o->compliance.allowed);
+        assert_true(o->compliance.n_violated >= 1);
+        assert_true(strlen(res.profile.rules[o->compliance.violated[0]].citation) > 0);
+    }
+}
+
+static void test_cost_relations(void **state)
+{
+    (void)state;
+    /* the same setup rented in Sao Paulo from a hyperscaler costs 1.35 x the US hyperscaler
+     * (region multiplier), GPU-hour for GPU-hour */
+    const gp_plan_option *br = NULL, *us = NULL;
+    for (int i = 0; i < res.n_excluded; i++) {
+        const gp_plan_option *o = &res.excluded[i];
+        if (o->dtype != GP_DTYPE_BF16)
+            continue;
+        if (!strcmp(o->deployment.id, "hyperscaler-br"))
+            br = o;
+        if (!strcmp(o->deployment.id, "hyperscaler-us"))
+            us = o;
+    }
+    assert_non_null(br);
+    assert_non_null(us);
+    assert_float_equal(br->cost.gpu_hour_on_demand, 1.35 * us->cost.gpu_hour_on_demand, 1e-9);
+    /* H100 hyperscaler: $4.25 x 5.2356 = R$22.2513 per GPU-hour in the US region */
+    assert_float_equal(us->cost.gpu_hour_on_demand, 4.25 * 5.2356, 1e-9);
+    /* int4 options are excluded by the precision floor (and only then by the others) */
+    int int4 = 0;
+    for (int i = 0; i < res.n_excluded; i++)
+        if (res.excluded[i].dtype == GP_DTYPE_INT4) {
+            int hit = 0;
+            for (int k = 0; k < res.excluded[i].compliance.n_violated; k++)
+                hit |= !strcmp(res.profile.rules[res.excluded[i].compliance.violated[k]].id, "health.min_precision");
+            assert_true(hit);
+            int4++;
+        }
+    assert_true(int4 > 0);
+    /* the recommended option has a launch command for vLLM with its TP */
+    assert_string_equal(res.launch_engine, "vllm");
+    char tp[64];
+    snprintf(tp, sizeof tp, "--tensor-parallel-size %d", res.options[0].layout.tp);
+    assert_non_null(strstr(res.launch_command, tp));
+}
+
+static void test_report(void **state)
+{
+    (void)state;
+    char *s;
+    size_t n;
+    gp_error err;
+    gp_report_opts o = {GP_REPORT_HTML, "en", NULL, NULL};
+    assert_int_equal(gp_report_render(&req, &res, &o, &s, &n, &err), GP_OK);
+    assert_int_equal(strlen(s), n);
+    assert_non_null(strstr(s, "<!DOCTYPE html>"));
+    assert_non_null(strstr(s, "<svg"));
+    assert_null(strstr(s, "http://"));
+    assert_null(strstr(s, "https://"));
+    assert_null(strstr(s, "src="));
+    assert_null(strstr(s, "<script"));
+    assert_non_null(strstr(s, "health.in_country"));
+    gp_report_free(s);
+    o.lang = "pt-BR";
+    assert_int_equal(gp_report_render(&req, &res, &o, &s, &n, &err), GP_OK);
+    assert_non_null(strstr(s, "Excluídas pelas regras de dados"));
+    assert_non_null(strstr(s, "lang=\"pt-BR\""));
+    gp_report_free(s);
+    o.format = GP_REPORT_JSON;
+    o.lang = "en";
+    assert_int_equal(gp_report_render(&req, &res, &o, &s, &n, &err), GP_OK);
+    json_t *j = json_loads(s, 0, NULL);
+    assert_non_null(j);
+    json_t *opt = json_array_get(json_object_get(j, "options"), 0);
+    const char *keys[] = {"hardware", "layout", "memory", "perf", "cost", "compliance"};
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+        assert_non_null(json_object_get(opt, keys[k]));
+    json_t *ex = json_array_get(json_object_get(j, "excluded"), 0);
+    assert_true(json_is_string(json_object_get(ex, "rule")));
+    assert_true(json_is_string(json_object_get(ex, "citation")));
+    assert_true(json_is_object(json_object_get(j, "recommended")));
+    json_decref(j);
+    gp_report_free(s);
+    o.format = GP_REPORT_MARKDOWN;
+    assert_int_equal(gp_report_render(&req, &res, &o, &s, &n, &err), GP_OK);
+    assert_non_null(strstr(s, "| --- |") ? strstr(s, "| --- |") : strstr(s, "|---|"));
+    gp_report_free(s);
+    o.lang = "fr";
+    assert_int_equal(gp_report_render(&req, &res, &o, &s, &n, &err), GP_EINVAL);
+    assert_string_equal(err.field, "lang");
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    gp_plan_request r = req;
+    gp_plan_result *out = calloc(1, sizeof *out);
+    gp_error err;
+    assert_non_null(out);
+    snprintf(r.currency, sizeof r.currency, "XYZ");
+    assert_int_equal(gp_plan(cat, &r, out, &err), GP_ENOTFOUND);
+    assert_string_equal(err.field, "currency");
+    r = req;
+    snprintf(r.compliance, sizeof r.compliance, "nope");
+    assert_int_equal(gp_plan(cat, &r, out, &err), GP_ENOTFOUND);
+    assert_string_equal(err.field, "compliance");
+    r = req;
+    r.horizon_months = 0;
+    assert_int_equal(gp_plan(cat, &r, out, &err), GP_EINVAL);
+    assert_string_equal(err.field, "horizon_months");
+    free(out);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_options_and_exclusions),
+        cmocka_unit_test(test_cost_relations),
+        cmocka_unit_test(test_report),
+        cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
