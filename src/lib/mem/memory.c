@@ -368,6 +368,13 @@ gp_status gp_memory_estimate(const gp_model *m, const gp_gpu *gpu, const gp_work
             out->weights = (uint64_t)(base_bytes + 2.0 * adapters);
             out->gradients = (uint64_t)(2.0 * adapters);
             out->optimizer = (uint64_t)(optimizer_bytes[w->optimizer] * adapters);
+            /* QLoRA's paged optimizer keeps its states in unified memory that pages out to
+             * the CPU under memory pressure (Dettmers et al. 2023, sec. 3): they do not
+             * decide whether the job fits, so they are counted as CPU-resident. */
+            if (w->task == GP_TASK_QLORA || w->offload != GP_OFFLOAD_NONE) {
+                out->cpu_offload += out->optimizer;
+                out->optimizer = 0;
+            }
         }
         /* activations: layers of this stage x micro-batches in flight (1F1B: pp on stage 1) */
         int64_t gb = l->global_batch > 0 ? l->global_batch : l->dp * l->micro_batch;
