@@ -354,6 +354,13 @@ typedef struct gp_plan_result {
 GP_API gp_status gp_plan(const gp_catalog *cat, const gp_plan_request *req, gp_plan_result *out,
                          gp_error *err);
 
+/* The launch job of option `option` of a plan (one replica's command when serving): the
+ * engine to export for, and *job filled to borrow *w and *l, which this fills too. The same
+ * job gives the report's command line and `plan --export`'s files. */
+GP_API gp_export_engine gp_plan_launch_job(const gp_catalog *cat, const gp_plan_request *req,
+                                           const gp_plan_result *res, int option, gp_export_job *job,
+                                           gp_workload *w, gp_layout *l);
+
 /* ---- report ------------------------------------------------------------------------------ */
 
 typedef enum gp_report_format {

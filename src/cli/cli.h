@@ -95,6 +95,10 @@ void cli_model_opts_init(cli_model_opts *o);
 int cli_model_opt(cli_common *common, const char *cmd, int opt, const char *arg, cli_model_opts *o);
 /* Build the model: resolve --model (if any), then apply explicit fields. EXIT_* code. */
 int cli_model_build(const char *cmd, cli_model_opts *o, cli_common *common, gp_model *out);
+/* cli_model_build, then the catalog and the GPU named (--gpu): the preamble of fit, train,
+ * serve and export. EXIT_* code. */
+int cli_model_and_gpu(const char *cmd, cli_model_opts *mo, const char *gpu_name, cli_common *common,
+                      gp_model *m, gp_catalog **cat, const gp_gpu **gpu);
 /* Help text for the model flags. */
 extern const char cli_model_help[];
 

@@ -277,16 +277,12 @@ int cmd_export(int argc, char **argv, cli_common *common)
                                gp_export_engine_name(eo.engine), gp_task_name(wo.w.task));
 
     gp_model m;
-    int rc = cli_model_build("export", &mo, common, &m);
+    gp_catalog *cat;
+    const gp_gpu *gpu;
+    int rc = cli_model_and_gpu("export", &mo, wo.gpu, common, &m, &cat, &gpu);
     if (rc)
         return rc;
-    gp_catalog *cat = cli_catalog(common);
-    if (!cat)
-        return EXIT_INPUT;
-    const gp_gpu *gpu;
     gp_error err;
-    if (gp_catalog_find_gpu(cat, wo.gpu, &gpu, &err) != GP_OK)
-        return cli_error(common, &err);
     gp_cluster cl;
     gp_cluster_defaults(&cl, cat, gpu, NULL);
     if (eo.gpus_per_node > 0)

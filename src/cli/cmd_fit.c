@@ -109,16 +109,12 @@ int cmd_fit(int argc, char **argv, cli_common *common)
     if (optind < argc)
         return cli_usage_error(common, "fit", "unexpected argument '%s'", argv[optind]);
     gp_model m;
-    int rc = cli_model_build("fit", &mo, common, &m);
+    gp_catalog *cat;
+    const gp_gpu *gpu;
+    int rc = cli_model_and_gpu("fit", &mo, wo.gpu, common, &m, &cat, &gpu);
     if (rc)
         return rc;
-    gp_catalog *cat = cli_catalog(common);
-    if (!cat)
-        return EXIT_INPUT;
-    const gp_gpu *gpu;
     gp_error err;
-    if (gp_catalog_find_gpu(cat, wo.gpu, &gpu, &err) != GP_OK)
-        return cli_error(common, &err);
     if (wo.w.task != GP_TASK_INFER && wo.given.micro_batch == 0)
         wo.given.micro_batch = 1;
     gp_fit_result r;

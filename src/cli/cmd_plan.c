@@ -337,24 +337,10 @@ static int export_winner(cli_common *common, const char *dir, const gp_plan_requ
         fprintf(common->err ? common->err : stderr, "gpuplan: plan: --export: no option is allowed, nothing to export\n");
         return EXIT_INPUT;
     }
-    const gp_plan_option *o = &res->options[res->recommended];
-    gp_export_engine eng = gp_export_engine_parse(res->launch_engine[0] ? res->launch_engine : "vllm");
-    gp_workload w = req->w;
-    w.dtype = o->dtype;
-    if (res->serving)
-        w.context = (int64_t)req->traffic.prompt.mean + (int64_t)req->traffic.output.mean;
-    gp_layout l = o->layout;
-    if (res->serving)
-        l.dp = 1;
+    gp_workload w;
+    gp_layout l;
     gp_export_job job;
-    gp_export_job_defaults(&job);
-    job.model = req->model;
-    job.w = &w;
-    job.l = &l;
-    const gp_gpu *g = NULL;
-    gp_catalog_find_gpu(cat, o->gpu, &g, NULL);
-    job.gpu = g;
-    job.train_tokens = res->serving ? 0 : req->train.train_tokens;
+    gp_export_engine eng = gp_plan_launch_job(cat, req, res, res->recommended, &job, &w, &l);
     gp_export_files files;
     memset(&files, 0, sizeof files);
     gp_error err;

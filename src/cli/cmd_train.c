@@ -475,16 +475,12 @@ int cmd_train(int argc, char **argv, cli_common *common)
         return cli_usage_error(common, "train", "--rank %s needs --price-per-gpu-hour", rank_name(to.rank));
 
     gp_model m;
-    int rc = cli_model_build("train", &mo, common, &m);
+    gp_catalog *cat;
+    const gp_gpu *gpu;
+    int rc = cli_model_and_gpu("train", &mo, wo.gpu, common, &m, &cat, &gpu);
     if (rc)
         return rc;
-    gp_catalog *cat = cli_catalog(common);
-    if (!cat)
-        return EXIT_INPUT;
-    const gp_gpu *gpu;
     gp_error err;
-    if (gp_catalog_find_gpu(cat, wo.gpu, &gpu, &err) != GP_OK)
-        return cli_error(common, &err);
     gp_cluster cl;
     rc = build_cluster(common, gpu, &to, &cl);
     if (rc)

@@ -113,3 +113,18 @@ int cli_model_build(const char *cmd, cli_model_opts *o, cli_common *common, gp_m
         return cli_error(common, &err);
     return EXIT_OK;
 }
+
+int cli_model_and_gpu(const char *cmd, cli_model_opts *mo, const char *gpu_name, cli_common *common,
+                      gp_model *m, gp_catalog **cat, const gp_gpu **gpu)
+{
+    int rc = cli_model_build(cmd, mo, common, m);
+    if (rc)
+        return rc;
+    *cat = cli_catalog(common);
+    if (!*cat)
+        return EXIT_INPUT;
+    gp_error err;
+    if (gp_catalog_find_gpu(*cat, gpu_name, gpu, &err) != GP_OK)
+        return cli_error(common, &err);
+    return EXIT_OK;
+}

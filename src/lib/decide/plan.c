@@ -241,6 +241,36 @@ static int deployment_wanted(const gp_plan_request *req, const gp_deployment *d)
     return 0;
 }
 
+gp_export_engine gp_plan_launch_job(const gp_catalog *cat, const gp_plan_request *req, const gp_plan_result *res,
+                                    int option, gp_export_job *job, gp_workload *w, gp_layout *l)
+{
+    const gp_plan_option *o = &res->options[option];
+    *w = req->w;
+    w->dtype = o->dtype;
+    gp_export_engine eng = GP_EXPORT_VLLM;
+    if (!res->serving)
+        eng = GP_EXPORT_MEGATRON;
+    else if (w->engine == GP_ENGINE_SGLANG)
+        eng = GP_EXPORT_SGLANG;
+    else if (w->engine == GP_ENGINE_TRTLLM)
+        eng = GP_EXPORT_TRTLLM;
+    if (res->serving) /* the engine must admit the longest request */
+        w->context = (int64_t)(req->traffic.prompt.max > 0 ? req->traffic.prompt.max : req->traffic.prompt.mean) +
+                     (int64_t)(req->traffic.output.max > 0 ? req->traffic.output.max : req->traffic.output.mean);
+    *l = o->layout;
+    if (res->serving)
+        l->dp = 1; /* one replica's command; replicas run it on separate nodes */
+    gp_export_job_defaults(job);
+    job->model = req->model;
+    job->w = w;
+    job->l = l;
+    const gp_gpu *g = NULL;
+    gp_catalog_find_gpu(cat, o->gpu, &g, NULL);
+    job->gpu = g;
+    job->train_tokens = res->serving ? 0 : req->train.train_tokens;
+    return eng;
+}
+
 gp_status gp_plan(const gp_catalog *cat, const gp_plan_request *req, gp_plan_result *out, gp_error *err)
 {
     gp_error_clear(err);
@@ -382,32 +412,10 @@ gp_status gp_plan(const gp_catalog *cat, const gp_plan_request *req, gp_plan_res
     if (out->n_options > 0) {
         out->recommended = 0;
         /* the recommended option's launch command (docs/export.md) */
-        const gp_plan_option *o = &out->options[0];
-        gp_workload w = req->w;
-        w.dtype = o->dtype;
-        gp_export_engine eng = GP_EXPORT_VLLM;
-        if (!out->serving)
-            eng = GP_EXPORT_MEGATRON;
-        else if (w.engine == GP_ENGINE_SGLANG)
-            eng = GP_EXPORT_SGLANG;
-        else if (w.engine == GP_ENGINE_TRTLLM)
-            eng = GP_EXPORT_TRTLLM;
-        if (out->serving) {
-            w.context = (int64_t)(req->traffic.prompt.max > 0 ? req->traffic.prompt.max : req->traffic.prompt.mean) +
-                        (int64_t)(req->traffic.output.max > 0 ? req->traffic.output.max : req->traffic.output.mean);
-        }
-        gp_layout l = o->layout;
-        if (out->serving)
-            l.dp = 1; /* one replica's command; replicas run it on separate nodes */
+        gp_workload w;
+        gp_layout l;
         gp_export_job job;
-        gp_export_job_defaults(&job);
-        job.model = req->model;
-        job.w = &w;
-        job.l = &l;
-        const gp_gpu *g = NULL;
-        gp_catalog_find_gpu(cat, o->gpu, &g, NULL);
-        job.gpu = g;
-        job.train_tokens = out->serving ? 0 : req->train.train_tokens;
+        gp_export_engine eng = gp_plan_launch_job(cat, req, out, out->recommended, &job, &w, &l);
         gp_error local;
         gp_error_clear(&local);
         if (gp_export_command(eng, &job, out->launch_command, sizeof out->launch_command, &local) == GP_OK)
