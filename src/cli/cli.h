@@ -58,6 +58,12 @@ int cli_parse_i64(cli_common *common, const char *cmd, const char *flag, const c
 int cli_parse_double(cli_common *common, const char *cmd, const char *flag, const char *s, double min, double max,
                      double *out);
 
+/* "15T", "300B", "2.5M", "4096": a count of tokens; "30d", "12h", "90m", "45s", "2w",
+ * "3600": seconds; "n+1", "none", "2": spare replicas. 0 on success, -1 if malformed. */
+int cli_parse_tokens(const char *s, double *out);
+int cli_parse_duration(const char *s, double *out);
+int cli_parse_redundancy(const char *s, int *out);
+
 /* Print a JSON value to stdout (indented), then release it. Returns EXIT_OK. */
 int cli_print_json(cli_common *common, json_t *v);
 

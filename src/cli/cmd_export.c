@@ -48,24 +48,6 @@ static FILE *errf(cli_common *common)
     return common->err ? common->err : stderr;
 }
 
-static int parse_tokens(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || errno || v < 0)
-        return -1;
-    double mul = 1;
-    if (*end == 'K' || *end == 'k') mul = 1e3, end++;
-    else if (*end == 'M' || *end == 'm') mul = 1e6, end++;
-    else if (*end == 'B' || *end == 'b' || *end == 'G' || *end == 'g') mul = 1e9, end++;
-    else if (*end == 'T' || *end == 't') mul = 1e12, end++;
-    if (*end)
-        return -1;
-    *out = v * mul;
-    return 0;
-}
-
 static int write_files(cli_common *common, const char *dir, const gp_export_files *f)
 {
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
@@ -241,7 +223,7 @@ int cmd_export(int argc, char **argv, cli_common *common)
         case 5006: if (cli_parse_i64(common, "export", "gpus-per-node", optarg, 1, 4096, &eo.gpus_per_node)) return EXIT_USAGE; continue;
         case 5007: eo.data = optarg; continue;
         case 5008:
-            if (parse_tokens(optarg, &eo.tokens))
+            if (cli_parse_tokens(optarg, &eo.tokens))
                 return cli_usage_error(common, "export", "--tokens takes a count such as 15e12, 15T, 300B, not '%s'", optarg);
             continue;
         case 5009: eo.time_limit = optarg; continue;

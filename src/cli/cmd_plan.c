@@ -123,37 +123,6 @@ typedef struct plan_opts_t {
     int pass; /* 0: scenario, 1: command line */
 } plan_opts_t;
 
-static int parse_duration(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || v <= 0 || !isfinite(v))
-        return -1;
-    double mult = 1;
-    if (!strcmp(end, "") || !strcmp(end, "s")) mult = 1;
-    else if (!strcmp(end, "m")) mult = 60;
-    else if (!strcmp(end, "h")) mult = 3600;
-    else if (!strcmp(end, "d")) mult = 86400;
-    else if (!strcmp(end, "w")) mult = 7 * 86400;
-    else return -1;
-    *out = v * mult;
-    return 0;
-}
-
-static int parse_redundancy(const char *s, int *out)
-{
-    if (!strcmp(s, "none") || !strcmp(s, "0")) {
-        *out = 0;
-        return 0;
-    }
-    if ((s[0] == 'n' || s[0] == 'N') && s[1] == '+' && s[2] >= '0' && s[2] <= '9' && !s[3]) {
-        *out = s[2] - '0';
-        return 0;
-    }
-    return -1;
-}
-
 /* Parse one argv (scenario or command line) into o. EXIT_* code. */
 static int parse_args(int argc, char **argv, cli_common *common, plan_opts_t *o, int *help)
 {
@@ -211,7 +180,7 @@ static int parse_args(int argc, char **argv, cli_common *common, plan_opts_t *o,
         case O_TTFT: if (cli_parse_double(common, "plan", "ttft-p99", optarg, 1e-6, 1e6, &o->ttft)) return EXIT_USAGE; continue;
         case O_TPOT: if (cli_parse_double(common, "plan", "tpot-p99", optarg, 1e-6, 1e6, &o->tpot)) return EXIT_USAGE; continue;
         case O_REDUNDANCY:
-            if (parse_redundancy(optarg, &o->redundancy))
+            if (cli_parse_redundancy(optarg, &o->redundancy))
                 return cli_usage_error(common, "plan", "--redundancy takes n+1, n+2, ... or none, not '%s'", optarg);
             continue;
         case O_SEED: if (cli_parse_i64(common, "plan", "seed", optarg, 0, INT64_MAX, &v)) return EXIT_USAGE; o->seed = (uint64_t)v; continue;
@@ -233,9 +202,12 @@ static int parse_args(int argc, char **argv, cli_common *common, plan_opts_t *o,
         case O_TRACE:
             return cli_usage_error(common, "plan", "--trace replays a fixed load; plan sizes for --users or --rate (use 'gpuplan serve --trace')");
         case O_GPUS: if (cli_parse_i64(common, "plan", "gpus", optarg, 1, 1 << 20, &o->gpus)) return EXIT_USAGE; continue;
-        case O_TOKENS: if (cli_parse_double(common, "plan", "tokens", optarg, 1, 1e18, &o->tokens)) return EXIT_USAGE; continue;
+        case O_TOKENS:
+            if (cli_parse_tokens(optarg, &o->tokens))
+                return cli_usage_error(common, "plan", "--tokens takes a count such as 15T, 300B or 2.5e12, not '%s'", optarg);
+            continue;
         case O_DEADLINE:
-            if (parse_duration(optarg, &o->deadline))
+            if (cli_parse_duration(optarg, &o->deadline))
                 return cli_usage_error(common, "plan", "--deadline takes a duration such as 30d, 12h, 90m or 3600, not '%s'", optarg);
             continue;
         case O_MAXGPUS: if (cli_parse_i64(common, "plan", "max-gpus", optarg, 1, 1 << 20, &o->max_gpus)) return EXIT_USAGE; continue;

@@ -45,23 +45,6 @@ typedef struct serve_opts {
     uint64_t seed;
 } serve_opts;
 
-static int parse_redundancy(const char *s, int *out)
-{
-    if (!strcmp(s, "none") || !strcmp(s, "n") || !strcmp(s, "0")) {
-        *out = 0;
-        return 0;
-    }
-    if ((s[0] == 'n' || s[0] == 'N') && s[1] == '+' && s[2] >= '0' && s[2] <= '9' && !s[3]) {
-        *out = s[2] - '0';
-        return 0;
-    }
-    if (s[0] >= '0' && s[0] <= '9' && !s[1]) {
-        *out = s[0] - '0';
-        return 0;
-    }
-    return -1;
-}
-
 static json_t *stats_json(const gp_latency_stats *s)
 {
     return json_pack("{sf sf sf sf sf}", "mean_s", s->mean, "p50_s", s->p50, "p90_s", s->p90, "p99_s", s->p99,
@@ -141,7 +124,7 @@ int cmd_serve(int argc, char **argv, cli_common *common)
         case 3007: if (cli_parse_double(common, "serve", "ttft-p99", optarg, 1e-6, 1e6, &so.ttft)) return EXIT_USAGE; continue;
         case 3008: if (cli_parse_double(common, "serve", "tpot-p99", optarg, 1e-6, 1e6, &so.tpot)) return EXIT_USAGE; continue;
         case 3009:
-            if (parse_redundancy(optarg, &so.redundancy))
+            if (cli_parse_redundancy(optarg, &so.redundancy))
                 return cli_usage_error(common, "serve", "--redundancy takes n+1, n+2, ... or none, not '%s'", optarg);
             continue;
         case 3010: if (cli_parse_i64(common, "serve", "seed", optarg, 0, INT64_MAX, &v)) return EXIT_USAGE; so.seed = (uint64_t)v; continue;

@@ -46,59 +46,6 @@ typedef struct train_opts {
     int zero_given, recompute_given;
 } train_opts;
 
-/* "15e12", "15T", "300B", "2.5M", "4096": a count of tokens. */
-static int parse_tokens(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || errno || !isfinite(v) || v <= 0)
-        return -1;
-    double mult = 1;
-    if (*end) {
-        switch (toupper((unsigned char)*end)) {
-        case 'K': mult = 1e3; break;
-        case 'M': mult = 1e6; break;
-        case 'B': case 'G': mult = 1e9; break;
-        case 'T': mult = 1e12; break;
-        case 'P': mult = 1e15; break;
-        default: return -1;
-        }
-        if (end[1])
-            return -1;
-    }
-    v *= mult;
-    if (v > 1e18)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-/* "30d", "12h", "90m", "45s", "2w", "3600": a duration in seconds. */
-static int parse_duration(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || errno || !isfinite(v) || v <= 0)
-        return -1;
-    double mult = 1;
-    if (*end) {
-        switch (tolower((unsigned char)*end)) {
-        case 's': mult = 1; break;
-        case 'm': mult = 60; break;
-        case 'h': mult = 3600; break;
-        case 'd': mult = 86400; break;
-        case 'w': mult = 7 * 86400; break;
-        default: return -1;
-        }
-        if (end[1])
-            return -1;
-    }
-    *out = v * mult;
-    return *out > 1e12 ? -1 : 0;
-}
-
 static const char *fmt_duration(char *buf, size_t n, double s)
 {
     if (s <= 0)
@@ -420,11 +367,11 @@ int cmd_train(int argc, char **argv, cli_common *common)
         case 4003: to.intra = optarg; continue;
         case 4004: to.inter = optarg; continue;
         case 4005:
-            if (parse_tokens(optarg, &to.tokens))
+            if (cli_parse_tokens(optarg, &to.tokens))
                 return cli_usage_error(common, "train", "--tokens takes a token count such as 15e12, 15T, 300B or 2.5M, not '%s'", optarg);
             continue;
         case 4006:
-            if (parse_duration(optarg, &to.deadline_s))
+            if (cli_parse_duration(optarg, &to.deadline_s))
                 return cli_usage_error(common, "train", "--deadline takes a duration such as 30d, 12h, 90m or 3600 (seconds), not '%s'", optarg);
             continue;
         case 4007: if (cli_parse_i64(common, "train", "top", optarg, 1, GP_TRAIN_TOP_MAX, &to.top)) return EXIT_USAGE; continue;

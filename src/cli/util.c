@@ -1,6 +1,7 @@
 /* util.c: errors, number parsing, formatting and JSON output for the CLI. */
 #include "cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -130,4 +131,66 @@ const char *cli_fmt_bytes(char *buf, size_t n, double bytes)
     else
         snprintf(buf, n, "%.1f GB (%.1f GiB)", bytes / 1e9, bytes / 1073741824.0);
     return buf;
+}
+
+/* ---- numbers with unit suffixes: one table per kind ---- */
+
+typedef struct suffix_row {
+    char suffix;       /* case-insensitive; '\0' for none */
+    double multiplier;
+} suffix_row;
+
+static const suffix_row token_suffixes[] = {
+    {'\0', 1}, {'k', 1e3}, {'m', 1e6}, {'b', 1e9}, {'g', 1e9}, {'t', 1e12}, {'p', 1e15}};
+static const suffix_row duration_suffixes[] = {
+    {'\0', 1}, {'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}, {'w', 7 * 86400}};
+
+static int parse_scaled(const char *s, const suffix_row *rows, size_t n, double max, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s ? s : "", &end);
+    if (!s || end == s || errno || !isfinite(v) || v <= 0)
+        return -1;
+    if (*end && end[1])
+        return -1; /* one suffix letter at most */
+    for (size_t i = 0; i < n; i++) {
+        if (tolower((unsigned char)*end) == rows[i].suffix) {
+            v *= rows[i].multiplier;
+            if (v > max)
+                return -1;
+            *out = v;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int cli_parse_tokens(const char *s, double *out)
+{
+    return parse_scaled(s, token_suffixes, sizeof token_suffixes / sizeof token_suffixes[0], 1e18, out);
+}
+
+int cli_parse_duration(const char *s, double *out)
+{
+    return parse_scaled(s, duration_suffixes, sizeof duration_suffixes / sizeof duration_suffixes[0], 1e12, out);
+}
+
+int cli_parse_redundancy(const char *s, int *out)
+{
+    if (!s)
+        return -1;
+    if (!strcmp(s, "none") || !strcmp(s, "n") || !strcmp(s, "0")) {
+        *out = 0;
+        return 0;
+    }
+    if ((s[0] == 'n' || s[0] == 'N') && s[1] == '+' && s[2] >= '0' && s[2] <= '9' && !s[3]) {
+        *out = s[2] - '0';
+        return 0;
+    }
+    if (s[0] >= '0' && s[0] <= '9' && !s[1]) {
+        *out = s[0] - '0';
+        return 0;
+    }
+    return -1;
 }
