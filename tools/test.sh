@@ -25,6 +25,12 @@ else
   step "browser: skipped (needs Node >= 20 with npm, and chromium: GP_WITH_BROWSER=1 ./tools/deps.sh)"
 fi
 
+step "install: headers, libraries and gpuplan.pc; a program built with pkg-config (build/install)"
+rm -rf build/install
+cmake --install build/debug --prefix "$PWD/build/install" >/dev/null
+PKG_CONFIG_PATH="$PWD/build/install/lib/pkgconfig" sh -c 'cc -std=c11 -Wall -Wextra -Werror tests/install/consumer.c $(pkg-config --cflags --libs gpuplan) -Wl,-rpath,"$PWD/build/install/lib" -o build/install/consumer'
+./build/install/consumer && echo "install: a consumer linked through pkg-config gets 70553706496"
+
 step "AddressSanitizer + UndefinedBehaviorSanitizer: build + ctest (build/asan)"
 cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=Debug -DGP_SANITIZE=ON -DGP_WERROR=ON -DCMAKE_C_COMPILER=gcc >/dev/null
 cmake --build build/asan -j"$jobs"
