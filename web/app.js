@@ -78,8 +78,13 @@ function fitScenario(s) {
   if (!s.task) f.context = (s.prompt_tokens || 1000) + (s.output_tokens || 200);
   return f;
 }
+// the plan question: the workload plus the decision inputs a user changed from plan's defaults
 function planScenario(s) {
   const p = Object.assign({}, s);
+  if ($('currency').value) p.currency = $('currency').value;
+  if ($('compliance').value) p.compliance = $('compliance').value;
+  const h = num('horizon_months');
+  if (h) p.horizon_months = h;
   return p;
 }
 function cliLine(cmd, s) {
@@ -251,8 +256,20 @@ function drawPlan(plan) {
     tb.appendChild(tr);
   });
   box.appendChild(t);
-  if (plan.excluded && plan.excluded.length)
-    box.appendChild(el('p', { class: 'hint' }, plan.excluded.length + ' option(s) excluded by the rules (see the JSON).'));
+  if (plan.excluded && plan.excluded.length) {
+    // each rule that excluded options, how many, and its citation (guidance, not legal advice)
+    const byRule = new Map();
+    for (const x of plan.excluded) {
+      const r = byRule.get(x.rule) || { n: 0, citation: x.citation || '' };
+      r.n++;
+      byRule.set(x.rule, r);
+    }
+    const ul = el('ul', { id: 'plan-excluded' });
+    for (const [rule, r] of byRule)
+      ul.appendChild(el('li', { 'data-rule': rule }, rule + ': ' + r.n + ' option(s) excluded. ' + r.citation));
+    box.appendChild(el('p', { class: 'hint' }, plan.excluded.length + ' option(s) excluded by the data rules (guidance, not legal advice):'));
+    box.appendChild(ul);
+  }
 }
 
 // ---- the update loop -------------------------------------------------------------------------

@@ -128,6 +128,25 @@ try {
     check(planRows === Math.min(10, plan.options.length), 'plan rows = CLI options');
     const monthly = await page.locator('#plan-options tbody tr:first-child td:nth-child(4)').getAttribute('data-value');
     check(monthly === String(plan.options[0].cost.monthly), 'plan monthly cost = CLI (' + plan.options[0].cost.monthly + ')');
+    // the decision inputs: health data in Brazil, in BRL: the same options and exclusions as
+    // `gpuplan plan ... --currency BRL --compliance health`
+    await page.selectOption('#currency', 'BRL');
+    await page.selectOption('#compliance', 'health');
+    await page.waitForFunction(() => document.getElementById('status').dataset.state === 'done' &&
+                                     /BRL/.test(document.getElementById('plan').textContent) &&
+                                     document.getElementById('plan-excluded') !== null, null, { timeout: 60000 });
+    const planBr = cli('plan', Object.assign({}, scenario, { currency: 'BRL', compliance: 'health' }));
+    check(await page.locator('#plan-options tbody tr').count() === Math.min(10, planBr.options.length),
+          'health/BRL plan rows = CLI options (' + planBr.options.length + ')');
+    const monthlyBr = await page.locator('#plan-options tbody tr:first-child td:nth-child(4)').getAttribute('data-value');
+    check(monthlyBr === String(planBr.options[0].cost.monthly), 'health/BRL monthly cost = CLI');
+    const rules = [...new Set(planBr.excluded.map((x) => x.rule))].sort();
+    const shown = (await page.locator('#plan-excluded li').evaluateAll((ls) => ls.map((l) => l.dataset.rule))).sort();
+    check(JSON.stringify(shown) === JSON.stringify(rules), 'excluding rules shown = CLI (' + rules.join(', ') + ')');
+    await page.selectOption('#currency', '');
+    await page.selectOption('#compliance', '');
+    await page.waitForFunction(() => document.getElementById('status').dataset.state === 'done' &&
+                                     !/BRL/.test(document.getElementById('plan').textContent), null, { timeout: 60000 });
   } else {
     console.log('note: no plan shown: ' + await page.locator('#plan').textContent());
   }
