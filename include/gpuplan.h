@@ -409,9 +409,11 @@ typedef struct gp_workload {
     int flash_attention;     /* 1: no s^2 attention matrix is stored (default) */
     gp_engine engine;
     double gpu_memory_utilization; /* vLLM: fraction of total device memory (0.9) */
-    int64_t block_size;      /* vLLM: tokens per KV block (16) */
+    int64_t block_size;      /* tokens per KV block (0: the engine's default: 16, SGLang 1,
+                                TensorRT-LLM 32) */
     int64_t max_num_batched_tokens; /* prefill chunk the engine profiles (0: engine default) */
-    int64_t max_num_seqs;    /* sequences the engine's sampler profiles (256) */
+    int64_t max_num_seqs;    /* sequences the engine admits and its sampler profiles (0: the
+                                engine default: vLLM 256, or 1024 on GPUs of >= 70 GiB) */
 } gp_workload;
 
 /* Sensible defaults: bf16, context 4096, batch 1, seq 4096, AdamW, flash attention,
@@ -442,7 +444,8 @@ typedef struct gp_memory {
     uint64_t engine_budget;  /* what the engine may use: utilization x CUDA-visible total */
     uint64_t kv_cache_bytes; /* KV cache the engine allocates: budget - weights - peak - other */
     int64_t kv_tokens;       /* tokens that cache holds */
-    int64_t kv_blocks;       /* paged blocks of block_size tokens */
+    int64_t kv_blocks;       /* paged blocks of kv_block_size tokens */
+    int64_t kv_block_size;   /* tokens per block the engine uses (its default unless given) */
     double max_concurrency;  /* kv_tokens / context: sequences of full context at once */
 } gp_memory;
 

@@ -71,7 +71,7 @@ static void print_memory(const char *title, const gp_memory *m, const gp_workloa
                " max concurrency at %lld tokens: %.2fx\n",
                gp_engine_name(w->engine), (double)m->engine_budget / 1e9, w->gpu_memory_utilization,
                (double)m->kv_cache_bytes / 1e9, cli_fmt_count(a, sizeof a, m->kv_tokens),
-               cli_fmt_count(b, sizeof b, m->kv_blocks), (long long)w->block_size, (long long)w->context,
+               cli_fmt_count(b, sizeof b, m->kv_blocks), (long long)m->kv_block_size, (long long)w->context,
                m->max_concurrency);
 }
 

@@ -172,6 +172,7 @@ void validate_infer_memory(gp_catalog *cat, json_t *c, vrows *rs)
         w.context = 4096;
     /* V0 profiles one prefill of max(max_model_len, 2048) tokens (chunked prefill off) */
     w.max_num_batched_tokens = v0 ? (w.context > 2048 ? w.context : 2048) : 2048;
+    w.max_num_seqs = 256; /* the default of the vLLM versions in these logs */
     gp_memory mem;
     if (gp_memory_estimate(&m, g, &w, &l, &mem, NULL) != GP_OK)
         return;

@@ -230,6 +230,49 @@ static void test_verdict_other_reasons(void **state)
     assert_true(has_reason(&r, GP_REASON_NO_LAYOUT_FITS));
 }
 
+/*
+ * Engine accounting by hand, the tiny model (15,776 B of bf16 weights, 64 B of KV per token)
+ * on an H100 (85,520,809,984 B; CUDA sees 0.55 GiB less: 84,930,251,980.8 B), fraction 0.9.
+ * The profiled peak on a >= 70 GiB GPU: 8,192 tokens x (3 x 32 + 2 x 16) x 2 B = 2,097,152 B
+ * plus fp32 logits of 1,024 sequences x 100 x 4 B = 409,600 B: 2,506,752 B; non-torch 0.35 GiB.
+ *  vLLM: 0.9 x 84,930,251,980.8 - 15,776 - 2,506,752 - 375,809,638.4 = 76,058,894,616 B
+ *        / (64 x 16 B blocks) = 74,276,264 blocks = 1,188,420,224 tokens
+ *  SGLang: 0.9 x visible - weights = 76,437,211,006.7 B / 64 B (token pages) = 1,194,331,421
+ *  TensorRT-LLM: 0.9 x (visible - weights - peak - non-torch) = 76,096,727,832.96 B
+ *        / (64 x 32 B blocks) = 37,156,605 blocks = 1,189,011,360 tokens
+ */
+static void test_engines(void **state)
+{
+    (void)state;
+    gp_model m;
+    tiny(&m);
+    gp_workload w;
+    gp_workload_defaults(&w, GP_TASK_INFER);
+    w.context = 10;
+    gp_layout l;
+    gp_layout_defaults(&l);
+    gp_memory mem;
+    w.engine = GP_ENGINE_VLLM;
+    assert_int_equal(gp_memory_estimate(&m, h100, &w, &l, &mem, NULL), GP_OK);
+    assert_int_equal(mem.kv_block_size, 16);
+    assert_int_equal(mem.kv_blocks, 74276264);
+    assert_int_equal(mem.kv_tokens, 1188420224);
+    w.engine = GP_ENGINE_SGLANG;
+    assert_int_equal(gp_memory_estimate(&m, h100, &w, &l, &mem, NULL), GP_OK);
+    assert_int_equal(mem.kv_block_size, 1);
+    assert_int_equal(mem.kv_tokens, 1194331421);
+    w.engine = GP_ENGINE_TRTLLM;
+    assert_int_equal(gp_memory_estimate(&m, h100, &w, &l, &mem, NULL), GP_OK);
+    assert_int_equal(mem.kv_block_size, 32);
+    assert_int_equal(mem.kv_blocks, 37156605);
+    assert_int_equal(mem.kv_tokens, 1189011360);
+    /* llama.cpp allocates the asked cache whole: no pool, the generic accounting */
+    w.engine = GP_ENGINE_LLAMACPP;
+    assert_int_equal(gp_memory_estimate(&m, h100, &w, &l, &mem, NULL), GP_OK);
+    assert_int_equal(mem.kv_tokens, 0);
+    assert_int_equal(mem.kv_cache, 640); /* 64 B x 10 tokens */
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -265,7 +308,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_infer_by_hand),   cmocka_unit_test(test_zero_bytes_per_param),
         cmocka_unit_test(test_activations),     cmocka_unit_test(test_verdict_weights),
-        cmocka_unit_test(test_verdict_other_reasons), cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_verdict_other_reasons), cmocka_unit_test(test_engines),
+        cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

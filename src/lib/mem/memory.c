@@ -55,6 +55,29 @@ static const char *const recompute_names[GP_RECOMPUTE_COUNT] = {"none", "selecti
 static const char *const optimizer_names[GP_OPT_COUNT] = {"adamw", "adam8bit", "sgd", "adafactor"};
 static const char *const offload_names[GP_OFFLOAD_COUNT] = {"none", "optimizer", "params"};
 static const char *const engine_names[GP_ENGINE_COUNT] = {"none", "vllm", "sglang", "tgi", "trtllm", "llamacpp"};
+/* How each engine sizes its KV cache (flags in shared/reference/engines.md):
+ *  vLLM: gpu_memory_utilization x total memory holds weights, the profiled peak and the KV
+ *        pool; blocks of 16 tokens (--block-size).
+ *  SGLang: --mem-fraction-static x total holds weights and the KV pool; activations come on
+ *        top; the pool is token-granular (--page-size 1).
+ *  TGI: --cuda-memory-fraction (default 1.0) x total, its warm-up peak inside; blocks of 16.
+ *  TensorRT-LLM: --kv_cache_free_gpu_memory_fraction (default 0.9) of the memory still free
+ *        after the weights and buffers; blocks of 32 tokens (--tokens_per_block).
+ *  llama.cpp: no pool: the cache of --ctx-size tokens is allocated whole (generic accounting).
+ * --gpu-memory-utilization carries the engine's own fraction. */
+typedef struct engine_rule {
+    int pool;                 /* reserves a KV pool from a memory fraction */
+    int fraction_of_free;     /* the fraction applies to memory left after the load */
+    int activations_outside;  /* the fraction holds weights + KV only */
+    int64_t block_size;       /* default tokens per KV block */
+} engine_rule;
+
+static const engine_rule engine_rules[GP_ENGINE_COUNT] = {
+    [GP_ENGINE_NONE] = {0, 0, 0, 16},   [GP_ENGINE_VLLM] = {1, 0, 0, 16},
+    [GP_ENGINE_SGLANG] = {1, 0, 1, 1},  [GP_ENGINE_TGI] = {1, 0, 0, 16},
+    [GP_ENGINE_TRTLLM] = {1, 1, 0, 32}, [GP_ENGINE_LLAMACPP] = {0, 0, 0, 16},
+};
+
 /* Optimizer bytes per trainable parameter (fp32 master weights included). */
 static const double optimizer_bytes[GP_OPT_COUNT] = {12.0, 6.0, 8.0, 4.0};
 
@@ -103,8 +126,8 @@ void gp_workload_defaults(gp_workload *w, gp_task task)
     w->flash_attention = 1;
     w->engine = GP_ENGINE_NONE;
     w->gpu_memory_utilization = 0.9;
-    w->block_size = 16;
-    w->max_num_seqs = GP_VLLM_MAX_NUM_SEQS;
+    w->block_size = 0; /* the engine's own (engine_rules) */
+    w->max_num_seqs = 0; /* the engine's default (vLLM: 256, or 1024 on large GPUs) */
 }
 
 void gp_layout_defaults(gp_layout *l)
@@ -308,18 +331,33 @@ gp_status gp_memory_estimate(const gp_model *m, const gp_gpu *gpu, const gp_work
         out->activations = (uint64_t)((double)chunk * infer_act_bytes_per_token(m, l, elem) + logits);
         out->overhead = (uint64_t)(GP_NON_TORCH_BYTES + GP_DRIVER_RESERVED_BYTES);
         out->per_gpu = out->weights + out->kv_cache + out->activations + out->overhead;
-        if (w->engine != GP_ENGINE_NONE && gpu) {
+        const engine_rule *er = &engine_rules[w->engine < GP_ENGINE_COUNT ? w->engine : GP_ENGINE_NONE];
+        if (er->pool && gpu) {
             double visible = (double)gpu->memory_bytes - GP_DRIVER_RESERVED_BYTES;
-            double budget = visible * w->gpu_memory_utilization;
-            double kv = budget - (double)out->weights - (double)out->activations - GP_NON_TORCH_BYTES;
+            double budget, kv;
+            double frac = w->gpu_memory_utilization;
+            if (er->fraction_of_free) { /* TRT-LLM: a fraction of what is free after the load */
+                double free = visible - (double)out->weights - (double)out->activations - GP_NON_TORCH_BYTES;
+                kv = free > 0 ? frac * free : free;
+                budget = (double)out->weights + (double)out->activations + GP_NON_TORCH_BYTES + (kv > 0 ? kv : 0);
+            } else if (er->activations_outside) { /* SGLang: the static fraction holds weights + KV */
+                budget = visible * frac;
+                kv = budget - (double)out->weights;
+                budget += (double)out->activations + GP_NON_TORCH_BYTES;
+            } else { /* vLLM, TGI: a fraction of the whole, the profiled peak inside it */
+                budget = visible * frac;
+                kv = budget - (double)out->weights - (double)out->activations - GP_NON_TORCH_BYTES;
+            }
             out->engine_budget = (uint64_t)budget;
+            int64_t bs = w->block_size > 0 ? w->block_size : er->block_size;
+            out->kv_block_size = bs;
             double per_token = kv_bytes_gpu(m, w, l, 1);
             if (m->sliding_window > 0) /* the pool is sized per full-attention token */
                 per_token = kv_bytes_gpu(m, w, l, m->sliding_window) / (double)m->sliding_window;
-            double block = per_token * (double)(w->block_size > 0 ? w->block_size : 16);
+            double block = per_token * (double)bs;
             if (kv > 0 && block > 0) {
                 out->kv_blocks = (int64_t)floor(kv / block);
-                out->kv_tokens = out->kv_blocks * (w->block_size > 0 ? w->block_size : 16);
+                out->kv_tokens = out->kv_blocks * bs;
                 out->kv_cache_bytes = (uint64_t)((double)out->kv_blocks * block);
                 out->max_concurrency = (double)out->kv_tokens / (double)w->context;
             }

@@ -97,10 +97,12 @@ gp_status gp_serve_sched_config(const gp_model *m, const gp_gpu *gpu, const gp_w
     ww.batch = 1;
     int trt = w->engine == GP_ENGINE_TRTLLM;
     int big = (double)gpu->memory_bytes >= 70.0 * 1073741824.0 && strncmp(gpu->id, "A100", 4) != 0;
-    if (ww.block_size <= 0)
-        ww.block_size = 16;
-    if (trt || ww.engine == GP_ENGINE_NONE)
+    /* TensorRT-LLM is sized as vLLM at utilization 1.0 with GP_TRTLLM_KV_FRACTION of the
+     * blocks (calibrated this way on its cases); the rest by the engine's own accounting */
+    if (trt || ww.engine == GP_ENGINE_NONE || ww.engine == GP_ENGINE_LLAMACPP)
         ww.engine = GP_ENGINE_VLLM;
+    if (trt || ww.block_size <= 0)
+        ww.block_size = trt ? 16 : ww.block_size;
     if (trt)
         ww.gpu_memory_utilization = 1.0;
     if (ww.max_num_batched_tokens <= 0)
@@ -122,7 +124,7 @@ gp_status gp_serve_sched_config(const gp_model *m, const gp_gpu *gpu, const gp_w
                         (double)mem.engine_budget / 1e9);
     }
     sc->kv_blocks = blocks;
-    sc->block_size = ww.block_size;
+    sc->block_size = mem.kv_block_size > 0 ? mem.kv_block_size : 16;
     sc->max_num_batched_tokens = ww.max_num_batched_tokens;
     sc->max_num_seqs = w->max_num_seqs > 0 && !trt ? w->max_num_seqs : trt ? GP_TRTLLM_MAX_BATCH : 256;
     sc->max_model_len = max_model_len;
