@@ -173,5 +173,7 @@ int cmd_probe(int argc, char **argv, cli_common *common);
 /* `--gpu local` (cmd_probe.c): the catalog id of this machine's first GPU, probed through NVML
  * (GPUPLAN_NVML_LIB names the library); 0, or -1 after printing why not. */
 int cli_gpu_local(cli_common *common, const char *cmd, const char **id);
+/* The NVML library to load: `given`, else $GPUPLAN_NVML_LIB, else NULL (the default). */
+const char *cli_nvml_path(const char *given);
 
 #endif

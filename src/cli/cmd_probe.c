@@ -18,39 +18,6 @@ static const char probe_help[] =
     "                       libnvidia-ml.so.1)\n"
     "  --json               machine-readable output\n";
 
-static const char *nvml_path(const char *given)
-{
-    if (given && *given)
-        return given;
-    const char *env = getenv("GPUPLAN_NVML_LIB");
-    return env && *env ? env : NULL;
-}
-
-int cli_gpu_local(cli_common *common, const char *cmd, const char **id)
-{
-    gp_catalog *cat = cli_catalog(common);
-    if (!cat)
-        return -1;
-    gp_probe *p = NULL;
-    gp_error err;
-    if (gp_probe_open(nvml_path(NULL), &p, &err) != GP_OK) {
-        cli_usage_error(common, cmd, "--gpu local: %s", err.msg);
-        return -1;
-    }
-    int rc = -1;
-    const gp_gpu *g = NULL;
-    if (gp_probe_gpu_count(p) == 0)
-        cli_usage_error(common, cmd, "--gpu local: NVML lists no GPU on this machine");
-    else if (gp_probe_match(cat, gp_probe_gpu_at(p, 0), &g, &err) != GP_OK)
-        cli_usage_error(common, cmd, "--gpu local: %s", err.msg);
-    else {
-        *id = g->id; /* lives as long as the catalog */
-        rc = 0;
-    }
-    gp_probe_free(p);
-    return rc;
-}
-
 static void cuda_text(char *buf, size_t n, int v)
 {
     if (v > 0)
@@ -83,7 +50,7 @@ int cmd_probe(int argc, char **argv, cli_common *common)
     gp_catalog *cat = cli_catalog(common);
     if (!cat)
         return EXIT_INPUT;
-    const char *path = nvml_path(lib);
+    const char *path = cli_nvml_path(lib);
     gp_probe *p = NULL;
     gp_error err;
     gp_status st = gp_probe_open(path, &p, &err);

@@ -76,14 +76,6 @@ int cli_run_command(cli_common *common, int argc, char **argv)
     return cli_usage_error(common, "gpuplan", "unknown command '%s'", argc > 0 ? argv[0] : "");
 }
 
-int cli_common_opt(int opt, const char *arg, cli_common *common)
-{
-    switch (opt) {
-    case 'J': common->json = 1; return 1;
-    case 'D': common->data_dir = arg; return 1;
-    default: return 0;
-    }
-}
 
 int main(int argc, char **argv)
 {

@@ -8,6 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+int cli_common_opt(int opt, const char *arg, cli_common *common)
+{
+    switch (opt) {
+    case 'J': common->json = 1; return 1;
+    case 'D': common->data_dir = arg; return 1;
+    default: return 0;
+    }
+}
+
 gp_catalog *cli_catalog(cli_common *common)
 {
     if (common->cat)

@@ -1,6 +1,7 @@
 /* workload_opts.c: workload, layout and hardware flags shared by fit/train/serve/plan. */
 #include "cli.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 const char cli_workload_help[] =
@@ -26,6 +27,40 @@ const char cli_workload_help[] =
     "layout (any given is fixed, the rest searched):\n"
     "  --tp N --pp N --dp N --cp N --ep N --zero 0..3 --micro-batch N --global-batch N\n"
     "  --recompute none|selective|full|op  --sequence-parallel  --virtual-stages N\n";
+
+/* --gpu local: the first GPU NVML reports, mapped to its catalog entry (gpuplan probe). */
+const char *cli_nvml_path(const char *given)
+{
+    if (given && *given)
+        return given;
+    const char *env = getenv("GPUPLAN_NVML_LIB");
+    return env && *env ? env : NULL;
+}
+
+int cli_gpu_local(cli_common *common, const char *cmd, const char **id)
+{
+    gp_catalog *cat = cli_catalog(common);
+    if (!cat)
+        return -1;
+    gp_probe *p = NULL;
+    gp_error err;
+    if (gp_probe_open(cli_nvml_path(NULL), &p, &err) != GP_OK) {
+        cli_usage_error(common, cmd, "--gpu local: %s", err.msg);
+        return -1;
+    }
+    int rc = -1;
+    const gp_gpu *g = NULL;
+    if (gp_probe_gpu_count(p) == 0)
+        cli_usage_error(common, cmd, "--gpu local: NVML lists no GPU on this machine");
+    else if (gp_probe_match(cat, gp_probe_gpu_at(p, 0), &g, &err) != GP_OK)
+        cli_usage_error(common, cmd, "--gpu local: %s", err.msg);
+    else {
+        *id = g->id; /* lives as long as the catalog */
+        rc = 0;
+    }
+    gp_probe_free(p);
+    return rc;
+}
 
 void cli_workload_opts_init(cli_workload_opts *o)
 {
