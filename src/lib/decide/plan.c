@@ -7,7 +7,7 @@
  * Options a rule excludes go to `excluded` with the rules; the rest are ranked by total cost
  * over the horizon (serving) or cost per run (training), then GPU count.
  */
-#include "internal.h"
+#include "decide.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -209,8 +209,9 @@ static int same_setup(const gp_plan_option *a, const gp_plan_option *b)
            a->layout.tp == b->layout.tp && a->replicas == b->replicas;
 }
 
-/* Owned options: the month owning breaks even with renting the same setup in the same
- * country (the cheapest such cloud option, allowed or not). */
+/* Owned options: the month owning breaks even with renting the same setup, against the
+ * cheapest rental (cloud or bare metal) the data rules allow: an excluded rental is not an
+ * alternative anyone could pick. No allowed rental: no break-even (break_even_vs ""). */
 static void break_even(gp_plan_option *list, int n, gp_plan_option *all, int n_all)
 {
     for (int i = 0; i < n; i++) {
@@ -220,8 +221,8 @@ static void break_even(gp_plan_option *list, int n, gp_plan_option *all, int n_a
         const gp_plan_option *best = NULL;
         for (int j = 0; j < n_all; j++) {
             const gp_plan_option *c = &all[j];
-            if (c->deployment.kind == GP_DEPLOY_CLOUD && same_setup(o, c) &&
-                gpi_strcaseeq(c->deployment.country, o->deployment.country) && (!best || c->cost.total < best->cost.total))
+            if (c->deployment.kind != GP_DEPLOY_OWNED && c->compliance.allowed && same_setup(o, c) &&
+                (!best || c->cost.total < best->cost.total))
                 best = c;
         }
         if (best) {
@@ -391,8 +392,8 @@ gp_status gp_plan(const gp_catalog *cat, const gp_plan_request *req, gp_plan_res
                      "no price for this GPU in any deployment considered (prices.json)");
         }
     }
-    free(prices);
     if (st) {
+        free(prices);
         free(all);
         return st;
     }
@@ -409,8 +410,11 @@ gp_status gp_plan(const gp_catalog *cat, const gp_plan_request *req, gp_plan_res
     qsort(out->excluded, (size_t)out->n_excluded, sizeof out->excluded[0], out->serving ? cmp_serving : cmp_training);
     for (int i = 0; i < out->n_options; i++)
         out->options[i].rank = i + 1;
-    if (out->n_options > 0) {
+    if (out->n_options > 0)
         out->recommended = 0;
+    gpi_plan_decide(prices, out);
+    free(prices);
+    if (out->n_options > 0) {
         /* the recommended option's launch command (docs/export.md) */
         gp_workload w;
         gp_layout l;

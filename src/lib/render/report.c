@@ -175,6 +175,13 @@ static json_t *option_json(const gp_plan_result *res, const gp_plan_option *o, i
                              "per_million_tokens", c->per_million_tokens, "per_run", c->per_run, "horizon_months",
                              c->months, "break_even_vs", o->break_even_vs, "cumulative", cumulative);
     json_object_set_new(cost, "break_even_month", o->break_even_month > 0 ? json_integer(o->break_even_month) : json_null());
+    /* investment and running cost apart (capex / opex), and what to buy or rent */
+    json_object_set_new(cost, "capex", json_real(c->upfront));
+    json_object_set_new(cost, "opex_monthly", json_real(c->monthly));
+    json_object_set_new(hw, "servers", json_integer(c->servers));
+    json_object_set_new(hw, "gpus_per_server", json_integer(c->gpus_per_server));
+    json_object_set_new(hw, "rack_units", json_integer(c->rack_units));
+    json_object_set_new(hw, "power_kw", json_real(c->power_kw));
     json_t *violated = json_array(), *oblig = json_array();
     for (int i = 0; i < o->compliance.n_violated; i++)
         json_array_append_new(violated, rule_json(&res->profile.rules[o->compliance.violated[i]], pt_br));
@@ -203,6 +210,53 @@ static json_t *option_json(const gp_plan_result *res, const gp_plan_option *o, i
     return opt;
 }
 
+/* The decision around the recommendation (plan.h "the decision"): indexes become the
+ * options' ranks, or the excluded option's deployment and rule. */
+static json_t *ref_json(const gp_plan_result *res, int option, int excluded)
+{
+    if (option >= 0) {
+        const gp_plan_option *o = &res->options[option];
+        return json_pack("{si ss ss ss si sf}", "rank", o->rank, "gpu", o->gpu, "dtype", gp_dtype_name(o->dtype),
+                         "deployment", o->deployment.id, "gpus_total", o->gpus_total, "total",
+                         res->serving ? o->cost.total : o->cost.per_run);
+    }
+    if (excluded >= 0) {
+        const gp_plan_option *o = &res->excluded[excluded];
+        return json_pack("{sn ss ss ss si sf ss}", "rank", "gpu", o->gpu, "dtype", gp_dtype_name(o->dtype),
+                         "deployment", o->deployment.id, "gpus_total", o->gpus_total, "total",
+                         res->serving ? o->cost.total : o->cost.per_run, "excluded_by",
+                         o->compliance.n_violated ? res->profile.rules[o->compliance.violated[0]].id : "");
+    }
+    return json_null();
+}
+
+static json_t *decision_json(const gp_plan_result *res)
+{
+    json_t *alts = json_object(), *risks = json_array(), *rules = json_array();
+    for (int k = 0; k < GP_ALT_KIND_COUNT; k++) {
+        const gp_plan_alternative *a = &res->alternatives[k];
+        json_t *j = json_pack("{so}", "option", ref_json(res, a->option, a->excluded));
+        json_object_set_new(j, "extra", a->option >= 0 ? json_real(a->extra) : json_null());
+        json_object_set_new(j, "break_even_month", a->break_even_month > 0 ? json_integer(a->break_even_month)
+                                                   : a->break_even_month == 0 ? json_integer(0) : json_null());
+        json_object_set_new(alts, gp_alt_kind_name(a->kind), j);
+    }
+    for (int i = 0; i < res->n_risks; i++) {
+        const gp_plan_risk *r = &res->risks[i];
+        json_array_append_new(risks, json_pack("{ss sf sf sf sb si}", "risk", gp_risk_kind_name(r->kind), "parameter",
+                                               r->parameter, "size", r->size, "runner_up_size", r->alt_size, "flips",
+                                               r->flips, "low_confidence", r->low_confidence));
+    }
+    for (int i = 0; i < res->n_rule_prices; i++) {
+        const gp_plan_rule_price *rp = &res->rule_prices[i];
+        json_array_append_new(rules, json_pack("{ss so so}", "rule", res->profile.rules[rp->rule].id, "cheapest_excluded",
+                                               ref_json(res, -1, rp->excluded), "price",
+                                               rp->priced ? json_real(rp->saving) : json_null()));
+    }
+    return json_pack("{so so so so}", "alternatives", alts, "runner_up", ref_json(res, res->runner_up, -1), "risks",
+                     risks, "rule_prices", rules);
+}
+
 static json_t *plan_json(const gp_plan_request *req, const gp_plan_result *res, const gp_report_opts *opts)
 {
     int pt_br = is_pt(opts);
@@ -221,7 +275,7 @@ static json_t *plan_json(const gp_plan_request *req, const gp_plan_result *res, 
                                                 "throughput_tokens_per_s", res->points[i].throughput_tokens_per_s,
                                                 "meets", res->points[i].meets));
     json_t *rec = res->recommended >= 0 ? option_json(res, &res->options[res->recommended], pt_br) : json_null();
-    return json_pack("{ss ss ss s{ss ss ss} ss sf si ss sf si so so so so so s{ss ss} ss}", "question",
+    json_t *j = json_pack("{ss ss ss s{ss ss ss} ss sf si ss sf si so so so so so s{ss ss} ss}", "question",
                      opts && opts->question ? opts->question : q, "task", res->serving ? "serve" : "train", "model",
                      req->model ? req->model->id : "", "profile", "id", res->profile.id, "name",
                      pt_br ? res->profile.name_pt : res->profile.name_en, "jurisdiction", res->profile.jurisdiction,
@@ -230,6 +284,9 @@ static json_t *plan_json(const gp_plan_request *req, const gp_plan_result *res, 
                      res->redundancy, "options", options, "excluded", excluded, "recommended", rec, "notes", notes,
                      "scaling", points, "launch", "engine", res->launch_engine, "command", res->launch_command,
                      "disclaimer", pt_br ? res->profile.disclaimer_pt : res->profile.disclaimer_en);
+    if (j && res->recommended >= 0)
+        json_object_set_new(j, "decision", decision_json(res));
+    return j;
 }
 
 /* ---- text and Markdown ------------------------------------------------------------------ */
