@@ -316,6 +316,9 @@ typedef struct gp_gpu {
     int pcie_gen;
     double tdp_w;
     int launch_year;
+    int consumer;                 /* 1: a consumer (GeForce) card: no datacenter ECC/NVLink, and a
+                                     driver licence that excludes datacenter deployment
+                                     (gpus.json "consumer") */
 } gp_gpu;
 
 

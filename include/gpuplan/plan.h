@@ -202,6 +202,7 @@ typedef enum gp_rule_kind {
     GP_RULE_MIN_WEIGHT_BITS, /* no weights below min_bits */
     GP_RULE_REDUNDANCY,      /* at least `replicas` spare replicas */
     GP_RULE_AUDIT_LOGGING,   /* audit logs available (an obligation on every option) */
+    GP_RULE_DATACENTER_GPU,  /* no consumer (GeForce) GPUs (gp_gpu.consumer) */
     GP_RULE_KIND_COUNT
 } gp_rule_kind;
 
@@ -228,6 +229,7 @@ typedef struct gp_profile {
     int n_rules;
     gp_rule rules[GP_PROFILE_MAX_RULES];
     char disclaimer_en[GP_RULE_TEXT_MAX], disclaimer_pt[GP_RULE_TEXT_MAX];
+    char redundancy_why_en[GP_RULE_TEXT_MAX], redundancy_why_pt[GP_RULE_TEXT_MAX]; /* its default, said */
 } gp_profile;
 
 /* Load a profile by id (case-insensitive) from the catalog's compliance data.
@@ -239,6 +241,7 @@ typedef struct gp_compliance_subject {
     const gp_deployment *deployment;
     gp_dtype weight_dtype;           /* precision the weights are served/trained in */
     int spare_replicas;              /* redundancy the option has (serving); -1: n/a */
+    int consumer_gpu;                /* 1: a consumer card (gp_gpu.consumer) */
 } gp_compliance_subject;
 
 typedef struct gp_compliance_verdict {
@@ -327,6 +330,7 @@ typedef struct gp_plan_request {
     int n_deployments;               /* deployment ids to consider (0: all in prices) */
     char deployments[GP_PRICES_MAX_DEPLOYMENTS][48];
     gp_reliability_params reliability;
+    int allow_consumer;              /* 1: keep consumer GPUs in regulated/production plans */
 } gp_plan_request;
 
 /* Defaults: task infer, no load, compliance "none", USD, 36 months, egress from tokens,

@@ -263,6 +263,41 @@ static void test_decision(void **state)
     }
 }
 
+/* Consumer cards (RTX 4090: no NVLink, GeForce licence) in a production plan: out, with
+ * gpuplan's own rule, unless allow_consumer; and marked in the catalog */
+static void test_consumer(void **state)
+{
+    (void)state;
+    const gp_gpu *rtx;
+    assert_int_equal(gp_catalog_find_gpu(cat, "rtx-4090", &rtx, NULL), GP_OK);
+    assert_true(rtx->consumer);
+    const gp_gpu *h100;
+    assert_int_equal(gp_catalog_find_gpu(cat, "h100", &h100, NULL), GP_OK);
+    assert_false(h100->consumer);
+    gp_plan_request r = req;
+    r.n_gpus = 0;
+    r.gpus[r.n_gpus++] = rtx;
+    r.n_dtypes = 1;
+    r.dtypes[0] = GP_DTYPE_BF16;
+    snprintf(r.compliance, sizeof r.compliance, "none");
+    r.redundancy = 1; /* production: a spare */
+    gp_plan_result *out = calloc(1, sizeof *out);
+    assert_non_null(out);
+    assert_int_equal(gp_plan(cat, &r, out, NULL), GP_OK);
+    assert_int_equal(out->n_options, 0);
+    assert_true(out->n_excluded > 0);
+    assert_string_equal(out->profile.rules[out->excluded[0].compliance.violated[0]].id, "production.datacenter_gpu");
+    r.allow_consumer = 1;
+    assert_int_equal(gp_plan(cat, &r, out, NULL), GP_OK);
+    assert_true(out->n_options > 0);
+    /* no redundancy asked, no profile: a lab's plan, consumer cards allowed */
+    r.allow_consumer = 0;
+    r.redundancy = 0;
+    assert_int_equal(gp_plan(cat, &r, out, NULL), GP_OK);
+    assert_true(out->n_options > 0);
+    free(out);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -293,6 +328,7 @@ int main(void)
         cmocka_unit_test(test_break_even_allowed_only),
         cmocka_unit_test(test_servers_power_rack),
         cmocka_unit_test(test_decision),
+        cmocka_unit_test(test_consumer),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -232,6 +232,31 @@ static void break_even(gp_plan_option *list, int n, gp_plan_option *all, int n_a
     }
 }
 
+/* Consumer GPUs stay out of production plans (a spare or an availability target was asked)
+ * even under a profile without a datacenter_gpu rule: gpuplan adds its own rule, so the
+ * exclusion names a reason and a citation like every other. --allow-consumer lifts it. */
+static void production_rule(const gp_plan_request *req, gp_plan_result *out)
+{
+    gp_profile *p = &out->profile;
+    int has = 0;
+    for (int i = 0; i < p->n_rules; i++)
+        has |= p->rules[i].kind == GP_RULE_DATACENTER_GPU;
+    if (has || req->allow_consumer || !out->serving || (out->redundancy < 1 && req->availability <= 0) ||
+        p->n_rules >= GP_PROFILE_MAX_RULES)
+        return;
+    gp_rule *r = &p->rules[p->n_rules++];
+    memset(r, 0, sizeof *r);
+    gpi_strlcpy(r->id, "production.datacenter_gpu", sizeof r->id);
+    r->kind = GP_RULE_DATACENTER_GPU;
+    gpi_strlcpy(r->citation, "NVIDIA 'License For Customer Use of NVIDIA GeForce Software', section 2.1.3 (No Datacenter Deployment)",
+                sizeof r->citation);
+    gpi_strlcpy(r->url, "https://www.nvidia.com/en-us/drivers/geforce-license/", sizeof r->url);
+    gpi_strlcpy(r->text_en, "A production service (spares or an availability target were asked) runs on datacenter GPUs: consumer GeForce cards carry a driver licence that excludes datacenter deployment and lack datacenter ECC and NVLink. Use --allow-consumer to include them.",
+                sizeof r->text_en);
+    gpi_strlcpy(r->text_pt, "Um serviço em produção (com réplicas de reserva ou meta de disponibilidade) roda em GPUs de datacenter: as placas GeForce de consumo têm licença de driver que proíbe o uso em datacenter e não têm ECC nem NVLink de datacenter. Use --allow-consumer para incluí-las.",
+                sizeof r->text_pt);
+}
+
 static int deployment_wanted(const gp_plan_request *req, const gp_deployment *d)
 {
     if (req->n_deployments <= 0)
@@ -311,6 +336,7 @@ gp_status gp_plan(const gp_catalog *cat, const gp_plan_request *req, gp_plan_res
     if (out->serving && gp_compliance_redundancy(&out->profile) > redundancy)
         redundancy = gp_compliance_redundancy(&out->profile);
     out->redundancy = out->serving ? redundancy : 0;
+    production_rule(req, out);
 
     /* candidates: the request's, or every catalog GPU with a price */
     const gp_gpu *gpus[GP_PLAN_MAX_GPUS];
@@ -329,6 +355,9 @@ gp_status gp_plan(const gp_catalog *cat, const gp_plan_request *req, gp_plan_res
         dtypes[n_dtypes++] = req->dtypes[i];
     if (n_dtypes == 0)
         dtypes[n_dtypes++] = req->w.dtype;
+    for (int i = 0; i < n_dtypes; i++) /* "unknown" is the model's own precision: say which */
+        if (dtypes[i] == GP_DTYPE_UNKNOWN)
+            dtypes[i] = req->model->quant != GP_DTYPE_UNKNOWN ? req->model->quant : req->model->dtype;
 
     gp_plan_option *all = calloc(GP_PLAN_MAX_OPTIONS * 2, sizeof *all);
     if (!all) {
@@ -383,7 +412,8 @@ gp_status gp_plan(const gp_catalog *cat, const gp_plan_request *req, gp_plan_res
                 o->serve_rel = s.serve_rel;
                 o->train = s.train;
                 o->train_rel = s.train_rel;
-                gp_compliance_subject cs = {d, s.dtype, out->serving ? s.spares : -1};
+                gp_compliance_subject cs = {d, s.dtype, out->serving ? s.spares : -1,
+                                            s.gpu->consumer && !req->allow_consumer};
                 gp_compliance_check(&out->profile, &cs, &o->compliance);
                 n_all++;
             }
