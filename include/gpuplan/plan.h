@@ -359,6 +359,7 @@ typedef struct gp_plan_option {
     int break_even_month;            /* owned: vs renting the same setup (0: none in horizon) */
     char break_even_vs[48];          /* the deployment compared with */
     gp_compliance_verdict compliance;
+    int consumer;                    /* the GPU is a consumer card (gp_gpu.consumer) */
 } gp_plan_option;
 
 typedef struct gp_plan_point {       /* throughput vs GPU count (a chart) */

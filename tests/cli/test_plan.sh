@@ -52,6 +52,17 @@ expect_json '[.decision.risks[].risk] | sort | tostring' '["exchange_rate","impo
 # the 25% import duty of GECEX 852/2026 on R$2,778,303 of servers: R$694,576
 expect_json '.decision.risks[] | select(.risk == "import_duty") | .size | floor' 694575 "import duty sized"
 
+# issue 16: a bank does not get GeForce cards (their driver licence excludes datacenter use)
+F="--model llama-3.1-8b --users 100 --ttft-p99 2 --compliance finance --currency BRL"
+run plan $F --json; expect_rc 0 "finance example"
+expect_json '.recommended.hardware.consumer' false "finance: a datacenter GPU"
+expect_json '[.excluded[] | select(.hardware.consumer) | .compliance.violated[].rule] | index("finance.datacenter_gpu") != null' true "consumer cards excluded by the rule"
+expect_json '.recommended.hardware.dtype' bf16 "the model's own precision, not 'unknown'"
+run plan $F --allow-consumer --json; expect_rc 0 "--allow-consumer"
+expect_json '.recommended.hardware.consumer' true "--allow-consumer lets the RTX 4090 back in"
+printf '{"model": "llama-3.1-8b", "users": 100, "ttft_p99": 2, "compliance": "finance", "allow_consumer": true}' > "$TMP/c.json"
+run plan "$TMP/c.json" --json; expect_rc 0 "allow_consumer scenario key"; expect_json '.recommended.hardware.consumer' true "key = flag"
+
 run plan $Q; expect_rc 0 "done-when, text"
 expect_out "vllm serve" "text shows the vLLM command"; expect_out "health.in_country" "text names the rule"
 expect_out "BRL" "text in BRL"

@@ -412,6 +412,7 @@ gp_status gp_plan(const gp_catalog *cat, const gp_plan_request *req, gp_plan_res
                 o->serve_rel = s.serve_rel;
                 o->train = s.train;
                 o->train_rel = s.train_rel;
+                o->consumer = s.gpu->consumer;
                 gp_compliance_subject cs = {d, s.dtype, out->serving ? s.spares : -1,
                                             s.gpu->consumer && !req->allow_consumer};
                 gp_compliance_check(&out->profile, &cs, &o->compliance);

@@ -182,6 +182,7 @@ static json_t *option_json(const gp_plan_result *res, const gp_plan_option *o, i
     json_object_set_new(hw, "gpus_per_server", json_integer(c->gpus_per_server));
     json_object_set_new(hw, "rack_units", json_integer(c->rack_units));
     json_object_set_new(hw, "power_kw", json_real(c->power_kw));
+    json_object_set_new(hw, "consumer", json_boolean(o->consumer));
     json_t *violated = json_array(), *oblig = json_array();
     for (int i = 0; i < o->compliance.n_violated; i++)
         json_array_append_new(violated, rule_json(&res->profile.rules[o->compliance.violated[i]], pt_br));

@@ -169,6 +169,7 @@ static const gp_scenario_key keys[] = {
     KEYF("deployment", LIST, 1, GP_PRICES_MAX_DEPLOYMENTS, 0, "", NULL, GP_CMD_PLAN, 0, deployment, NULL,
          "consider only these deployments (repeatable; default all)"),
     KEY(availability, NUMBER, 0, 0.999999, "fraction", GP_CMD_PLAN, "serving: fraction of time the load is served"),
+    KEY(allow_consumer, BOOL, 0, 1, "", GP_CMD_PLAN, "keep consumer GPUs (GeForce) in regulated and production plans"),
     KEY(egress_tb_per_month, NUMBER, 0, 1e9, "TB/month", GP_CMD_PLAN, "data moved out per month (default: from tokens)"),
     KEYF("format", STRING, 0, 0, 0, "", "text, json, markdown or html", GP_CMD_PLAN, GP_KEYF_FILE, format, parse_format,
          "report: text (default), json, markdown, html"),
