@@ -52,6 +52,7 @@ GP_API const char *gp_deploy_kind_name(gp_deploy_kind k); /* "cloud", "baremetal
 typedef struct gp_deployment {
     char id[48];             /* "hyperscaler-br" */
     char name[128];
+    char name_pt[128];       /* in Brazilian Portuguese ("" : name) */
     gp_deploy_kind kind;
     gp_price_tier tier;      /* which hourly column prices it */
     char country[8];         /* ISO 3166-1 alpha-2 of where the GPUs are */
@@ -451,6 +452,7 @@ typedef struct gp_plan_result {
     gp_plan_risk risks[GP_PLAN_MAX_RISKS];
     int n_rule_prices;
     gp_plan_rule_price rule_prices[GP_PROFILE_MAX_RULES];
+    double pue;                      /* facility energy / IT energy (prices.json), for "from the grid" */
 } gp_plan_result;
 
 /* Plan. `out` is large (caller-owned, heap it). */

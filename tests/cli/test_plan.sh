@@ -76,7 +76,14 @@ checks=$((checks+1)); grep -q '<script' "$TMP/plan.html" && fail "HTML has no sc
 checks=$((checks+1)); grep -q 'vllm serve' "$TMP/plan.html" || fail "HTML shows the vLLM command"
 
 run plan $Q --format html --lang pt-BR; expect_rc 0 "pt-BR HTML"
-expect_out "Excluídas pelas regras de dados" "pt-BR words"; expect_out 'lang="pt-BR"' "pt-BR document"
+expect_out "Apêndice: opções excluídas pelas regras de dados" "pt-BR words"; expect_out 'lang="pt-BR"' "pt-BR document"
+run plan --format html --lang pt-BR; expect_rc 0 "health example, pt-BR board report"
+expect_out "Investimento inicial (CapEx): R$ 2.778.303" "investment in reais"
+expect_out "Custo mensal (OpEx): R$ 22.826" "monthly cost"
+expect_out "no mês 30 de 36" "break-even against the allowed rental"
+expect_out "2 servidores" "servers to buy"; expect_out "Riscos" "risks"; expect_out "0,641 s" "decimal comma"
+checks=$((checks+1)); grep -q "BRL 3" "$TMP/out" && fail "no 'BRL 3...' in pt-BR"
+checks=$((checks+1)); grep -q "disponibilidade 1.000000" "$TMP/out" && fail "availability as a percentage"
 run plan $Q --format markdown; expect_rc 0 "markdown"; expect_out "|---|" "markdown table"
 
 # nothing given: the built-in example (the same question), refined by flags

@@ -171,6 +171,7 @@ gp_status gp_prices_load(const gp_catalog *cat, gp_prices *out, gp_error *err)
             return bad_entry(err, "deployments", i, "country", "is required (ISO 3166 code)");
         gpi_strlcpy(d->id, str(e, "id"), sizeof d->id);
         gpi_strlcpy(d->name, str(e, "name"), sizeof d->name);
+        gpi_strlcpy(d->name_pt, str(e, "name_pt"), sizeof d->name_pt);
         d->tier = !strcmp(str(e, "tier"), "hyperscaler") ? GP_TIER_HYPERSCALER : GP_TIER_NEOCLOUD;
         gpi_strlcpy(d->country, str(e, "country"), sizeof d->country);
         d->shared = json_is_true(json_object_get(e, "shared"));

@@ -443,6 +443,7 @@ gp_status gp_plan(const gp_catalog *cat, const gp_plan_request *req, gp_plan_res
         out->options[i].rank = i + 1;
     if (out->n_options > 0)
         out->recommended = 0;
+    out->pue = prices->pue;
     gpi_plan_decide(prices, out);
     free(prices);
     if (out->n_options > 0) {
