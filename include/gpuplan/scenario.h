@@ -147,6 +147,7 @@ typedef struct gp_scenario {
     int64_t horizon_months;
     double availability, egress_tb_per_month;
     int allow_consumer;                /* keep consumer GPUs in regulated/production plans */
+    int report_html;                   /* --json: the HTML report inside (the web page's download) */
     gp_scenario_list deployment;
     char out[GP_SCENARIO_PATH_MAX], export_dir[GP_SCENARIO_PATH_MAX];
     /* export */

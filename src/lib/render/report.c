@@ -159,6 +159,7 @@ static json_t *option_json(const gp_plan_result *res, const gp_plan_option *o, i
     json_object_set_new(hw, "rack_units", json_integer(c->rack_units));
     json_object_set_new(hw, "power_kw", json_real(c->power_kw));
     json_object_set_new(hw, "consumer", json_boolean(o->consumer));
+    json_object_set_new(json_object_get(hw, "deployment"), "name_pt", json_string(d->name_pt[0] ? d->name_pt : d->name));
     json_t *violated = json_array(), *oblig = json_array();
     for (int i = 0; i < o->compliance.n_violated; i++)
         json_array_append_new(violated, rule_json(&res->profile.rules[o->compliance.violated[i]], pt_br));
@@ -502,19 +503,20 @@ static void html_charts(gpi_buf *b, const gp_plan_result *res, const words *W)
                 const gp_plan_option *o = &list[i];
                 if (strcmp(o->gpu, best->gpu) || o->dtype != best->dtype || o->gpus_total != best->gpus_total)
                     continue;
-                snprintf(names[ns], sizeof names[ns], "%s%s", o->deployment.id, pass ? " (x)" : "");
+                snprintf(names[ns], sizeof names[ns], "%s%s", o->deployment.id,
+                         pass ? " (x)" : o == best ? (W == &pt ? " (recomendada)" : " (recommended)") : "");
                 series[ns].name = names[ns];
                 series[ns].y = o->cost.cumulative;
                 series[ns].n = o->cost.months + 1;
-                if (o->deployment.kind == GP_DEPLOY_OWNED && o->break_even_month > 0 && !mark)
-                    mark = o->break_even_month;
+                if (o == best && o->deployment.kind == GP_DEPLOY_OWNED && o->break_even_month > 0)
+                    mark = o->break_even_month; /* the recommendation's, against the allowed rental */
                 ns++;
             }
         }
-        char title[160], ylab[64], ml[64];
+        char title[160], ylab[64], ml[128];
         snprintf(title, sizeof title, "%s (%s %s)", W->cost_chart, best->gpu, gp_dtype_name(best->dtype));
         snprintf(ylab, sizeof ylab, "%s (%s)", W->cost_axis, res->currency);
-        snprintf(ml, sizeof ml, "%s: %s %d", W->break_even, W->month_axis, mark);
+        snprintf(ml, sizeof ml, "%s: %s %d %s %s", W->break_even, W->month_axis, mark, W->vs, best->break_even_vs);
         gpi_buf_printf(b, "<figure>");
         gpi_svg_lines(b, title, W->month_axis, ylab, series, ns, mark, mark ? ml : NULL);
         gpi_buf_printf(b, "</figure>\n");
@@ -581,7 +583,7 @@ static void render_html(gpi_buf *b, const gp_plan_request *req, const gp_plan_re
         gpi_buf_printf(b, "<div class=\"box\"><h2>%s</h2><p><strong>", W->recommended);
         gpi_buf_html(b, o->gpu);
         gpi_buf_printf(b, " %s</strong>, ", gp_dtype_name(o->dtype));
-        gpi_buf_html(b, o->deployment.name);
+        gpi_buf_html(b, pt_br && o->deployment.name_pt[0] ? o->deployment.name_pt : o->deployment.name);
         gpi_buf_printf(b, ": %s = %d GPUs. %s: %s / %d %s; %s: %s.</p>\n", s, o->gpus_total, W->total, t,
                        res->horizon_months, W->months, res->serving ? W->per_mtok : W->per_run, m);
         if (res->launch_command[0]) {

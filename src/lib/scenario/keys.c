@@ -175,6 +175,7 @@ static const gp_scenario_key keys[] = {
          "report: text (default), json, markdown, html"),
     KEYF("lang", STRING, 0, 0, 0, "", "en or pt-BR", GP_CMD_PLAN, 0, lang, parse_lang, "report language: en, pt-BR"),
     KEY_STR(title, GP_CMD_PLAN, 0, "report title"),
+    KEY(report_html, BOOL, 0, 1, "", GP_CMD_PLAN, "with --json: include the HTML report as report_html"),
     KEY_STR(out, GP_CMD_PLAN | GP_CMD_EXPORT, GP_KEYF_FILE, "write the report (export: the files) there"),
     KEYF("export", STRING, 0, 0, 0, "", NULL, GP_CMD_PLAN, GP_KEYF_FILE, export_dir, NULL,
          "write the recommended option's launch files into this directory"),
