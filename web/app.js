@@ -54,6 +54,10 @@ const MSG = {
     launch_none: 'no setup meets the targets', launch_train: 'gpuplan export (see docs) for DeepSpeed / torchrun commands of this layout',
     chart_label: 'per hour (blue: meets the targets)', days: 'days', hours: 'h', minutes: 'min',
     plan_absent: 'plan: not in this build of gpuplan',
+    mem_weights: 'weights', mem_kv_cache: 'KV cache', mem_activations: 'activations', mem_gradients: 'gradients',
+    mem_optimizer: 'optimizer', mem_overhead: 'overhead', mem_total: 'total',
+    serve_hint: 'Rented in a cloud by the hour, before data rules and buying: the plan below decides where and how.',
+    kind_owned: 'owned', kind_baremetal: 'bare metal, monthly', kind_cloud: 'cloud, hourly',
   },
   'pt-BR': {
     tagline: 'Este modelo, com esta carga, cabe em uma GPU? Se não: quantas, de qual tipo, divididas como, com que velocidade e custo.',
@@ -99,6 +103,10 @@ const MSG = {
     launch_none: 'nenhuma configuração cumpre as metas', launch_train: 'gpuplan export (ver docs) gera os comandos DeepSpeed / torchrun desta divisão',
     chart_label: 'por hora (azul: cumpre as metas)', days: 'dias', hours: 'h', minutes: 'min',
     plan_absent: 'plano: não disponível nesta versão do gpuplan',
+    mem_weights: 'pesos', mem_kv_cache: 'cache KV', mem_activations: 'ativações', mem_gradients: 'gradientes',
+    mem_optimizer: 'otimizador', mem_overhead: 'sobrecarga', mem_total: 'total',
+    serve_hint: 'Em locação por hora na nuvem, antes das regras de dados e da compra: o plano abaixo decide onde e como.',
+    kind_owned: 'próprio', kind_baremetal: 'bare metal, mensal', kind_cloud: 'nuvem, por hora',
   },
 };
 const T = (k, ...a) => { const m = MSG[state.lang][k]; return typeof m === 'function' ? m(...a) : (m === undefined ? k : m); };
@@ -268,7 +276,7 @@ function drawMemory(mem, title) {
     bar.appendChild(seg);
     const li = el('li');
     li.appendChild(el('i', { class: 'k' + i }));
-    li.appendChild(document.createTextNode(k.replace('_', ' ') + ' ' + fmtGB(b)));
+    li.appendChild(document.createTextNode(T('mem_' + k) + ' ' + fmtGB(b)));
     li.dataset.component = k;
     li.dataset.value = String(b);
     legend.appendChild(li);
@@ -276,7 +284,7 @@ function drawMemory(mem, title) {
   const cap = el('span', { class: 'cap', title: 'capacity ' + fmtGB(mem.capacity_bytes) });
   cap.style.left = (100 * mem.capacity_bytes / top) + '%';
   bar.appendChild(cap);
-  const li = el('li', {}, 'total ' + fmtGB(mem.per_gpu_bytes) + ' / ' + fmtGB(mem.capacity_bytes) + ' (|)');
+  const li = el('li', {}, T('mem_total') + ' ' + fmtGB(mem.per_gpu_bytes) + ' / ' + fmtGB(mem.capacity_bytes) + ' (|)');
   li.dataset.component = 'per_gpu';
   li.dataset.value = String(mem.per_gpu_bytes);
   legend.appendChild(li);
@@ -397,6 +405,7 @@ function drawTrain(t) {
 
 function where(country) { return country === 'BR' ? T('in_br') : country === 'US' ? T('in_us') : country; }
 function depName(d) { return (pt() && d.name_pt) ? d.name_pt : d.name; }
+function depShort(d) { return d.kind ? T('kind_' + d.kind) + ', ' + d.country : ''; }
 
 // the plan's one-line answer: what to do, CapEx and OpEx, break-even against the allowed rental
 function drawDecision(plan) {
@@ -451,9 +460,10 @@ function drawPlan(plan) {
     if (i === 0) tr.className = 'best';
     const gpuCell = el('td', {}, (hw.gpus_total || '') + ' × ' + (hw.gpu || '') + ' ' + (hw.dtype || ''));
     if (hw.consumer) gpuCell.appendChild(el('span', { class: 'tag' }, T('consumer')));
+    const dep = el('td', { title: depName(hw.deployment || {}) }, depShort(hw.deployment || {}));
     const cells = train
-      ? [o.rank || i + 1, gpuCell, depName(hw.deployment || {}), money(c.per_run), fmtDuration(o.perf.time_to_train_with_failures_s), c.capex ? money(c.capex) : '–']
-      : [o.rank || i + 1, gpuCell, depName(hw.deployment || {}), money(c.monthly), money(c.total), c.capex ? money(c.capex) : '–',
+      ? [o.rank || i + 1, gpuCell, dep, money(c.per_run), fmtDuration(o.perf.time_to_train_with_failures_s), c.capex ? money(c.capex) : '–']
+      : [o.rank || i + 1, gpuCell, dep, money(c.monthly), money(c.total), c.capex ? money(c.capex) : '–',
          String((o.reliability || {}).spare_replicas || 0), money(c.per_million_tokens)];
     cells.forEach((x, k) => {
       const td = x instanceof Node ? x : el('td', {}, String(x));
