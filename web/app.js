@@ -357,6 +357,7 @@ function drawServe(serve) {
     const cells = [i + 1, o.gpu, o.tp, o.replicas, o.gpus_total, fmtHourUSD(o.usd_per_hour), fmtS(o.ttft_p99_s), fmtS(o.tpot_p99_s)];
     cells.forEach((t, k) => {
       const td = el('td', {}, String(t));
+      if (k === 1 && (state.gpus.find((g) => g.id === o.gpu) || {}).consumer) td.appendChild(el('span', { class: 'tag' }, T('consumer')));
       if (k === 5) td.dataset.value = String(o.usd_per_hour);
       tr.appendChild(td);
     });

@@ -435,6 +435,8 @@ static void html_table(gpi_buf *b, const gp_plan_result *res, const gp_plan_opti
         }
         gpi_buf_printf(b, "</td><td>");
         gpi_buf_html(b, o->gpu);
+        if (o->consumer)
+            gpi_buf_printf(b, " <small>(%s)</small>", pt_br ? "placa de consumo" : "consumer card");
         gpi_buf_printf(b, "</td><td>%s</td><td>", gp_dtype_name(o->dtype));
         gpi_buf_html(b, pt_br && o->deployment.name_pt[0] ? o->deployment.name_pt : o->deployment.name);
         gpi_buf_printf(b, "</td><td>%s</td><td class=\"n\">%d</td>", s, o->gpus_total);
