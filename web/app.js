@@ -57,6 +57,7 @@ const MSG = {
     mem_weights: 'weights', mem_kv_cache: 'KV cache', mem_activations: 'activations', mem_gradients: 'gradients',
     mem_optimizer: 'optimizer', mem_overhead: 'overhead', mem_total: 'total',
     serve_hint: 'Rented in a cloud by the hour, before data rules and buying: the plan below decides where and how.',
+    capex_none: 'none, nothing is bought',
     kind_owned: 'owned', kind_baremetal: 'bare metal, monthly', kind_cloud: 'cloud, hourly',
   },
   'pt-BR': {
@@ -106,6 +107,7 @@ const MSG = {
     mem_weights: 'pesos', mem_kv_cache: 'cache KV', mem_activations: 'ativações', mem_gradients: 'gradientes',
     mem_optimizer: 'otimizador', mem_overhead: 'sobrecarga', mem_total: 'total',
     serve_hint: 'Em locação por hora na nuvem, antes das regras de dados e da compra: o plano abaixo decide onde e como.',
+    capex_none: 'nenhum, nada é comprado',
     kind_owned: 'próprio', kind_baremetal: 'bare metal, mensal', kind_cloud: 'nuvem, por hora',
   },
 };
@@ -424,7 +426,7 @@ function drawDecision(plan) {
     d.appendChild(el('p', {}, T('fig_run') + ': ' + fmtMoney(c.per_run, cur) + '; ' + T('fig_ttt') + ': ' +
                               fmtDuration(r.perf.time_to_train_with_failures_s || r.perf.time_to_train_s)));
   else
-    d.appendChild(el('p', {}, T('capex', fmtMoney(c.capex, cur)) + '; ' + T('opex', fmtMoney(c.opex_monthly, cur)) + '; ' +
+    d.appendChild(el('p', {}, T('capex', c.capex ? fmtMoney(c.capex, cur) : T('capex_none')) + '; ' + T('opex', fmtMoney(c.opex_monthly, cur)) + '; ' +
                               T('tco', plan.horizon_months, fmtMoney(c.total, cur)) + '.'));
   if (c.break_even_month)
     d.appendChild(el('p', { 'data-break-even': String(c.break_even_month) },

@@ -229,6 +229,8 @@ try {
                 tag + ': the form does not cover the results');
         }
         await page.screenshot({ path: join(outDir, 'page-' + lang + '-' + kind + '.png'), fullPage: true });
+        if (kind === 'phone') // the plan card alone, legible at phone width
+          await page.locator('#plan-card').screenshot({ path: join(outDir, 'plan-card-' + lang + '-phone.png') });
         await health(page, tag, lang);
         if (kind === 'desktop') {
           await page.screenshot({ path: join(outDir, 'page-' + lang + '-health.png'), fullPage: true });
