@@ -145,7 +145,8 @@ static void test_vllm_llama70b_tp2(void **state)
     check_golden("vllm/llama-3.1-70b-tp2", &f, 1);
     assert_string_equal(f.command, "vllm serve meta-llama/Llama-3.1-70B --tensor-parallel-size 2 "
                                    "--pipeline-parallel-size 1 --max-model-len 8192 --gpu-memory-utilization 0.9 "
-                                   "--max-num-seqs 256 --dtype bfloat16 --port 8000");
+                                   "--max-num-seqs 256 --dtype bfloat16 --served-model-name llama-3.1-70b --host 0.0.0.0 "
+                                   "--port 8000 --api-key \"$API_KEY\"");
     assert_int_equal(f.files[0].executable, 1);
     gp_export_files_free(&f);
     assert_int_equal(f.n, 0);
@@ -288,7 +289,7 @@ static void test_trtllm_llama70b(void **state)
     job.model = &m, job.gpu = h100(), job.w = &w, job.l = &l;
     gp_export_files f;
     render_ok(GP_EXPORT_TRTLLM, &job, &f);
-    check_golden("trtllm/llama-3.1-70b-tp4-pp2", &f, 1);
+    check_golden("trtllm/llama-3.1-70b-tp4-pp2", &f, 2);
     gp_export_files_free(&f);
 }
 
