@@ -245,6 +245,7 @@ int cmd_export(int argc, char **argv, cli_common *common)
     if (eo.engine == GP_EXPORT_COUNT)
         return cli_usage_error(common, "export", "give --engine E (vllm, sglang, tgi, llamacpp, trtllm, deepspeed, "
                                                  "megatron, torchrun-fsdp, slurm)");
+    wo.w.task = gp_export_engine_task(eo.engine, wo.w.task); /* megatron, deepspeed, ... train */
     int infer = wo.w.task == GP_TASK_INFER;
     gp_export_kind kind = gp_export_engine_kind(eo.engine);
     if (kind == GP_EXPORT_KIND_TRAIN && infer)

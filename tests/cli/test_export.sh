@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # gpuplan export: engines' launch files on stdout or under --out, exit codes, engine/task
-# mismatches, and that every vLLM flag written is a real one (shared/reference/engines.md).
+# mismatches, and that every vLLM flag written is a real one (docs/engines.md).
 . "$(dirname "$0")/lib.sh"
 
 # Llama-3.1-70B, context 8192: 141 GB of bf16 weights need 2 x H100 (gpuplan fit's smallest
@@ -14,14 +14,12 @@ expect_out "--tensor-parallel-size 4" "given TP kept"
 # every --flag on the vllm command lines appears in the reference list of vLLM flags
 run export --engine vllm --model mixtral-8x7b --tp 2 --pp 1 --dp 2 --ep 4 --dtype fp8 --kv-dtype fp8 --port 9000
 expect_rc 0 "vllm mixtral"
-sed -n '/^## vllm/,/^## sglang/p' "$SHARED/reference/engines.md" > "$TMP/vllm.md"
+{ sed -n '/^## vllm/,/^## sglang/p' "$SRC/docs/engines.md"; grep '^| vLLM |' "$SRC/docs/engines.md"; } > "$TMP/vllm.md"
 grep -v '^#' "$TMP/out" | grep -oE -- '--[a-z0-9-]+' | sort -u > "$TMP/flags"
 [ -s "$TMP/flags" ] || fail "no flags found in vllm output"
 while read -r flag; do
   checks=$((checks+1))
-  grep -qF -- "\`$flag\`" "$TMP/vllm.md" || \
-    jq -e --arg f "$flag" '.vllm.flags[] | select(.name == $f)' "$SHARED/reference/engines.json" >/dev/null || \
-    fail "vLLM flag $flag is not in engines.md/engines.json"
+  grep -qF -- "\`$flag\`" "$TMP/vllm.md" || fail "vLLM flag $flag is not in docs/engines.md"
 done < "$TMP/flags"
 
 # --out DIR writes the files (scripts executable) and says so
@@ -46,9 +44,23 @@ checks=$((checks+1)); [ -f "$TMP/sl/job.sbatch" ] && [ -f "$TMP/sl/fsdp_config.p
 # usage errors exit 2, unsupported layouts exit 1
 run export --engine nosuch --model llama-3.1-8b; expect_rc 2 "unknown engine"; expect_err "unknown engine 'nosuch'" "message"
 run export --model llama-3.1-8b; expect_rc 2 "no engine"
-run export --engine megatron --model llama-3.1-8b; expect_rc 2 "megatron for inference"
-expect_err "launches training" "says why"
+# the engine implies the task: megatron trains without --task train
+run export --engine megatron --model llama-3.1-8b --gpus 8 --tp 1 --pp 1 --dp 8; expect_rc 0 "megatron implies train"
+expect_out "pretrain_gpt.py" "megatron without --task"
 run export --engine vllm --model llama-3.1-8b --task train --gpus 8; expect_rc 2 "vllm for training"
 run export --engine tgi --model llama-3.1-70b --tp 2 --pp 2; expect_rc 1 "tgi has no PP"; expect_err "pipeline" "says PP"
 run export --engine megatron --model llama-3.1-8b --task train; expect_rc 2 "training without a GPU count"
+# DeepSeek-V3's 61 layers on PP 8: uneven first/last stages 6 + 6 x 8 + 7 = 61
+run export --engine megatron --model deepseek-v3 --tp 8 --pp 8 --dp 4 --ep 8 --zero 1 --global-batch 512
+expect_rc 0 "deepseek-v3 PP 8"; expect_out "--decoder-first-pipeline-num-layers 6" "first stage"
+expect_out "--decoder-last-pipeline-num-layers 7" "last stage"
+# the default plan writes the manifests for all 5 replicas behind one Service, API key from a Secret
+run plan --export "$TMP/plan"; expect_rc 0 "plan --export"
+checks=$((checks+1)); jq -e '.items[0].kind == "Deployment" and .items[0].spec.replicas == 5 and .items[1].kind == "Service"' \
+  "$TMP/plan/deploy.json" >/dev/null || fail "deploy.json: 5 replicas behind a Service"
+checks=$((checks+1)); jq -e '.items[0].spec.template.spec.containers[0].env[0].valueFrom.secretKeyRef.key == "api-key"' \
+  "$TMP/plan/deploy.json" >/dev/null || fail "API key from a Secret"
+checks=$((checks+1)); grep -q -- "--enable-log-requests" "$TMP/plan/launch.sh" || fail "audit logging: request logs"
+checks=$((checks+1)); grep -q -- "Llama-3.1-70B-Instruct" "$TMP/plan/launch.sh" || fail "chat service: Instruct"
+checks=$((checks+1)); grep -q -- "--array=0-4" "$TMP/plan/serve.sbatch" || fail "Slurm array of 5"
 finish

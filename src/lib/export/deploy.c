@@ -193,8 +193,6 @@ static gp_status sbatch_file(const gpx_ctx *c, const gpx_cmd *cmd, gp_export_fil
     gpx_add(&b, "#SBATCH --nodes=1\n#SBATCH --ntasks-per-node=1\n");
     gpx_add(&b, "#SBATCH --gpus-per-node=%d\n", c->replica_gpus);
     gpx_add(&b, "#SBATCH --cpus-per-task=%d\n", 8 * c->replica_gpus);
-    if (c->replica_gpus == c->gpus_per_node)
-        gpx_add(&b, "#SBATCH --mem=0\n");
     gpx_add(&b, "#SBATCH --time=%s\n", job->time_limit && job->time_limit[0] ? job->time_limit : "7-00:00:00");
     gpx_add(&b, "#SBATCH --output=%%x-%%A_%%a.out\n\n");
     gpx_add(&b, "set -euo pipefail\n");
