@@ -105,14 +105,22 @@ typedef struct report {
     char where[256];
     int failures;
     int checks;
+    int quiet; /* the checker's own tests: failures are expected, not printed */
 } report;
 
+static void rule(report *r, int ok, const char *source, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
 static void rule(report *r, int ok, const char *source, const char *fmt, ...)
 {
     r->checks++;
     if (ok)
         return;
     r->failures++;
+    if (r->quiet)
+        return;
     va_list ap;
     va_start(ap, fmt);
     fprintf(stderr, "%s: breaks %s: ", r->where, source);
@@ -154,8 +162,8 @@ static void quant_rules(report *r, const flags *f, int have_quantize_sh, const c
     int ok = have_quantize_sh || (online_flag && flag(f, online_flag)) || strstr(f->text, ".gguf") ||
              strstr(f->text, "FP8") || strstr(f->text, "AWQ") || strstr(f->text, "GPTQ") ||
              strstr(f->text, "deepseek") || strstr(f->text, "DeepSeek") || strstr(f->text, "gpt-oss");
-    rule(r, ok, "docs/export.md (quantized weights)", "the header says %.6s weights but a 16-bit checkpoint is served",
-         start);
+    rule(r, ok, "docs/export.md (quantized weights)", "the header says %.*s weights but a 16-bit checkpoint is served",
+         (int)(layout - 1 - start), start);
 }
 
 /* ---- per engine ------------------------------------------------------------------------- */
@@ -167,11 +175,11 @@ static void vllm_rules(report *r, const flags *f, int qsh)
     const char *kv = flag(f, "--kv-cache-dtype");
     rule(r, !kv || !strcmp(kv, "auto") || !strncmp(kv, "fp8", 3), "vllm/config/cache.py (cache_dtype choices)",
          "%s", kv ? kv : "");
-    rule(r, iflag(f, "--max-num-seqs", 1) >= 1, "vllm/config/scheduler.py (max_num_seqs >= 1)", "");
+    rule(r, iflag(f, "--max-num-seqs", 1) >= 1, "vllm/config/scheduler.py (max_num_seqs >= 1)", "%s", "");
     const char *q = flag(f, "--quantization");
     rule(r, !q || strcmp(q, "bitsandbytes") || (flag(f, "--load-format") && !strcmp(flag(f, "--load-format"),
                                                                                           "bitsandbytes")),
-         "vllm/engine/arg_utils.py (bitsandbytes quantization loads with the bitsandbytes format)", "");
+         "vllm/engine/arg_utils.py (bitsandbytes quantization loads with the bitsandbytes format)", "%s", "");
     service_rules(r, f, "--host");
     quant_rules(r, f, qsh, "--quantization");
 }
@@ -183,13 +191,13 @@ static void sglang_rules(report *r, const flags *f, int qsh)
     const char *q = flag(f, "--quantization");
     const char *lf = flag(f, "--load-format");
     rule(r, !q || strcmp(q, "bitsandbytes") || (lf && !strcmp(lf, "bitsandbytes")),
-         "sglang server_args.py (bitsandbytes needs --load-format bitsandbytes)", "");
+         "sglang server_args.py (bitsandbytes needs --load-format bitsandbytes)", "%s", "");
     const char *kv = flag(f, "--kv-cache-dtype");
     rule(r, !kv || !strcmp(kv, "auto") || !strncmp(kv, "fp8_", 4), "sglang server_args.py (kv_cache_dtype choices)",
          "%s", kv ? kv : "");
     if (flag(f, "--nnodes"))
         rule(r, flag(f, "--dist-init-addr") && flag(f, "--node-rank"),
-             "sglang server_args.py (--nnodes > 1 needs --dist-init-addr and --node-rank)", "");
+             "sglang server_args.py (--nnodes > 1 needs --dist-init-addr and --node-rank)", "%s", "");
     service_rules(r, f, "--host");
     quant_rules(r, f, qsh, "--quantization");
 }
@@ -197,17 +205,17 @@ static void sglang_rules(report *r, const flags *f, int qsh)
 static void tgi_rules(report *r, const flags *f, int qsh)
 {
     rule(r, !(flag(f, "--dtype") && flag(f, "--quantize")),
-         "TGI v3.3.7 server/text_generation_server/cli.py:117 (only one of dtype and quantize)", "");
+         "TGI v3.3.7 server/text_generation_server/cli.py:117 (only one of dtype and quantize)", "%s", "");
     /* a pre-quantized checkpoint sets quantize from its quantization_config (main.rs:2082, :2168),
      * so --dtype with it fails the same check */
     rule(r, !(flag(f, "--dtype") && (strstr(f->text, "fp8 weights") || strstr(f->text, "int4 weights")) &&
               !flag(f, "--quantize")),
-         "TGI v3.3.7 launcher/src/main.rs:2168 + cli.py:117 (--dtype with a quantized checkpoint)", "");
+         "TGI v3.3.7 launcher/src/main.rs:2168 + cli.py:117 (--dtype with a quantized checkpoint)", "%s", "");
     long long in = iflag(f, "--max-input-tokens", 0), tot = iflag(f, "--max-total-tokens", 0);
     rule(r, !in || !tot || in < tot, "TGI v3.3.7 launcher/src/main.rs:2158 (max_input_tokens < max_total_tokens)",
          "%lld >= %lld", in, tot);
     long long pre = iflag(f, "--max-batch-prefill-tokens", 0);
-    rule(r, !pre || pre >= in, "TGI v3.3.7 launcher/src/main.rs (max_batch_prefill_tokens >= max_input_tokens)", "");
+    rule(r, !pre || pre >= in, "TGI v3.3.7 launcher/src/main.rs (max_batch_prefill_tokens >= max_input_tokens)", "%s", "");
     double u = dflag(f, "--cuda-memory-fraction", 1);
     rule(r, u > 0 && u <= 1, "TGI launcher (cuda_memory_fraction in (0, 1])", "%g", u);
     service_rules(r, f, "--hostname");
@@ -219,7 +227,7 @@ static void llamacpp_rules(report *r, const flags *f)
     const char *v = flag(f, "--cache-type-v");
     const char *fa = flag(f, "--flash-attn");
     rule(r, !v || !strcmp(v, "f16") || !strcmp(v, "bf16") || (fa && strcmp(fa, "off")),
-         "llama.cpp src/llama-context.cpp (V cache quantization requires flash attention)", "");
+         "llama.cpp src/llama-context.cpp (V cache quantization requires flash attention)", "%s", "");
     long long ctx = iflag(f, "--ctx-size", 0), par = iflag(f, "--parallel", 1);
     rule(r, par >= 1 && ctx % par == 0, "llama.cpp tools/server (each of --parallel slots gets ctx-size/parallel)",
          "%lld %% %lld", ctx, par);
@@ -238,7 +246,7 @@ static void trtllm_rules(report *r, const flags *f, const char *yaml)
     int per_node = (int)iflag(f, "--gpus_per_node", 8);
     if (tp * pp > per_node)
         rule(r, strstr(f->text, "trtllm-llmapi-launch") && (strstr(f->text, "srun") || strstr(f->text, "mpirun")),
-             "TensorRT-LLM multi-node (MPI ranks through trtllm-llmapi-launch)", "");
+             "TensorRT-LLM multi-node (MPI ranks through trtllm-llmapi-launch)", "%s", "");
     double u = dflag(f, "--kv_cache_free_gpu_memory_fraction", 0.9);
     rule(r, u > 0 && u < 1, "TensorRT-LLM KvCacheConfig (free_gpu_memory_fraction in (0, 1))", "%g", u);
     service_rules(r, f, "--host");
@@ -255,24 +263,24 @@ static void pipeline_rules(report *r, const flags *f, long long layers, long lon
     rule(r, (lpvs > 0) + (flag(f, "--num-virtual-stages-per-pipeline-rank") != NULL) +
                     (flag(f, "--pipeline-model-parallel-layout") != NULL) <=
                 1,
-         "Megatron A:893 (one way to give virtual stages)", "");
+         "Megatron A:893 (one way to give virtual stages)", "%s", "");
     if (!first && !last) {
         rule(r, layers % pp == 0, "Megatron A:963 (layers divisible by PP)", "%lld %% %lld", layers, pp);
         if (lpvs)
             rule(r, (layers / pp) % lpvs == 0, "Megatron A:938 (layers per stage divisible by layers per virtual stage)",
-                 "");
+                 "%s", "");
     } else {
-        rule(r, !lpvs, "Megatron A:921 (uneven stages take --num-virtual-stages-per-pipeline-rank)", "");
+        rule(r, !lpvs, "Megatron A:921 (uneven stages take --num-virtual-stages-per-pipeline-rank)", "%s", "");
         long long mid_layers = layers - first - last, mid_stages = pp - (first > 0) - (last > 0);
-        rule(r, first >= 0 && last >= 0, "Megatron T:1998/:2017 (first/last stage layers > 0)", "");
-        rule(r, (mid_layers != 0) == (mid_stages != 0), "Megatron T:2036 (middle layers iff middle stages)", "");
+        rule(r, first >= 0 && last >= 0, "Megatron T:1998/:2017 (first/last stage layers > 0)", "%s", "");
+        rule(r, (mid_layers != 0) == (mid_stages != 0), "Megatron T:2036 (middle layers iff middle stages)", "%s", "");
         rule(r, !mid_stages || mid_layers % mid_stages == 0, "Megatron T:2044 (middle layers divisible by middle stages)",
              "%lld %% %lld", mid_layers, mid_stages);
         rule(r, vpp <= 1 || (first % vpp == 0 && last % vpp == 0 && (!mid_stages || (mid_layers / mid_stages) % vpp == 0)),
-             "Megatron T:2005/:2024/:2058 (every stage's layers divisible by virtual stages)", "");
+             "Megatron T:2005/:2024/:2058 (every stage's layers divisible by virtual stages)", "%s", "");
     }
     if (vpp > 1)
-        rule(r, pp > 1, "Megatron A:968 (interleaving needs PP > 1)", "");
+        rule(r, pp > 1, "Megatron A:968 (interleaving needs PP > 1)", "%s", "");
 }
 
 static void megatron_rules(report *r, const flags *f)
@@ -291,19 +299,19 @@ static void megatron_rules(report *r, const flags *f)
     int fsdp = flag(f, "--use-megatron-fsdp") != NULL;
     const char *ckpt = flag(f, "--ckpt-format");
     if (fsdp) {
-        rule(r, !cdmc || strcmp(cdmc, "1"), "Megatron A:1143 (FSDP needs CUDA_DEVICE_MAX_CONNECTIONS > 1 or unset)", "");
+        rule(r, !cdmc || strcmp(cdmc, "1"), "Megatron A:1143 (FSDP needs CUDA_DEVICE_MAX_CONNECTIONS > 1 or unset)", "%s", "");
         rule(r, ckpt && !strcmp(ckpt, "fsdp_dtensor"), "Megatron A:1146 (Megatron-FSDP needs --ckpt-format fsdp_dtensor)",
-             "");
+             "%s", "");
     } else if (tp > 1 || cp > 1)
         rule(r, cdmc && !strcmp(cdmc, "1"), "Megatron A:1437 (TP/CP before Blackwell needs CUDA_DEVICE_MAX_CONNECTIONS=1)",
-             "");
-    rule(r, !ckpt || strcmp(ckpt, "fsdp_dtensor") || fsdp, "Megatron A:1621 (fsdp_dtensor only with Megatron-FSDP)", "");
+             "%s", "");
+    rule(r, !ckpt || strcmp(ckpt, "fsdp_dtensor") || fsdp, "Megatron A:1621 (fsdp_dtensor only with Megatron-FSDP)", "%s", "");
     rule(r, !flag(f, "--optimizer-cpu-offload") || flag(f, "--use-precision-aware-optimizer"),
-         "Megatron A:1804 (optimizer CPU offload needs --use-precision-aware-optimizer)", "");
+         "Megatron A:1804 (optimizer CPU offload needs --use-precision-aware-optimizer)", "%s", "");
     rule(r, !(flag(f, "--lr-warmup-iters") && flag(f, "--lr-warmup-fraction")),
-         "Megatron A:1246 (one of lr-warmup-fraction and lr-warmup-iters)", "");
+         "Megatron A:1246 (one of lr-warmup-fraction and lr-warmup-iters)", "%s", "");
     pipeline_rules(r, f, iflag(f, "--num-layers", 0), pp);
-    rule(r, flag(f, "--save") != NULL, "docs/export.md (a training run keeps checkpoints: --save)", "");
+    rule(r, flag(f, "--save") != NULL, "docs/export.md (a training run keeps checkpoints: --save)", "%s", "");
 }
 
 /* DeepSpeed v0.19.5 deepspeed/runtime/config.py and runtime/engine.py. */
@@ -318,7 +326,7 @@ static void deepspeed_rules(report *r, const char *json, const flags *launch)
     long long tb = json_integer_value(json_object_get(c, "train_batch_size"));
     long long mb = json_integer_value(json_object_get(c, "train_micro_batch_size_per_gpu"));
     long long ga = json_integer_value(json_object_get(c, "gradient_accumulation_steps"));
-    rule(r, tb > 0 && mb > 0 && ga > 0, "DeepSpeed config.py:918 (batch sizes > 0)", "");
+    rule(r, tb > 0 && mb > 0 && ga > 0, "DeepSpeed config.py:918 (batch sizes > 0)", "%s", "");
     rule(r, tb == mb * ga * world,
          "DeepSpeed config.py:924 (train_batch_size = micro x gradient_accumulation x world; world counts every rank, "
          "config.py:712)",
@@ -326,12 +334,12 @@ static void deepspeed_rules(report *r, const char *json, const flags *launch)
     json_t *z = json_object_get(c, "zero_optimization");
     long long stage = json_integer_value(json_object_get(z, "stage"));
     int off_opt = json_object_get(z, "offload_optimizer") != NULL, off_par = json_object_get(z, "offload_param") != NULL;
-    rule(r, !off_par || stage == 3, "DeepSpeed runtime/zero/config.py (offload_param only with stage 3)", "");
-    rule(r, !off_opt || stage >= 1, "DeepSpeed runtime/zero/config.py (offload_optimizer needs ZeRO 1-3)", "");
+    rule(r, !off_par || stage == 3, "DeepSpeed runtime/zero/config.py (offload_param only with stage 3)", "%s", "");
+    rule(r, !off_opt || stage >= 1, "DeepSpeed runtime/zero/config.py (offload_optimizer needs ZeRO 1-3)", "%s", "");
     rule(r, !off_opt || json_object_get(c, "optimizer"),
-         "DeepSpeed runtime/engine.py:1998 (ZeRO-Offload refuses a client optimizer: zero_force_ds_cpu_optimizer)", "");
+         "DeepSpeed runtime/engine.py:1998 (ZeRO-Offload refuses a client optimizer: zero_force_ds_cpu_optimizer)", "%s", "");
     long long tp = json_integer_value(json_object_get(json_object_get(c, "tensor_parallel"), "autotp_size"));
-    rule(r, tp <= 1 || world % tp == 0, "DeepSpeed AutoTP (autotp_size divides the world)", "");
+    rule(r, tp <= 1 || world % tp == 0, "DeepSpeed AutoTP (autotp_size divides the world)", "%s", "");
     json_decref(c);
 }
 
@@ -345,10 +353,10 @@ static void slurm_rules(report *r, const flags *f)
     if (p)
         gpn = atoll(p + 24);
     if (strstr(f->text, "torchrun")) {
-        rule(r, nodes == iflag(f, "--nnodes", 0), "Slurm + torchrun (srun starts one torchrun per node)", "");
-        rule(r, gpn == iflag(f, "--nproc-per-node", 0), "torchrun --nproc-per-node = --gpus-per-node", "");
+        rule(r, nodes == iflag(f, "--nnodes", 0), "Slurm + torchrun (srun starts one torchrun per node)", "%s", "");
+        rule(r, gpn == iflag(f, "--nproc-per-node", 0), "torchrun --nproc-per-node = --gpus-per-node", "%s", "");
         rule(r, strstr(f->text, "#SBATCH --mem=0") != NULL, "docs/export.md (Slurm --mem=0: all of each node's memory)",
-             "");
+             "%s", "");
     }
     if (strstr(f->text, "pretrain_gpt.py"))
         megatron_rules(r, f);
@@ -480,10 +488,11 @@ static const char *find(const file_view *fs, int n, const char *name)
 }
 
 /* Check every file of one export; returns the failures. */
-static int check_export(const char *where, const file_view *fs, int n)
+static int check_export_q(const char *where, const file_view *fs, int n, int quiet)
 {
     report r;
     memset(&r, 0, sizeof r);
+    r.quiet = quiet;
     snprintf(r.where, sizeof r.where, "%s", where);
     flags *f = malloc(sizeof *f);
     assert_non_null(f);
@@ -517,6 +526,17 @@ static int check_export(const char *where, const file_view *fs, int n)
         k8s_rules(&r, k8s);
     free(f);
     return r.failures;
+}
+
+static int check_export(const char *where, const file_view *fs, int n)
+{
+    return check_export_q(where, fs, n, 0);
+}
+
+/* The checker's own cases: the failures counted are the rules the old exports broke. */
+static int caught(const char *where, const file_view *fs, int n)
+{
+    return check_export_q(where, fs, n, 1);
 }
 
 /* ---- the golden set ---------------------------------------------------------------------- */
@@ -690,30 +710,30 @@ static void test_checker_catches(void **state)
                                   "pretrain_gpt.py --tensor-model-parallel-size 8 --pipeline-model-parallel-size 1 "
                                   "--use-megatron-fsdp --num-layers 80 --micro-batch-size 1 --global-batch-size 64 "
                                   "--save x\n"};
-    assert_int_equal(check_export("fsdp with CDMC=1, no fsdp_dtensor", &meg, 1), 2);
+    assert_int_equal(caught("fsdp with CDMC=1, no fsdp_dtensor", &meg, 1), 2);
     file_view pp = {"launch.sh", "torchrun --nnodes 1 --nproc-per-node 8 pretrain_gpt.py --pipeline-model-parallel-size "
                                  "8 --num-layers 61 --save x\n"};
-    assert_int_equal(check_export("61 layers on PP 8", &pp, 1), 1);
+    assert_int_equal(caught("61 layers on PP 8", &pp, 1), 1);
     file_view ds[2] = {{"launch.sh", "deepspeed --num_nodes 2 --num_gpus 8 train.py\n"},
                        {"ds_config.json", "{\"train_batch_size\": 64, \"train_micro_batch_size_per_gpu\": 2, "
                                           "\"gradient_accumulation_steps\": 4, \"zero_optimization\": {\"stage\": 3, "
                                           "\"offload_optimizer\": {\"device\": \"cpu\"}}}"}};
-    assert_int_equal(check_export("64 != 2 x 4 x 16, no optimizer block", ds, 2), 2);
+    assert_int_equal(caught("64 != 2 x 4 x 16, no optimizer block", ds, 2), 2);
     file_view tgi = {"launch.sh", "# Layout: 8 x H100 (1 node); fp8 weights; max model len 4096\n"
                                   "text-generation-launcher --model-id x --dtype bfloat16 --quantize fp8 "
                                   "--hostname 0.0.0.0\n"};
-    assert_int_equal(check_export("dtype with quantize", &tgi, 1), 1);
+    assert_int_equal(caught("dtype with quantize", &tgi, 1), 1);
     file_view lc = {"launch.sh", "llama-server --model a.gguf --ctx-size 8 --parallel 1 --flash-attn off "
                                  "--cache-type-v q8_0 --host 0.0.0.0\n"};
-    assert_int_equal(check_export("q8_0 V without flash attention", &lc, 1), 1);
+    assert_int_equal(caught("q8_0 V without flash attention", &lc, 1), 1);
     file_view tr = {"launch.sh", "trtllm-serve x --tp_size 8 --pp_size 2 --max_seq_len 32768 --max_num_tokens 8192\n"};
-    assert_int_equal(check_export("trtllm: 16 GPUs without MPI, 8192 < 32768, localhost", &tr, 1), 3);
+    assert_int_equal(caught("trtllm: 16 GPUs without MPI, 8192 < 32768, localhost", &tr, 1), 3);
     file_view sg = {"launch.sh", "python -m sglang.launch_server --model-path x --quantization bitsandbytes "
                                  "--api-key sk-123 --host 0.0.0.0\n"};
-    assert_int_equal(check_export("sglang nf4 without load format, literal key", &sg, 1), 2);
+    assert_int_equal(caught("sglang nf4 without load format, literal key", &sg, 1), 2);
     file_view q = {"launch.sh", "# Layout: 2 x H100 (1 node), TP 2; int4 weights; max model len 4096\n"
                                 "vllm serve meta-llama/Llama-3.1-70B --host 0.0.0.0\n"};
-    assert_int_equal(check_export("int4 plan serving the 16-bit checkpoint", &q, 1), 1);
+    assert_int_equal(caught("int4 plan serving the 16-bit checkpoint", &q, 1), 1);
 }
 
 int main(void)
