@@ -41,6 +41,15 @@ expect_out "pretrain_gpt.py" "megatron entry"; expect_out "--global-batch-size 5
 run export --engine slurm --model llama-3.1-8b --task lora --gpus 8 --tp 1 --pp 1 --out "$TMP/sl"; expect_rc 0 "slurm lora"
 checks=$((checks+1)); [ -f "$TMP/sl/job.sbatch" ] && [ -f "$TMP/sl/fsdp_config.py" ] || fail "slurm lora files"
 
+# --replicas: manifests for all of them; --api-key-env "" drops the key; --audit-log
+run export --engine sglang --model llama-3.1-8b --replicas 3 --audit-log --out "$TMP/sg"; expect_rc 0 "sglang replicas"
+checks=$((checks+1)); jq -e '.items[0].spec.replicas == 3' "$TMP/sg/deploy.json" >/dev/null || fail "3 replicas"
+checks=$((checks+1)); grep -q -- "--log-requests" "$TMP/sg/launch.sh" || fail "sglang request logs"
+run export --engine vllm --model llama-3.1-8b --api-key-env ""; expect_rc 0 "no API key"
+checks=$((checks+1)); ! grep -q -- "--api-key" "$TMP/out" || fail "--api-key-env '' writes no key"
+run export --engine vllm --model llama-3.1-8b --api-key-env MY_KEY; expect_rc 0 "named key"
+expect_out '--api-key "$MY_KEY"' "key from the named variable"
+
 # usage errors exit 2, unsupported layouts exit 1
 run export --engine nosuch --model llama-3.1-8b; expect_rc 2 "unknown engine"; expect_err "unknown engine 'nosuch'" "message"
 run export --model llama-3.1-8b; expect_rc 2 "no engine"

@@ -592,9 +592,17 @@ static void test_service_replicas(void **state)
     job.replicas = 2;
     render_ok(GP_EXPORT_VLLM, &job, &f);
     assert_int_equal(f.n, 2); /* no Slurm array for multi-node replicas (note says so) */
+    assert_non_null(strstr(f.notes, "serve.sbatch not written"));
     expect_in(&f, 1, "\"kind\": \"LeaderWorkerSet\"");
     expect_in(&f, 1, "\"size\": 2,");
     gp_export_files_free(&f);
+    /* an API key variable that is no shell name, or a negative replica count, is refused */
+    gp_error err;
+    job.api_key_env = "MY-KEY";
+    assert_int_equal(gp_export_render(GP_EXPORT_VLLM, &job, &f, &err), GP_EINVAL);
+    assert_non_null(strstr(err.msg, "shell variable"));
+    job.api_key_env = NULL, job.replicas = -1;
+    assert_int_equal(gp_export_render(GP_EXPORT_VLLM, &job, &f, &err), GP_EINVAL);
 }
 
 /* ---- the engine table ------------------------------------------------------------------- */

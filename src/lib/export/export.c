@@ -339,15 +339,22 @@ static void resolve_path(gpx_ctx *c, const gp_export_job *job)
     free(inst);
 }
 
-static void resolve_service(gpx_ctx *c, const gp_export_job *job)
+static gp_status resolve_service(gpx_ctx *c, const gp_export_job *job, gp_error *err)
 {
+    if (job->replicas < 0 || job->replicas > 4096)
+        return gpi_fail(err, GP_EINVAL, "replicas must be 1 to 4096, not %d", job->replicas);
     c->replicas = job->replicas > 0 ? job->replicas : 1;
     const char *key = job->api_key_env ? job->api_key_env : "API_KEY";
-    int ok = 1;
+    int ok = strlen(key) < sizeof c->api_key_env && !isdigit((unsigned char)key[0]);
     for (const char *p = key; *p; p++)
         if (!isalnum((unsigned char)*p) && *p != '_')
             ok = 0;
-    gpi_strlcpy(c->api_key_env, ok && !isdigit((unsigned char)key[0]) ? key : "API_KEY", sizeof c->api_key_env);
+    if (!ok)
+        return gpi_fail(err, GP_EINVAL,
+                        "API key variable '%s' is not a shell variable name (letters, digits, _; not starting "
+                        "with a digit)",
+                        key);
+    gpi_strlcpy(c->api_key_env, key, sizeof c->api_key_env);
     c->audit_log = job->audit_log != 0;
     const char *base = strrchr(c->model_path_raw, '/');
     const char *name = job->served_name && job->served_name[0] ? job->served_name
@@ -355,6 +362,7 @@ static void resolve_service(gpx_ctx *c, const gp_export_job *job)
     char q[GP_NAME_MAX];
     gpi_strlcpy(c->served_name, gpx_shq(q, sizeof q, name), sizeof c->served_name);
     gpi_strlcpy(c->host, job->host && job->host[0] ? gpx_shq(q, sizeof q, job->host) : "0.0.0.0", sizeof c->host);
+    return GP_OK;
 }
 
 static gp_status resolve(gp_export_engine e, const gp_export_job *job, gpx_ctx *c, gp_error *err)
@@ -452,7 +460,9 @@ static gp_status resolve(gp_export_engine e, const gp_export_job *job, gpx_ctx *
     gpi_strlcpy(c->gpu_id, job->gpu ? job->gpu->id : "GPU", sizeof c->gpu_id);
 
     resolve_path(c, job);
-    resolve_service(c, job);
+    gp_status st = resolve_service(c, job, err);
+    if (st != GP_OK)
+        return st;
 
     if (!infer) {
         if (job->train_tokens > 0) {
