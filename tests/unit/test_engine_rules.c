@@ -362,6 +362,25 @@ static void slurm_rules(report *r, const flags *f)
         megatron_rules(r, f);
 }
 
+/* torchrun + FSDP: the batch the module states is micro x accumulation x ranks, and torchrun
+ * starts one process per GPU of the layout (torch/distributed/run.py --nproc-per-node). */
+static long long py_const(const char *text, const char *name)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "\n%s = ", name);
+    const char *p = strstr(text, pat);
+    return p ? atoll(p + strlen(pat)) : -1;
+}
+
+static void fsdp_rules(report *r, const flags *launch, const char *py)
+{
+    long long mb = py_const(py, "MICRO_BATCH"), ga = py_const(py, "GRAD_ACCUM"), gb = py_const(py, "GLOBAL_BATCH");
+    long long world = iflag(launch, "--nnodes", 1) * iflag(launch, "--nproc-per-node", 1);
+    rule(r, mb > 0 && ga > 0 && gb == mb * ga * world, "FSDP data parallelism (global = micro x accumulation x ranks)",
+         "%lld != %lld x %lld x %lld", gb, mb, ga, world);
+    rule(r, strstr(py, "ShardingStrategy.") != NULL, "torch.distributed.fsdp (a ShardingStrategy member)", "%s", "");
+}
+
 /* ---- Kubernetes manifests against tests/k8s/schema.json ---------------------------------- */
 
 static json_t *k8s_schema(void)
@@ -521,6 +540,9 @@ static int check_export_q(const char *where, const file_view *fs, int n, int qui
         parse_flags(sb, f);
         slurm_rules(&r, f);
     }
+    const char *py = find(fs, n, "fsdp_config.py");
+    if (py && (launch || sb))
+        fsdp_rules(&r, f, py); /* f holds the launcher last parsed (launch.sh or job.sbatch) */
     const char *k8s = find(fs, n, "deploy.json");
     if (k8s)
         k8s_rules(&r, k8s);
