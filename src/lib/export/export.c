@@ -373,7 +373,10 @@ static gp_status resolve(gp_export_engine e, const gp_export_job *job, gpx_ctx *
     if (!job || !job->model || !job->w || !job->l)
         return gpi_fail(err, GP_EINVAL, "an export needs a model, a workload and a layout");
     const gpx_engine_row *row = &engines[e];
-    const gp_workload *w = job->w;
+    c->wl = *job->w;
+    if ((unsigned)c->wl.task < GP_TASK_COUNT)
+        c->wl.task = gp_export_engine_task(e, c->wl.task); /* megatron & co. train */
+    const gp_workload *w = &c->wl;
     c->engine = e;
     c->job = job;
     c->m = job->model;

@@ -57,7 +57,8 @@ typedef struct gpx_ctx {
     gp_export_engine engine;
     const gp_export_job *job;
     const gp_model *m;
-    const gp_workload *w;
+    const gp_workload *w;        /* &wl */
+    gp_workload wl;              /* the job's workload, its task as the engine implies it */
     gp_layout l;                 /* every degree >= 1; micro/global batch filled (training) */
     const char *engine_label;    /* "vLLM" */
     const char *version;         /* version of the engine whose flags are used */
