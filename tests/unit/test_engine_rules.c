@@ -149,6 +149,8 @@ static double dflag(const flags *f, const char *key, double dflt)
  * load time, a converted file (quantize.sh / .gguf), or a pre-quantized checkpoint. */
 static void quant_rules(report *r, const flags *f, int have_quantize_sh, const char *online_flag)
 {
+    if (strstr(f->text, "weights (pre-quantized checkpoint); max model len"))
+        return; /* the checkpoint carries its quantization (its quantization_config) */
     const char *layout = strstr(f->text, "weights; max model len");
     if (!layout)
         return;
@@ -159,9 +161,7 @@ static void quant_rules(report *r, const flags *f, int have_quantize_sh, const c
               !strncmp(start, "fp8", 3) || !strncmp(start, "mxfp4", 5) || !strncmp(start, "fp4", 3);
     if (!low)
         return;
-    int ok = have_quantize_sh || (online_flag && flag(f, online_flag)) || strstr(f->text, ".gguf") ||
-             strstr(f->text, "FP8") || strstr(f->text, "AWQ") || strstr(f->text, "GPTQ") ||
-             strstr(f->text, "deepseek") || strstr(f->text, "DeepSeek") || strstr(f->text, "gpt-oss");
+    int ok = have_quantize_sh || (online_flag && flag(f, online_flag)) || strstr(f->text, ".gguf");
     rule(r, ok, "docs/export.md (quantized weights)", "the header says %.*s weights but a 16-bit checkpoint is served",
          (int)(layout - 1 - start), start);
 }

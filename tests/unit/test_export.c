@@ -518,6 +518,16 @@ static void test_serving_rows(void **state)
     check_golden("tgi/deepseek-v3-fp8-tp8", &f, 1);
     assert_null(strstr(f.files[0].content, "--dtype"));
     gp_export_files_free(&f);
+    /* a plan in bf16 gets the fp8 checkpoint as it is, with a note; int4 cannot be made from it */
+    w.dtype = GP_DTYPE_BF16;
+    render_ok(GP_EXPORT_VLLM, &job, &f);
+    assert_non_null(strstr(f.notes, "served as it is"));
+    expect_in(&f, 0, "fp8 weights (pre-quantized checkpoint)");
+    gp_export_files_free(&f);
+    w.dtype = GP_DTYPE_INT4;
+    gp_error err;
+    assert_int_equal(gp_export_render(GP_EXPORT_VLLM, &job, &f, &err), GP_EUNSUPPORTED);
+    assert_non_null(strstr(err.msg, "--model-path"));
 
     /* llama.cpp, flash attention off but an int8 (q8_0) KV cache: --flash-attn on */
     job = job_for(&m, &w, &l, "llama-3.1-8b", GP_TASK_INFER);

@@ -287,9 +287,9 @@ void gpx_header(gpx_buf *b, const gpx_ctx *c, const char *prefix, const char *wh
             c->m->name[0] ? c->m->name : c->m->id);
     gpx_add(b, "%sFlags and keys checked against %s (docs/engines.md; rules: docs/export.md)\n", prefix, c->version);
     if (engines[c->engine].kind == GP_EXPORT_KIND_SERVE)
-        gpx_add(b, "%sLayout: %d x %s (%s), TP %d, PP %d, DP %d, EP %d; %s weights; max model len %lld\n", prefix,
+        gpx_add(b, "%sLayout: %d x %s (%s), TP %d, PP %d, DP %d, EP %d; %s weights%s; max model len %lld\n", prefix,
                 c->gpus, c->gpu_id, nodes, l->tp, l->pp, l->dp, l->ep, gp_dtype_name(c->weights),
-                (long long)c->max_model_len);
+                c->prequantized ? " (pre-quantized checkpoint)" : "", (long long)c->max_model_len);
     else
         gpx_add(b,
                 "%sLayout: %d x %s (%s), TP %d, PP %d, DP %d, CP %d, EP %d, ZeRO-%d, recompute %s; "
@@ -362,6 +362,33 @@ static gp_status resolve_service(gpx_ctx *c, const gp_export_job *job, gp_error 
     char q[GP_NAME_MAX];
     gpi_strlcpy(c->served_name, gpx_shq(q, sizeof q, name), sizeof c->served_name);
     gpi_strlcpy(c->host, job->host && job->host[0] ? gpx_shq(q, sizeof q, job->host) : "0.0.0.0", sizeof c->host);
+    return GP_OK;
+}
+
+/* The weights the engine loads. A checkpoint that carries its own quantization (DeepSeek-V3's
+ * fp8) is served as it is: a plan in more bits gets it with a note (less memory than planned); a
+ * plan in fewer bits needs another checkpoint (--model-path), since the engines load, not
+ * re-quantize, a quantized one. */
+static gp_status resolve_weights(gpx_ctx *c, const gp_export_job *job, gp_error *err)
+{
+    const gp_model *m = job->model;
+    gp_dtype asked = c->w->dtype;
+    c->prequantized = m->quant != GP_DTYPE_UNKNOWN;
+    c->weights = asked != GP_DTYPE_UNKNOWN ? asked : (m->quant != GP_DTYPE_UNKNOWN ? m->quant : m->dtype);
+    if (c->weights == GP_DTYPE_UNKNOWN)
+        c->weights = GP_DTYPE_BF16;
+    int given_path = job->model_path && job->model_path[0];
+    if (c->prequantized && asked != GP_DTYPE_UNKNOWN && asked != m->quant && !given_path &&
+        engines[c->engine].kind == GP_EXPORT_KIND_SERVE) {
+        if (gp_dtype_bits(asked) < gp_dtype_bits(m->quant))
+            return gpi_fail(err, GP_EUNSUPPORTED,
+                            "%s is stored in %s (its own quantization): %s cannot make %s weights from it; plan "
+                            "with --dtype %s or give --model-path a %s checkpoint",
+                            m->name[0] ? m->name : m->id, gp_dtype_name(m->quant), c->engine_label,
+                            gp_dtype_name(asked), gp_dtype_name(m->quant), gp_dtype_name(asked));
+        c->planned = asked;
+        c->weights = m->quant;
+    }
     return GP_OK;
 }
 
@@ -455,15 +482,14 @@ static gp_status resolve(gp_export_engine e, const gp_export_job *job, gpx_ctx *
     c->port = job->port > 0 ? job->port : row->default_port;
 
     const gp_model *m = job->model;
-    c->prequantized = m->quant != GP_DTYPE_UNKNOWN;
-    c->weights = w->dtype != GP_DTYPE_UNKNOWN ? w->dtype : (m->quant != GP_DTYPE_UNKNOWN ? m->quant : m->dtype);
-    if (c->weights == GP_DTYPE_UNKNOWN)
-        c->weights = GP_DTYPE_BF16;
+    gp_status st = resolve_weights(c, job, err);
+    if (st != GP_OK)
+        return st;
     c->act = is_float16ish(c->weights) ? c->weights : (is_float16ish(m->dtype) ? m->dtype : GP_DTYPE_BF16);
     gpi_strlcpy(c->gpu_id, job->gpu ? job->gpu->id : "GPU", sizeof c->gpu_id);
 
     resolve_path(c, job);
-    gp_status st = resolve_service(c, job, err);
+    st = resolve_service(c, job, err);
     if (st != GP_OK)
         return st;
 
@@ -539,6 +565,10 @@ gp_status gp_export_render(gp_export_engine engine, const gp_export_job *job, gp
     gp_status st = resolve(engine, job, &c, err);
     if (st != GP_OK)
         return st;
+    if (c.planned != GP_DTYPE_UNKNOWN)
+        gpx_note(out, "the checkpoint is stored in %s (its own quantization) and is served as it is: less memory "
+                      "than the %s weights planned",
+                 gp_dtype_name(c.weights), gp_dtype_name(c.planned));
     st = engines[engine].render(&c, out, err);
     if (st == GP_OK)
         st = notes_into_file(out, err);

@@ -75,6 +75,7 @@ typedef struct gpx_ctx {
     gp_dtype weights;            /* precision asked for the weights */
     gp_dtype act;                /* 16-bit activation/compute dtype (bf16, fp16 or fp32) */
     int prequantized;            /* the checkpoint carries its own quantization */
+    gp_dtype planned;            /* weights the plan asked, when the checkpoint's own differ */
     int64_t grad_accum;          /* training: global / (micro x dp) */
     int64_t train_iters;         /* training: 0 unknown */
     char data_path[GP_EXPORT_PATH_MAX];
