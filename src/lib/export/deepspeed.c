@@ -32,6 +32,46 @@ static void optimizer_blocks(gpx_buf *j, const gpx_ctx *c)
             (long long)steps, (long long)warm);
 }
 
+/* ds_config.json: batch, precision, optimizer and schedule, AutoTP, ZeRO and offload. */
+static void ds_config(gpx_buf *j, const gpx_ctx *c, gp_export_files *out)
+{
+    const gp_layout *l = &c->l;
+    const gp_workload *w = c->w;
+    /* every rank counts (config.py:712): the TP ranks of an AutoTP group read the same batch */
+    int64_t world = (int64_t)c->gpus;
+    gpx_add(j, "{\n");
+    gpx_add(j, "  \"train_batch_size\": %lld,\n", (long long)(l->micro_batch * c->grad_accum * world));
+    gpx_add(j, "  \"train_micro_batch_size_per_gpu\": %lld,\n", (long long)l->micro_batch);
+    gpx_add(j, "  \"gradient_accumulation_steps\": %lld,\n", (long long)c->grad_accum);
+    gpx_add(j, "  \"gradient_clipping\": 1.0,\n");
+    if (c->act == GP_DTYPE_F16)
+        gpx_add(j, "  \"fp16\": {\n    \"enabled\": true\n  },\n");
+    else if (c->act == GP_DTYPE_BF16)
+        gpx_add(j, "  \"bf16\": {\n    \"enabled\": true\n  },\n");
+    if (c->weights == GP_DTYPE_FP8)
+        gpx_note(out, "DeepSpeed's config has no FP8 training switch: bf16 is written (FP8 GEMMs come from "
+                      "Transformer Engine in the model code)");
+    optimizer_blocks(j, c);
+    if (l->tp > 1)
+        gpx_add(j, "  \"tensor_parallel\": {\n    \"autotp_size\": %d\n  },\n", l->tp);
+    gpx_add(j, "  \"zero_optimization\": {\n    \"stage\": %d", l->zero);
+    if (l->zero > 0)
+        gpx_add(j, ",\n    \"overlap_comm\": true,\n    \"contiguous_gradients\": true");
+    if (l->zero == 3)
+        gpx_add(j, ",\n    \"stage3_gather_16bit_weights_on_model_save\": true");
+    if (w->offload == GP_OFFLOAD_OPTIMIZER || w->offload == GP_OFFLOAD_PARAMS)
+        gpx_add(j, ",\n    \"offload_optimizer\": {\n      \"device\": \"cpu\",\n      \"pin_memory\": true\n    }");
+    if (w->offload == GP_OFFLOAD_PARAMS)
+        gpx_add(j, ",\n    \"offload_param\": {\n      \"device\": \"cpu\",\n      \"pin_memory\": true\n    }");
+    gpx_add(j, "\n  }\n}\n");
+    if (l->tp > 1)
+        gpx_note(out, "AutoTP %d: DeepSpeed counts train_batch_size over all %d ranks (%lld), each TP group of %d "
+                      "reads the same micro-batch: %lld distinct sequences per step, as planned",
+                 l->tp, c->gpus, (long long)(l->micro_batch * c->grad_accum * world), l->tp,
+                 (long long)l->global_batch);
+
+}
+
 gp_status gpx_render_deepspeed(const gpx_ctx *c, gp_export_files *out, gp_error *err)
 {
     const gp_layout *l = &c->l;
@@ -49,38 +89,7 @@ gp_status gpx_render_deepspeed(const gpx_ctx *c, gp_export_files *out, gp_error 
 
     gpx_buf j;
     gpx_buf_init(&j);
-    /* every rank counts (config.py:712): the TP ranks of an AutoTP group read the same batch */
-    int64_t world = (int64_t)c->gpus;
-    gpx_add(&j, "{\n");
-    gpx_add(&j, "  \"train_batch_size\": %lld,\n", (long long)(l->micro_batch * c->grad_accum * world));
-    gpx_add(&j, "  \"train_micro_batch_size_per_gpu\": %lld,\n", (long long)l->micro_batch);
-    gpx_add(&j, "  \"gradient_accumulation_steps\": %lld,\n", (long long)c->grad_accum);
-    gpx_add(&j, "  \"gradient_clipping\": 1.0,\n");
-    if (c->act == GP_DTYPE_F16)
-        gpx_add(&j, "  \"fp16\": {\n    \"enabled\": true\n  },\n");
-    else if (c->act == GP_DTYPE_BF16)
-        gpx_add(&j, "  \"bf16\": {\n    \"enabled\": true\n  },\n");
-    if (c->weights == GP_DTYPE_FP8)
-        gpx_note(out, "DeepSpeed's config has no FP8 training switch: bf16 is written (FP8 GEMMs come from "
-                      "Transformer Engine in the model code)");
-    optimizer_blocks(&j, c);
-    if (l->tp > 1)
-        gpx_add(&j, "  \"tensor_parallel\": {\n    \"autotp_size\": %d\n  },\n", l->tp);
-    gpx_add(&j, "  \"zero_optimization\": {\n    \"stage\": %d", l->zero);
-    if (l->zero > 0)
-        gpx_add(&j, ",\n    \"overlap_comm\": true,\n    \"contiguous_gradients\": true");
-    if (l->zero == 3)
-        gpx_add(&j, ",\n    \"stage3_gather_16bit_weights_on_model_save\": true");
-    if (w->offload == GP_OFFLOAD_OPTIMIZER || w->offload == GP_OFFLOAD_PARAMS)
-        gpx_add(&j, ",\n    \"offload_optimizer\": {\n      \"device\": \"cpu\",\n      \"pin_memory\": true\n    }");
-    if (w->offload == GP_OFFLOAD_PARAMS)
-        gpx_add(&j, ",\n    \"offload_param\": {\n      \"device\": \"cpu\",\n      \"pin_memory\": true\n    }");
-    gpx_add(&j, "\n  }\n}\n");
-    if (l->tp > 1)
-        gpx_note(out, "AutoTP %d: DeepSpeed counts train_batch_size over all %d ranks (%lld), each TP group of %d "
-                      "reads the same micro-batch: %lld distinct sequences per step, as planned",
-                 l->tp, c->gpus, (long long)(l->micro_batch * c->grad_accum * world), l->tp,
-                 (long long)l->global_batch);
+    ds_config(&j, c, out);
 
     if (l->recompute != GP_RECOMPUTE_NONE)
         gpx_note(out, "activation recomputation (%s) is switched on in the training script (gradient "

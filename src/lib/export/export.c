@@ -392,38 +392,33 @@ static gp_status resolve_weights(gpx_ctx *c, const gp_export_job *job, gp_error 
     return GP_OK;
 }
 
-static gp_status resolve(gp_export_engine e, const gp_export_job *job, gpx_ctx *c, gp_error *err)
+/* The job's task against the engine's kind (after the task the engine implies). */
+static gp_status resolve_task(gpx_ctx *c, gp_export_engine e, const gp_export_job *job, gp_error *err)
 {
-    memset(c, 0, sizeof *c);
-    if ((unsigned)e >= GP_EXPORT_COUNT)
-        return gpi_fail(err, GP_EINVAL, "unknown export engine %d", (int)e);
-    if (!job || !job->model || !job->w || !job->l)
-        return gpi_fail(err, GP_EINVAL, "an export needs a model, a workload and a layout");
     const gpx_engine_row *row = &engines[e];
     c->wl = *job->w;
     if ((unsigned)c->wl.task < GP_TASK_COUNT)
         c->wl.task = gp_export_engine_task(e, c->wl.task); /* megatron & co. train */
-    const gp_workload *w = &c->wl;
     c->engine = e;
     c->job = job;
     c->m = job->model;
-    c->w = w;
+    c->w = &c->wl;
     c->engine_label = row->label;
     c->version = row->version;
-    if ((unsigned)w->task >= GP_TASK_COUNT)
-        return gpi_fail(err, GP_EINVAL, "unknown task %d", (int)w->task);
-    int infer = w->task == GP_TASK_INFER;
+    if ((unsigned)c->wl.task >= GP_TASK_COUNT)
+        return gpi_fail(err, GP_EINVAL, "unknown task %d", (int)c->wl.task);
+    int infer = c->wl.task == GP_TASK_INFER;
     if (row->kind == GP_EXPORT_KIND_SERVE && !infer)
         return gpi_fail(err, GP_EINVAL,
                         "%s is a serving engine, but this job is %s (training): export it with deepspeed, megatron, "
                         "torchrun-fsdp or slurm",
-                        row->name, gp_task_name(w->task));
-    if (row->kind == GP_EXPORT_KIND_TRAIN && infer)
-        return gpi_fail(err, GP_EINVAL,
-                        "%s launches training, but this job is inference (task infer): export it with vllm, sglang, "
-                        "tgi, llamacpp or trtllm, or give --task train|lora|qlora",
-                        row->name);
+                        row->name, gp_task_name(c->wl.task));
+    return GP_OK;
+}
 
+/* Degrees >= 1, GPU counts, and (training) the batch split into whole accumulation steps. */
+static gp_status resolve_layout(gpx_ctx *c, const gp_export_job *job, int infer, gp_error *err)
+{
     gp_layout l = *job->l;
     if (l.tp < 0 || l.pp < 0 || l.dp < 0 || l.cp < 0 || l.ep < 0 || l.virtual_stages < 0 || l.micro_batch < 0 ||
         l.global_batch < 0 || l.zero < 0 || l.zero > 3)
@@ -451,13 +446,17 @@ static gp_status resolve(gp_export_engine e, const gp_export_job *job, gpx_ctx *
                             "gradient-accumulation steps",
                             (long long)l.global_batch, (long long)l.micro_batch, l.dp);
         c->grad_accum = l.global_batch / (l.micro_batch * l.dp);
-        if (w->seq <= 0)
+        if (c->w->seq <= 0)
             return gpi_fail(err, GP_EINVAL, "training needs a sequence length (--seq)");
     }
     c->l = l;
     c->replica_gpus = (int)replica;
     c->gpus = (int)gpus;
+    return GP_OK;
+}
 
+static gp_status resolve_nodes(gpx_ctx *c, const gp_export_job *job, int infer, gp_error *err)
+{
     if (job->gpus_per_node < 0 || job->nodes < 0)
         return gpi_fail(err, GP_EINVAL, "GPUs per node and nodes must be >= 1");
     c->gpus_per_node = job->gpus_per_node > 0 ? job->gpus_per_node : (c->gpus < 8 ? c->gpus : 8);
@@ -472,40 +471,56 @@ static gp_status resolve(gp_export_engine e, const gp_export_job *job, gpx_ctx *
                         c->gpus, c->gpus_per_node);
     if (!infer && c->nodes > 1)
         c->nodes = c->gpus / c->gpus_per_node;
-
-    c->max_model_len = job->max_model_len > 0 ? job->max_model_len : w->context;
+    c->max_model_len = job->max_model_len > 0 ? job->max_model_len : c->w->context;
     if (infer && c->max_model_len <= 0)
         return gpi_fail(err, GP_EINVAL, "serving needs a context length (--context)");
-    c->max_num_seqs = w->max_num_seqs > 0 ? w->max_num_seqs : 256;
+    c->max_num_seqs = c->w->max_num_seqs > 0 ? c->w->max_num_seqs : 256;
     if (job->port < 0 || job->port > 65535)
         return gpi_fail(err, GP_EINVAL, "port %d is out of range", job->port);
-    c->port = job->port > 0 ? job->port : row->default_port;
+    c->port = job->port > 0 ? job->port : engines[c->engine].default_port;
+    return GP_OK;
+}
 
-    const gp_model *m = job->model;
-    gp_status st = resolve_weights(c, job, err);
+/* Training: iterations from the token count, and the dataset path. */
+static void resolve_training(gpx_ctx *c, const gp_export_job *job)
+{
+    if (job->train_tokens > 0) {
+        double per_step = (double)c->l.global_batch * (double)c->w->seq;
+        double iters = job->train_tokens / per_step;
+        c->train_iters = (int64_t)iters;
+        if ((double)c->train_iters < iters)
+            c->train_iters++;
+    }
+    char q[GP_EXPORT_PATH_MAX];
+    gpx_shq(q, sizeof q, job->train_data[0] ? job->train_data : "/path/to/dataset_text_document");
+    gpi_strlcpy(c->data_path, q, sizeof c->data_path);
+}
+
+static gp_status resolve(gp_export_engine e, const gp_export_job *job, gpx_ctx *c, gp_error *err)
+{
+    memset(c, 0, sizeof *c);
+    if ((unsigned)e >= GP_EXPORT_COUNT)
+        return gpi_fail(err, GP_EINVAL, "unknown export engine %d", (int)e);
+    if (!job || !job->model || !job->w || !job->l)
+        return gpi_fail(err, GP_EINVAL, "an export needs a model, a workload and a layout");
+    gp_status st = resolve_task(c, e, job, err);
+    int infer = c->wl.task == GP_TASK_INFER;
+    if (st == GP_OK)
+        st = resolve_layout(c, job, infer, err);
+    if (st == GP_OK)
+        st = resolve_nodes(c, job, infer, err);
+    if (st == GP_OK)
+        st = resolve_weights(c, job, err);
     if (st != GP_OK)
         return st;
+    const gp_model *m = job->model;
     c->act = is_float16ish(c->weights) ? c->weights : (is_float16ish(m->dtype) ? m->dtype : GP_DTYPE_BF16);
     gpi_strlcpy(c->gpu_id, job->gpu ? job->gpu->id : "GPU", sizeof c->gpu_id);
-
     resolve_path(c, job);
     st = resolve_service(c, job, err);
-    if (st != GP_OK)
-        return st;
-
-    if (!infer) {
-        if (job->train_tokens > 0) {
-            double per_step = (double)l.global_batch * (double)w->seq;
-            double iters = job->train_tokens / per_step;
-            c->train_iters = (int64_t)iters;
-            if ((double)c->train_iters < iters)
-                c->train_iters++;
-        }
-        char q[GP_EXPORT_PATH_MAX];
-        gpx_shq(q, sizeof q, job->train_data[0] ? job->train_data : "/path/to/dataset_text_document");
-        gpi_strlcpy(c->data_path, q, sizeof c->data_path);
-    }
-    return GP_OK;
+    if (st == GP_OK && !infer)
+        resolve_training(c, job);
+    return st;
 }
 
 /* ---- public entry points ----------------------------------------------------------------- */
