@@ -338,6 +338,15 @@ static void deepspeed_rules(report *r, const char *json, const flags *launch)
     rule(r, !off_opt || stage >= 1, "DeepSpeed runtime/zero/config.py (offload_optimizer needs ZeRO 1-3)", "%s", "");
     rule(r, !off_opt || json_object_get(c, "optimizer"),
          "DeepSpeed runtime/engine.py:1998 (ZeRO-Offload refuses a client optimizer: zero_force_ds_cpu_optimizer)", "%s", "");
+    json_t *sch = json_object_get(c, "scheduler");
+    if (sch && !strcmp(json_string_value(json_object_get(sch, "type")) ? json_string_value(json_object_get(sch, "type"))
+                                                                          : "",
+                       "WarmupCosineLR")) {
+        json_t *p = json_object_get(sch, "params");
+        rule(r, json_integer_value(json_object_get(p, "warmup_num_steps")) > 0 &&
+                    json_integer_value(json_object_get(p, "total_num_steps")) > 0,
+             "DeepSpeed runtime/lr_schedules.py:845 (WarmupCosineLR steps are positive integers)", "%s", "");
+    }
     long long tp = json_integer_value(json_object_get(json_object_get(c, "tensor_parallel"), "autotp_size"));
     rule(r, tp <= 1 || world % tp == 0, "DeepSpeed AutoTP (autotp_size divides the world)", "%s", "");
     json_decref(c);
