@@ -407,6 +407,7 @@ static int type_ok(json_t *v, const char *t)
     if (!strcmp(t, "integer")) return json_is_integer(v);
     if (!strcmp(t, "object")) return json_is_object(v);
     if (!strcmp(t, "array")) return json_is_array(v);
+    if (!strcmp(t, "boolean")) return json_is_boolean(v);
     if (!strcmp(t, "int-or-string")) return json_is_integer(v) || json_is_string(v);
     if (!strcmp(t, "quantity")) return json_is_integer(v) || json_is_string(v);
     return 0;

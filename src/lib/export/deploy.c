@@ -67,6 +67,9 @@ static json_t *engine_container(const gpx_ctx *c, const char *cmdline, const cha
     if (c->api_key_env[0])
         json_array_append_new(env, json_pack("{ss s{s{ss ss}}}", "name", c->api_key_env, "valueFrom",
                                              "secretKeyRef", "name", secret, "key", "api-key"));
+    /* gated checkpoints (meta-llama/...) download with a Hugging Face token, when there is one */
+    json_array_append_new(env, json_pack("{ss s{s{ss ss sb}}}", "name", "HF_TOKEN", "valueFrom", "secretKeyRef", "name",
+                                         "hf-token", "key", "token", "optional", 1));
     json_t *ctr = json_pack("{ss ss s[ss] s[s] s[{si ss}] so s{s{sI} s{sI}} s[{ss ss}]}", "name", "engine", "image",
                             image_of(c->engine), "command", "/bin/sh", "-c", "args", cmdline, "ports",
                             "containerPort", c->port, "name", "http", "env", env, "resources", "limits",
@@ -163,8 +166,8 @@ static gp_status k8s_file(const gpx_ctx *c, const char *cmdline, const char *hea
     gpx_add(&b, "%s\n", text);
     free(text);
     if (c->api_key_env[0])
-        gpx_note(out, "Kubernetes: kubectl create secret generic %s --from-literal=api-key=\"$%s\"; kubectl apply -f "
-                      "deploy.json (%d %s behind Service %s:%d%s)",
+        gpx_note(out, "Kubernetes: kubectl create secret generic %s --from-literal=api-key=\"$%s\" (and hf-token "
+                      "with key token for a gated model); kubectl apply -f deploy.json (%d %s behind Service %s:%d%s)",
                  secret, c->api_key_env, c->replicas, lws ? "LeaderWorkerSet groups" : "pods", name, c->port,
                  lws ? "; needs the LeaderWorkerSet controller" : "");
     return gpx_emit(out, "deploy.json", &b, 0, err);

@@ -3,7 +3,7 @@
 # Flags and keys checked against vLLM v0.11.x (engine args at commit 99d7eb5d) (docs/engines.md; rules: docs/export.md)
 # Layout: 2 x H100-SXM-80GB (1 node), TP 2, PP 1, DP 1, EP 1; fp8 weights; max model len 2400
 # Notes from gpuplan (also printed by the export):
-#  - Kubernetes: kubectl create secret generic llama-3-1-70b-instruct-api-key --from-literal=api-key="$API_KEY"; kubectl apply -f deploy.json (5 pods behind Service llama-3-1-70b-instruct:8000)
+#  - Kubernetes: kubectl create secret generic llama-3-1-70b-instruct-api-key --from-literal=api-key="$API_KEY" (and hf-token with key token for a gated model); kubectl apply -f deploy.json (5 pods behind Service llama-3-1-70b-instruct:8000)
 set -euo pipefail
 
 # The API key clients send ("Authorization: Bearer ..."); it stays in the environment.
