@@ -159,8 +159,8 @@ typedef struct gp_length_spec {
 } gp_length_spec;
 
 /* Default spread of the log-normal lengths (docs/serving.md, "Traffic"). */
-#define GP_LOGNORMAL_SIGMA 1.0
-/* The defaults of gp_traffic_lengths_default: log-normal with this sigma, clipped to 8x mean. */
+#define GP_LOGNORMAL_SIGMA 0.5
+/* The default length: log-normal with GP_LOGNORMAL_SIGMA around `mean`, clipped to [1, 4 x mean]. */
 GP_API void gp_length_default(gp_length_spec *ls, double mean);
 
 typedef struct gp_trace_request {
@@ -255,6 +255,9 @@ typedef enum gp_serve_reason_code {
     GP_SERVE_REDUNDANCY,           /* n+1: one more replica to survive a failure */
     GP_SERVE_LARGER_GPU_BETTER,    /* one larger GPU per replica beats two smaller */
     GP_SERVE_NO_SETUP,             /* nothing up to the search limits meets the targets */
+    GP_SERVE_MULTI_NODE,           /* the replica spans nodes (the model needs them), or why
+                                      one node wins over a multi-node layout */
+    GP_SERVE_EXPERT_PARALLEL,      /* EP / attention DP beats TP for the MoE layers, or not */
     GP_SERVE_REASON_COUNT
 } gp_serve_reason_code;
 
@@ -273,6 +276,9 @@ typedef struct gp_serve_option {
     char gpu[64];
     int tp, pp, ep, replicas;
     int gpus_total;
+    int dp;                    /* attention data-parallel ranks inside a replica */
+    int gpus_per_replica;      /* tp x pp x dp */
+    int nodes_per_replica;
     double usd_per_hour;       /* gpus_total x price per GPU-hour (0: no price known) */
     int fits;                  /* weights and at least one full sequence fit */
     int meets;                 /* the targets hold at the load (with n+1: on replicas-1) */
@@ -293,6 +299,10 @@ typedef struct gp_capacity_request {
     int fixed_tp;              /* > 0: only this TP */
     int max_replicas;          /* search limit (0: 1024) */
     const gp_perf_params *params; /* NULL: engine defaults */
+    int fixed_pp, fixed_ep, fixed_dp; /* > 0: only this degree */
+    const gp_link *inter_node; /* network between nodes (NULL: the catalog's ib-ndr) */
+    int max_nodes;             /* nodes per replica at most (0: 4) */
+    gp_spec_decode spec;       /* speculative decoding for every setup (draft_tokens 0: off) */
 } gp_capacity_request;
 
 typedef struct gp_capacity_result {

@@ -77,7 +77,7 @@ void gp_length_default(gp_length_spec *ls, double mean)
     ls->mean = mean;
     ls->sigma = GP_LOGNORMAL_SIGMA;
     ls->min = 1;
-    ls->max = (int64_t)ceil(8.0 * mean);
+    ls->max = (int64_t)ceil(4.0 * mean);
 }
 
 static int64_t draw_length(rng *r, const gp_length_spec *ls)
