@@ -232,6 +232,8 @@ typedef struct gp_sim_result {
     double mean_running;       /* time-weighted running sequences */
     int64_t preemptions;
     int64_t steps;
+    int stopped_early;         /* 1: stopped once the p99 targets were certain to be missed
+                                  (capacity search); the statistics cover the part simulated */
 } gp_sim_result;
 
 /* Simulate. Allocates its pools once per call (none per request or step). */

@@ -12,7 +12,7 @@
  * of the three limits applies (the weights do not fit one GPU, the latency target needs TP,
  * the load needs replicas), with the numbers, and when one larger GPU beats two smaller.
  */
-#include "internal.h"
+#include "serving.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -145,7 +145,7 @@ typedef struct eval_ctx {
 
 static int meets(const gp_sim_result *r, const gp_slo *slo)
 {
-    if (r->requests <= 0)
+    if (r->requests <= 0 || r->stopped_early)
         return 0;
     if (slo->ttft_s > 0 && r->ttft.p99 > slo->ttft_s)
         return 0;
@@ -155,8 +155,8 @@ static int meets(const gp_sim_result *r, const gp_slo *slo)
 }
 
 /* Simulate one replica carrying 1/n of the load. */
-static gp_status sim_share(const eval_ctx *c, const gp_step_model *sm, const gp_sched_config *sc, int replicas,
-                           gp_sim_result *out, gp_error *err)
+static gp_status sim_share_full(const eval_ctx *c, const gp_step_model *sm, const gp_sched_config *sc, int replicas,
+                                int full, gp_sim_result *out, gp_error *err)
 {
     gp_traffic t = c->req->traffic;
     /* each attention-DP rank schedules its own share (vLLM and SGLang balance requests over
@@ -175,7 +175,14 @@ static gp_status sim_share(const eval_ctx *c, const gp_step_model *sm, const gp_
         if (t.requests <= 0)
             t.requests = GP_SEARCH_MAX_REQUESTS / 2;
     }
-    return gp_simulate(sm, sc, &t, &c->req->slo, out, err);
+    return full ? gp_simulate(sm, sc, &t, &c->req->slo, out, err)
+                : gpi_simulate_until_miss(sm, sc, &t, &c->req->slo, out, err);
+}
+
+static gp_status sim_share(const eval_ctx *c, const gp_step_model *sm, const gp_sched_config *sc, int replicas,
+                           gp_sim_result *out, gp_error *err)
+{
+    return sim_share_full(c, sm, sc, replicas, 0, out, err);
 }
 
 typedef struct tp_eval {
@@ -507,6 +514,7 @@ typedef struct per_gpu {
     char lat_why[GP_ERROR_MSG_MAX];  /* why fitting layouts failed latency */
     int has_fewer;
     gp_serve_option fewer;
+    tp_eval best_e;                  /* the best option's step model and scheduler */
     int has_at_fit;                  /* the smallest fitting layout met the targets */
     gp_serve_option at_fit;
     int has_one_node, has_multi_node; /* best single-node and multi-node options */
@@ -585,6 +593,7 @@ static gp_status search_gpu(const eval_ctx *c, const gp_gpu *g, double bound, gp
             pg->has_best = 1;
             pg->best = o;
             pg->has_fewer = e.has_fewer;
+            pg->best_e = e;
             if (e.has_fewer)
                 fill_option(&pg->fewer, c->cat, g, &e, e.replicas_serving - 1 + req->redundancy, maxlen, &e.sim_fewer);
         }
@@ -790,6 +799,14 @@ gp_status gp_capacity_search(const gp_catalog *cat, const gp_capacity_request *r
     }
     out->found = 1;
     out->best = best_pg->best;
+    if (best_pg->has_fewer && best_pg->fewer.sim.stopped_early) {
+        /* the evidence (one replica fewer misses) in full, not cut at the first certain miss */
+        const tp_eval *e = &best_pg->best_e;
+        if ((st = sim_share_full(&c, &e->sm, &e->sc, e->replicas_serving - 1, 1, &best_pg->fewer.sim, err))) {
+            free(pg);
+            return st;
+        }
+    }
     out->has_fewer = best_pg->has_fewer;
     out->fewer = best_pg->fewer;
     explain(out, req, best_pg, maxlen);

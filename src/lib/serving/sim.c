@@ -20,7 +20,7 @@
  * the running set a fixed array, results three arrays of the request count, all allocated
  * once per call.
  */
-#include "internal.h"
+#include "serving.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -267,6 +267,9 @@ typedef struct sim {
     int pp;                /* micro-batches in flight (pipeline stages) */
     double now;
     double kv_time, kv_peak, run_time, busy;
+    const gp_slo *stop_slo;   /* stop once a p99 target is certainly missed (NULL: never) */
+    int64_t count_lo, count_hi, miss_ttft, miss_tpot, miss_limit;
+    int stop;
 } sim;
 
 static void make_request(sim *s, int64_t user, double at, req *q)
@@ -611,6 +614,12 @@ static void finish_request(sim *s, req *q, double at)
     s->free_blocks += q->blocks;
     s->finished++;
     user_done(s, q->user, at);
+    if (s->stop_slo && idx >= s->count_lo && idx < s->count_hi) {
+        s->miss_ttft += s->stop_slo->ttft_s > 0 && s->ttft[idx] > s->stop_slo->ttft_s;
+        s->miss_tpot += s->stop_slo->tpot_s > 0 && q->output > 1 && s->tpot[idx] > s->stop_slo->tpot_s;
+        if (s->miss_ttft > s->miss_limit || s->miss_tpot > s->miss_limit)
+            s->stop = 1;
+    }
 }
 
 /* Tokens sampled by a sequence that completed its scheduled tokens: 1, or under
@@ -707,16 +716,23 @@ static gp_status step_once(sim *s, int *stop, gp_error *err)
     return GP_OK;
 }
 
+static void count_window(const gp_traffic *t, int64_t total, int64_t *lo, int64_t *hi)
+{
+    *lo = 0;
+    *hi = total;
+    if (t->arrival == GP_ARRIVAL_CLOSED_LOOP && total >= 3 * t->users) {
+        *lo = t->users;
+        *hi = total - t->users;
+    }
+}
+
 /* Closed loop: each user's first request (the start-up) and the last N issued (the drain)
  * are left out when there are at least 3N requests. */
 static void collect(sim *s, const gp_slo *slo, gp_sim_result *out)
 {
     const gp_traffic *t = s->t;
-    int64_t lo = 0, hi = s->total;
-    if (t->arrival == GP_ARRIVAL_CLOSED_LOOP && s->total >= 3 * t->users) {
-        lo = t->users;
-        hi = s->total - t->users;
-    }
+    int64_t lo, hi;
+    count_window(t, s->total, &lo, &hi);
     int64_t nc = 0, nt = 0, good = 0;
     double first = INFINITY, last = 0, out_tok = 0, in_tok = 0;
     double *tp = s->tpot; /* compact in place: tpot only for outputs > 1 token */
@@ -759,8 +775,8 @@ static void collect(sim *s, const gp_slo *slo, gp_sim_result *out)
     out->steps = s->steps;
 }
 
-gp_status gp_simulate(const gp_step_model *sm, const gp_sched_config *sc, const gp_traffic *t, const gp_slo *slo,
-                      gp_sim_result *out, gp_error *err)
+static gp_status simulate(const gp_step_model *sm, const gp_sched_config *sc, const gp_traffic *t, const gp_slo *slo,
+                          int stop_on_miss, gp_sim_result *out, gp_error *err)
 {
     memset(out, 0, sizeof *out);
     if (!sm || !sc || !t)
@@ -782,17 +798,37 @@ gp_status gp_simulate(const gp_step_model *sm, const gp_sched_config *sc, const 
         sim_free(&s);
         return st;
     }
+    if (stop_on_miss && slo && (slo->ttft_s > 0 || slo->tpot_s > 0)) {
+        s.stop_slo = slo;
+        count_window(t, total, &s.count_lo, &s.count_hi);
+        /* more than 1% of the samples above the target, with a margin of one rank for the
+         * interpolation, puts the p99 above it */
+        s.miss_limit = (int64_t)floor(0.01 * (double)(s.count_hi - s.count_lo)) + 1;
+    }
     seed_arrivals(&s);
     s.now = next_event_time(&s);
     if (!(s.now >= 0))
         s.now = 0;
     int stop = 0;
-    while (!st && !stop && s.finished + s.rejected < total)
+    while (!st && !stop && !s.stop && s.finished + s.rejected < total)
         st = step_once(&s, &stop, err);
     if (!st)
         collect(&s, slo, out);
+    out->stopped_early = s.stop;
     sim_free(&s);
     return st;
+}
+
+gp_status gp_simulate(const gp_step_model *sm, const gp_sched_config *sc, const gp_traffic *t, const gp_slo *slo,
+                      gp_sim_result *out, gp_error *err)
+{
+    return simulate(sm, sc, t, slo, 0, out, err);
+}
+
+gp_status gpi_simulate_until_miss(const gp_step_model *sm, const gp_sched_config *sc, const gp_traffic *t,
+                                  const gp_slo *slo, gp_sim_result *out, gp_error *err)
+{
+    return simulate(sm, sc, t, slo, 1, out, err);
 }
 
 /* ---- traces ------------------------------------------------------------------------------ */
