@@ -326,6 +326,41 @@ GP_API double gp_gpu_hourly_price(const gp_gpu *gpu);
 GP_API gp_status gp_capacity_search(const gp_catalog *cat, const gp_capacity_request *req,
                                     gp_capacity_result *out, gp_error *err);
 
+/* ---- 4. disaggregated prefill / decode ------------------------------------------------- */
+
+/* One pool of a disaggregated setup: `instances` engines of one layout on one GPU type. */
+typedef struct gp_disagg_pool {
+    int found;
+    char gpu[64];
+    int tp, pp, ep, dp;
+    int instances;
+    int gpus_per_instance, gpus_total;
+    double usd_per_hour;
+    gp_sim_result sim;         /* one instance (one attention-DP rank) under its share */
+} gp_disagg_pool;
+
+typedef struct gp_disagg_result {
+    int found;
+    gp_disagg_pool prefill, decode;
+    char kv_link[48];          /* the link the KV cache crosses from prefill to decode */
+    double kv_transfer_s;      /* for a request of the mean prompt */
+    double request_rate;       /* requests/s the users send (from the decode pool's loop) */
+    double ttft_p99_s;         /* prefill p99 + KV transfer + the decode's first step */
+    double tpot_p99_s;
+    double usd_per_hour;
+    int gpus_total;
+    int has_aggregated;        /* the aggregated search's answer for the same load */
+    gp_serve_option aggregated;
+    int pays;                  /* 1: the disaggregated setup costs less per hour */
+    char why[GP_ERROR_MSG_MAX];
+} gp_disagg_result;
+
+/* The cheapest split into x prefill and y decode instances (each pool its own GPU type and
+ * layout among req's candidates) meeting req->slo, the KV cache crossing `kv_link` (NULL:
+ * InfiniBand NDR); and the aggregated answer beside it. A closed-loop load (users). */
+GP_API gp_status gp_disagg_search(const gp_catalog *cat, const gp_capacity_request *req, const gp_link *kv_link,
+                                  gp_disagg_result *out, gp_error *err);
+
 /* KV pool and scheduler limits of one replica under the engine's accounting (vLLM rules via
  * gp_memory_estimate): fills sc; returns GP_EINVAL with a message if the weights do not
  * fit. `max_model_len` caps prompt + output. */

@@ -151,6 +151,47 @@ static void cli_layout_name(const gp_serve_option *o, char *buf, size_t n)
         snprintf(buf + k, n - (size_t)k, " EP%d", o->ep);
 }
 
+static json_t *pool_json(const gp_disagg_pool *p)
+{
+    return json_pack("{ss si si si si si si si sf sf sf sf}", "gpu", p->gpu, "tp", p->tp, "pp", p->pp, "ep", p->ep, "dp",
+                     p->dp, "instances", p->instances, "gpus_per_instance", p->gpus_per_instance, "gpus_total",
+                     p->gpus_total, "usd_per_hour", p->usd_per_hour, "ttft_p99_s", p->sim.ttft.p99, "tpot_p99_s",
+                     p->sim.tpot.p99, "requests_per_s_per_instance", p->sim.requests_per_s);
+}
+
+static json_t *disagg_json(const gp_disagg_result *d)
+{
+    json_t *o = json_pack("{sb sb ss sf sf sf sf sf si ss}", "found", d->found, "pays", d->pays, "kv_link", d->kv_link,
+                          "kv_transfer_s", d->kv_transfer_s, "request_rate", d->request_rate, "ttft_p99_s",
+                          d->ttft_p99_s, "tpot_p99_s", d->tpot_p99_s, "usd_per_hour", d->usd_per_hour, "gpus_total",
+                          d->gpus_total, "why", d->why);
+    json_object_set_new(o, "prefill", pool_json(&d->prefill));
+    json_object_set_new(o, "decode", pool_json(&d->decode));
+    if (d->has_aggregated)
+        json_object_set_new(o, "aggregated", json_pack("{ss si si si si sf}", "gpu", d->aggregated.gpu, "tp",
+                                                       d->aggregated.tp, "ep", d->aggregated.ep, "gpus_total",
+                                                       d->aggregated.gpus_total, "replicas", d->aggregated.replicas,
+                                                       "usd_per_hour", d->aggregated.usd_per_hour));
+    return o;
+}
+
+static void print_disagg(const gp_disagg_result *d)
+{
+    printf("\nDisaggregated prefill/decode:\n");
+    if (!d->found) {
+        printf("  %s\n", d->why);
+        return;
+    }
+    const gp_disagg_pool *p = &d->prefill, *q = &d->decode;
+    printf("  prefill: %d x TP%d%s on %s = %d GPUs ($%.2f/h), p99 TTFT in prefill %.3f s\n", p->instances, p->tp,
+           p->ep > 1 ? " EP" : "", p->gpu, p->gpus_total, p->usd_per_hour, p->sim.ttft.p99);
+    printf("  decode:  %d x TP%d%s%s on %s = %d GPUs ($%.2f/h), p99 TPOT %.1f ms\n", q->instances, q->tp,
+           q->dp > 1 ? " x DP" : "", q->ep > 1 ? " EP" : "", q->gpu, q->gpus_total, q->usd_per_hour, q->sim.tpot.p99 * 1e3);
+    printf("  KV transfer %.1f ms per request over %s; p99 TTFT %.3f s, p99 TPOT %.1f ms; %.2f requests/s\n",
+           d->kv_transfer_s * 1e3, d->kv_link, d->ttft_p99_s, d->tpot_p99_s * 1e3, d->request_rate);
+    printf("  %s.\n", d->why);
+}
+
 static void print_lat(const char *name, const gp_latency_stats *s, double scale, const char *unit)
 {
     printf("    %-6s p50 %8.3f  p90 %8.3f  p99 %8.3f  mean %8.3f %s\n", name, s->p50 * scale, s->p90 * scale,
@@ -287,11 +328,12 @@ int cmd_serve(int argc, char **argv, cli_common *common)
         wo.w.engine = GP_ENGINE_VLLM;
     if (so.max_seqs > 0)
         wo.w.max_num_seqs = so.max_seqs;
-    const gp_link *inter = NULL;
+    const gp_link *inter = NULL, *inter_given = NULL;
     if (so.inter && gp_catalog_find_link(cat, so.inter, &inter, &err) != GP_OK)
         return cli_error(common, &err);
     if (inter && inter->kind != GP_LINK_SCALE_OUT)
         return cli_usage_error(common, "serve", "--inter-node takes a network between nodes (ib-ndr, roce-400, ...), not '%s'", so.inter);
+    inter_given = inter;
 
     gp_trace_request *trace = NULL;
     size_t trace_len = 0;
@@ -355,6 +397,12 @@ int cmd_serve(int argc, char **argv, cli_common *common)
     gp_serve_option best;
     memset(&best, 0, sizeof best);
     int found = 0;
+    gp_disagg_result *dr = NULL;
+    if (so.disagg && (mode != MODE_SEARCH || t.arrival != GP_ARRIVAL_CLOSED_LOOP || so.ttft <= 0 || so.tpot <= 0)) {
+        free(cr);
+        gp_trace_free(trace);
+        return cli_usage_error(common, "serve", "--disagg needs --users N and both --ttft-p99 and --tpot-p99 (and no --replicas)");
+    }
     rc = EXIT_OK;
     if (mode == MODE_SEARCH) {
         gp_capacity_request req;
@@ -383,6 +431,13 @@ int cmd_serve(int argc, char **argv, cli_common *common)
         }
         found = cr->found;
         best = cr->best;
+        if (so.disagg) {
+            dr = calloc(1, sizeof *dr);
+            if (!dr || gp_disagg_search(cat, &req, inter_given, dr, &err) != GP_OK) {
+                rc = dr ? cli_error(common, &err) : EXIT_INPUT;
+                goto out;
+            }
+        }
     } else {
         /* evaluate one setup: the given TP, or the smallest that holds the model */
         int replicas = so.replicas > 0 ? (int)so.replicas : 1;
@@ -521,6 +576,8 @@ int cmd_serve(int argc, char **argv, cli_common *common)
             if (cr->has_fewer)
                 json_object_set_new(o, "one_replica_fewer", option_json(&cr->fewer));
             json_object_set_new(o, "traffic", traffic_json(&t, &so, default_load));
+            if (dr)
+                json_object_set_new(o, "disagg", disagg_json(dr));
             rc = cli_print_json(common, o);
             goto out;
         }
@@ -592,8 +649,11 @@ int cmd_serve(int argc, char **argv, cli_common *common)
                        o->usd_per_hour, o->sim.ttft.p99, o->sim.tpot.p99 * 1e3);
             }
         }
+        if (dr)
+            print_disagg(dr);
     }
 out:
+    free(dr);
     free(cr);
     gp_trace_free(trace);
     return rc;

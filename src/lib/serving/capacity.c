@@ -64,7 +64,7 @@ double gp_gpu_hourly_price(const gp_gpu *gpu)
 
 /* Price the search ranks by: the catalog's data/prices.json on-demand rate (gpus[].
  * on_demand_usd_per_hour, overridable with --data-dir), else the table above. */
-static double catalog_price(const gp_catalog *cat, const gp_gpu *gpu)
+double gpi_serve_price(const gp_catalog *cat, const gp_gpu *gpu)
 {
     size_t i;
     json_t *e;
@@ -212,19 +212,20 @@ static void layout_name(const gp_layout *l, char *buf, size_t n)
 }
 
 /* Links for a layout: PCIe inside a PCIe server, the network between nodes. */
-static void layout_links(const eval_ctx *c, const gp_gpu *g, const gp_link **intra, const gp_link **inter)
+void gpi_serve_links(const gp_catalog *cat, const gp_capacity_request *rq, const gp_gpu *g, const gp_link **intra,
+                     const gp_link **inter)
 {
     *intra = NULL;
-    *inter = c->req->inter_node;
-    if (!c->cat)
+    *inter = rq->inter_node;
+    if (!cat)
         return;
     if (g->scale_up_domain <= 1) {
         char id[16];
         snprintf(id, sizeof id, "pcie%d", g->pcie_gen > 0 ? g->pcie_gen : 4);
-        if (gp_catalog_find_link(c->cat, id, intra, NULL) != GP_OK)
+        if (gp_catalog_find_link(cat, id, intra, NULL) != GP_OK)
             *intra = NULL;
     }
-    if (!*inter && gp_catalog_find_link(c->cat, "ib-ndr", inter, NULL) != GP_OK)
+    if (!*inter && gp_catalog_find_link(cat, "ib-ndr", inter, NULL) != GP_OK)
         *inter = NULL;
 }
 
@@ -285,7 +286,7 @@ static gp_status eval_fit(const eval_ctx *c, const gp_gpu *g, tp_eval *e, int64_
         return GP_OK;
     }
     const gp_link *intra, *inter;
-    layout_links(c, g, &intra, &inter);
+    gpi_serve_links(c->cat, rq, g, &intra, &inter);
     gp_error_clear(&e2);
     if (gp_step_model_init_nodes(rq->model, g, intra, inter, rq->w, &e->l, rq->params, &e->sm, &e2) != GP_OK) {
         snprintf(e->why, sizeof e->why, "%s", e2.msg); /* no peak figures, or a layout the model refuses */
@@ -393,7 +394,7 @@ static void fill_option(gp_serve_option *o, const gp_catalog *cat, const gp_gpu 
     o->nodes_per_replica = (o->gpus_per_replica + node - 1) / node;
     o->replicas = replicas;
     o->gpus_total = o->gpus_per_replica * replicas;
-    o->usd_per_hour = catalog_price(cat, g) * o->gpus_total;
+    o->usd_per_hour = gpi_serve_price(cat, g) * o->gpus_total;
     o->fits = e->fits;
     o->meets = e->meets;
     /* per replica: every attention-DP rank holds its own pool */
@@ -433,7 +434,6 @@ static int better(const gp_serve_option *a, const gp_serve_option *b)
 }
 
 #define MAX_GPU_TYPES 64
-#define MAX_LAYOUTS 48
 
 /* Layouts of one replica on GPU type g, fewest GPUs first: TP inside a node (NVLink domain,
  * or up to 8 over PCIe); for MoE models also EP = TP and attention DP x EP over the node
@@ -467,7 +467,7 @@ static int layout_allowed(const gp_capacity_request *rq, const gp_layout *l, int
     return 1;
 }
 
-static int enumerate_layouts(const gp_capacity_request *rq, const gp_gpu *g, gp_layout *out)
+int gpi_serve_layouts(const gp_capacity_request *rq, const gp_gpu *g, gp_layout *out)
 {
     gp_layout v[MAX_LAYOUTS];
     int n = 0, node = gp_serve_node_gpus(g), moe = rq->model->experts > 0;
@@ -552,8 +552,8 @@ static gp_status search_gpu(const eval_ctx *c, const gp_gpu *g, double bound, gp
     const gp_capacity_request *req = c->req;
     memset(pg, 0, sizeof *pg);
     gp_layout ls[MAX_LAYOUTS];
-    int nl = enumerate_layouts(req, g, ls);
-    double price = catalog_price(c->cat, g);
+    int nl = gpi_serve_layouts(req, g, ls);
+    double price = gpi_serve_price(c->cat, g);
     int64_t maxlen = c->prompt_mean + c->output_mean;
     for (int k = 0; k < nl; k++) {
         double floor_cost = (double)layout_gpus(&ls[k]) * (1 + req->redundancy) * price;
@@ -734,7 +734,7 @@ static gp_status candidates(const gp_catalog *cat, const gp_capacity_request *re
     if (!cat)
         return gpi_fail(err, GP_EINVAL, "capacity search needs candidate GPUs or a catalog");
     for (size_t i = 0; i < gp_catalog_gpu_count(cat) && *nc < MAX_GPU_TYPES; i++)
-        if (catalog_price(cat, gp_catalog_gpu_at(cat, i)) > 0)
+        if (gpi_serve_price(cat, gp_catalog_gpu_at(cat, i)) > 0)
             cands[(*nc)++] = gp_catalog_gpu_at(cat, i);
     return *nc ? GP_OK : gpi_fail(err, GP_EINVAL, "no candidate GPU");
 }
