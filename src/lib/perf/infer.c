@@ -354,7 +354,7 @@ double gp_step_time(const gp_step_model *sm, const gp_batch_shape *b, gp_step_br
         double inter = sm->a2a_intra_share < 1.0 ? bytes * (1.0 - sm->a2a_intra_share) / sm->a2a_inter_bytes_per_s : 0.0;
         d.comm_s += maxd(intra, inter) + sm->a2a_count * sm->a2a_latency_s;
     }
-    if (sm->pp > 1)
+    if (sm->pp > 1 && sm->pp_link_bytes_per_s > 0)
         d.comm_s += T * sm->pp_bytes_per_token / sm->pp_link_bytes_per_s + (sm->pp - 1) * sm->pp_latency_s;
     d.overhead_s = sm->params.step_overhead_s + sm->params.seq_overhead_s * b->sampled;
     d.flops = lf + ef + af + hf;

@@ -117,6 +117,7 @@ typedef struct req {
     int64_t cached;    /* prompt tokens found in the prefix cache */
     int64_t draft;     /* speculative tokens verified this step */
     int group;         /* pipeline micro-batch the sequence travels in */
+    double ready;      /* pipeline: when its last token leaves the last stage */
 } req;
 
 typedef struct deque {
@@ -270,6 +271,7 @@ typedef struct sim {
     const gp_slo *stop_slo;   /* stop once a p99 target is certainly missed (NULL: never) */
     int64_t count_lo, count_hi, miss_ttft, miss_tpot, miss_limit;
     int stop;
+    int empty_slots;  /* pipeline: consecutive slots with nothing ready */
 } sim;
 
 static void make_request(sim *s, int64_t user, double at, req *q)
@@ -530,7 +532,7 @@ static int64_t schedule(sim *s, int *preempted)
         s->sched[i] = 0;
     for (i = 0; i < s->n_running && budget > 0; i++) {
         req *q = &s->running[i];
-        if (q->group != group)
+        if (q->group != group || q->ready > s->now)
             continue;
         int64_t want = wants(s, q);
         if (want > budget) {
@@ -647,6 +649,7 @@ static void advance(sim *s, double dt)
             int64_t gen = 1 + a;
             q->computed = q->len + a;
             q->len += gen;
+            q->ready = out_at;
             q->generated += gen;
             if (q->generated == gen)
                 q->first_token = out_at;
@@ -692,6 +695,15 @@ static gp_status step_once(sim *s, int *stop, gp_error *err)
             return GP_OK;
         if (s->pp > 1 && s->n_running > 0) {
             s->slot++;
+            if (++s->empty_slots >= s->pp) { /* every micro-batch is still in the pipeline */
+                double first = INFINITY;
+                for (int64_t i = 0; i < s->n_running; i++)
+                    if (s->running[i].ready > s->now && s->running[i].ready < first)
+                        first = s->running[i].ready;
+                s->empty_slots = 0;
+                if (isfinite(first))
+                    s->now = first;
+            }
             return GP_OK;
         }
         double nx = next_event_time(s);
@@ -712,6 +724,7 @@ static gp_status step_once(sim *s, int *stop, gp_error *err)
     s->now += dt;
     s->steps++;
     s->slot++;
+    s->empty_slots = 0;
     advance(s, dt);
     return GP_OK;
 }
