@@ -45,7 +45,7 @@ static gp_status pool_sim(const pool_ctx *c, const gp_step_model *sm, const gp_s
         if (t.requests < 3 * t.users)
             t.requests = 3 * t.users;
         t.prefix_hit = 0.9999; /* the prompt's KV arrived from prefill; one token is computed */
-        slo.ttft_s = 0;
+        slo.ttft_s = c->req->slo.ttft_s / 2.0; /* waiting for a decode slot: half the TTFT budget */
     } else {
         t.arrival = GP_ARRIVAL_POISSON;
         t.rate = c->rate / ranks;
@@ -63,7 +63,7 @@ static int pool_meets(const pool_ctx *c, const gp_sim_result *r)
     if (r->requests <= 0 || r->stopped_early)
         return 0;
     if (c->decode)
-        return c->req->slo.tpot_s <= 0 || r->tpot.p99 <= c->req->slo.tpot_s;
+        return (c->req->slo.tpot_s <= 0 || r->tpot.p99 <= c->req->slo.tpot_s) && r->ttft.p99 <= c->req->slo.ttft_s / 2.0;
     return r->ttft.p99 <= c->ttft_budget;
 }
 
@@ -261,9 +261,8 @@ gp_status gp_disagg_search(const gp_catalog *cat, const gp_capacity_request *req
     out->request_rate = out->decode.sim.requests_per_s * ranks;
     /* the KV transfer is known once both pools are: size prefill for the target less a first
      * guess (the network), then check with the chosen pair */
-    gp_batch_shape b;
-    gp_batch_decode(&b, 1, req->traffic.prompt.mean);
-    double first_step = gp_step_time(&dsm, &b, NULL);
+    /* the decode side of TTFT: waiting for a slot and the first step, at p99 */
+    double first_step = out->decode.sim.ttft.p99;
     pool_ctx pc = {cat, req, 0, out->request_rate, 0};
     double guess = gp_kv_transfer_time(&dsm, ceil(req->traffic.prompt.mean), 50e9, out->decode.tp);
     pc.ttft_budget = req->slo.ttft_s - guess - first_step;
