@@ -218,6 +218,7 @@ typedef struct gp_rule {
     double min_bits;                 /* GP_RULE_MIN_WEIGHT_BITS */
     int replicas;                    /* GP_RULE_REDUNDANCY */
     char citation[GP_RULE_TEXT_MAX]; /* the norm, article by article */
+    char citation_pt[GP_RULE_TEXT_MAX]; /* the same in Brazilian Portuguese ("": citation) */
     char url[256];
     char text_en[GP_RULE_TEXT_MAX];
     char text_pt[GP_RULE_TEXT_MAX];  /* pt-BR */

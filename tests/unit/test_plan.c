@@ -157,6 +157,9 @@ static void test_report(void **state)
     assert_null(strstr(s, "BRL 1"));
     assert_null(strstr(s, "As regras abaixo"));
     assert_null(strstr(s, "Precision unknown"));
+    /* citations in Portuguese too */
+    assert_non_null(strstr(s, "dados pessoais sensíveis, inclusive de saúde"));
+    assert_null(strstr(s, "sensitive personal data, including health"));
     assert_non_null(strstr(s, "lang=\"pt-BR\""));
     gp_report_free(s);
     o.format = GP_REPORT_JSON;

@@ -72,6 +72,8 @@ static gp_status parse_profile(json_t *e, gp_profile *out, json_t *root, gp_erro
         rule->min_bits = json_is_number(mb) ? json_number_value(mb) : 0;
         rule->replicas = json_is_integer(rp) ? (int)json_integer_value(rp) : 0;
         gpi_strlcpy(rule->citation, str(r, "citation"), sizeof rule->citation);
+        gpi_strlcpy(rule->citation_pt, *str(r, "citation_pt") ? str(r, "citation_pt") : rule->citation,
+                    sizeof rule->citation_pt);
         gpi_strlcpy(rule->url, str(r, "url"), sizeof rule->url);
         json_t *text = json_object_get(r, "text");
         gpi_strlcpy(rule->text_en, str(text, "en"), sizeof rule->text_en);

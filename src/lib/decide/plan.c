@@ -250,6 +250,8 @@ static void production_rule(const gp_plan_request *req, gp_plan_result *out)
     r->kind = GP_RULE_DATACENTER_GPU;
     gpi_strlcpy(r->citation, "NVIDIA 'License For Customer Use of NVIDIA GeForce Software', section 2.1.3 (No Datacenter Deployment)",
                 sizeof r->citation);
+    gpi_strlcpy(r->citation_pt, "Licença da NVIDIA para uso do software GeForce, seção 2.1.3 (proibição de uso em datacenter)",
+                sizeof r->citation_pt);
     gpi_strlcpy(r->url, "https://www.nvidia.com/en-us/drivers/geforce-license/", sizeof r->url);
     gpi_strlcpy(r->text_en, "A production service (spares or an availability target were asked) runs on datacenter GPUs: consumer GeForce cards carry a driver licence that excludes datacenter deployment and lack datacenter ECC and NVLink. Use --allow-consumer to include them.",
                 sizeof r->text_en);

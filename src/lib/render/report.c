@@ -81,6 +81,7 @@ static void question(char *out, size_t n, const gp_plan_request *req, const gp_p
 }
 
 static const char *rule_text(const gp_rule *r, int pt_br) { return pt_br ? r->text_pt : r->text_en; }
+static const char *cite(const gp_rule *r, int pt_br) { return pt_br && r->citation_pt[0] ? r->citation_pt : r->citation; }
 
 static void setup_str(char *out, size_t n, const gp_plan_option *o, int serving, const words *W)
 {
@@ -105,7 +106,7 @@ static const char *break_even_str(char *out, size_t n, const gp_plan_option *o, 
 
 static json_t *rule_json(const gp_rule *r, int pt_br)
 {
-    return json_pack("{ss ss ss ss ss}", "rule", r->id, "kind", gp_rule_kind_name(r->kind), "citation", r->citation,
+    return json_pack("{ss ss ss ss ss}", "rule", r->id, "kind", gp_rule_kind_name(r->kind), "citation", cite(r, pt_br),
                      "url", r->url, "text", rule_text(r, pt_br));
 }
 
@@ -182,7 +183,7 @@ static json_t *option_json(const gp_plan_result *res, const gp_plan_option *o, i
     if (!o->compliance.allowed && o->compliance.n_violated > 0) {
         const gp_rule *r = &res->profile.rules[o->compliance.violated[0]];
         json_object_set_new(opt, "rule", json_string(r->id));
-        json_object_set_new(opt, "citation", json_string(r->citation));
+        json_object_set_new(opt, "citation", json_string(cite(r, pt_br)));
         json_object_set_new(opt, "reason", json_string(rule_text(r, pt_br)));
     }
     return opt;
@@ -364,7 +365,7 @@ static void render_text(gpi_buf *b, const gp_plan_request *req, const gp_plan_re
                 continue;
             const gp_rule *rule = &res->profile.rules[r];
             gpi_buf_printf(b, "%s[%s] %s (%s: %s)\n", md ? "- " : "  - ", rule->id, rule_text(rule, pt_br), W->citation,
-                           rule->citation);
+                           cite(rule, pt_br));
         }
     }
     int any_oblig = 0;
@@ -373,7 +374,7 @@ static void render_text(gpi_buf *b, const gp_plan_request *req, const gp_plan_re
             if (!any_oblig++)
                 gpi_buf_printf(b, "%s%s\n%s", h2, W->obligations, md ? "\n" : "");
             gpi_buf_printf(b, "%s[%s] %s (%s)\n", md ? "- " : "  - ", res->profile.rules[r].id,
-                           rule_text(&res->profile.rules[r], pt_br), res->profile.rules[r].citation);
+                           rule_text(&res->profile.rules[r], pt_br), cite(&res->profile.rules[r], pt_br));
         }
     if (res->recommended >= 0) {
         const gp_plan_option *o = &res->options[res->recommended];
@@ -453,7 +454,7 @@ static void html_table(gpi_buf *b, const gp_plan_result *res, const gp_plan_opti
         gpi_buf_printf(b, "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td>",
                        u, a, c, e);
         if (excluded)
-            gpi_buf_html(b, res->profile.rules[o->compliance.violated[0]].citation);
+            gpi_buf_html(b, cite(&res->profile.rules[o->compliance.violated[0]], pt_br));
         else
             gpi_buf_html(b, break_even_str(f, sizeof f, o, W));
         gpi_buf_printf(b, "</td></tr>\n");
@@ -611,7 +612,7 @@ static void render_html(gpi_buf *b, const gp_plan_request *req, const gp_plan_re
             gpi_buf_printf(b, "</code>: ");
             gpi_buf_html(b, rule_text(rule, pt_br));
             gpi_buf_printf(b, " <em>");
-            gpi_buf_html(b, rule->citation);
+            gpi_buf_html(b, cite(rule, pt_br));
             gpi_buf_printf(b, "</em></li>\n"); /* the norms' addresses are in the JSON and docs/compliance.md:
                                                  the HTML file names nothing outside itself */
         }
