@@ -141,7 +141,7 @@ async function health(page, tag, lang) {
   }
 }
 
-async function oneOrSeveral(page, tag) {
+async function oneOrSeveral(page, tag, lang) {
   await page.fill('#model', 'llama-3.1-70b');
   await page.selectOption('#currency', '');
   await page.selectOption('#compliance', '');
@@ -156,6 +156,11 @@ async function oneOrSeveral(page, tag) {
   check(await v.getAttribute('data-min-gpus') === String(fit.verdict.min_gpus), tag + ': min GPUs = CLI');
   check(!(await v.getAttribute('class')).includes('ok') || fit.verdict.single_gpu_sufficient, tag + ': "not enough" is not green');
   check(await page.locator('#reasons li').count() === fit.verdict.reasons.length, tag + ': one line per reason');
+  if (lang === 'pt-BR') {
+    const first = await page.locator('#reasons li').first().textContent();
+    check(/^Só os pesos têm 141,1 GB/.test(first), tag + ': the reasons in Portuguese (' + first.slice(0, 60) + ')');
+    check(await page.locator('#reasons li[data-code=units]', { hasText: 'GiB' }).count() === 1, tag + ': GB vs GiB explained once');
+  }
   for (const d of ['bf16', 'fp8', 'int8', 'int4']) {
     const f = cli('fit', { model: sc.model, gpu: sc.gpu, context: ctx, dtype: d });
     const row = page.locator('#precisions tr[data-dtype=' + d + '] td:nth-child(4)');
@@ -234,7 +239,7 @@ try {
         await health(page, tag, lang);
         if (kind === 'desktop') {
           await page.screenshot({ path: join(outDir, 'page-' + lang + '-health.png'), fullPage: true });
-          await oneOrSeveral(page, tag);
+          await oneOrSeveral(page, tag, lang);
           await training(page, tag);
           await errors(page, tag);
           // the board report, downloaded in the page's language, then shown for review
