@@ -34,7 +34,8 @@ static void say_text(const out *o, int item, const char *s)
         gpi_buf_html(o->b, s);
         gpi_buf_printf(o->b, item ? "</li>\n" : "</p>\n");
     } else {
-        gpi_buf_printf(o->b, "%s%s\n", item ? (o->fmt == 1 ? "- " : "  - ") : (o->fmt == 1 ? "" : "  "), s);
+        gpi_buf_printf(o->b, "%s%s\n%s", item ? (o->fmt == 1 ? "- " : "  - ") : (o->fmt == 1 ? "" : "  "), s,
+                       o->fmt == 1 && !item ? "\n" : ""); /* Markdown: a paragraph ends with a blank line */
     }
 }
 
