@@ -89,9 +89,14 @@ static gp_status load_fit(json_t *root, gpi_kernel_fit *f, gp_error *err)
     f->attn_train_fraction = num(o, "attn_train_fraction");
     f->elementwise_h = num(o, "elementwise_h");
     f->elementwise_f = num(o, "elementwise_f");
+    f->layer_overhead_s = num(o, "layer_overhead_us") * 1e-6;
+    f->moe_imbalance = json_is_number(json_object_get(o, "moe_imbalance")) ? num(o, "moe_imbalance") : 1.0;
+    f->range_p10 = num(o, "range_p10");
+    f->range_p90 = num(o, "range_p90");
     if (f->gemm_half_dim < 0 || f->gemm_train_fraction <= 0 || f->gemm_train_fraction > 2 ||
-        f->attn_train_fraction <= 0 || f->attn_train_fraction > 2 || f->elementwise_h < 0 || f->elementwise_f < 0)
-        return bad(err, "fit", "'fit' needs gemm_half_dim >= 0, gemm_train_fraction and attn_train_fraction in (0, 2], elementwise_h/f >= 0", NULL);
+        f->attn_train_fraction <= 0 || f->attn_train_fraction > 2 || f->elementwise_h < 0 || f->elementwise_f < 0 ||
+        f->layer_overhead_s < 0 || f->moe_imbalance < 1 || f->range_p10 <= -0.9 || f->range_p90 < f->range_p10)
+        return bad(err, "fit", "'fit' needs gemm_half_dim >= 0, gemm_train_fraction and attn_train_fraction in (0, 2], elementwise_h/f and layer_overhead_us >= 0, moe_imbalance >= 1, -0.9 < range_p10 <= range_p90", NULL);
     return GP_OK;
 }
 

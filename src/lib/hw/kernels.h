@@ -59,6 +59,9 @@ typedef struct gpi_kernel_fit {
     double attn_train_fraction; /* share of the attention kernel's benchmark rate */
     double elementwise_h;       /* memory-bound bytes per token per layer, units of h x 2 B */
     double elementwise_f;       /* the same for the MLP activation, units of f x 2 B */
+    double layer_overhead_s;    /* launch / CPU time per layer per micro-batch (fwd + bwd) */
+    double moe_imbalance;       /* routed-expert time x this (the busiest expert's excess) */
+    double range_p10, range_p90;/* signed error percentiles of predicted / measured - 1 */
 } gpi_kernel_fit;
 
 /* Attention sequence points: 512 << i, i = 0..GPI_ATTN_SEQ_POINTS-1 (512 .. 16,384). */
