@@ -172,7 +172,10 @@ static void gemm_rates(json_t *root, const gp_gpu *g, const gp_gpu *gpus, size_t
     double eff8 = p8 > 0 ? r->gemm[GPI_K_FP8] / p8 : 0.0, eff16 = peak16(g) > 0 ? r->gemm[GPI_K_BF16] / peak16(g) : 0.8;
     double block = gemm_entry(gemm, g->id, "fp8_block");
     const gp_gpu *rel = relative_of(root, g, gpus, n);
-    if (block <= 0 && p8 > 0 && rel && gemm_entry(gemm, rel->id, "fp8_block") > 0 && gemm_entry(gemm, rel->id, "fp8") > 0)
+    /* block scaling borrows the Hopper DeepGEMM gain only through an explicit relative (not
+     * the vendor default): on Blackwell it is native, the tensor-scaled rate */
+    int explicit_rel = str(json_object_get(root, "gemm_relatives"), g->id) != NULL;
+    if (block <= 0 && p8 > 0 && rel && explicit_rel && gemm_entry(gemm, rel->id, "fp8_block") > 0 && gemm_entry(gemm, rel->id, "fp8") > 0)
         block = r->gemm[GPI_K_FP8] * gemm_entry(gemm, rel->id, "fp8_block") / gemm_entry(gemm, rel->id, "fp8");
     r->gemm_measured[GPI_K_FP8_BLOCK] = gemm_entry(gemm, g->id, "fp8_block") > 0;
     r->gemm[GPI_K_FP8_BLOCK] = block > 0 ? block : r->gemm[GPI_K_FP8];
@@ -307,6 +310,26 @@ static void attn_rates(json_t *root, const gp_gpu *g, double ref_mamf, gpi_gpu_r
     r->attn_default = default_kernel(root, g);
 }
 
+/* GPUs the "attention_relatives" map names take their relative's curves, scaled by the
+ * ratio of the two bf16 MAMFs (after every GPU's own curves are built). */
+static void attn_relatives(json_t *root, const gp_gpu *gpus, size_t n, gpi_gpu_rates *rates)
+{
+    json_t *rel = json_object_get(root, "attention_relatives");
+    for (size_t i = 0; i < n; i++) {
+        const char *r = str(rel, gpus[i].id);
+        for (size_t j = 0; r && j < n; j++) {
+            if (j == i || !streq(gpus[j].id, r) || rates[j].gemm[GPI_K_BF16] <= 0)
+                continue;
+            double scale = rates[i].gemm[GPI_K_BF16] / rates[j].gemm[GPI_K_BF16];
+            for (int k = 0; k < GPI_ATTN_KERNEL_COUNT; k++)
+                for (int p = 0; p < 2; p++)
+                    for (int c = 0; c < 2; c++)
+                        for (int q = 0; q < GPI_ATTN_SEQ_POINTS; q++)
+                            rates[i].attn[k][p][c][q] = rates[j].attn[k][p][c][q] * scale;
+        }
+    }
+}
+
 /* ---- collectives ---------------------------------------------------------------------- */
 
 /* Fractions of the link bandwidth on the size grid for one curve entry. */
@@ -425,6 +448,7 @@ gp_status gpi_kernels_load(json_t *root, const gp_gpu *gpus, size_t n_gpus, cons
         attn_rates(root, &gpus[i], ref_mamf, r);
         r->fit = &k->fit;
     }
+    attn_relatives(root, gpus, n_gpus, k->gpus);
     link_curves(root, links, n_links, k);
     *out = k;
     return GP_OK;

@@ -63,6 +63,11 @@
 /* Megatron-Core's DDP bucket: 40 M parameters (bucket_size in DistributedDataParallelConfig);
  * the gradient all-reduce runs in messages of this size. */
 #define GP_DP_BUCKET_PARAMS 40e6
+/* Eager attention: passes of the s x s score matrix over HBM in the forward (GEMM output
+ * written, softmax read and written, read by the AV GEMM); counted from Megatron-LM's fused
+ * scale-mask-softmax path (Korthikanti et al. 2022, sec. 4: the softmax and its output
+ * dominate the activation memory). */
+#define GP_EAGER_SCORE_PASSES 4.0
 /* FlashAttention counts the backward as 2.5 forwards (the score recomputed: Dao 2023). */
 #define GP_ATTN_BWD_WORK 2.5
 
@@ -192,6 +197,8 @@ typedef struct tctx {
     gp_param_breakdown p;
     const gpi_gpu_rates *r;     /* NULL: fallback to peaks */
     gpi_kdtype kdt;             /* the GEMMs' format */
+    gpi_attn_kernel attn_kernel;/* Megatron-Core: the GPU's (cuDNN on Hopper/Blackwell); FSDP and
+                                   DeepSpeed stacks: FlashAttention-2 (PyTorch SDPA's flash path) */
     double peak, peak16, hbm;   /* FLOP/s, FLOP/s, bytes/s */
     double half_dim, gemm_frac, attn_frac, elem_h, elem_f, layer_overhead, moe_imbalance;
     double T;                   /* tokens per GPU per micro-batch */
@@ -261,9 +268,21 @@ static void layer_attn(const tctx *x, double ctx, double *fwd, double *bwd)
     double dv = m->kv_lora_rank > 0 ? (double)m->v_head_dim : (double)m->head_dim;
     double full = x->T * 2.0 * (double)m->heads * (dqk + dv) * ctx / x->l->tp; /* the s x s work */
     double seq_local = ctx / x->l->cp;
+    if (!x->w->flash_attention) {
+        /* eager attention (Megatron before FlashAttention): QK^T and AV as batched GEMMs over
+         * the full s x s scores (masked, not skipped), and the scores cross HBM: written,
+         * softmax read + written, read by AV forward; the backward twice that
+         * (GP_EAGER_SCORE_PASSES) */
+        double heads = (double)m->heads / x->l->tp, b = (double)x->l->micro_batch;
+        double g = gemm_s(x, seq_local, ctx, dqk) + gemm_s(x, seq_local, dv, ctx);
+        double bytes = b * heads * seq_local * ctx * 2.0;
+        *fwd = b * heads * g + bytes * GP_EAGER_SCORE_PASSES / x->hbm;
+        *bwd = 2.0 * b * heads * g + 2.0 * bytes * GP_EAGER_SCORE_PASSES / x->hbm;
+        return;
+    }
     if (x->r) {
-        double rf = gpi_attn_rate(x->r, GPI_ATTN_DEFAULT, 0, 1, dqk, seq_local) * x->attn_frac;
-        double rb = gpi_attn_rate(x->r, GPI_ATTN_DEFAULT, 1, 1, dqk, seq_local) * x->attn_frac;
+        double rf = gpi_attn_rate(x->r, x->attn_kernel, 0, 1, dqk, seq_local) * x->attn_frac;
+        double rb = gpi_attn_rate(x->r, x->attn_kernel, 1, 1, dqk, seq_local) * x->attn_frac;
         *fwd = rf > 0 ? full / 2.0 / rf : 0.0;   /* causal: the unmasked half */
         *bwd = rb > 0 ? GP_ATTN_BWD_WORK * full / 2.0 / rb : 0.0;
     } else {
@@ -274,7 +293,7 @@ static void layer_attn(const tctx *x, double ctx, double *fwd, double *bwd)
 }
 
 typedef struct mb_time {
-    double compute, memory, bwd_share, attn, per_layer;
+    double compute, memory, bwd_share, attn, per_layer, gemm;
 } mb_time;
 
 /* Compute and memory-bound seconds of one micro-batch on the slowest stage. */
@@ -309,6 +328,7 @@ static void microbatch_compute(const tctx *x, mb_time *o)
     double a_fwd = full_layers * afw_full + win_layers * afw_win, a_bwd = full_layers * abw_full + win_layers * abw_win;
     double attn = a_fwd * (1.0 + (attn_recompute ? 1.0 : 0.0)) + a_bwd;
     o->attn = attn;
+    o->gemm = g_fwd * (fwd_passes + bwd_mult);
     o->compute = g_fwd * (fwd_passes + bwd_mult) + head * 3.0 + adapters + attn;
     o->bwd_share = g_fwd * bwd_mult + head * 2.0 + a_bwd;
     /* memory-bound: norms, residuals, rotary, activation function (docs/performance.md) */
@@ -340,6 +360,11 @@ static void microbatch_comm(const tctx *x, const mb_time *mt, double *t_tp, doub
                      ? coll_time(c, GPI_COLL_REDUCE_SCATTER, tp_bytes, tp_bytes, l->tp, 1) + coll_time(c, GPI_COLL_ALL_GATHER, tp_bytes, tp_bytes, l->tp, 1)
                      : 2.0 * coll_time(c, GPI_COLL_ALL_REDUCE, tp_bytes, tp_bytes, l->tp, 1);
     *t_tp = l->tp > 1 ? x->stage_layers * (fwd_passes + 1.0) * one : 0.0;
+    /* Megatron-Core with sequence parallelism overlaps the TP all-gather / reduce-scatter
+     * with the neighbouring GEMMs (Transformer Engine userbuffers, tp_comm_overlap, which
+     * NeMo's performance recipes enable): only the excess over the layer GEMMs shows */
+    if (c->framework == GP_FRAMEWORK_MEGATRON && l->sequence_parallel && l->tp > 1)
+        *t_tp = *t_tp > mt->gemm ? *t_tp - mt->gemm : 0.0;
     /* CP: K and V of the local chunk pass cp - 1 hops per layer (fwd, bwd: 3 passes),
      * overlapped with the attention; only the excess and the hop latencies show */
     *t_cp = 0.0;
@@ -471,6 +496,7 @@ static gp_status ctx_init(tctx *x, const gp_model *m, const gp_gpu *gpu, const g
         return st;
     gp_dtype cdt = w->dtype == GP_DTYPE_FP8 || w->dtype == GP_DTYPE_FP4 || w->dtype == GP_DTYPE_MXFP4 ? w->dtype : GP_DTYPE_BF16;
     x->kdt = gpi_kdtype_of(cdt);
+    x->attn_kernel = c->framework == GP_FRAMEWORK_MEGATRON ? GPI_ATTN_DEFAULT : GPI_ATTN_FA2;
     x->peak = peak_tflops(gpu, cdt) * 1e12;
     x->peak16 = peak_tflops(gpu, GP_DTYPE_BF16) * 1e12;
     x->r = c->rates && c->rates->gemm[x->kdt] > 0 ? c->rates : NULL;
