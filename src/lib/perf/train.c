@@ -34,6 +34,7 @@
  */
 #include "internal.h"
 #include "hw/kernels.h"
+#include "perf/train_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -420,12 +421,16 @@ static void dp_group(const tctx *x, double bytes, int n, dp_parts *d)
     const gp_cluster *c = x->c;
     int stride = x->l->tp;
     double bucket = GP_DP_BUCKET_PARAMS * 2.0;
-    double layer = bytes / (x->stage_layers > 0 ? x->stage_layers : 1.0);
-    d->ag_layer = coll_time(c, GPI_COLL_ALL_GATHER, layer, layer, n, stride);
-    d->rs_layer = coll_time(c, GPI_COLL_REDUCE_SCATTER, layer, layer, n, stride);
-    d->rs = coll_time(c, GPI_COLL_REDUCE_SCATTER, bytes, bucket, n, stride);
-    d->ag = coll_time(c, GPI_COLL_ALL_GATHER, bytes, bucket, n, stride);
-    d->ar = coll_time(c, GPI_COLL_ALL_REDUCE, bytes, bucket, n, stride);
+    memset(d, 0, sizeof *d);
+    if (x->l->zero >= 3) {
+        double layer = bytes / (x->stage_layers > 0 ? x->stage_layers : 1.0);
+        d->ag_layer = coll_time(c, GPI_COLL_ALL_GATHER, layer, layer, n, stride);
+        d->rs_layer = coll_time(c, GPI_COLL_REDUCE_SCATTER, layer, layer, n, stride);
+    } else if (x->l->zero == 2) {
+        d->rs = coll_time(c, GPI_COLL_REDUCE_SCATTER, bytes, bucket, n, stride);
+        d->ag = coll_time(c, GPI_COLL_ALL_GATHER, bytes, bucket, n, stride);
+    }
+    d->ar = x->l->zero >= 3 ? 0.0 : coll_time(c, GPI_COLL_ALL_REDUCE, bytes, bucket, n, stride);
 }
 
 /* Data-parallel and ZeRO communication: exposed seconds per micro-batch (ZeRO-3 gathers,
@@ -526,14 +531,12 @@ static void fill_rates(const tctx *x, int64_t gb, double train_tokens, gp_train_
     out->time_to_train_s_low = out->time_to_train_s * lo, out->time_to_train_s_high = out->time_to_train_s * hi;
 }
 
-static gp_status ctx_init(tctx *x, const gp_model *m, const gp_gpu *gpu, const gp_cluster *c, const gp_workload *w,
-                          const gp_layout *l, gp_error *err)
+static gp_status ctx_init(tctx *x, const gp_model *m, const gp_param_breakdown *p, const gp_gpu *gpu,
+                          const gp_cluster *c, const gp_workload *w, const gp_layout *l, gp_error *err)
 {
     memset(x, 0, sizeof *x);
     x->m = m, x->gpu = gpu, x->c = c, x->w = w, x->l = l;
-    gp_status st = gp_model_params(m, &x->p, err);
-    if (st)
-        return st;
+    x->p = *p;
     gp_dtype cdt = w->dtype == GP_DTYPE_FP8 || w->dtype == GP_DTYPE_FP4 || w->dtype == GP_DTYPE_MXFP4 ? w->dtype : GP_DTYPE_BF16;
     x->kdt = gpi_kdtype_of(cdt);
     x->attn_kernel = c->attention == GP_ATTENTION_FA2     ? GPI_ATTN_FA2
@@ -563,11 +566,21 @@ gp_status gp_train_perf_estimate(const gp_model *m, const gp_gpu *gpu, const gp_
                                  gp_train_perf *out, gp_error *err)
 {
     memset(out, 0, sizeof *out);
+    gp_param_breakdown p;
+    gp_status st = gp_model_params(m, &p, err);
+    return st ? st : gpi_train_perf_estimate_p(m, &p, gpu, c, w, l, train_tokens, out, err);
+}
+
+gp_status gpi_train_perf_estimate_p(const gp_model *m, const gp_param_breakdown *pb, const gp_gpu *gpu,
+                                    const gp_cluster *c, const gp_workload *w, const gp_layout *l,
+                                    double train_tokens, gp_train_perf *out, gp_error *err)
+{
+    memset(out, 0, sizeof *out);
     int64_t gb = l->global_batch > 0 ? l->global_batch : (int64_t)l->dp * l->micro_batch;
     gp_status st = check_request(m, c, w, l, gb, err);
     tctx x;
     if (!st)
-        st = ctx_init(&x, m, gpu, c, w, l, err);
+        st = ctx_init(&x, m, pb, gpu, c, w, l, err);
     if (st)
         return st;
     const int64_t m_micro = gb / ((int64_t)l->dp * l->micro_batch);
