@@ -69,6 +69,10 @@
  * scale-mask-softmax path (Korthikanti et al. 2022, sec. 4: the softmax and its output
  * dominate the activation memory). */
 #define GP_EAGER_SCORE_PASSES 4.0
+/* DeepSpeed ZeRO-3 gathers each module's parameters separately and fetches at most this many
+ * parameter elements ahead of use (prefetch_bucket_size, default 5e7:
+ * deepspeed/runtime/zero/config.py, "Maximum number of parameter elements to fetch ahead"). */
+#define GP_DEEPSPEED_PREFETCH_PARAMS 5e7
 /* FlashAttention counts the backward as 2.5 forwards (the score recomputed: Dao 2023). */
 #define GP_ATTN_BWD_WORK 2.5
 
@@ -433,6 +437,26 @@ static void dp_group(const tctx *x, double bytes, int n, dp_parts *d)
     d->ar = x->l->zero >= 3 ? 0.0 : coll_time(c, GPI_COLL_ALL_REDUCE, bytes, bucket, n, stride);
 }
 
+/* DeepSpeed ZeRO-3: one all-gather per module (the layer's linear layers) per pass and a
+ * reduce-scatter of its gradients, each hidden only behind the compute of the parameters
+ * prefetched ahead (GP_DEEPSPEED_PREFETCH_PARAMS) or of the module itself, whichever is less;
+ * each collective pays the ring's latency over all n ranks. Exposed seconds per micro-batch. */
+static double deepspeed_zero3(const tctx *x, const mb_time *mt, double params, int n)
+{
+    const gp_layout *l = x->l;
+    double layers = x->stage_layers > 0 ? x->stage_layers : 1.0;
+    double layer_params = params / layers;
+    double mods = 4.0 + (x->m->mlp == GP_MLP_PLAIN ? 2.0 : 3.0);
+    double events = 3.0 + (l->recompute == GP_RECOMPUTE_FULL ? 1.0 : 0.0); /* AG fwd, AG bwd, RS (+ AG) */
+    double bytes = layer_params * 2.0 / mods;
+    double comm = coll_time(x->c, GPI_COLL_ALL_GATHER, bytes, bytes, n, l->tp);
+    double per_event = mt->per_layer / events; /* the layer's compute per pass */
+    double ahead = layer_params > 0 ? per_event * (GP_DEEPSPEED_PREFETCH_PARAMS < layer_params ? GP_DEEPSPEED_PREFETCH_PARAMS / layer_params : 1.0) : 0.0;
+    double window = per_event / mods < ahead ? per_event / mods : ahead;
+    double excess = comm > window ? comm - window : 0.0;
+    return layers * events * mods * excess + comm;
+}
+
 /* Data-parallel and ZeRO communication: exposed seconds per micro-batch (ZeRO-3 gathers,
  * ZeRO-2 reduce-scatters) and per step (the gradient all-reduce tail, ZeRO-2's gather).
  * Dense parameters travel over the data-parallel group (dp x cp ranks); routed experts,
@@ -451,7 +475,9 @@ static void dp_comm(const tctx *x, const mb_time *mt, double dense_params, doubl
     memset(&e, 0, sizeof e);
     if (ne > 1 && expert_params > 0)
         dp_group(x, expert_params * 2.0, ne, &e);
-    if (l->zero >= 3) {
+    if (l->zero >= 3 && x->c->framework == GP_FRAMEWORK_DEEPSPEED) {
+        *per_mb = deepspeed_zero3(x, mt, dense_params + expert_params, n);
+    } else if (l->zero >= 3) {
         /* per layer: all-gather (fwd, again for a full recompute and for the backward),
          * reduce-scatter of its gradients; prefetch one layer ahead hides each layer's
          * traffic behind the previous layer's compute: only the excess shows, plus the
