@@ -128,6 +128,8 @@ static json_t *option_json(const gp_serve_option *o)
     json_t *j = json_pack("{si si si}", "dp", o->dp > 0 ? o->dp : 1, "gpus_per_replica", o->gpus_per_replica,
                           "nodes_per_replica", o->nodes_per_replica);
     json_object_update_missing_new(j, option_json_base(o));
+    /* the load one replica carries, for the page's throughput-vs-latency chart */
+    json_object_set_new(j, "per_replica_throughput_tokens_per_s", json_real(o->sim.output_tokens_per_s));
     return j;
 }
 
