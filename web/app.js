@@ -244,6 +244,7 @@ function fitScenario(s, gpu) {
   const f = { model: s.model, gpu };
   for (const k of ['task', 'dtype', 'tp', 'seq']) if (s[k] !== undefined) f[k] = s[k];
   if (!s.task) f.context = (s.prompt_tokens || 1000) + (s.output_tokens || 200);
+  if (pt()) f.lang = 'pt-BR'; // the library writes the reasons in Portuguese
   return f;
 }
 // the plan question: the workload plus the decision inputs a user changed from plan's defaults
@@ -347,42 +348,10 @@ function drawVerdict(fit) {
   p.dataset.gpu = fit.gpu;
   const ul = $('reasons');
   ul.replaceChildren();
-  const seen = {};
-  for (const r of v.reasons) {
-    const again = seen[r.code] = (seen[r.code] || 0) + 1;
-    ul.appendChild(el('li', { 'data-code': r.code }, pt() ? reasonPt(fit, r, again > 1) : r.message));
-  }
+  for (const r of v.reasons) ul.appendChild(el('li', { 'data-code': r.code }, r.message)); // in the page's language (fit --lang)
   const rec = fit.recommended;
   if (rec) drawMemory(rec.memory, '(' + rec.layout.gpus + ' × ' + fit.gpu + ', TP ' + rec.layout.tp + ', PP ' + rec.layout.pp + ')');
   else drawMemory(fit.memory, '');
-}
-
-// The verdict's reasons in Portuguese, from the figures of the same answer (the library
-// writes them in English); a code seen twice is the "N GPUs hold it" line.
-function reasonPt(fit, r, second) {
-  const v = fit.verdict, m = fit.memory, g = fit.gpu, c = m.components || {};
-  const cap = fmtGB(m.capacity_bytes), rec = fit.recommended;
-  const gpuInfo = state.gpus.find((x) => x.id === g) || {};
-  if (second && rec)
-    return v.min_gpus + ' × ' + g + ' (TP ' + rec.layout.tp + ' × PP ' + rec.layout.pp + ') comportam: ' +
-           fmtGB(rec.memory.per_gpu_bytes) + ' por GPU de ' + cap + '.';
-  switch (r.code) {
-    case 'fits': return 'Uma ' + g + ' comporta: ' + fmtGB(m.per_gpu_bytes) + ' necessários de ' + cap + ', ' + fmtGB(m.headroom_bytes) + ' livres.';
-    case 'weights_exceed_vram': return 'Só os pesos têm ' + fmtGB(c.weights || 0) + '; uma ' + g + ' tem ' + cap + ', então o modelo precisa ser dividido entre várias GPUs.';
-    case 'kv_cache_exceeds_vram': return 'Os pesos cabem (' + fmtGB(c.weights || 0) + ' de ' + cap + '), mas o cache KV (' + fmtGB(c.kv_cache || 0) + ') não cabe no que sobra.';
-    case 'training_state_exceeds_vram': return 'Pesos, gradientes e estados do otimizador precisam de ' + fmtGB((c.weights || 0) + (c.gradients || 0) + (c.optimizer || 0)) + '; uma ' + g + ' tem ' + cap + '.';
-    case 'activations_exceed_vram': return 'O modelo cabe, mas as ativações (' + fmtGB(c.activations || 0) + ') não.';
-    case 'larger_gpu_fits': return 'Uma GPU maior comporta sozinha: ' + v.larger_gpus.slice(0, 4).map((x) => x.gpu + ' (' + fmtGB(x.capacity_bytes) + ')').join(', ') +
-      '. Uma única GPU dispensa sincronização entre GPUs; costuma ser mais rápida e mais simples que várias menores.';
-    case 'no_layout_fits': return 'Nenhuma divisão de até 16.384 ' + g + ' comporta este trabalho como pedido: reduza o contexto, o lote ou a precisão, ou ative recomputação/offload.';
-    case 'invalid_layout': return 'A divisão pedida não funciona: o paralelismo de tensor precisa dividir as ' + ((r.message.match(/(\d+) attention heads/) || [])[1] || '') + ' cabeças de atenção do modelo (' + ((r.message.match(/Use TP ([\d, ]+)/) || [])[1] || '1, 2, 4, 8') + ').';
-    case 'context_above_model_max': return 'Aviso: o contexto pedido é maior que o máximo do modelo; os engines recusam sequências mais longas (vLLM: max_model_len acima de max_position_embeddings).';
-    case 'lower_precision_fits': return 'Com pesos de 8 bits uma ' + g + ' comporta: ' + (v.lower_precisions_fit_one_gpu || []).map((x) => x.dtype + ' (' + fmtGB(x.per_gpu_bytes) + ' de ' + cap + ')').join(', ') +
-      '. Pesos de 8 bits mudam pouco as respostas e todos os perfis de dados do gpuplan os aceitam; confira a qualidade na sua tarefa.';
-    case 'units': return 'Tamanhos em GB de 10^9 bytes. A ' + g + ' é vendida como ' + (gpuInfo.memory_marketed_gb || '?') + ' GB (na verdade GiB, 2^30 bytes); o dispositivo informa ' +
-      cap + ' (' + nf(m.capacity_bytes / 1073741824, 1) + ' GiB), o valor usado aqui.';
-    default: return r.message;
-  }
 }
 
 // which weights fit one GPU and which need several (the precision table)

@@ -195,6 +195,11 @@ async function oneOrSeveral(page, tag, lang) {
   check(await v.getAttribute('data-min-gpus') === String(fit.verdict.min_gpus), tag + ': min GPUs = CLI');
   check(!(await v.getAttribute('class')).includes('ok') || fit.verdict.single_gpu_sufficient, tag + ': "not enough" is not green');
   check(await page.locator('#reasons li').count() === fit.verdict.reasons.length, tag + ': one line per reason');
+  // the reasons are the library's sentences in the page's language (gpuplan fit --lang)
+  const fitLang = cli('fit', { model: sc.model, gpu: sc.gpu, context: ctx, lang });
+  const shownReasons = await page.locator('#reasons li').allTextContents();
+  check(JSON.stringify(shownReasons) === JSON.stringify(fitLang.verdict.reasons.map((r) => r.message)),
+        tag + ': the reasons = gpuplan fit --lang ' + lang);
   if (lang === 'pt-BR') {
     const first = await page.locator('#reasons li').first().textContent();
     check(/^Só os pesos têm 141,1 GB/.test(first), tag + ': the reasons in Portuguese (' + first.slice(0, 60) + ')');
