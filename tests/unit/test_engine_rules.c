@@ -408,6 +408,7 @@ static int type_ok(json_t *v, const char *t)
     if (!strcmp(t, "object")) return json_is_object(v);
     if (!strcmp(t, "array")) return json_is_array(v);
     if (!strcmp(t, "boolean")) return json_is_boolean(v);
+    if (!strcmp(t, "number")) return json_is_number(v);
     if (!strcmp(t, "int-or-string")) return json_is_integer(v) || json_is_string(v);
     if (!strcmp(t, "quantity")) return json_is_integer(v) || json_is_string(v);
     return 0;
@@ -452,8 +453,8 @@ static void k8s_check(report *r, json_t *defs, const char *def, json_t *v, const
             json_t *it;
             if (items && json_is_array(val))
                 json_array_foreach(val, j, it) {
-                    if (!strcmp(items, "string"))
-                        rule(r, json_is_string(it), "Kubernetes OpenAPI (type)", "%s[%zu] is not a string", sub, j);
+                    if (!json_object_get(defs, items))
+                        rule(r, type_ok(it, items), "Kubernetes OpenAPI (type)", "%s[%zu] is not %s", sub, j, items);
                     else
                         k8s_check(r, defs, items, it, sub);
                 }
@@ -466,6 +467,19 @@ static void k8s_check(report *r, json_t *defs, const char *def, json_t *v, const
             }
         }
     }
+}
+
+/* What kubectl and the API server ask of every object beyond its OpenAPI definition. */
+static void k8s_object_rules(report *r, json_t *obj_rules, json_t *it, const char *kind)
+{
+    size_t i;
+    json_t *req;
+    json_array_foreach(json_object_get(obj_rules, "required"), i, req)
+        rule(r, json_object_get(it, json_string_value(req)) != NULL, "kubectl apply (apiVersion, kind, metadata)",
+             "%s has no %s", kind, json_string_value(req));
+    json_array_foreach(json_object_get(obj_rules, "metadata_required"), i, req)
+        rule(r, json_is_string(json_object_get(json_object_get(it, "metadata"), json_string_value(req))),
+             "Kubernetes API server (metadata.name)", "%s has no metadata.%s", kind, json_string_value(req));
 }
 
 static void k8s_rules(report *r, const char *json)
@@ -487,6 +501,7 @@ static void k8s_rules(report *r, const char *json)
                  "tests/k8s/schema.json (kinds)", "%s %s", api ? api : "?", kind ? kind : "?");
             if (k)
                 k8s_check(r, defs, json_string_value(json_object_get(k, "definition")), it, kind);
+            k8s_object_rules(r, json_object_get(schema, "object"), it, kind ? kind : "?");
             /* the API key comes from a Secret, GPUs are requested, readiness is probed */
             char *text = json_dumps(it, 0);
             if (text && strstr(text, "\"containers\"")) {
