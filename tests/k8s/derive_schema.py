@@ -33,7 +33,7 @@ EXPANDED = [
     CORE + "PodTemplateSpec", CORE + "PodSpec", CORE + "Container", CORE + "ContainerPort",
     CORE + "EnvVar", CORE + "EnvVarSource", CORE + "SecretKeySelector",
     CORE + "ResourceRequirements", CORE + "Probe", CORE + "HTTPGetAction",
-    CORE + "Volume", CORE + "VolumeMount", CORE + "EmptyDirVolumeSource",
+    CORE + "Volume", CORE + "VolumeMount", CORE + "EmptyDirVolumeSource", CORE + "SecretVolumeSource",
     META + "ObjectMeta", META + "LabelSelector",
 ]
 
