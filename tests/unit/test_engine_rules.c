@@ -168,18 +168,22 @@ static void quant_rules(report *r, const flags *f, int have_quantize_sh, const c
 
 /* ---- per engine ------------------------------------------------------------------------- */
 
+/* vLLM: vllm/config/cache.py at commit 002f10e0 (CacheConfig) and vllm/engine/arg_utils.py at
+ * commit 99d7eb5d (the v0.11.x engine args docs/engines.md lists). A bitsandbytes quantization
+ * needs no --load-format: EngineArgs.create_load_config sets load_format = "bitsandbytes"
+ * itself when quantization == "bitsandbytes" (arg_utils.py @99d7eb5d). */
 static void vllm_rules(report *r, const flags *f, int qsh)
 {
     double u = dflag(f, "--gpu-memory-utilization", 0.9);
-    rule(r, u > 0 && u <= 1, "vllm/config/cache.py (gpu_memory_utilization in (0, 1])", "%g", u);
+    rule(r, u > 0 && u <= 1,
+         "vllm/config/cache.py@002f10e0 CacheConfig.gpu_memory_utilization Field(gt=0, le=1)", "%g", u);
     const char *kv = flag(f, "--kv-cache-dtype");
-    rule(r, !kv || !strcmp(kv, "auto") || !strncmp(kv, "fp8", 3), "vllm/config/cache.py (cache_dtype choices)",
-         "%s", kv ? kv : "");
+    static const char *const kv_ok[] = {"auto", "float16", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2"};
+    int known = !kv;
+    for (size_t i = 0; kv && i < sizeof kv_ok / sizeof kv_ok[0]; i++)
+        known |= !strcmp(kv, kv_ok[i]);
+    rule(r, known, "vllm/config/cache.py@002f10e0 CacheDType (the values in v0.11 and later)", "%s", kv ? kv : "");
     rule(r, iflag(f, "--max-num-seqs", 1) >= 1, "vllm/config/scheduler.py (max_num_seqs >= 1)", "%s", "");
-    const char *q = flag(f, "--quantization");
-    rule(r, !q || strcmp(q, "bitsandbytes") || (flag(f, "--load-format") && !strcmp(flag(f, "--load-format"),
-                                                                                          "bitsandbytes")),
-         "vllm/engine/arg_utils.py (bitsandbytes quantization loads with the bitsandbytes format)", "%s", "");
     service_rules(r, f, "--host");
     quant_rules(r, f, qsh, "--quantization");
 }
@@ -187,17 +191,17 @@ static void vllm_rules(report *r, const flags *f, int qsh)
 static void sglang_rules(report *r, const flags *f, int qsh)
 {
     double u = dflag(f, "--mem-fraction-static", 0.9);
-    rule(r, u > 0 && u < 1, "sglang server_args.py (mem_fraction_static in (0, 1))", "%g", u);
+    rule(r, u > 0 && u < 1, "sglang python/sglang/srt/server_args.py@469c63e5 (mem_fraction_static in (0, 1))", "%g", u);
     const char *q = flag(f, "--quantization");
     const char *lf = flag(f, "--load-format");
     rule(r, !q || strcmp(q, "bitsandbytes") || (lf && !strcmp(lf, "bitsandbytes")),
-         "sglang server_args.py (bitsandbytes needs --load-format bitsandbytes)", "%s", "");
+         "sglang python/sglang/srt/server_args.py@469c63e5 (bitsandbytes needs --load-format bitsandbytes)", "%s", "");
     const char *kv = flag(f, "--kv-cache-dtype");
-    rule(r, !kv || !strcmp(kv, "auto") || !strncmp(kv, "fp8_", 4), "sglang server_args.py (kv_cache_dtype choices)",
+    rule(r, !kv || !strcmp(kv, "auto") || !strncmp(kv, "fp8_", 4), "sglang python/sglang/srt/server_args.py@469c63e5 (kv_cache_dtype choices)",
          "%s", kv ? kv : "");
     if (flag(f, "--nnodes"))
         rule(r, flag(f, "--dist-init-addr") && flag(f, "--node-rank"),
-             "sglang server_args.py (--nnodes > 1 needs --dist-init-addr and --node-rank)", "%s", "");
+             "sglang python/sglang/srt/server_args.py@469c63e5 (--nnodes > 1 needs --dist-init-addr and --node-rank)", "%s", "");
     service_rules(r, f, "--host");
     quant_rules(r, f, qsh, "--quantization");
 }
@@ -227,7 +231,9 @@ static void llamacpp_rules(report *r, const flags *f)
     const char *v = flag(f, "--cache-type-v");
     const char *fa = flag(f, "--flash-attn");
     rule(r, !v || !strcmp(v, "f16") || !strcmp(v, "bf16") || (fa && strcmp(fa, "off")),
-         "llama.cpp src/llama-context.cpp (V cache quantization requires flash attention)", "%s", "");
+         "llama.cpp src/llama-context.cpp@4c7103b9 llama_init_from_model (\"quantized V cache requires flash_attn to be "
+         "enabled\")",
+         "%s", "");
     long long ctx = iflag(f, "--ctx-size", 0), par = iflag(f, "--parallel", 1);
     rule(r, par >= 1 && ctx % par == 0, "llama.cpp tools/server (each of --parallel slots gets ctx-size/parallel)",
          "%lld %% %lld", ctx, par);
@@ -241,14 +247,20 @@ static void trtllm_rules(report *r, const flags *f, const char *yaml)
     long long tok = iflag(f, "--max_num_tokens", 8192), seq = iflag(f, "--max_seq_len", 0);
     int chunked = yaml && strstr(yaml, "enable_chunked_prefill: true");
     rule(r, !seq || tok >= seq || chunked,
-         "TensorRT-LLM (a prompt over max_num_tokens is refused unless chunked prefill is on)", "%lld < %lld", tok, seq);
+         "TensorRT-LLM llm_args.py@fcd3f316 BaseLlmArgs (max_num_tokens default 8192, enable_chunked_prefill default "
+         "False: a longer prompt is refused)",
+         "%lld < %lld", tok, seq);
     int tp = (int)iflag(f, "--tp_size", 1), pp = (int)iflag(f, "--pp_size", 1);
     int per_node = (int)iflag(f, "--gpus_per_node", 8);
     if (tp * pp > per_node)
         rule(r, strstr(f->text, "trtllm-llmapi-launch") && (strstr(f->text, "srun") || strstr(f->text, "mpirun")),
-             "TensorRT-LLM multi-node (MPI ranks through trtllm-llmapi-launch)", "%s", "");
+             "TensorRT-LLM commands/serve.py@00209af1 + trtllm-llmapi-launch (multi-node ranks come from MPI: srun or "
+             "mpirun)",
+             "%s", "");
     double u = dflag(f, "--kv_cache_free_gpu_memory_fraction", 0.9);
-    rule(r, u > 0 && u < 1, "TensorRT-LLM KvCacheConfig (free_gpu_memory_fraction in (0, 1))", "%g", u);
+    rule(r, u >= 0 && u <= 1,
+         "tensorrt_llm/llmapi/llm_args.py@fcd3f316 KvCacheConfig.validate_free_gpu_memory_fraction (0 <= v <= 1)", "%g",
+         u);
     service_rules(r, f, "--host");
 }
 
