@@ -176,13 +176,13 @@ static void vllm_rules(report *r, const flags *f, int qsh)
 {
     double u = dflag(f, "--gpu-memory-utilization", 0.9);
     rule(r, u > 0 && u <= 1,
-         "vllm/config/cache.py@002f10e0 CacheConfig.gpu_memory_utilization Field(gt=0, le=1)", "%g", u);
+         "vllm/config/cache.py@002f10e0:103 CacheConfig.gpu_memory_utilization Field(gt=0, le=1)", "%g", u);
     const char *kv = flag(f, "--kv-cache-dtype");
     static const char *const kv_ok[] = {"auto", "float16", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2"};
     int known = !kv;
     for (size_t i = 0; kv && i < sizeof kv_ok / sizeof kv_ok[0]; i++)
         known |= !strcmp(kv, kv_ok[i]);
-    rule(r, known, "vllm/config/cache.py@002f10e0 CacheDType (the values in v0.11 and later)", "%s", kv ? kv : "");
+    rule(r, known, "vllm/config/cache.py@002f10e0:39, :111 CacheDType (the values in v0.11 and later)", "%s", kv ? kv : "");
     rule(r, iflag(f, "--max-num-seqs", 1) >= 1, "vllm/config/scheduler.py (max_num_seqs >= 1)", "%s", "");
     service_rules(r, f, "--host");
     quant_rules(r, f, qsh, "--quantization");
