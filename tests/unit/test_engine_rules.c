@@ -169,9 +169,7 @@ static void quant_rules(report *r, const flags *f, int have_quantize_sh, const c
 /* ---- per engine ------------------------------------------------------------------------- */
 
 /* vLLM: vllm/config/cache.py at commit 002f10e0 (CacheConfig) and vllm/engine/arg_utils.py at
- * commit 99d7eb5d (the v0.11.x engine args docs/engines.md lists). A bitsandbytes quantization
- * needs no --load-format: EngineArgs.create_load_config sets load_format = "bitsandbytes"
- * itself when quantization == "bitsandbytes" (arg_utils.py @99d7eb5d). */
+ * commit 99d7eb5d (the v0.11.x engine args docs/engines.md lists). */
 static void vllm_rules(report *r, const flags *f, int qsh)
 {
     double u = dflag(f, "--gpu-memory-utilization", 0.9);
@@ -184,6 +182,13 @@ static void vllm_rules(report *r, const flags *f, int qsh)
         known |= !strcmp(kv, kv_ok[i]);
     rule(r, known, "vllm/config/cache.py@002f10e0:39, :111 CacheDType (the values in v0.11 and later)", "%s", kv ? kv : "");
     rule(r, iflag(f, "--max-num-seqs", 1) >= 1, "vllm/config/scheduler.py (max_num_seqs >= 1)", "%s", "");
+    /* v0.11 sets the bitsandbytes load format itself; older releases (v0.6/v0.7 arg_utils.py
+     * EngineArgs.__post_init__) refuse either without the other: the export writes both */
+    const char *q = flag(f, "--quantization"), *lf = flag(f, "--load-format");
+    rule(r, (q && !strcmp(q, "bitsandbytes")) == (lf && !strcmp(lf, "bitsandbytes")),
+         "vLLM v0.6/v0.7 arg_utils.py (\"BitsAndBytes quantization and QLoRA adapter only support 'bitsandbytes' load "
+         "format\", and the converse)",
+         "%s", "");
     service_rules(r, f, "--host");
     quant_rules(r, f, qsh, "--quantization");
 }
