@@ -79,6 +79,13 @@ static long long iflag(const flags *f, const char *key, long long dflt)
     return v && *v ? atoll(v) : dflt;
 }
 
+/* The number after `key` in the text (0 if absent). */
+static long long sbatch_num(const char *text, const char *key)
+{
+    const char *p = strstr(text, key);
+    return p ? atoll(p + strlen(key)) : 0;
+}
+
 /* "NAME=${NAME:-value}" or "export NAME=value" in the script; NULL if absent. */
 static const char *var(const flags *f, const char *name, char *buf, size_t n)
 {
@@ -257,6 +264,10 @@ static void trtllm_rules(report *r, const flags *f, const char *yaml)
          "%lld < %lld", tok, seq);
     int tp = (int)iflag(f, "--tp_size", 1), pp = (int)iflag(f, "--pp_size", 1);
     int per_node = (int)iflag(f, "--gpus_per_node", 8);
+    long long cp = iflag(f, "--cp_size", 1);
+    long long ranks = sbatch_num(f->text, "srun --mpi=pmix --nodes ") ? sbatch_num(f->text, " --ntasks ") : tp * pp * cp;
+    rule(r, ranks == (long long)tp * pp * cp,
+         "TensorRT-LLM llm_args.py@fcd3f316 (the MPI world is TP x PP x CP: srun --ntasks)", "%lld", ranks);
     if (tp * pp > per_node)
         rule(r, strstr(f->text, "trtllm-llmapi-launch") && (strstr(f->text, "srun") || strstr(f->text, "mpirun")),
              "TensorRT-LLM commands/serve.py@00209af1 + trtllm-llmapi-launch (multi-node ranks come from MPI: srun or "
@@ -416,13 +427,7 @@ static long long copy_gpus(const flags *f)
     long long tp = iflag(f, "--tensor-parallel-size", iflag(f, "--tp-size", iflag(f, "--tp_size", 1)));
     long long pp = iflag(f, "--pipeline-parallel-size", iflag(f, "--pp-size", iflag(f, "--pp_size", 1)));
     long long dp = iflag(f, "--data-parallel-size", iflag(f, "--dp-size", 1)); /* vLLM, SGLang: in one server */
-    return tp * pp * dp;
-}
-
-static long long sbatch_num(const char *text, const char *key)
-{
-    const char *p = strstr(text, key);
-    return p ? atoll(p + strlen(key)) : 0;
+    return tp * pp * dp * iflag(f, "--cp_size", 1);
 }
 
 /* A variable the command expands must be set before the shell expands it ("X=1 cmd "$X""
@@ -454,7 +459,8 @@ static void serve_sbatch_rules(report *r, const char *text)
          gpn, copy_gpus(f));
     if (strstr(f->text, "trtllm-serve")) {
         long long sn = sbatch_num(f->text, "srun --mpi=pmix --nodes "), st = sbatch_num(f->text, "--ntasks-per-node ");
-        rule(r, (nodes == 1 && !sn) || (sn == nodes && st == tasks && nodes * tasks == copy_gpus(f)),
+        long long ranks = sbatch_num(f->text, " --ntasks ");
+        rule(r, (nodes == 1 && !sn) || (sn == nodes && st == tasks && ranks == copy_gpus(f) && ranks <= nodes * tasks),
              "Slurm srun within sbatch (the ranks fit the allocation: one per GPU)", "%s", "");
         trtllm_rules(r, f, NULL);
     } else if (nodes > 1) {
@@ -511,7 +517,8 @@ static void k8s_group_rules(report *r, json_t *item, const char *kind)
         expanded_after_set(r, la, "NODE_RANK", "POSIX sh (an assignment before a command does not reach its words)");
         if (lws && strstr(la, "trtllm-serve")) {
             const char *wa = ctr_args(json_object_get(lwt, "workerTemplate"));
-            rule(r, strstr(la, "mpirun") && sbatch_num(la, "-np ") == size * ctr_gpus(lead) &&
+            rule(r, strstr(la, "mpirun") && sbatch_num(la, "-np ") == copy_gpus(f) &&
+                        copy_gpus(f) <= size * ctr_gpus(lead) &&
                         strstr(la, "trtllm-llmapi-launch"),
                  "TensorRT-LLM multi-node (mpirun starts one rank per GPU of the group through trtllm-llmapi-launch)",
                  "%s", "");
@@ -952,7 +959,7 @@ static void test_checker_catches(void **state)
     assert_int_equal(caught("trtllm pod without its YAML", &trd, 1), 1);
     /* a 2-node TensorRT-LLM replica in a Slurm task of 1 rank per node */
     file_view sb = {"serve.sbatch", "#SBATCH --array=0-1\n#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=1\n"
-                                    "#SBATCH --gpus-per-node=8\nsrun --mpi=pmix --nodes 2 --ntasks-per-node 8 "
+                                    "#SBATCH --gpus-per-node=8\nsrun --mpi=pmix --nodes 2 --ntasks 16 --ntasks-per-node 8 "
                                     "trtllm-llmapi-launch trtllm-serve x --tp_size 8 --pp_size 2 --max_seq_len 8 "
                                     "--host 0.0.0.0\n"};
     assert_int_equal(caught("trtllm ranks beyond the allocation's tasks", &sb, 1), 1);

@@ -545,7 +545,7 @@ static void test_serving_rows(void **state)
     l.tp = 8, l.pp = 2;
     render_ok(GP_EXPORT_TRTLLM, &job, &f);
     check_golden("trtllm/llama-3.1-405b-tp8-pp2-2nodes", &f, 2);
-    expect_in(&f, 0, "srun --mpi=pmix --nodes 2 --ntasks-per-node 8 trtllm-llmapi-launch \\");
+    expect_in(&f, 0, "srun --mpi=pmix --nodes 2 --ntasks 16 --ntasks-per-node 8 trtllm-llmapi-launch \\");
     expect_in(&f, 0, "--max_num_tokens 32768 \\");
     expect_in(&f, 1, "enable_chunked_prefill: false");
     gp_export_files_free(&f);
@@ -618,7 +618,7 @@ static void test_service_replicas(void **state)
     expect_in(&f, 2, "mpirun --allow-run-as-root -np 16 -H $HOSTS");
     expect_in(&f, 2, "\"secretName\": \"llama-3-1-405b-ssh\"");
     expect_in(&f, 3, "#SBATCH --ntasks-per-node=8\n");
-    expect_in(&f, 3, "srun --mpi=pmix --nodes 2 --ntasks-per-node 8 trtllm-llmapi-launch");
+    expect_in(&f, 3, "srun --mpi=pmix --nodes 2 --ntasks 16 --ntasks-per-node 8 trtllm-llmapi-launch");
     gp_export_files_free(&f);
     /* SGLang over 2 nodes: every node runs the server with its NODE_RANK exported first */
     render_ok(GP_EXPORT_SGLANG, &job, &f);

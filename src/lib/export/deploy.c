@@ -4,15 +4,16 @@
  * deploy.json: a Kubernetes List (kubectl apply -f deploy.json) of
  *   - a Deployment (apps/v1) of `replicas` pods when one replica fits a node, or a
  *     LeaderWorkerSet (leaderworkerset.x-k8s.io/v1, the LWS controller) of `replicas` groups
- *     of one pod per node when a replica spans nodes (vLLM over Ray, SGLang --nnodes);
+ *     of one pod per node when a replica spans nodes (vLLM over Ray, SGLang --nnodes,
+ *     TensorRT-LLM MPI ranks started by mpirun over ssh);
  *   - a Service (v1) in front of the pods (the leaders for LWS): the one endpoint;
  *   each engine container requests its GPUs (nvidia.com/gpu), reads the API key from a Secret
  *   (never from the file), and is ready when the engine's health endpoint answers.
  * Field names and required fields follow the Kubernetes OpenAPI definitions; the tests check
  * the manifests against tests/k8s/schema.json, which lists its sources.
  *
- * serve.sbatch: a Slurm job array, one array task per replica (single-node replicas), each
- * writing its host:port to endpoints/ for the load balancer in front.
+ * serve.sbatch: a Slurm job array, one array task per replica (an allocation of the replica's
+ * nodes), each writing its head's host:port to endpoints/ for the load balancer in front.
  */
 #include "export_impl.h"
 
@@ -119,8 +120,8 @@ static const group_env lws_env = {"$LWS_LEADER_ADDRESS", "$LWS_WORKER_INDEX"};
 static const group_env slurm_env = {"$HEAD_ADDR", "$SLURM_NODEID"};
 
 /* TensorRT-LLM over the pods of an LWS group: MPI ranks started by mpirun over ssh (sshd on
- * port 2222 in every pod, the key from a Secret), one rank per GPU, each through
- * trtllm-llmapi-launch; rank 0 (the leader) serves HTTP. Worker i's host is the leader's name
+ * port 2222 in every pod, the key from a Secret), one rank per GPU of the copy (TP x PP x CP,
+ * filling the pods in order), each through trtllm-llmapi-launch; rank 0 (the leader) serves HTTP. Worker i's host is the leader's name
  * with "-i" (lws v0.10.0 pkg/utils/accelerators/tpu.go: <leader>-<i>.<subdomain>). */
 #define GPX_SSHD                                                                                                      \
     "command -v sshd >/dev/null || (apt-get update && apt-get install -y openssh-server openssh-client); "          \
@@ -129,7 +130,6 @@ static const group_env slurm_env = {"$HEAD_ADDR", "$SLURM_NODEID"};
 
 static void trtllm_group(const gpx_ctx *c, const char *cmdline, char *leader, char *worker, size_t n)
 {
-    int size = (c->replica_gpus + c->gpus_per_node - 1) / c->gpus_per_node;
     int per_pod = c->replica_gpus < c->gpus_per_node ? c->replica_gpus : c->gpus_per_node;
     snprintf(leader, n,
              GPX_SSHD "; HOSTS=$LWS_LEADER_ADDRESS:%d; for i in $(seq 1 $((LWS_GROUP_SIZE - 1))); do "
@@ -137,7 +137,7 @@ static void trtllm_group(const gpx_ctx *c, const char *cmdline, char *leader, ch
                       "exec mpirun --allow-run-as-root -np %d -H $HOSTS --mca plm_rsh_args "
                       "\"-p 2222 -o StrictHostKeyChecking=no\" -x PATH -x LD_LIBRARY_PATH ${HF_TOKEN:+-x HF_TOKEN} "
                       "trtllm-llmapi-launch %s",
-             per_pod, per_pod, size * per_pod, cmdline);
+             per_pod, per_pod, c->replica_gpus, cmdline);
     snprintf(worker, n, GPX_SSHD " -D");
 }
 

@@ -66,8 +66,8 @@ gp_status gpx_render_trtllm(const gpx_ctx *c, gp_export_files *out, gp_error *er
     gpx_cmd cmd;
     gpx_cmd_init(&cmd);
     if (multinode)
-        gpx_arg(&cmd, "srun --mpi=pmix --nodes %d --ntasks-per-node %d trtllm-llmapi-launch",
-                (c->replica_gpus + c->gpus_per_node - 1) / c->gpus_per_node, c->gpus_per_node);
+        gpx_arg(&cmd, "srun --mpi=pmix --nodes %d --ntasks %d --ntasks-per-node %d trtllm-llmapi-launch",
+                (c->replica_gpus + c->gpus_per_node - 1) / c->gpus_per_node, c->replica_gpus, c->gpus_per_node);
     gpx_arg(&cmd, "trtllm-serve %s", path);
     gpx_arg(&cmd, "--backend pytorch");
     gpx_arg(&cmd, "--tp_size %d", l->tp);
