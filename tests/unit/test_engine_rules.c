@@ -203,7 +203,7 @@ static void vllm_rules(report *r, const flags *f, int qsh)
 static void sglang_rules(report *r, const flags *f, int qsh)
 {
     double u = dflag(f, "--mem-fraction-static", 0.9);
-    rule(r, u > 0 && u < 1, "sglang python/sglang/srt/server_args.py@469c63e5 (mem_fraction_static in (0, 1))", "%g", u);
+    rule(r, u > 0 && u < 1, "docs/export.md (SGLang mem_fraction_static in (0, 1): weights + KV pool; no SGLang check was found)", "%g", u);
     const char *q = flag(f, "--quantization");
     const char *lf = flag(f, "--load-format");
     rule(r, !q || strcmp(q, "bitsandbytes") || (lf && !strcmp(lf, "bitsandbytes")),
