@@ -78,7 +78,7 @@ const MSG = {
     not_met: 'no setup meets the targets', compare_none: 'No smaller GPU to split this model over: it fits the smallest ones whole.',
     compare_busy: 'comparing…', gpus_word: (n) => n + ' GPUs',
     tl_title: 'Throughput and latency of the serving options', tl_x: 'TPOT p99 (ms per output token)',
-    tl_y: 'tokens/s per GPU', tl_note: 'Right is slower for each user, up is more work from each GPU; filled: meets the targets.',
+    tl_y: 'tokens/s per GPU', tl_target: 'TPOT target', tl_note: 'Further right is slower for each user, higher is more work from each GPU; filled dots meet the targets, the ringed one is the cheapest setup.',
   },
   'pt-BR': {
     tagline: 'Este modelo, com esta carga, cabe em uma GPU? Se não: quantas, de qual tipo, divididas como, com que velocidade e custo.',
@@ -144,11 +144,11 @@ const MSG = {
     win_only: (g, o) => 'Só a configuração com ' + g + ' cumpre as metas com esta carga; a com ' + o + ' não (veja as opções de serviço).',
     win_nvlink: (tp, n, m) => 'O NVLink vence: com paralelismo de tensor ' + tp + ', cada camada troca ativações entre as GPUs, e o NVLink leva esse ' +
       'tráfego muito mais rápido que o PCIe; a mesma carga precisa de ' + n + ' GPUs em vez de ' + m + '. Paralelismo de modelo pede NVLink.',
-    win_link_same: (tp) => 'Com paralelismo de tensor ' + tp + ', os dois links atendem à carga com as mesmas GPUs; o link pesa quando o modelo é dividido em mais GPUs.',
+    win_link_same: (tp) => 'Com paralelismo de tensor ' + tp + ', as duas conexões atendem à carga com o mesmo número de GPUs; a conexão pesa quando o modelo é dividido em mais GPUs.',
     not_met: 'nenhuma configuração cumpre as metas', compare_none: 'Não há GPU menor para dividir este modelo: ele cabe inteiro nas menores.',
     compare_busy: 'comparando…', gpus_word: (n) => n + ' GPUs',
     tl_title: 'Vazão e latência das opções de serviço', tl_x: 'TPOT p99 (ms por token gerado)',
-    tl_y: 'tokens/s por GPU', tl_note: 'Mais à direita, mais lento para cada usuário; mais acima, mais trabalho de cada GPU; cheio: cumpre as metas.',
+    tl_y: 'tokens/s por GPU', tl_target: 'meta de TPOT', tl_note: 'Mais à direita, mais lento para cada usuário; mais acima, mais trabalho de cada GPU; os pontos cheios cumprem as metas, e o contornado é a configuração mais barata.',
   },
 };
 const T = (k, ...a) => { const m = MSG[state.lang][k]; return typeof m === 'function' ? m(...a) : (m === undefined ? k : m); };
@@ -479,10 +479,15 @@ async function compareServe(s, gpu, tp, signal) {
   const doc = await post('/api/serve', Object.assign({}, s, { gpu, tp }), signal).catch((e) => (e.name === 'AbortError' ? Promise.reject(e) : null));
   return { gpu, tp, doc };
 }
+const COMPARE_COLS = () => [T('col_setup'), 'GPUs', T('col_mem_gpu'), T('col_tput'), T('col_latency'), T('col_cost_h')];
 function compareRow(tb, key, label, side) {
   const d = side.doc, tr = el('tr', { 'data-side': key, 'data-gpu': side.gpu, 'data-tp': String(side.tp) });
-  const found = d && d.found;
-  const td = (text, value) => { const c = el('td', {}, text); if (value !== undefined) c.dataset.value = String(value); tr.appendChild(c); };
+  const found = d && d.found, cols = COMPARE_COLS();
+  const td = (text, value) => { // data-label: the column's name, shown beside the figure on a phone
+    const c = el('td', { 'data-label': cols[tr.children.length] }, text);
+    if (value !== undefined) c.dataset.value = String(value);
+    tr.appendChild(c);
+  };
   td(label);
   td(found ? String(d.layout.gpus_total) : T('not_met'), found ? d.layout.gpus_total : 0);
   td(fmtGB(gpuOf(side.gpu).memory_bytes || 0), gpuOf(side.gpu).memory_bytes);
@@ -496,7 +501,7 @@ function compareTable(box, id, title, rows, why) {
   sec.appendChild(el('h3', {}, title));
   const t = el('table', { class: 'figures-table' });
   const head = el('tr');
-  for (const h of [T('col_setup'), 'GPUs', T('col_mem_gpu'), T('col_tput'), T('col_latency'), T('col_cost_h')]) head.appendChild(el('th', {}, h));
+  for (const h of COMPARE_COLS()) head.appendChild(el('th', {}, h));
   t.appendChild(el('thead')).appendChild(head);
   const tb = t.appendChild(el('tbody'));
   for (const [key, label, side] of rows) compareRow(tb, key, label, side);
@@ -564,14 +569,20 @@ function drawTradeoff(serve) {
   for (let i = 0; i <= 4; i++) {
     const xv = xmax * i / 4, yv = ymax * i / 4;
     g.appendChild(svg('line', { x1: L, x2: W - R, y1: Y(yv), y2: Y(yv), class: 'grid' }));
-    g.appendChild(svg('text', { x: L - 4, y: Y(yv) + 4, 'text-anchor': 'end' }, fmtNum(yv)));
-    g.appendChild(svg('text', { x: X(xv), y: H - B + 14, 'text-anchor': 'middle' }, fmtNum(xv)));
+    const tick = (v) => nf(v, Number.isInteger(v) ? 0 : 1);
+    g.appendChild(svg('text', { x: L - 4, y: Y(yv) + 4, 'text-anchor': 'end' }, tick(yv)));
+    g.appendChild(svg('text', { x: X(xv), y: H - B + 14, 'text-anchor': 'middle' }, tick(xv)));
   }
   g.appendChild(svg('line', { x1: L, x2: L, y1: TOP, y2: H - B, class: 'axis' }));
   g.appendChild(svg('line', { x1: L, x2: W - R, y1: H - B, y2: H - B, class: 'axis' }));
   g.appendChild(svg('text', { x: (L + W - R) / 2, y: H - 6, 'text-anchor': 'middle', class: 'label' }, T('tl_x')));
   g.appendChild(svg('text', { x: 11, y: (TOP + H - B) / 2, 'text-anchor': 'middle', class: 'label',
                               transform: 'rotate(-90 11 ' + (TOP + H - B) / 2 + ')' }, T('tl_y')));
+  const target = ((serve.slo || {}).tpot_p99_s || 0) * 1000; // the TPOT target, where it is on the chart
+  if (target > 0 && target <= xmax) {
+    g.appendChild(svg('line', { x1: X(target), x2: X(target), y1: TOP, y2: H - B, class: 'target', 'data-x': String(target) }));
+    g.appendChild(svg('text', { x: X(target) - 4, y: TOP + 10, 'text-anchor': 'end', class: 'label' }, T('tl_target')));
+  }
   const l = serve.layout || {};
   for (const p of pts) {
     const best = serve.found && p.o.gpu === serve.gpu && p.o.tp === l.tp && p.o.replicas === l.replicas;
@@ -579,7 +590,9 @@ function drawTradeoff(serve) {
                               'data-gpu': p.o.gpu, 'data-tp': String(p.o.tp), 'data-x': String(p.x), 'data-y': String(p.y) });
     c.appendChild(svg('title', {}, p.o.gpus_total + ' × ' + p.o.gpu + ' (TP ' + p.o.tp + '): ' + fmtNum(p.y) + ' tok/s/GPU, ' + fmtS(p.x / 1000)));
     g.appendChild(c);
-    if (best) g.appendChild(svg('text', { x: Math.min(X(p.x) + 8, W - R - 80), y: Y(p.y) - 8, class: 'label' }, p.o.gpu + ' TP' + p.o.tp));
+    const right = X(p.x) > (L + W - R) / 2; // the label on the side with room
+    if (best) g.appendChild(svg('text', { x: X(p.x) + (right ? -8 : 8), y: Y(p.y) - 8, class: 'label', 'text-anchor': right ? 'end' : 'start' },
+                                p.o.gpu + ' TP' + p.o.tp));
   }
   box.appendChild(g);
 }
