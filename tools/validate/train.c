@@ -156,12 +156,22 @@ void validate_train_throughput(const gp_catalog *cat, json_t *c, vrows *rs)
     if (l.global_batch % ((int64_t)l.dp * l.micro_batch) != 0)
         l.global_batch = (l.global_batch / ((int64_t)l.dp * l.micro_batch) + 1) * l.dp * l.micro_batch;
 
+    /* Megatron SC'21 (2021) and BLOOM (2022) predate FlashAttention in Megatron: the s x s
+     * scores went through HBM (fused scale-mask-softmax) */
+    if ((megatron || bloom) && !vcontains(json_string_value(json_object_get(set, "attention")), "flash"))
+        w.flash_attention = 0;
     gp_cluster cl;
     const gp_link *inter = NULL;
     const char *ic = json_string_value(json_object_get(hw, "interconnect"));
     if (ic && (vcontains(ic, "200Gb/s HDR") || vcontains(ic, "1600 Gbps") || vcontains(ic, "Omni-Path")))
         gp_catalog_find_link(cat, "ib-hdr", &inter, NULL); /* 8 x 200 Gb/s per node: 25 GB/s per GPU */
     gp_cluster_defaults(&cl, cat, g, inter);
+    /* the training stack the source names: MPT (Composer + FSDP) and IBM's runs are FSDP */
+    const char *fw = json_string_value(json_object_get(set, "framework"));
+    if (mpt || ibm || (fw && (vcontains(fw, "FSDP") || vcontains(fw, "torchtitan"))))
+        cl.framework = GP_FRAMEWORK_FSDP;
+    else if (fw && vcontains(fw, "DeepSpeed") && !bloom)
+        cl.framework = GP_FRAMEWORK_DEEPSPEED;
     gp_train_perf perf;
     if (gp_train_perf_estimate(&m, g, &cl, &w, &l, 0, &perf, NULL) != GP_OK)
         return;
