@@ -101,11 +101,18 @@ static double simulate(const gp_catalog *cat, const gp_model *m, const gp_gpu *g
     gp_sched_config sc;
     gp_step_model sm;
     gp_error err;
-    if (gp_serve_sched_config(m, g, w, l, isl + osl, &sc, &err) != GP_OK)
+    gp_engine_profile prof;
+    gp_perf_params pp;
+    if (gp_engine_profile_get(cat, w->engine, g, l->tp, &prof, &err) != GP_OK)
+        return NAN;
+    gp_perf_params_defaults(&pp, w->engine);
+    pp.step_overhead_s = prof.step_overhead_s;
+    pp.seq_overhead_s = prof.seq_overhead_s;
+    if (gp_serve_sched_config_profile(m, g, w, l, isl + osl, &prof, &sc, &err) != GP_OK)
         return NAN;
     if (max_seqs > 0)
         sc.max_num_seqs = max_seqs;
-    if (gp_step_model_init_nodes(m, g, NULL, NULL, w, l, NULL, &sm, &err) != GP_OK)
+    if (gp_step_model_init_nodes(m, g, NULL, NULL, w, l, &pp, &sm, &err) != GP_OK)
         return NAN;
     gp_step_model_use_rates(&sm, cat, g, NULL);
     gp_traffic t;

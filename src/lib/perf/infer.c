@@ -390,12 +390,19 @@ void gp_step_model_use_rates(gp_step_model *sm, const gp_catalog *cat, const gp_
     sm->custom_ar_max_bytes = GP_CUSTOM_AR_MAX_BYTES;
 }
 
-/* Seconds of `flops` in GEMMs of m tokens x n x k at the measured rate of their shape. */
+/* Seconds of `flops` in GEMMs of m tokens x n x k on the compute side: the measured rate at
+ * a large shape (MAMF) x the shape factor s(d) = d / (d + half_dim), d = min(m, n, k)
+ * (data/kernels.json "shape_rule", the same factor as gpi_gemm_rate) x the serving
+ * fraction. The memory side (weights at the achievable HBM rate) is the caller's max. */
 static double gemm_s(const gp_step_model *sm, int fmt, double flops, double m, double n, double k)
 {
-    if (!(flops > 0))
+    if (!(flops > 0) || !(m > 0) || !(n > 0) || !(k > 0))
         return 0.0;
-    double rate = gpi_gemm_rate(sm->rates, (gpi_kdtype)fmt, m, n, k) * sm->gemm_fraction;
+    const gpi_gpu_rates *r = sm->rates;
+    double d = m < n ? m : n;
+    d = d < k ? d : k;
+    double half = r->fit ? r->fit->gemm_half_dim : 0.0;
+    double rate = r->gemm[fmt] * d / (d + half) * sm->gemm_fraction;
     return rate > 0 ? flops / rate : 0.0;
 }
 

@@ -49,10 +49,13 @@ static const price_row prices[] = {
 #define GP_TRTLLM_MAX_BATCH 2048
 #define GP_TRTLLM_MAX_TOKENS 8192
 #define GP_TRTLLM_KV_FRACTION 0.90
-/* vLLM scheduler defaults (EngineArgs): max_num_batched_tokens 2048 (8192 on >= 70 GiB
- * non-A100 GPUs for `vllm serve`), max_num_seqs 256. */
+/* vLLM scheduler defaults (EngineArgs.get_batch_defaults): max_num_batched_tokens 2048 and
+ * max_num_seqs 256 (8192 and 1024 on >= 70 GiB non-A100 GPUs for `vllm serve`). The built-in
+ * fallback when no catalog is given; data/engines.json holds these with their sources. */
 #define GP_VLLM_TOKENS 2048
 #define GP_VLLM_BIG_TOKENS 8192
+#define GP_VLLM_SEQS 256
+#define GP_VLLM_BIG_SEQS 1024
 
 double gp_gpu_hourly_price(const gp_gpu *gpu)
 {
@@ -97,7 +100,7 @@ static void builtin_profile(const gp_gpu *gpu, gp_engine e, gp_engine_profile *p
     int trt = e == GP_ENGINE_TRTLLM;
     int big = (double)gpu->memory_bytes >= 70.0 * 1073741824.0 && strncmp(gpu->id, "A100", 4) != 0;
     p->max_num_batched_tokens = trt ? GP_TRTLLM_MAX_TOKENS : big ? GP_VLLM_BIG_TOKENS : GP_VLLM_TOKENS;
-    p->max_num_seqs = trt ? GP_TRTLLM_MAX_BATCH : 256;
+    p->max_num_seqs = trt ? GP_TRTLLM_MAX_BATCH : big ? GP_VLLM_BIG_SEQS : GP_VLLM_SEQS;
     p->block_size = 16;
     p->kv_fraction = trt ? GP_TRTLLM_KV_FRACTION : 0.0;
     p->reserve_full = trt;
