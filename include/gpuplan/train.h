@@ -20,6 +20,18 @@ typedef enum gp_framework {
 GP_API gp_framework gp_framework_parse(const char *s);
 GP_API const char *gp_framework_name(gp_framework f);
 
+/* The attention kernel the stack runs (docs/performance.md, "Where each rate comes from"). */
+typedef enum gp_attention {
+    GP_ATTENTION_DEFAULT = 0,   /* the framework's: Megatron-Core the GPU's usual (cuDNN via
+                                   Transformer Engine on Hopper/Blackwell, FlashAttention-2
+                                   before); FSDP / DeepSpeed stacks FlashAttention-2 (what the
+                                   torchtitan and llm-foundry measurements behave like) */
+    GP_ATTENTION_FA2,
+    GP_ATTENTION_FA3,
+    GP_ATTENTION_CUDNN,         /* cuDNN fused attention (Transformer Engine) */
+    GP_ATTENTION_COUNT
+} gp_attention;
+
 struct gpi_gpu_rates;
 struct gpi_link_curve;
 
@@ -31,6 +43,7 @@ typedef struct gp_cluster {
     char intra_name[48];        /* "NVLink 4", "pcie5" */
     char inter_name[48];        /* "ib-ndr" */
     gp_framework framework;     /* the training stack (default Megatron-Core) */
+    gp_attention attention;     /* its attention kernel (default: the framework's) */
     /* Measured rates (data/kernels.json), set by gp_cluster_defaults / gp_cluster_set_link:
      * pointers into the catalog, valid while it is open. NULL (a cluster built by hand): the
      * model falls back to the datasheet peaks with the generic efficiencies of train.c. */

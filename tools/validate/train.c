@@ -64,6 +64,11 @@ void validate_train_throughput(const gp_catalog *cat, json_t *c, vrows *rs)
     json_t *hw = json_object_get(c, "hardware"), *set = json_object_get(c, "settings");
     json_t *meas = json_object_get(c, "measured");
     const char *name = json_string_value(json_object_get(mod, "name"));
+    if (id && (strncmp(id, "mbridge-", 8) == 0 || strncmp(id, "nemo25", 6) == 0 || strncmp(id, "torchtitan-", 11) == 0 ||
+               strncmp(id, "automodel-", 10) == 0)) {
+        validate_train_preset(cat, c, rs);
+        return;
+    }
     const gp_gpu *g = gpu_named(cat, json_string_value(json_object_get(hw, "gpu")));
     if (!g || !id)
         return;
@@ -170,6 +175,9 @@ void validate_train_throughput(const gp_catalog *cat, json_t *c, vrows *rs)
     const char *fw = json_string_value(json_object_get(set, "framework"));
     if (mpt || ibm || (fw && (vcontains(fw, "FSDP") || vcontains(fw, "torchtitan"))))
         cl.framework = GP_FRAMEWORK_FSDP;
+    /* MPT's tables (2023) and IBM's runs predate PyTorch 2.5's cuDNN SDPA: FlashAttention-2 */
+    if (mpt || ibm)
+        cl.attention = GP_ATTENTION_FA2;
     else if (fw && vcontains(fw, "DeepSpeed") && !bloom)
         cl.framework = GP_FRAMEWORK_DEEPSPEED;
     gp_train_perf perf;

@@ -87,6 +87,8 @@ static gp_status load_fit(json_t *root, gpi_kernel_fit *f, gp_error *err)
     f->gemm_half_dim = num(o, "gemm_half_dim");
     f->gemm_train_fraction = num(o, "gemm_train_fraction");
     f->attn_train_fraction = num(o, "attn_train_fraction");
+    f->attn_train_fraction_cudnn = json_is_number(json_object_get(o, "attn_train_fraction_cudnn")) ? num(o, "attn_train_fraction_cudnn")
+                                                                                                  : f->attn_train_fraction;
     f->elementwise_h = num(o, "elementwise_h");
     f->elementwise_f = num(o, "elementwise_f");
     f->layer_overhead_s = num(o, "layer_overhead_us") * 1e-6;
@@ -94,7 +96,8 @@ static gp_status load_fit(json_t *root, gpi_kernel_fit *f, gp_error *err)
     f->range_p10 = num(o, "range_p10");
     f->range_p90 = num(o, "range_p90");
     if (f->gemm_half_dim < 0 || f->gemm_train_fraction <= 0 || f->gemm_train_fraction > 2 ||
-        f->attn_train_fraction <= 0 || f->attn_train_fraction > 2 || f->elementwise_h < 0 || f->elementwise_f < 0 ||
+        f->attn_train_fraction <= 0 || f->attn_train_fraction > 2 || f->attn_train_fraction_cudnn <= 0 ||
+        f->attn_train_fraction_cudnn > 2 || f->elementwise_h < 0 || f->elementwise_f < 0 ||
         f->layer_overhead_s < 0 || f->moe_imbalance < 1 || f->range_p10 <= -0.9 || f->range_p90 < f->range_p10)
         return bad(err, "fit", "'fit' needs gemm_half_dim >= 0, gemm_train_fraction and attn_train_fraction in (0, 2], elementwise_h/f and layer_overhead_us >= 0, moe_imbalance >= 1, -0.9 < range_p10 <= range_p90", NULL);
     return GP_OK;
@@ -330,6 +333,30 @@ static void attn_relatives(json_t *root, const gp_gpu *gpus, size_t n, gpi_gpu_r
     }
 }
 
+/* "attention_adjust": a published speed-up of one pass on named GPUs (Blackwell Ultra's
+ * doubled exponential units: forward x 1.35). */
+static void attn_adjust(json_t *root, const gp_gpu *gpus, size_t n, gpi_gpu_rates *rates)
+{
+    size_t a;
+    json_t *e;
+    json_array_foreach(json_object_get(root, "attention_adjust"), a, e) {
+        double f = num(e, "factor");
+        int pass = streq(str(e, "pass"), "bwd") ? 1 : 0;
+        size_t j;
+        json_t *gid;
+        json_array_foreach(json_object_get(e, "gpus"), j, gid) {
+            for (size_t i = 0; f > 0 && i < n; i++) {
+                if (!streq(gpus[i].id, json_string_value(gid)))
+                    continue;
+                for (int k = 0; k < GPI_ATTN_KERNEL_COUNT; k++)
+                    for (int c = 0; c < 2; c++)
+                        for (int q = 0; q < GPI_ATTN_SEQ_POINTS; q++)
+                            rates[i].attn[k][pass][c][q] *= f;
+            }
+        }
+    }
+}
+
 /* ---- collectives ---------------------------------------------------------------------- */
 
 /* Fractions of the link bandwidth on the size grid for one curve entry. */
@@ -449,6 +476,7 @@ gp_status gpi_kernels_load(json_t *root, const gp_gpu *gpus, size_t n_gpus, cons
         r->fit = &k->fit;
     }
     attn_relatives(root, gpus, n_gpus, k->gpus);
+    attn_adjust(root, gpus, n_gpus, k->gpus);
     link_curves(root, links, n_links, k);
     *out = k;
     return GP_OK;

@@ -56,7 +56,8 @@ typedef enum gpi_coll_op {
 typedef struct gpi_kernel_fit {
     double gemm_half_dim;       /* s = d / (d + half_dim), d the smallest GEMM dimension */
     double gemm_train_fraction; /* share of the MAMF a training step's GEMMs reach */
-    double attn_train_fraction; /* share of the attention kernel's benchmark rate */
+    double attn_train_fraction; /* share of FlashAttention-2's benchmark rate a stack reaches */
+    double attn_train_fraction_cudnn; /* the same for cuDNN / FlashAttention-3 */
     double elementwise_h;       /* memory-bound bytes per token per layer, units of h x 2 B */
     double elementwise_f;       /* the same for the MLP activation, units of f x 2 B */
     double layer_overhead_s;    /* launch / CPU time per layer per micro-batch (fwd + bwd) */

@@ -34,6 +34,7 @@
  */
 #include "internal.h"
 #include "hw/kernels.h"
+#include "perf/train_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -68,6 +69,10 @@
  * scale-mask-softmax path (Korthikanti et al. 2022, sec. 4: the softmax and its output
  * dominate the activation memory). */
 #define GP_EAGER_SCORE_PASSES 4.0
+/* DeepSpeed ZeRO-3 gathers each module's parameters separately and fetches at most this many
+ * parameter elements ahead of use (prefetch_bucket_size, default 5e7:
+ * deepspeed/runtime/zero/config.py, "Maximum number of parameter elements to fetch ahead"). */
+#define GP_DEEPSPEED_PREFETCH_PARAMS 5e7
 /* FlashAttention counts the backward as 2.5 forwards (the score recomputed: Dao 2023). */
 #define GP_ATTN_BWD_WORK 2.5
 
@@ -197,8 +202,9 @@ typedef struct tctx {
     gp_param_breakdown p;
     const gpi_gpu_rates *r;     /* NULL: fallback to peaks */
     gpi_kdtype kdt;             /* the GEMMs' format */
-    gpi_attn_kernel attn_kernel;/* Megatron-Core: the GPU's (cuDNN on Hopper/Blackwell); FSDP and
-                                   DeepSpeed stacks: FlashAttention-2 (PyTorch SDPA's flash path) */
+    gpi_attn_kernel attn_kernel;/* Megatron-Core: the GPU's usual (cuDNN via Transformer Engine on
+                                   Hopper/Blackwell); FSDP / DeepSpeed stacks: FlashAttention-2
+                                   (flash-attn, SDPA's flash path); unless the cluster names one */
     double peak, peak16, hbm;   /* FLOP/s, FLOP/s, bytes/s */
     double half_dim, gemm_frac, attn_frac, elem_h, elem_f, layer_overhead, moe_imbalance;
     double T;                   /* tokens per GPU per micro-batch */
@@ -212,6 +218,9 @@ static void ctx_rates(tctx *x)
     x->half_dim = f ? f->gemm_half_dim : GP_FALLBACK_GEMM_HALF_DIM;
     x->gemm_frac = f ? f->gemm_train_fraction : GP_FALLBACK_GEMM_EFFICIENCY;
     x->attn_frac = f ? f->attn_train_fraction : 1.0;
+    if (f && x->r && (x->attn_kernel == GPI_ATTN_CUDNN || x->attn_kernel == GPI_ATTN_FA3 ||
+                      (x->attn_kernel == GPI_ATTN_DEFAULT && x->r->attn_default != GPI_ATTN_FA2)))
+        x->attn_frac = f->attn_train_fraction_cudnn;
     x->elem_h = f ? f->elementwise_h : GP_FALLBACK_ELEMENTWISE_H;
     x->elem_f = f ? f->elementwise_f : GP_FALLBACK_ELEMENTWISE_F;
     x->layer_overhead = f ? f->layer_overhead_s : 0.0;
@@ -293,7 +302,7 @@ static void layer_attn(const tctx *x, double ctx, double *fwd, double *bwd)
 }
 
 typedef struct mb_time {
-    double compute, memory, bwd_share, attn, per_layer, gemm;
+    double compute, memory, bwd_share, attn, per_layer, gemm, experts;
 } mb_time;
 
 /* Compute and memory-bound seconds of one micro-batch on the slowest stage. */
@@ -305,7 +314,7 @@ static void microbatch_compute(const tctx *x, mb_time *o)
     int attn_recompute = l->recompute == GP_RECOMPUTE_FULL || l->recompute == GP_RECOMPUTE_SELECTIVE;
     /* backward of a linear: dgrad + wgrad = 2 forwards; frozen weights (LoRA) skip wgrad */
     double bwd_mult = x->lora ? 1.0 : 2.0;
-    double routed_d, routed_m;
+    double routed_d = 0.0, routed_m = 0.0;
     double g_dense = layer_gemm_fwd(x, 0, &routed_d), g_moe = m->experts > 0 ? layer_gemm_fwd(x, 1, &routed_m) : 0.0;
     double g_fwd = g_dense * x->dense_layers_stage + g_moe * x->moe_layers_stage;
     double h = (double)m->hidden;
@@ -329,7 +338,16 @@ static void microbatch_compute(const tctx *x, mb_time *o)
     double attn = a_fwd * (1.0 + (attn_recompute ? 1.0 : 0.0)) + a_bwd;
     o->attn = attn;
     o->gemm = g_fwd * (fwd_passes + bwd_mult);
-    o->compute = g_fwd * (fwd_passes + bwd_mult) + head * 3.0 + adapters + attn;
+    o->experts = m->experts > 0 ? routed_m * x->moe_layers_stage * (fwd_passes + bwd_mult) : 0.0;
+    /* DeepSeek-V3's multi-token prediction: per module one more (MoE) layer, its attention,
+     * a 2h -> h projection and the shared output head, on the last stage (DeepSeek-V3 report,
+     * sec. 2.2); charged to the slowest stage as the head is */
+    double mtp = 0.0;
+    if (m->mtp_layers > 0) {
+        double one = (m->experts > 0 ? g_moe : g_dense) + gemm_s(x, x->T, h, 2.0 * h);
+        mtp = (double)m->mtp_layers * (one * (1.0 + bwd_mult) + head * 3.0 + afw_full + abw_full);
+    }
+    o->compute = g_fwd * (fwd_passes + bwd_mult) + head * 3.0 + adapters + attn + mtp;
     o->bwd_share = g_fwd * bwd_mult + head * 2.0 + a_bwd;
     /* memory-bound: norms, residuals, rotary, activation function (docs/performance.md) */
     double moe_frac = m->experts > 0 ? (double)(m->layers - m->dense_layers) / L : 0.0;
@@ -382,6 +400,10 @@ static void microbatch_comm(const tctx *x, const mb_time *mt, double *t_tp, doub
         double a2a = x->T * h * 2.0 * (double)m->experts_active;
         double one_a2a = coll_time(c, GPI_COLL_ALL_TO_ALL, a2a, a2a, l->ep, l->tp);
         *t_ep = x->moe_layers_stage * (2.0 * fwd_passes + 2.0) * one_a2a;
+        /* Megatron-Core overlaps dispatch/combine with the expert GEMMs of another micro-batch
+         * (--overlap-moe-expert-parallel-comm, Megatron-Core 0.14 MoE README): only the excess */
+        if (c->framework == GP_FRAMEWORK_MEGATRON)
+            *t_ep = *t_ep > mt->experts ? *t_ep - mt->experts : 0.0;
     }
     /* PP: activations to the next stage, forward and backward (point-to-point) */
     *t_pp = 0.0;
@@ -391,38 +413,87 @@ static void microbatch_comm(const tctx *x, const mb_time *mt, double *t_tp, doub
     }
 }
 
-/* Data-parallel and ZeRO communication: exposed seconds per micro-batch (ZeRO-3 gathers,
- * ZeRO-2 reduce-scatters) and per step (the gradient all-reduce tail, ZeRO-2's gather). */
-static void dp_comm(const tctx *x, const mb_time *mt, double stage_params, int64_t m_micro, double *per_mb, double *per_step)
+/* One data-parallel group's collectives for `bytes` of 16-bit parameters over n ranks:
+ * per layer (ZeRO-3) and per step. */
+typedef struct dp_parts {
+    double ag_layer, rs_layer;  /* ZeRO-3: one layer's gather / reduce-scatter */
+    double rs, ag, ar;          /* the whole stage: reduce-scatter, all-gather, all-reduce */
+} dp_parts;
+
+static void dp_group(const tctx *x, double bytes, int n, dp_parts *d)
+{
+    const gp_cluster *c = x->c;
+    int stride = x->l->tp;
+    double bucket = GP_DP_BUCKET_PARAMS * 2.0;
+    memset(d, 0, sizeof *d);
+    if (x->l->zero >= 3) {
+        double layer = bytes / (x->stage_layers > 0 ? x->stage_layers : 1.0);
+        d->ag_layer = coll_time(c, GPI_COLL_ALL_GATHER, layer, layer, n, stride);
+        d->rs_layer = coll_time(c, GPI_COLL_REDUCE_SCATTER, layer, layer, n, stride);
+    } else if (x->l->zero == 2) {
+        d->rs = coll_time(c, GPI_COLL_REDUCE_SCATTER, bytes, bucket, n, stride);
+        d->ag = coll_time(c, GPI_COLL_ALL_GATHER, bytes, bucket, n, stride);
+    }
+    d->ar = x->l->zero >= 3 ? 0.0 : coll_time(c, GPI_COLL_ALL_REDUCE, bytes, bucket, n, stride);
+}
+
+/* DeepSpeed ZeRO-3: one all-gather per module (the layer's linear layers) per pass and a
+ * reduce-scatter of its gradients, each hidden only behind the compute of the parameters
+ * prefetched ahead (GP_DEEPSPEED_PREFETCH_PARAMS) or of the module itself, whichever is less;
+ * each collective pays the ring's latency over all n ranks. Exposed seconds per micro-batch. */
+static double deepspeed_zero3(const tctx *x, const mb_time *mt, double params, int n)
 {
     const gp_layout *l = x->l;
-    const gp_cluster *c = x->c;
-    int n = l->dp * l->cp;
+    double layers = x->stage_layers > 0 ? x->stage_layers : 1.0;
+    double layer_params = params / layers;
+    double mods = 4.0 + (x->m->mlp == GP_MLP_PLAIN ? 2.0 : 3.0);
+    double events = 3.0 + (l->recompute == GP_RECOMPUTE_FULL ? 1.0 : 0.0); /* AG fwd, AG bwd, RS (+ AG) */
+    double bytes = layer_params * 2.0 / mods;
+    double comm = coll_time(x->c, GPI_COLL_ALL_GATHER, bytes, bytes, n, l->tp);
+    double per_event = mt->per_layer / events; /* the layer's compute per pass */
+    double ahead = layer_params > 0 ? per_event * (GP_DEEPSPEED_PREFETCH_PARAMS < layer_params ? GP_DEEPSPEED_PREFETCH_PARAMS / layer_params : 1.0) : 0.0;
+    double window = per_event / mods < ahead ? per_event / mods : ahead;
+    double excess = comm > window ? comm - window : 0.0;
+    return layers * events * mods * excess + comm;
+}
+
+/* Data-parallel and ZeRO communication: exposed seconds per micro-batch (ZeRO-3 gathers,
+ * ZeRO-2 reduce-scatters) and per step (the gradient all-reduce tail, ZeRO-2's gather).
+ * Dense parameters travel over the data-parallel group (dp x cp ranks); routed experts,
+ * already split over EP, over the expert-data-parallel group (dp x cp / ep ranks, at least
+ * one: Megatron-Core's expert_data_parallel). */
+static void dp_comm(const tctx *x, const mb_time *mt, double dense_params, double expert_params, int64_t m_micro,
+                    double *per_mb, double *per_step)
+{
+    const gp_layout *l = x->l;
+    int n = l->dp * l->cp, ne = n / (l->ep > 1 ? l->ep : 1);
     *per_mb = *per_step = 0.0;
-    if (n <= 1)
-        return;
-    double bytes = stage_params * 2.0, bucket = GP_DP_BUCKET_PARAMS * 2.0;
-    if (x->lora)
-        return; /* frozen base: only the adapters' gradients travel (negligible) */
-    if (l->zero >= 3) {
+    if (x->lora || n <= 1)
+        return; /* LoRA: the frozen base sends nothing; only the adapters' tiny gradients */
+    dp_parts d, e;
+    dp_group(x, dense_params * 2.0, n, &d);
+    memset(&e, 0, sizeof e);
+    if (ne > 1 && expert_params > 0)
+        dp_group(x, expert_params * 2.0, ne, &e);
+    if (l->zero >= 3 && x->c->framework == GP_FRAMEWORK_DEEPSPEED) {
+        *per_mb = deepspeed_zero3(x, mt, dense_params + expert_params, n);
+    } else if (l->zero >= 3) {
         /* per layer: all-gather (fwd, again for a full recompute and for the backward),
          * reduce-scatter of its gradients; prefetch one layer ahead hides each layer's
          * traffic behind the previous layer's compute: only the excess shows, plus the
          * first layer's gather (Zhao et al. 2023, FSDP sec. 4; torchtitan, DeepSpeed alike) */
-        double layer = bytes / (x->stage_layers > 0 ? x->stage_layers : 1.0);
-        double ag = coll_time(c, GPI_COLL_ALL_GATHER, layer, layer, n, l->tp);
-        double rs = coll_time(c, GPI_COLL_REDUCE_SCATTER, layer, layer, n, l->tp);
+        double ag = d.ag_layer + e.ag_layer, rs = d.rs_layer + e.rs_layer;
         double comm_layer = ag * (2.0 + (l->recompute == GP_RECOMPUTE_FULL ? 1.0 : 0.0)) + rs;
         double excess = comm_layer > mt->per_layer ? comm_layer - mt->per_layer : 0.0;
         *per_mb = x->stage_layers * excess + ag;
     } else if (l->zero == 2 && m_micro > 1) {
-        double rs = coll_time(c, GPI_COLL_REDUCE_SCATTER, bytes, bucket, n, l->tp);
+        double rs = d.rs + e.rs;
         *per_mb = rs > mt->bwd_share ? rs - mt->bwd_share : 0.0;
-        *per_step = coll_time(c, GPI_COLL_ALL_GATHER, bytes, bucket, n, l->tp);
-    } else if (bytes > 0) {
+        *per_step = d.ag + e.ag;
+    } else {
         /* bucketed gradient all-reduce overlapped with the last micro-batch's backward
-         * (Megatron overlap_grad_reduce, DDP, FSDP's reduce-scatter alike) */
-        double ar = coll_time(c, GPI_COLL_ALL_REDUCE, bytes, bucket, n, l->tp);
+         * (Megatron overlap_grad_reduce, DDP); ZeRO-1: reduce-scatter + all-gather, the same */
+        double ar = d.ar + e.ar;
         *per_step = ar > mt->bwd_share ? ar - mt->bwd_share : 0.0;
     }
 }
@@ -486,17 +557,18 @@ static void fill_rates(const tctx *x, int64_t gb, double train_tokens, gp_train_
     out->time_to_train_s_low = out->time_to_train_s * lo, out->time_to_train_s_high = out->time_to_train_s * hi;
 }
 
-static gp_status ctx_init(tctx *x, const gp_model *m, const gp_gpu *gpu, const gp_cluster *c, const gp_workload *w,
-                          const gp_layout *l, gp_error *err)
+static gp_status ctx_init(tctx *x, const gp_model *m, const gp_param_breakdown *p, const gp_gpu *gpu,
+                          const gp_cluster *c, const gp_workload *w, const gp_layout *l, gp_error *err)
 {
     memset(x, 0, sizeof *x);
     x->m = m, x->gpu = gpu, x->c = c, x->w = w, x->l = l;
-    gp_status st = gp_model_params(m, &x->p, err);
-    if (st)
-        return st;
+    x->p = *p;
     gp_dtype cdt = w->dtype == GP_DTYPE_FP8 || w->dtype == GP_DTYPE_FP4 || w->dtype == GP_DTYPE_MXFP4 ? w->dtype : GP_DTYPE_BF16;
     x->kdt = gpi_kdtype_of(cdt);
-    x->attn_kernel = c->framework == GP_FRAMEWORK_MEGATRON ? GPI_ATTN_DEFAULT : GPI_ATTN_FA2;
+    x->attn_kernel = c->attention == GP_ATTENTION_FA2     ? GPI_ATTN_FA2
+                     : c->attention == GP_ATTENTION_FA3   ? GPI_ATTN_FA3
+                     : c->attention == GP_ATTENTION_CUDNN ? GPI_ATTN_CUDNN
+                     : c->framework == GP_FRAMEWORK_MEGATRON ? GPI_ATTN_DEFAULT : GPI_ATTN_FA2;
     x->peak = peak_tflops(gpu, cdt) * 1e12;
     x->peak16 = peak_tflops(gpu, GP_DTYPE_BF16) * 1e12;
     x->r = c->rates && c->rates->gemm[x->kdt] > 0 ? c->rates : NULL;
@@ -520,11 +592,21 @@ gp_status gp_train_perf_estimate(const gp_model *m, const gp_gpu *gpu, const gp_
                                  gp_train_perf *out, gp_error *err)
 {
     memset(out, 0, sizeof *out);
+    gp_param_breakdown p;
+    gp_status st = gp_model_params(m, &p, err);
+    return st ? st : gpi_train_perf_estimate_p(m, &p, gpu, c, w, l, train_tokens, out, err);
+}
+
+gp_status gpi_train_perf_estimate_p(const gp_model *m, const gp_param_breakdown *pb, const gp_gpu *gpu,
+                                    const gp_cluster *c, const gp_workload *w, const gp_layout *l,
+                                    double train_tokens, gp_train_perf *out, gp_error *err)
+{
+    memset(out, 0, sizeof *out);
     int64_t gb = l->global_batch > 0 ? l->global_batch : (int64_t)l->dp * l->micro_batch;
     gp_status st = check_request(m, c, w, l, gb, err);
     tctx x;
     if (!st)
-        st = ctx_init(&x, m, gpu, c, w, l, err);
+        st = ctx_init(&x, m, pb, gpu, c, w, l, err);
     if (st)
         return st;
     const int64_t m_micro = gb / ((int64_t)l->dp * l->micro_batch);
@@ -535,10 +617,12 @@ gp_status gp_train_perf_estimate(const gp_model *m, const gp_gpu *gpu, const gp_
     double t_mb = mt.compute + mt.memory + t_tp + t_cp + t_ep + t_pp;
 
     double L = (double)m->layers;
-    double stage_params = ((double)(x.p.total - x.p.embedding - x.p.head) * x.stage_layers / L +
-                           (double)(m->tied_embeddings ? x.p.embedding : x.p.head)) / l->tp;
+    /* this GPU's parameters: dense ones split over TP, routed experts over TP x EP */
+    double routed = (double)x.p.experts_routed * x.stage_layers / L / l->tp / l->ep;
+    double dense = ((double)(x.p.total - x.p.embedding - x.p.head - x.p.experts_routed) * x.stage_layers / L +
+                    (double)(m->tied_embeddings ? x.p.embedding : x.p.head)) / l->tp;
     double t_fsdp_mb, t_dp;
-    dp_comm(&x, &mt, stage_params, m_micro, &t_fsdp_mb, &t_dp);
+    dp_comm(&x, &mt, dense, routed, m_micro, &t_fsdp_mb, &t_dp);
     double t_mb_total = t_mb + t_fsdp_mb;
     double v = l->virtual_stages > 1 ? (double)l->virtual_stages : 1.0;
     double bubble = l->pp > 1 ? (double)(l->pp - 1) / v * t_mb_total : 0.0;
@@ -546,7 +630,8 @@ gp_status gp_train_perf_estimate(const gp_model *m, const gp_gpu *gpu, const gp_
 
     /* optimizer step on this GPU's shard (LoRA: the adapters only, negligible); offloaded
      * states cross PCIe: gradients down and updated 16-bit weights up */
-    double opt_params = x.lora ? 0.0 : stage_params / (l->zero >= 1 ? (double)(l->dp * l->cp) : 1.0);
+    int n_dp = l->dp * l->cp, n_edp = n_dp / l->ep > 1 ? n_dp / l->ep : 1;
+    double opt_params = x.lora ? 0.0 : l->zero >= 1 ? dense / n_dp + routed / n_edp : dense + routed;
     double t_opt = opt_params * GP_OPTIMIZER_BYTES_PER_PARAM / x.hbm;
     if (w->offload != GP_OFFLOAD_NONE && opt_params > 0) {
         double pcie = (gpu->pcie_gen >= 5 ? 63.0 : gpu->pcie_gen == 4 ? 31.5 : 15.75) * 1e9 * GP_NCCL_BW_EFFICIENCY;
