@@ -346,12 +346,12 @@ static double maxd(double a, double b) { return a > b ? a : b; }
  * norms, rotary, quantization of activations and sampling the model does not time one by
  * one. Fitted on the TensorRT-LLM H100 rows of validation/public.jsonl (docs/serving.md,
  * "Calibration"); gp_perf_params.gemm_fraction overrides it. */
-#define GP_SERVE_GEMM_FRACTION 0.80
+#define GP_SERVE_GEMM_FRACTION 0.75
 /* The same for NVFP4 / MXFP4 GEMMs, whose rate in data/kernels.json is derived (the FP4 peak x
  * the GPU's FP8 efficiency), not measured: activation quantization to FP4 and the block-scale
- * handling cost more than in FP8. Fitted 0.50 on the TensorRT-LLM v1.0 Llama-3.3-70B B200 rows
+ * handling cost more than in FP8. Fitted 0.42 on the TensorRT-LLM v1.0 Llama-3.3-70B B200 rows
  * of validation/serve_trtllm.jsonl (the GB200, RTX PRO 6000 and MoE FP4 rows held out). */
-#define GP_SERVE_GEMM_FRACTION_FP4 0.50
+#define GP_SERVE_GEMM_FRACTION_FP4 0.42
 /* All-reduces up to this size run on the engines' one-shot / two-shot custom kernels, not
  * NCCL: vLLM's CustomAllreduce max_size 8 MiB (vllm/distributed/device_communicators/
  * custom_all_reduce.py), TensorRT-LLM's AllReduce ONESHOT/TWOSHOT strategies. Their time is
