@@ -138,6 +138,9 @@ typedef struct gp_traffic {
     const gp_trace_request *trace; /* borrowed */
     size_t trace_len;
     uint64_t seed;
+    int (*cancel)(void *arg);      /* polled in the simulation loop: non-zero stops it with
+                                      GP_ELIMIT (a deadline, a server stopping); NULL: never */
+    void *cancel_arg;
 } gp_traffic;
 
 /* The engine's scheduler limits and KV pool for one replica. */

@@ -22,11 +22,6 @@ static int parse_format(const char *s) { gp_report_format f = gp_report_format_p
 static int parse_lang(const char *s) { return !strcmp(s, "en") ? 0 : !strcmp(s, "pt-BR") ? 1 : -1; }
 static int parse_arrival(const char *s) { return !strcmp(s, "poisson") ? 0 : !strcmp(s, "fixed") ? 1 : -1; }
 
-static int parse_engine(const char *s)
-{
-    return gp_engine_parse(s) < GP_ENGINE_COUNT || gp_export_engine_parse(s) < GP_EXPORT_COUNT ? 0 : -1;
-}
-
 static int parse_lengths(const char *s)
 {
     return !strcmp(s, "fixed") ? GP_LENGTH_FIXED : !strcmp(s, "exponential") ? GP_LENGTH_EXPONENTIAL
@@ -112,7 +107,7 @@ static const gp_scenario_key keys[] = {
     KEY(lora_rank, INT, 1, 65536, "", W, "LoRA/QLoRA adapter rank (16)"),
     KEYF("no_flash_attention", BOOL, 0, 1, 0, "", NULL, W, GP_KEYF_NEGATE, no_flash_attention, NULL,
          "store the s^2 attention matrix (eager attention)"),
-    KEYF("engine", STRING, 0, 0, 0, "", "none, vllm, sglang, tgi, trtllm, llamacpp", W, 0, engine, parse_engine,
+    KEYF("engine", STRING, 0, 0, 0, "", "none, vllm, sglang, tgi, trtllm, llamacpp", W, 0, engine, NULL,
          "engine: none (default), vllm, sglang, tgi, trtllm, llamacpp (export: also deepspeed, megatron, "
          "torchrun-fsdp, slurm)"),
     KEY(gpu_memory_utilization, NUMBER, 0.01, 1.0, "", W, "fraction of device memory the engine may use (0.9)"),

@@ -431,7 +431,9 @@ gp_status gp_simulate(const gp_step_model *sm, const gp_sched_config *sc, const 
         st = gpi_fail(err, GP_ENOMEM, "out of memory");
         goto done;
     }
-    while (finished + s.rejected < total) {
+    for (uint64_t polls = 0; finished + s.rejected < total; polls++) {
+        if (t->cancel && (polls & 1023) == 0 && t->cancel(t->cancel_arg) && (st = gpi_fail(err, GP_ELIMIT, "the simulation was stopped: past the request's deadline or the server is stopping")))
+            break;
         if (admit_arrivals(&s, now)) {
             st = gpi_fail(err, GP_ENOMEM, "out of memory for the waiting queue");
             break;
