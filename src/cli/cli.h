@@ -85,7 +85,6 @@ int cli_run_question(cli_common *common, const char *cmd, int argc, char **argv,
 
 /* ---- commands ---- */
 int cmd_fit(int argc, char **argv, cli_common *common);
-int cmd_validate(int argc, char **argv, cli_common *common);
 int cmd_model(int argc, char **argv, cli_common *common);
 int cmd_gpus(int argc, char **argv, cli_common *common);
 int cmd_table(int argc, char **argv, cli_common *common);
