@@ -40,10 +40,10 @@ typedef struct gp_run_ctx {
     const char *nvml_path;       /* gpu "local": the NVML library (NULL: the default) */
 } gp_run_ctx;
 
-/* The budget when none is given: 2e9 simulated token-steps (a 300-user search is ~1e8). */
-#define GP_RUN_DEFAULT_WORK 2e9
-/* The web API's budget (gpuplan web): ~20x the typical 300-user search. */
-#define GP_RUN_API_WORK 2e9
+/* The budget when none is given (the CLI): 1e11 simulated token-steps (a 300-user search of
+ * every GPU is ~5e8); the web API: 1e10. */
+#define GP_RUN_DEFAULT_WORK 1e11
+#define GP_RUN_API_WORK 1e10
 
 /* Monotonic seconds (for deadline_s = gp_run_clock() + budget). */
 GP_API double gp_run_clock(void);

@@ -78,6 +78,10 @@ static gp_status build_request(const gp_catalog *cat, gp_result *r, const gp_run
         req->slo.tpot_s = sc->tpot_p99;
         req->redundancy = sc->redundancy;
         req->availability = sc->availability;
+        size_t n_gpus = req->n_gpus > 0 ? (size_t)req->n_gpus : gp_catalog_gpu_count(cat);
+        size_t n_dtypes = req->n_dtypes > 0 ? (size_t)req->n_dtypes : 1;
+        if ((st = gpi_run_budget(ctx, gpi_serve_work(&req->traffic, sc, 1, n_gpus * n_dtypes), "this plan", err)))
+            return st;
     } else {
         req->train.train_tokens = sc->tokens;
         req->train.gpus = (int)sc->gpus;

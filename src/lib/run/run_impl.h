@@ -60,6 +60,9 @@ gp_status gpi_run_workload(const gp_scenario *sc, gp_workload *w, gp_error *err)
 void gpi_run_layout(const gp_scenario *sc, gp_layout *given);
 /* The serving load of the scenario's users / rate keys (not trace). */
 void gpi_run_traffic(const gp_scenario *sc, gp_traffic *t);
+/* Simulated token-steps a serving question asks for: requests x tokens each, times the
+ * simulations a search over n_gpus GPU types runs (search) or one (evaluate). */
+double gpi_serve_work(const gp_traffic *t, const gp_scenario *sc, int search, size_t n_gpus);
 /* The finished document into r->json. */
 gp_status gpi_run_finish(gp_result *r, json_t *doc, gp_error *err);
 

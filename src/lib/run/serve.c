@@ -59,8 +59,7 @@ static gp_traffic share(const gp_traffic *t, int replicas)
     return tr;
 }
 
-/* Token-steps the question asks for (requests x tokens each, times the simulations run). */
-static double work_of(const gp_traffic *t, const gp_scenario *sc, int search, size_t n_gpus)
+double gpi_serve_work(const gp_traffic *t, const gp_scenario *sc, int search, size_t n_gpus)
 {
     gp_traffic one = share(t, 1);
     double per_request = (double)sc->output_tokens + (double)sc->prompt_tokens / 512.0 + 1.0;
@@ -191,7 +190,7 @@ static gp_status run_mode(const gp_catalog *cat, gp_result *r, const gp_run_ctx 
                  t.arrival == GP_ARRIVAL_FIXED_RATE;
     a->mode = steady && sc->replicas == 0 ? GP_SERVE_MODE_SEARCH : GP_SERVE_MODE_EVALUATE;
     size_t n_gpus = sc->gpu.n > 0 ? 1 : gp_catalog_gpu_count(cat);
-    gp_status st = gpi_run_budget(ctx, work_of(&t, sc, a->mode == GP_SERVE_MODE_SEARCH, n_gpus), "this load", err);
+    gp_status st = gpi_run_budget(ctx, gpi_serve_work(&t, sc, a->mode == GP_SERVE_MODE_SEARCH, n_gpus), "this load", err);
     if (!st)
         st = a->mode == GP_SERVE_MODE_SEARCH ? search(cat, r, &t, err) : evaluate(cat, r, &t, err);
     a->traffic = t;
