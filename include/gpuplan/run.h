@@ -118,6 +118,40 @@ GP_API const gp_plan_result *gp_result_plan(const gp_result *r);
 /* The plan's report in the scenario's format (text, markdown, html; json = gp_result_json). */
 GP_API gp_status gp_result_report(const gp_result *r, char **text, size_t *len, gp_error *err);
 
+/* ---- table: the classic sizing table (gpuplan table) ---- */
+/* Rules of thumb, bytes per parameter: inference at 16-bit weights; training with AdamW in
+ * mixed precision 2 (weights) + 2 (gradients) + 12 (fp32 master, momentum, variance),
+ * Rajbhandari et al. 2020 (ZeRO), section 3, commonly quoted as 12-18 bytes/param. */
+#define GP_TABLE_RULE_INFER_BYTES 2
+#define GP_TABLE_RULE_TRAIN_BYTES 16
+#define GP_TABLE_RULE_TRAIN_LOW 12
+#define GP_TABLE_RULE_TRAIN_HIGH 18
+#define GP_TABLE_ROWS 4
+
+typedef struct gp_table_part {
+    gp_memory one;             /* the whole job on one GPU (TP = PP = DP = 1) */
+    gp_fit_result fit;         /* the smallest layout of the GPU that holds it */
+    char layout[64];           /* "2x TP2", "1x", "none" */
+} gp_table_part;
+
+typedef struct gp_table_row {
+    gp_model m;
+    int64_t params;
+    gp_table_part infer, train;
+} gp_table_row;
+
+typedef struct gp_table_answer {
+    int n;
+    gp_table_row rows[GP_TABLE_ROWS]; /* one real catalog model per size class: 8B, 13B, 70B, 405B */
+    gp_workload infer, train;  /* one bf16 sequence of `context` tokens; AdamW at `seq`, micro-batch 1 */
+} gp_table_answer;
+
+/* Every row through the library (gp_memory_estimate on one GPU, gp_fit's smallest layout);
+ * keys gpu, context (default 8192), seq (4096). */
+GP_API gp_status gp_table_run(const gp_catalog *cat, const gp_scenario *sc, const gp_run_ctx *ctx,
+                              gp_result **out, gp_error *err);
+GP_API const gp_table_answer *gp_result_table(const gp_result *r);
+
 /* ---- a scenario's pieces, for a front end that asks the library something else ---- */
 /* The model (catalog id, path, inline config.json, explicit architecture over either). */
 GP_API gp_status gp_scenario_model(const gp_catalog *cat, const gp_scenario *sc, const gp_run_ctx *ctx,

@@ -88,6 +88,7 @@ void gp_result_free(gp_result *r)
     if (r->files)
         gp_export_files_free(r->files);
     free(r->files);
+    free(r->table);
     free(r->json);
     free(r);
 }
@@ -317,6 +318,7 @@ gp_status gp_run(const gp_catalog *cat, const gp_scenario *sc, const gp_run_ctx 
     case GP_CMD_SERVE: return gp_serve_run(cat, sc, ctx, out, err);
     case GP_CMD_PLAN: return gp_plan_run(cat, sc, ctx, out, err);
     case GP_CMD_EXPORT: return gp_export_run(cat, sc, ctx, out, err);
+    case GP_CMD_TABLE: return gp_table_run(cat, sc, ctx, out, err);
     default: return gpi_fail(err, GP_EINVAL, "gp_run: the scenario names no question (fit, train, serve, plan)");
     }
 }
@@ -332,6 +334,7 @@ const gp_serve_answer *gp_result_serve(const gp_result *r) { return r && r->comm
 const gp_train_answer *gp_result_train(const gp_result *r) { return r && r->command == GP_CMD_TRAIN ? &r->train : NULL; }
 const gp_plan_request *gp_result_plan_request(const gp_result *r) { return r ? r->preq : NULL; }
 const gp_plan_result *gp_result_plan(const gp_result *r) { return r ? r->pres : NULL; }
+const gp_table_answer *gp_result_table(const gp_result *r) { return r ? r->table : NULL; }
 const gp_export_files *gp_result_export(const gp_result *r) { return r ? r->files : NULL; }
 const gp_layout *gp_result_layout(const gp_result *r) { return r && r->command == GP_CMD_EXPORT ? &r->layout : NULL; }
 

@@ -22,6 +22,7 @@ struct gp_result {
     gp_train_search_result *tres;
     gp_plan_request *preq;
     gp_plan_result *pres;
+    gp_table_answer *table;    /* table */
     gp_export_files *files;    /* export */
     gp_layout layout;          /* export: the layout rendered */
     int export_engine;         /* gp_export_engine */
