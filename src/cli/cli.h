@@ -16,10 +16,10 @@ enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2 };
 
 /* Options every command accepts. */
 typedef struct cli_common {
-    int json;               /* --json: machine-readable output on stdout */
-    FILE *err;              /* where messages go (stderr) */
-    const char *data_dir;   /* --data-dir DIR: user data overriding the built-in data files */
-    gp_catalog *cat;        /* opened lazily by cli_catalog() */
+    int json;             /* --json: machine-readable output on stdout */
+    FILE *err;            /* where messages go (stderr) */
+    const char *data_dir; /* --data-dir DIR: user data overriding the built-in data files */
+    gp_catalog *cat;      /* opened lazily by cli_catalog() */
 } cli_common;
 
 typedef struct cli_command {
@@ -29,10 +29,11 @@ typedef struct cli_command {
 } cli_command;
 
 /* Long options shared by all commands (commands outside the key table: web, probe, gpus). */
-#define CLI_COMMON_OPTS                                        \
-    {"json", no_argument, NULL, 'J'},                          \
-    {"data-dir", required_argument, NULL, 'D'},                \
-    {"help", no_argument, NULL, 'h'}
+#define CLI_COMMON_OPTS                                                                                                \
+    {"json", no_argument, NULL, 'J'}, {"data-dir", required_argument, NULL, 'D'},                                      \
+    {                                                                                                                  \
+        "help", no_argument, NULL, 'h'                                                                                 \
+    }
 
 /* Handle a common option; returns 1 if it was one. */
 int cli_common_opt(int opt, const char *arg, cli_common *common);
@@ -63,9 +64,9 @@ int cli_print_text(char *text, size_t len);
 int cli_print_result_json(cli_common *common, const gp_result *r);
 
 /* Human formatting into caller buffers. */
-const char *cli_fmt_count(char *buf, size_t n, int64_t v);       /* 70,553,706,496 */
-const char *cli_fmt_bytes(char *buf, size_t n, double bytes);    /* 141.1 GB (131.4 GiB) */
-const char *cli_fmt_si(char *buf, size_t n, double v);           /* 70.55 B, 1.23 T */
+const char *cli_fmt_count(char *buf, size_t n, int64_t v);    /* 70,553,706,496 */
+const char *cli_fmt_bytes(char *buf, size_t n, double bytes); /* 141.1 GB (131.4 GiB) */
+const char *cli_fmt_si(char *buf, size_t n, double v);        /* 70.55 B, 1.23 T */
 
 /* ---- flags from the key table ---- */
 /* Parse argv (argv[0] = the command) into sc: every key of the command is a long flag

@@ -25,8 +25,8 @@ static void print_memory(const char *title, const gp_memory *m, const gp_workloa
     double top = (double)(m->per_gpu > m->capacity ? m->per_gpu : m->capacity);
     double scale = 50.0 / top;
     char a[64], b[64];
-    printf("%s: %.1f GB per GPU of %.1f GB (%s)\n", title, (double)m->per_gpu / 1e9,
-           (double)m->capacity / 1e9, m->fits ? "fits" : "does NOT fit");
+    printf("%s: %.1f GB per GPU of %.1f GB (%s)\n", title, (double)m->per_gpu / 1e9, (double)m->capacity / 1e9,
+           m->fits ? "fits" : "does NOT fit");
     bar("weights", m->weights, scale);
     bar("kv cache", m->kv_cache, scale);
     bar("activations", m->activations, scale);
@@ -74,16 +74,20 @@ int cmd_fit(int argc, char **argv, cli_common *common)
     char a[64], b[64];
     printf("%s on %s: %s", m->name, gpu->id, gp_task_name(w->task));
     if (w->task == GP_TASK_INFER)
-        printf(", %s x %s-token sequences", cli_fmt_count(a, sizeof a, w->batch), cli_fmt_count(b, sizeof b, w->context));
+        printf(", %s x %s-token sequences", cli_fmt_count(a, sizeof a, w->batch),
+               cli_fmt_count(b, sizeof b, w->context));
     else
         printf(", %s-token sequences, micro-batch %lld, %s", cli_fmt_count(a, sizeof a, w->seq),
                (long long)(sc->micro_batch ? sc->micro_batch : 1), gp_optimizer_name(w->optimizer));
-    printf(", weights %s\n\n", gp_dtype_name(w->dtype != GP_DTYPE_UNKNOWN ? w->dtype : (m->quant ? m->quant : m->dtype)));
+    printf(", weights %s\n\n",
+           gp_dtype_name(w->dtype != GP_DTYPE_UNKNOWN ? w->dtype : (m->quant ? m->quant : m->dtype)));
     char title[128];
     snprintf(title, sizeof title, "Asked layout (TP %d, PP %d, DP %d%s)", r->asked.tp, r->asked.pp, r->asked.dp,
              r->asked.zero ? ", ZeRO" : "");
     print_memory(title, &r->asked_memory, w);
-    printf("\nVerdict: %s\n", r->single_gpu_sufficient ? "ONE GPU is enough." : r->fits ? "one GPU is NOT enough." : "no layout fits.");
+    printf("\nVerdict: %s\n", r->single_gpu_sufficient ? "ONE GPU is enough."
+                              : r->fits                ? "one GPU is NOT enough."
+                                                       : "no layout fits.");
     for (int i = 0; i < r->n_reasons; i++)
         printf("  - [%s] %s\n", gp_reason_name(r->reasons[i].code), r->reasons[i].message);
     if (r->fits && (r->min_gpus > 1 || gp_layout_gpus(&r->asked) != 1)) {

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const gp_dtype shown_dtypes[] = {GP_DTYPE_F32, GP_DTYPE_BF16, GP_DTYPE_FP8, GP_DTYPE_INT8,
-                                        GP_DTYPE_INT4, GP_DTYPE_NF4, GP_DTYPE_MXFP4};
+static const gp_dtype shown_dtypes[] = {GP_DTYPE_F32,  GP_DTYPE_BF16, GP_DTYPE_FP8,  GP_DTYPE_INT8,
+                                        GP_DTYPE_INT4, GP_DTYPE_NF4,  GP_DTYPE_MXFP4};
 
 static void print_part(const char *name, int64_t v, int64_t total)
 {
@@ -25,8 +25,8 @@ static void print_model(const gp_model *m, const gp_param_breakdown *p)
     else
         printf("\n  from %s: %s\n", gp_model_origin_name(m->origin), m->source);
     printf("\nArchitecture (%s)\n", m->model_type);
-    printf("  %lld layers, hidden %lld, vocab %s, context %s tokens\n", (long long)m->layers,
-           (long long)m->hidden, cli_fmt_count(a, sizeof a, m->vocab), cli_fmt_count(b, sizeof b, m->max_context));
+    printf("  %lld layers, hidden %lld, vocab %s, context %s tokens\n", (long long)m->layers, (long long)m->hidden,
+           cli_fmt_count(a, sizeof a, m->vocab), cli_fmt_count(b, sizeof b, m->max_context));
     if (m->kv_lora_rank > 0)
         printf("  attention: %s, %lld heads, latent %lld + rotary %lld, q rank %lld\n", gp_model_attention_name(m),
                (long long)m->heads, (long long)m->kv_lora_rank, (long long)m->qk_rope_head_dim,
@@ -39,17 +39,19 @@ static void print_model(const gp_model *m, const gp_param_breakdown *p)
                (long long)m->sliding_layers, (long long)m->layers, (long long)m->sliding_window);
     if (m->experts > 0)
         printf("  MoE: %lld routed experts (top-%lld) of width %lld, %lld shared, %lld dense layers\n",
-               (long long)m->experts, (long long)m->experts_active, (long long)m->moe_ffn,
-               (long long)m->shared_experts, (long long)m->dense_layers);
+               (long long)m->experts, (long long)m->experts_active, (long long)m->moe_ffn, (long long)m->shared_experts,
+               (long long)m->dense_layers);
     if (m->experts == 0 || m->dense_layers > 0)
-        printf("  MLP: %s, width %lld\n", m->mlp == GP_MLP_GATED ? "gated (SwiGLU/GeGLU)" : "plain (GELU)", (long long)m->ffn);
+        printf("  MLP: %s, width %lld\n", m->mlp == GP_MLP_GATED ? "gated (SwiGLU/GeGLU)" : "plain (GELU)",
+               (long long)m->ffn);
     printf("  embeddings %s; stored as %s%s%s\n", m->tied_embeddings ? "tied to the output head" : "untied",
            gp_dtype_name(m->dtype), m->quant_method[0] ? ", quantized: " : "", m->quant_method);
 
     int64_t total = gp_model_total_params(m);
     printf("\nParameters: %s (%s)", cli_fmt_count(a, sizeof a, total), cli_fmt_si(b, sizeof b, (double)total));
     if (m->experts > 0)
-        printf(", active per token %s (%s)", cli_fmt_count(c, sizeof c, p->active), cli_fmt_si(b, sizeof b, (double)p->active));
+        printf(", active per token %s (%s)", cli_fmt_count(c, sizeof c, p->active),
+               cli_fmt_si(b, sizeof b, (double)p->active));
     printf("\n");
     if (m->has_exact) {
         printf("  exact, from the weight files' headers: %s parameters in %lld tensors, %s\n",
@@ -167,7 +169,8 @@ static int model_list(int argc, char **argv, cli_common *common)
         char *text = NULL;
         size_t len = 0;
         gp_error err;
-        return gp_catalog_models_json(cat, &text, &len, &err) == GP_OK ? cli_print_text(text, len) : cli_error(common, &err);
+        return gp_catalog_models_json(cat, &text, &len, &err) == GP_OK ? cli_print_text(text, len)
+                                                                       : cli_error(common, &err);
     }
     printf("%-24s %-40s %10s %10s %9s %8s\n", "id", "hugging face repo", "params", "active", "context", "KV/tok");
     for (size_t i = 0; i < gp_catalog_model_count(cat); i++) {

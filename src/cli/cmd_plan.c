@@ -1,8 +1,8 @@
 /* cmd_plan.c: `gpuplan plan [SCENARIO.json] [flags]`: the whole decision (docs/scenario.md):
  * options ranked with what each costs over the horizon, the ones the data rules exclude and
  * why, and a report (text, JSON, Markdown, HTML). A scenario document is the same flags as
- * JSON keys (gp_scenario_parse_json, the library's key table); flags after it override it. With nothing given, the built-in
- * example runs: Llama-3.1-70B for 300 users, health data in Brazil, 36 months, in BRL. */
+ * JSON keys (gp_scenario_parse_json, the library's key table); flags after it override it. With nothing given, the
+ * built-in example runs: Llama-3.1-70B for 300 users, health data in Brazil, 36 months, in BRL. */
 #include "cli.h"
 
 #include <errno.h>
@@ -13,17 +13,16 @@
 /* The built-in example (shared/design/architecture.md, "Scenario JSON"; issue 6 done-when). */
 #define CLI_SCENARIO_MAX (1u << 20) /* bytes of a scenario file */
 
-static const char builtin_scenario[] =
-    "{\n"
-    "  \"model\": \"meta-llama/Llama-3.1-70B\",\n"
-    "  \"task\": \"infer\",\n"
-    "  \"users\": 300, \"prompt_tokens\": 2000, \"output_tokens\": 400,\n"
-    "  \"ttft_p99\": 1.0, \"tpot_p99\": 0.05, \"redundancy\": \"n+1\",\n"
-    "  \"gpu\": [\"H100-SXM-80GB\", \"H200-SXM-141GB\"],\n"
-    "  \"dtype\": [\"bf16\", \"fp8\", \"int4\"],\n"
-    "  \"currency\": \"BRL\", \"horizon_months\": 36,\n"
-    "  \"compliance\": \"health\"\n"
-    "}\n";
+static const char builtin_scenario[] = "{\n"
+                                       "  \"model\": \"meta-llama/Llama-3.1-70B\",\n"
+                                       "  \"task\": \"infer\",\n"
+                                       "  \"users\": 300, \"prompt_tokens\": 2000, \"output_tokens\": 400,\n"
+                                       "  \"ttft_p99\": 1.0, \"tpot_p99\": 0.05, \"redundancy\": \"n+1\",\n"
+                                       "  \"gpu\": [\"H100-SXM-80GB\", \"H200-SXM-141GB\"],\n"
+                                       "  \"dtype\": [\"bf16\", \"fp8\", \"int4\"],\n"
+                                       "  \"currency\": \"BRL\", \"horizon_months\": 36,\n"
+                                       "  \"compliance\": \"health\"\n"
+                                       "}\n";
 
 static const char plan_help[] =
     "usage: gpuplan plan [SCENARIO.json] [flags]\n\n"
@@ -61,7 +60,8 @@ static int export_winner(cli_common *common, const char *dir, const gp_result *r
     const gp_plan_request *req = gp_result_plan_request(r);
     const gp_plan_result *res = gp_result_plan(r);
     if (res->recommended < 0) {
-        fprintf(common->err ? common->err : stderr, "gpuplan: plan: --export: no option is allowed, nothing to export\n");
+        fprintf(common->err ? common->err : stderr,
+                "gpuplan: plan: --export: no option is allowed, nothing to export\n");
         return EXIT_INPUT;
     }
     gp_workload w;
@@ -89,7 +89,6 @@ static int export_winner(cli_common *common, const char *dir, const gp_result *r
     gp_export_files_free(&files);
     return rc;
 }
-
 
 /* The scenario file (or the built-in example) into sc; EXIT_* code. */
 static int read_scenario(cli_common *common, const char *path, gp_scenario *sc)
@@ -170,7 +169,8 @@ int cmd_plan(int argc, char **argv, cli_common *common)
         cli_run_ctx(&ctx);
         gp_result *r = NULL;
         gp_error err;
-        rc = gp_plan_run(cat, sc, &ctx, &r, &err) == GP_OK ? output(common, r, cat) : cli_run_error(common, "plan", &err);
+        rc = gp_plan_run(cat, sc, &ctx, &r, &err) == GP_OK ? output(common, r, cat)
+                                                           : cli_run_error(common, "plan", &err);
         gp_result_free(r);
     }
     free(sc);

@@ -57,8 +57,8 @@ static void print_options(const gp_capacity_result *cr)
     printf("  %-16s %4s %8s %5s %9s %10s %10s\n", "GPU", "TP", "replicas", "GPUs", "$/h", "p99 TTFT", "p99 TPOT");
     for (int i = 0; i < cr->n_options; i++) {
         const gp_serve_option *o = &cr->options[i];
-        printf("  %-16s %4d %8d %5d %9.2f %9.3fs %8.1fms\n", o->gpu, o->tp, o->replicas, o->gpus_total,
-               o->usd_per_hour, o->sim.ttft.p99, o->sim.tpot.p99 * 1e3);
+        printf("  %-16s %4d %8d %5d %9.2f %9.3fs %8.1fms\n", o->gpu, o->tp, o->replicas, o->gpus_total, o->usd_per_hour,
+               o->sim.ttft.p99, o->sim.tpot.p99 * 1e3);
     }
 }
 
@@ -77,14 +77,16 @@ static void print_setup(const gp_scenario *sc, const gp_serve_answer *a)
            cli_fmt_count(b, sizeof b, best->kv_tokens), best->max_concurrency, (long long)a->max_len);
     printf("  one request alone: TTFT %.3f s, TPOT %.1f ms\n", best->single_ttft_s, best->single_tpot_s * 1e3);
     if (search && sc->redundancy)
-        printf("  latency with %d replica%s down (%d serving):\n", sc->redundancy, sc->redundancy > 1 ? "s" : "", serving);
+        printf("  latency with %d replica%s down (%d serving):\n", sc->redundancy, sc->redundancy > 1 ? "s" : "",
+               serving);
     else
         printf("  latency (%lld requests simulated per replica):\n", (long long)s->requests);
     print_lat("TTFT", &s->ttft, 1.0, "s");
     print_lat("TPOT", &s->tpot, 1e3, "ms");
     print_lat("E2E", &s->e2e, 1.0, "s");
     printf("  throughput: %.0f output tokens/s, %.0f total tokens/s, %.2f requests/s (%d serving replica%s)\n",
-           s->output_tokens_per_s * k, s->total_tokens_per_s * k, s->requests_per_s * k, serving, serving > 1 ? "s" : "");
+           s->output_tokens_per_s * k, s->total_tokens_per_s * k, s->requests_per_s * k, serving,
+           serving > 1 ? "s" : "");
     printf("  KV cache use: mean %.0f%%, peak %.0f%%; %.1f sequences running on average; %lld preemptions\n",
            s->kv_utilization_mean * 100, s->kv_utilization_peak * 100, s->mean_running, (long long)s->preemptions);
     if (sc->ttft_p99 > 0 || sc->tpot_p99 > 0)

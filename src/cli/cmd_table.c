@@ -8,9 +8,15 @@
 
 #define TABLE_GB 1e9
 
-static double pct(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
+static double pct(double part, double whole)
+{
+    return whole > 0 ? 100.0 * part / whole : 0.0;
+}
 
-static double gb(uint64_t bytes) { return (double)bytes / TABLE_GB; }
+static double gb(uint64_t bytes)
+{
+    return (double)bytes / TABLE_GB;
+}
 
 static void print_table(const gp_table_row *rows, size_t n, const gp_gpu *gpu, const gp_workload *wi,
                         const gp_workload *wt)
@@ -21,10 +27,10 @@ static void print_table(const gp_table_row *rows, size_t n, const gp_gpu *gpu, c
 
     printf("Inference: 1 sequence of %s tokens, bf16 KV cache, no serving engine\n",
            cli_fmt_count(a, sizeof a, wi->context));
-    printf("  %-15s %9s  %8s %8s  %8s %8s %8s  %7s  %s\n", "", "", "weights", "weights", "KV", "act.+", "",
-           "rule", "min GPUs");
-    printf("  %-15s %9s  %8s %8s  %8s %8s %8s  %7s  %s\n", "model", "params", "2 B/par", "gpuplan", "cache",
-           "overhd", "total", "misses", "(layout)");
+    printf("  %-15s %9s  %8s %8s  %8s %8s %8s  %7s  %s\n", "", "", "weights", "weights", "KV", "act.+", "", "rule",
+           "min GPUs");
+    printf("  %-15s %9s  %8s %8s  %8s %8s %8s  %7s  %s\n", "model", "params", "2 B/par", "gpuplan", "cache", "overhd",
+           "total", "misses", "(layout)");
     for (size_t k = 0; k < n; k++) {
         const gp_table_row *r = &rows[k];
         const gp_memory *i = &r->infer.one;
@@ -36,10 +42,10 @@ static void print_table(const gp_table_row *rows, size_t n, const gp_gpu *gpu, c
 
     printf("\nFull training: AdamW mixed precision, %s-token sequences, micro-batch 1, selective recomputation\n",
            cli_fmt_count(a, sizeof a, wt->seq));
-    printf("  %-15s %9s  %8s %11s %8s  %8s %8s %8s  %7s  %s\n", "", "", "states", "range", "states", "activ-",
-           "", "", "rule", "min GPUs");
-    printf("  %-15s %9s  %8s %11s %8s  %8s %8s %8s  %7s  %s\n", "model", "params", "16 B/par", "12-18 B/par",
-           "gpuplan", "ations", "overhd", "total", "misses", "(layout)");
+    printf("  %-15s %9s  %8s %11s %8s  %8s %8s %8s  %7s  %s\n", "", "", "states", "range", "states", "activ-", "", "",
+           "rule", "min GPUs");
+    printf("  %-15s %9s  %8s %11s %8s  %8s %8s %8s  %7s  %s\n", "model", "params", "16 B/par", "12-18 B/par", "gpuplan",
+           "ations", "overhd", "total", "misses", "(layout)");
     for (size_t k = 0; k < n; k++) {
         const gp_table_row *r = &rows[k];
         const gp_memory *t = &r->train.one;

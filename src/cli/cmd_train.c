@@ -55,10 +55,10 @@ static void print_layout_line(const gp_layout *l)
 
 static void print_breakdown(const gp_train_perf *p)
 {
-    static const char *const names[9] = {"compute", "memory-bound", "TP comm", "CP comm", "EP comm",
-                                         "PP comm", "DP comm", "bubble", "optimizer"};
-    double v[9] = {p->compute_s, p->memory_s, p->tp_comm_s, p->cp_comm_s, p->ep_comm_s,
-                   p->pp_comm_s, p->dp_comm_s, p->bubble_s, p->optimizer_s};
+    static const char *const names[9] = {"compute", "memory-bound", "TP comm", "CP comm",  "EP comm",
+                                         "PP comm", "DP comm",      "bubble",  "optimizer"};
+    double v[9] = {p->compute_s, p->memory_s,  p->tp_comm_s, p->cp_comm_s,  p->ep_comm_s,
+                   p->pp_comm_s, p->dp_comm_s, p->bubble_s,  p->optimizer_s};
     double total = p->step_time_s > 0 ? p->step_time_s : 1;
     for (int i = 0; i < 9; i++) {
         int n = (int)(v[i] / total * 50.0 + 0.5);
@@ -164,13 +164,15 @@ static void print_header(const gp_result *res, const gp_train_answer *a)
     char x[64], y[64], z[32];
     printf("%s training (%s) on %s x %s: %s GPUs per node, %s %.0f GB/s inside, %s %.0f GB/s between nodes\n", m->name,
            gp_task_name(w->task), r->gpus > 0 ? cli_fmt_count(x, sizeof x, r->gpus) : "?", gp_result_gpu(res)->id,
-           cli_fmt_count(y, sizeof y, cl->gpus_per_node), cl->intra_name, cl->intra_gbps, cl->inter_name, cl->inter_gbps);
+           cli_fmt_count(y, sizeof y, cl->gpus_per_node), cl->intra_name, cl->intra_gbps, cl->inter_name,
+           cl->inter_gbps);
     printf("sequence %s, global batch %s sequences (%s tokens per step), %s\n", cli_fmt_count(x, sizeof x, w->seq),
-           cli_fmt_count(z, sizeof z, a->global_batch), cli_fmt_si(y, sizeof y, (double)a->global_batch * (double)w->seq),
-           gp_optimizer_name(w->optimizer));
+           cli_fmt_count(z, sizeof z, a->global_batch),
+           cli_fmt_si(y, sizeof y, (double)a->global_batch * (double)w->seq), gp_optimizer_name(w->optimizer));
     if (sc->deadline > 0) {
         const gp_train_candidate *best = r->n_top > 0 ? &r->top[0] : NULL;
-        printf("deadline %s for %s tokens: ", fmt_duration(x, sizeof x, sc->deadline), cli_fmt_si(y, sizeof y, sc->tokens));
+        printf("deadline %s for %s tokens: ", fmt_duration(x, sizeof x, sc->deadline),
+               cli_fmt_si(y, sizeof y, sc->tokens));
         if (best && best->perf.time_to_train_s <= sc->deadline)
             printf("smallest GPU count found: %d\n", r->gpus);
         else
@@ -227,8 +229,9 @@ int cmd_train(int argc, char **argv, cli_common *common)
     if (sc->scaling)
         print_scaling(a->rows, a->n_rows, &a->cluster);
     char x[64], y[64], z[32];
-    printf("\nEvaluated %s layouts (%s valid, %s fit in memory) in %.1f ms.\n", cli_fmt_count(x, sizeof x, res->evaluated),
-           cli_fmt_count(y, sizeof y, res->valid), cli_fmt_count(z, sizeof z, res->fitting), a->seconds * 1e3);
+    printf("\nEvaluated %s layouts (%s valid, %s fit in memory) in %.1f ms.\n",
+           cli_fmt_count(x, sizeof x, res->evaluated), cli_fmt_count(y, sizeof y, res->valid),
+           cli_fmt_count(z, sizeof z, res->fitting), a->seconds * 1e3);
     gp_result_free(out);
     return EXIT_OK;
 }

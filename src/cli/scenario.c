@@ -28,7 +28,9 @@ static void build_opts(unsigned command, cli_optset *o)
         for (char *p = o->names[n]; *p; p++)
             if (*p == '_')
                 *p = '-';
-        int arg = k->type != GP_KEY_BOOL ? required_argument : k->flags & GP_KEYF_OPTARG ? optional_argument : no_argument;
+        int arg = k->type != GP_KEY_BOOL      ? required_argument
+                  : k->flags & GP_KEYF_OPTARG ? optional_argument
+                                              : no_argument;
         o->opts[n] = (struct option){o->names[n], arg, NULL, CLI_OPT_BASE + (int)i};
         n++;
     }
@@ -110,8 +112,7 @@ void cli_run_ctx(gp_run_ctx *ctx)
     ctx->nvml_path = cli_nvml_path(NULL);
 }
 
-int cli_run_question(cli_common *common, const char *cmd, int argc, char **argv, const char *help_text,
-                     gp_result **out)
+int cli_run_question(cli_common *common, const char *cmd, int argc, char **argv, const char *help_text, gp_result **out)
 {
     *out = NULL;
     gp_scenario *sc = malloc(sizeof *sc);

@@ -64,8 +64,8 @@ int cli_parse_i64(cli_common *common, const char *cmd, const char *flag, const c
     errno = 0;
     long long v = strtoll(s ? s : "", &end, 10);
     if (!s || !*s || *end || errno || v < min || v > max) {
-        cli_usage_error(common, cmd, "--%s takes a whole number from %lld to %lld, not '%s'", flag,
-                        (long long)min, (long long)max, s ? s : "");
+        cli_usage_error(common, cmd, "--%s takes a whole number from %lld to %lld, not '%s'", flag, (long long)min,
+                        (long long)max, s ? s : "");
         return -1;
     }
     *out = v;

@@ -29,7 +29,7 @@ static void static_file(gps_server *s, const gps_request *req, gps_response *res
         if (strcmp(f->name, arg) == 0) {
             const char *dot = strrchr(arg, '.');
             res->status = 200;
-            res->content_type = !dot                     ? "application/octet-stream"
+            res->content_type = !dot                    ? "application/octet-stream"
                                 : !strcmp(dot, ".html") ? "text/html; charset=utf-8"
                                 : !strcmp(dot, ".js")   ? "text/javascript; charset=utf-8"
                                 : !strcmp(dot, ".css")  ? "text/css; charset=utf-8"
@@ -155,16 +155,11 @@ static const struct route {
     handler_fn handler;
     const char *arg;
 } routes[] = {
-    {"GET", "/", static_file, "web/index.html"},
-    {"GET", "/index.html", static_file, "web/index.html"},
-    {"GET", "/app.js", static_file, "web/app.js"},
-    {"GET", "/style.css", static_file, "web/style.css"},
-    {"GET", "/api/health", api_health, NULL},
-    {"GET", "/api/models", api_models, NULL},
-    {"GET", "/api/gpus", api_gpus, NULL},
-    {"POST", "/api/fit", api_question, "fit"},
-    {"POST", "/api/train", api_question, "train"},
-    {"POST", "/api/serve", api_question, "serve"},
+    {"GET", "/", static_file, "web/index.html"},   {"GET", "/index.html", static_file, "web/index.html"},
+    {"GET", "/app.js", static_file, "web/app.js"}, {"GET", "/style.css", static_file, "web/style.css"},
+    {"GET", "/api/health", api_health, NULL},      {"GET", "/api/models", api_models, NULL},
+    {"GET", "/api/gpus", api_gpus, NULL},          {"POST", "/api/fit", api_question, "fit"},
+    {"POST", "/api/train", api_question, "train"}, {"POST", "/api/serve", api_question, "serve"},
     {"POST", "/api/plan", api_question, "plan"},
 };
 
@@ -187,7 +182,7 @@ void gps_route(gps_server *s, const gps_request *req, gps_response *res)
                              strcmp(req->path, "/api/models") && strcmp(req->path, "/api/gpus")
                          ? "POST"
                          : "GET, HEAD";
-    }
-    else
-        gps_respond_error(res, 404, "no such path (the API: GET /api/models, GET /api/gpus, POST /api/fit|train|serve|plan)");
+    } else
+        gps_respond_error(res, 404,
+                          "no such path (the API: GET /api/models, GET /api/gpus, POST /api/fit|train|serve|plan)");
 }

@@ -21,12 +21,12 @@
 
 struct gps_server {
     struct MHD_Daemon *daemon;
-    gp_catalog *cat;           /* read-only once started: shared by the worker threads */
-    atomic_int stopping;       /* set by gps_stop: questions in flight stop */
-    double request_s;          /* deadline of one question */
+    gp_catalog *cat;     /* read-only once started: shared by the worker threads */
+    atomic_int stopping; /* set by gps_stop: questions in flight stop */
+    double request_s;    /* deadline of one question */
     const char *nvml_path;
     size_t max_body;
-    int loopback;              /* bound to a loopback address: check the Host header */
+    int loopback; /* bound to a loopback address: check the Host header */
     int port;
 };
 
@@ -35,7 +35,7 @@ typedef struct conn_state {
     char *body;
     size_t len, cap;
     int too_big;
-    double started;            /* when the headers arrived (gp_run_clock) */
+    double started; /* when the headers arrived (gp_run_clock) */
 } conn_state;
 
 const gp_catalog *gps_catalog(const gps_server *s)
@@ -81,8 +81,8 @@ void gps_respond_error(gps_response *res, int status, const char *message)
 
 static const char *code_name(gp_status st)
 {
-    static const char *const names[] = {"ok", "invalid", "io", "parse", "not_found", "unsupported", "limit",
-                                        "out_of_memory", "usage"};
+    static const char *const names[] = {"ok",    "invalid",       "io",   "parse", "not_found", "unsupported",
+                                        "limit", "out_of_memory", "usage"};
     return (size_t)st < sizeof names / sizeof names[0] ? names[st] : "error";
 }
 
@@ -284,13 +284,12 @@ int gps_start(const gps_config *cfg, gps_server **out, char *msg, size_t msg_siz
         return -1;
     }
     unsigned threads = cfg->threads > 0 ? (unsigned)cfg->threads : GPS_DEFAULT_THREADS;
-    s->daemon = MHD_start_daemon(flags, (uint16_t)cfg->port, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, addr,
-                                 MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_CONNECTION_TIMEOUT,
-                                 (unsigned)(cfg->timeout_s ? cfg->timeout_s : GPS_DEFAULT_TIMEOUT_S),
-                                 MHD_OPTION_CONNECTION_LIMIT, (unsigned)GPS_MAX_CONNECTIONS,
-                                 MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)GPS_MAX_PER_IP,
-                                 MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)GPS_CONNECTION_MEMORY,
-                                 MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
+    s->daemon = MHD_start_daemon(
+        flags, (uint16_t)cfg->port, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, addr, MHD_OPTION_THREAD_POOL_SIZE,
+        threads, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)(cfg->timeout_s ? cfg->timeout_s : GPS_DEFAULT_TIMEOUT_S),
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)GPS_MAX_CONNECTIONS, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+        (unsigned)GPS_MAX_PER_IP, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)GPS_CONNECTION_MEMORY,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
     if (!s->daemon) {
         snprintf(msg, msg_size, "cannot listen on %s port %d (in use, or not an address of this machine?)", bind,
                  cfg->port);

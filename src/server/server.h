@@ -15,17 +15,17 @@
 #include <stddef.h>
 
 /* ---- limits (docs/web.md) ---- */
-#define GPS_DEFAULT_PORT 8080
-#define GPS_DEFAULT_BIND "127.0.0.1"
-#define GPS_DEFAULT_THREADS 4
-#define GPS_DEFAULT_MAX_BODY (256u * 1024u)  /* bytes of one request body; 413 past it */
+#define GPS_DEFAULT_PORT      8080
+#define GPS_DEFAULT_BIND      "127.0.0.1"
+#define GPS_DEFAULT_THREADS   4
+#define GPS_DEFAULT_MAX_BODY  (256u * 1024u) /* bytes of one request body; 413 past it */
 #define GPS_DEFAULT_TIMEOUT_S 10             /* an idle connection is closed after this */
-#define GPS_MAX_CONNECTIONS 256              /* open connections at once */
-#define GPS_MAX_PER_IP 32                    /* open connections from one client address */
+#define GPS_MAX_CONNECTIONS   256            /* open connections at once */
+#define GPS_MAX_PER_IP        32             /* open connections from one client address */
 #define GPS_CONNECTION_MEMORY (64u * 1024u)  /* libmicrohttpd's buffer per connection */
 #define GPS_DEFAULT_REQUEST_S 10             /* a question stops (503) after this many seconds */
-#define GPS_MIN_BODY_RATE 1024               /* bytes/s a body must arrive at, after ... */
-#define GPS_MIN_RATE_GRACE_S 2               /* ... this many seconds (slower: the connection is closed) */
+#define GPS_MIN_BODY_RATE     1024           /* bytes/s a body must arrive at, after ... */
+#define GPS_MIN_RATE_GRACE_S  2              /* ... this many seconds (slower: the connection is closed) */
 
 typedef struct gps_config {
     const char *bind;      /* an IPv4 or IPv6 address; 127.0.0.1 unless told otherwise */
@@ -50,19 +50,19 @@ void gps_stop(gps_server *s);
 
 /* ---- what routes.c sees ---- */
 typedef struct gps_request {
-    const char *method;    /* "GET", "POST", ... */
-    const char *path;      /* "/api/fit" (no query string) */
-    const char *body;      /* NUL-terminated; "" when none */
+    const char *method; /* "GET", "POST", ... */
+    const char *path;   /* "/api/fit" (no query string) */
+    const char *body;   /* NUL-terminated; "" when none */
     size_t body_len;
 } gps_request;
 
 typedef struct gps_response {
-    int status;                 /* HTTP status */
+    int status; /* HTTP status */
     const char *content_type;
-    char *body;                 /* malloc'd, or borrowed when body_static */
+    char *body; /* malloc'd, or borrowed when body_static */
     size_t len;
-    int body_static;            /* body is embedded data: do not free */
-    const char *allow;          /* 405: the methods the path takes (the Allow header) */
+    int body_static;   /* body is embedded data: do not free */
+    const char *allow; /* 405: the methods the path takes (the Allow header) */
 } gps_response;
 
 /* Fill res for req (routes.c). Never fails: errors are responses. */

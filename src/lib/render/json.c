@@ -4,7 +4,6 @@
  */
 #include "json.h"
 
-
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,28 +31,27 @@ gp_status gpi_json_text(json_t *doc, char **text, size_t *len, gp_error *err)
 
 json_t *gpi_json_layout(const gp_layout *l)
 {
-    return json_pack("{si si si si si si sI ss sb si sI si}", "tp", l->tp, "pp", l->pp, "dp", l->dp, "cp", l->cp,
-                     "ep", l->ep, "zero", l->zero, "micro_batch", (json_int_t)l->micro_batch, "recompute",
+    return json_pack("{si si si si si si sI ss sb si sI si}", "tp", l->tp, "pp", l->pp, "dp", l->dp, "cp", l->cp, "ep",
+                     l->ep, "zero", l->zero, "micro_batch", (json_int_t)l->micro_batch, "recompute",
                      gp_recompute_name(l->recompute), "sequence_parallel", l->sequence_parallel, "virtual_stages",
                      l->virtual_stages, "global_batch", (json_int_t)l->global_batch, "gpus", gp_layout_gpus(l));
 }
 
 json_t *gpi_json_memory(const gp_memory *m)
 {
-    json_t *c = json_pack("{sI sI sI sI sI sI}", "weights", (json_int_t)m->weights, "kv_cache",
-                          (json_int_t)m->kv_cache, "activations", (json_int_t)m->activations, "gradients",
-                          (json_int_t)m->gradients, "optimizer", (json_int_t)m->optimizer, "overhead",
-                          (json_int_t)m->overhead);
+    json_t *c = json_pack("{sI sI sI sI sI sI}", "weights", (json_int_t)m->weights, "kv_cache", (json_int_t)m->kv_cache,
+                          "activations", (json_int_t)m->activations, "gradients", (json_int_t)m->gradients, "optimizer",
+                          (json_int_t)m->optimizer, "overhead", (json_int_t)m->overhead);
     return json_pack("{sI sI sI sb so sI}", "per_gpu_bytes", (json_int_t)m->per_gpu, "capacity_bytes",
-                     (json_int_t)m->capacity, "headroom_bytes", (json_int_t)m->headroom, "fits", m->fits,
-                     "components", c, "cpu_offload_bytes", (json_int_t)m->cpu_offload);
+                     (json_int_t)m->capacity, "headroom_bytes", (json_int_t)m->headroom, "fits", m->fits, "components",
+                     c, "cpu_offload_bytes", (json_int_t)m->cpu_offload);
 }
 
 json_t *gpi_json_kv(const gp_memory *m)
 {
     return json_pack("{sI sI sI sf sI}", "bytes", (json_int_t)m->kv_cache_bytes, "tokens", (json_int_t)m->kv_tokens,
-                     "blocks", (json_int_t)m->kv_blocks, "max_concurrency", m->max_concurrency,
-                     "engine_budget_bytes", (json_int_t)m->engine_budget);
+                     "blocks", (json_int_t)m->kv_blocks, "max_concurrency", m->max_concurrency, "engine_budget_bytes",
+                     (json_int_t)m->engine_budget);
 }
 
 json_t *gpi_json_reasons(const gp_reason *r, int n)
@@ -70,21 +68,22 @@ json_t *gpi_json_fit(const gp_model *m, const gp_gpu *gpu, const gp_workload *w,
 {
     json_t *larger = json_array();
     for (int i = 0; larger && i < r->n_larger; i++)
-        json_array_append_new(larger, json_pack("{ss sI}", "gpu", r->larger[i], "capacity_bytes",
-                                                (json_int_t)r->larger_capacity[i]));
-    json_t *verdict = json_pack("{sb sb si so* so* sI sI so*}", "fits", r->fits, "single_gpu_sufficient",
-                                r->single_gpu_sufficient, "min_gpus", r->min_gpus, "min_layout",
-                                r->fits ? gpi_json_layout(&r->min_layout) : NULL, "reasons",
-                                gpi_json_reasons(r->reasons, r->n_reasons), "max_context", (json_int_t)r->max_context,
-                                "max_batch", (json_int_t)r->max_batch, "larger_gpus", larger);
-    json_t *o = json_pack("{ss ss ss ss ss so* so* so* so*}", "model", m->id, "gpu", gpu->id, "task",
-                          gp_task_name(w->task), "dtype", gp_dtype_name(w->dtype != GP_DTYPE_UNKNOWN ? w->dtype : m->dtype),
-                          "engine", gp_engine_name(w->engine), "layout", gpi_json_layout(&r->asked), "memory",
-                          gpi_json_memory(&r->asked_memory), "verdict", verdict, "kv_cache", gpi_json_kv(&r->asked_memory));
+        json_array_append_new(
+            larger, json_pack("{ss sI}", "gpu", r->larger[i], "capacity_bytes", (json_int_t)r->larger_capacity[i]));
+    json_t *verdict =
+        json_pack("{sb sb si so* so* sI sI so*}", "fits", r->fits, "single_gpu_sufficient", r->single_gpu_sufficient,
+                  "min_gpus", r->min_gpus, "min_layout", r->fits ? gpi_json_layout(&r->min_layout) : NULL, "reasons",
+                  gpi_json_reasons(r->reasons, r->n_reasons), "max_context", (json_int_t)r->max_context, "max_batch",
+                  (json_int_t)r->max_batch, "larger_gpus", larger);
+    json_t *o =
+        json_pack("{ss ss ss ss ss so* so* so* so*}", "model", m->id, "gpu", gpu->id, "task", gp_task_name(w->task),
+                  "dtype", gp_dtype_name(w->dtype != GP_DTYPE_UNKNOWN ? w->dtype : m->dtype), "engine",
+                  gp_engine_name(w->engine), "layout", gpi_json_layout(&r->asked), "memory",
+                  gpi_json_memory(&r->asked_memory), "verdict", verdict, "kv_cache", gpi_json_kv(&r->asked_memory));
     if (o && r->fits)
-        json_object_set_new(o, "recommended", json_pack("{so* so* so*}", "layout", gpi_json_layout(&r->min_layout),
-                                                        "memory", gpi_json_memory(&r->min_memory), "kv_cache",
-                                                        gpi_json_kv(&r->min_memory)));
+        json_object_set_new(o, "recommended",
+                            json_pack("{so* so* so*}", "layout", gpi_json_layout(&r->min_layout), "memory",
+                                      gpi_json_memory(&r->min_memory), "kv_cache", gpi_json_kv(&r->min_memory)));
     return o;
 }
 
@@ -92,8 +91,8 @@ json_t *gpi_json_fit(const gp_model *m, const gp_gpu *gpu, const gp_workload *w,
 
 static json_t *stats_json(const gp_latency_stats *s)
 {
-    return json_pack("{sf sf sf sf sf}", "mean_s", s->mean, "p50_s", s->p50, "p90_s", s->p90, "p99_s", s->p99,
-                     "max_s", s->max);
+    return json_pack("{sf sf sf sf sf}", "mean_s", s->mean, "p50_s", s->p50, "p90_s", s->p90, "p99_s", s->p99, "max_s",
+                     s->max);
 }
 
 static json_t *option_json(const gp_serve_option *o)
@@ -110,14 +109,14 @@ static json_t *serve_perf_json(const gp_serve_answer *a)
 {
     const gp_sim_result *s = &a->best.sim;
     double k = a->serving > 0 ? a->serving : 1;
-    json_t *perf = json_pack(
-        "{sf sf sf sf sf sf sf sf sf sf sf sf sf sf sf sf sf}", "ttft_p50_s", s->ttft.p50, "ttft_p90_s", s->ttft.p90,
-        "ttft_p99_s", s->ttft.p99, "tpot_p50_s", s->tpot.p50, "tpot_p90_s", s->tpot.p90, "tpot_p99_s", s->tpot.p99,
-        "e2e_p50_s", s->e2e.p50, "e2e_p90_s", s->e2e.p90, "e2e_p99_s", s->e2e.p99, "throughput_tokens_per_s",
-        s->output_tokens_per_s * k, "total_tokens_per_s", s->total_tokens_per_s * k, "requests_per_s",
-        s->requests_per_s * k, "goodput_requests_per_s", s->goodput_requests_per_s * k, "slo_attainment",
-        s->slo_attainment, "single_request_ttft_s", a->best.single_ttft_s, "single_request_tpot_s",
-        a->best.single_tpot_s, "per_replica_throughput_tokens_per_s", s->output_tokens_per_s);
+    json_t *perf = json_pack("{sf sf sf sf sf sf sf sf sf sf sf sf sf sf sf sf sf}", "ttft_p50_s", s->ttft.p50,
+                             "ttft_p90_s", s->ttft.p90, "ttft_p99_s", s->ttft.p99, "tpot_p50_s", s->tpot.p50,
+                             "tpot_p90_s", s->tpot.p90, "tpot_p99_s", s->tpot.p99, "e2e_p50_s", s->e2e.p50, "e2e_p90_s",
+                             s->e2e.p90, "e2e_p99_s", s->e2e.p99, "throughput_tokens_per_s", s->output_tokens_per_s * k,
+                             "total_tokens_per_s", s->total_tokens_per_s * k, "requests_per_s", s->requests_per_s * k,
+                             "goodput_requests_per_s", s->goodput_requests_per_s * k, "slo_attainment",
+                             s->slo_attainment, "single_request_ttft_s", a->best.single_ttft_s, "single_request_tpot_s",
+                             a->best.single_tpot_s, "per_replica_throughput_tokens_per_s", s->output_tokens_per_s);
     if (perf) {
         json_object_set_new(perf, "ttft", stats_json(&s->ttft));
         json_object_set_new(perf, "tpot", stats_json(&s->tpot));
@@ -155,10 +154,9 @@ json_t *gpi_json_serve(const gp_model *m, const gp_workload *w, const gp_scenari
                             "evaluated_with", sc->redundancy > 0 ? "one replica down" : "all replicas");
     json_t *o = json_pack("{ss ss ss ss sb so* so* so* so* so* so* sf sI}", "model", m->id, "gpu", f ? a->best.gpu : "",
                           "engine", gp_engine_name(w->engine), "mode",
-                          a->mode == GP_SERVE_MODE_SEARCH ? "search" : "evaluate", "found", f, "layout", layout,
-                          "perf", serve_perf_json(a), "kv_cache", kv, "slo", slo, "reasons", serve_reasons_json(cr),
-                          "options", options, "usd_per_hour", a->best.usd_per_hour, "requests_simulated",
-                          (json_int_t)s->requests);
+                          a->mode == GP_SERVE_MODE_SEARCH ? "search" : "evaluate", "found", f, "layout", layout, "perf",
+                          serve_perf_json(a), "kv_cache", kv, "slo", slo, "reasons", serve_reasons_json(cr), "options",
+                          options, "usd_per_hour", a->best.usd_per_hour, "requests_simulated", (json_int_t)s->requests);
     if (o && cr->has_fewer)
         json_object_set_new(o, "one_replica_fewer", option_json(&cr->fewer));
     return o;
@@ -173,10 +171,10 @@ static const char *rank_name(int r)
 
 static json_t *train_perf_json(const gp_train_perf *p, double cost)
 {
-    json_t *b = json_pack("{sf sf sf sf sf sf sf sf sf}", "compute_s", p->compute_s, "memory_s", p->memory_s,
-                          "tp_comm_s", p->tp_comm_s, "cp_comm_s", p->cp_comm_s, "ep_comm_s", p->ep_comm_s,
-                          "pp_comm_s", p->pp_comm_s, "dp_comm_s", p->dp_comm_s, "bubble_s", p->bubble_s,
-                          "optimizer_s", p->optimizer_s);
+    json_t *b =
+        json_pack("{sf sf sf sf sf sf sf sf sf}", "compute_s", p->compute_s, "memory_s", p->memory_s, "tp_comm_s",
+                  p->tp_comm_s, "cp_comm_s", p->cp_comm_s, "ep_comm_s", p->ep_comm_s, "pp_comm_s", p->pp_comm_s,
+                  "dp_comm_s", p->dp_comm_s, "bubble_s", p->bubble_s, "optimizer_s", p->optimizer_s);
     return json_pack("{sf sf sf sf sf sf sf sf sf sf sf sI so* sf}", "step_time_s", p->step_time_s, "tokens_per_s",
                      p->tokens_per_s, "tokens_per_s_per_gpu", p->tokens_per_s_per_gpu, "model_tflops_per_gpu",
                      p->model_tflops_per_gpu, "hw_tflops_per_gpu", p->hw_tflops_per_gpu, "mfu", p->mfu, "hfu", p->hfu,
@@ -227,8 +225,9 @@ json_t *gpi_json_train(const gp_model *m, const gp_gpu *gpu, const gp_workload *
         json_array_append_new(cands, candidate_json(&res->top[i], i + 1));
     for (int i = 0; pareto && i < res->n_pareto; i++)
         json_array_append_new(pareto, candidate_json(&res->pareto[i], i + 1));
-    json_t *cluster = json_pack("{si ss sf ss sf}", "gpus_per_node", cl->gpus_per_node, "intra_node", cl->intra_name,
-                                "intra_gbps", cl->intra_gbps, "inter_node", cl->inter_name, "inter_gbps", cl->inter_gbps);
+    json_t *cluster =
+        json_pack("{si ss sf ss sf}", "gpus_per_node", cl->gpus_per_node, "intra_node", cl->intra_name, "intra_gbps",
+                  cl->intra_gbps, "inter_node", cl->inter_name, "inter_gbps", cl->inter_gbps);
     json_t *search = json_pack("{ss sI sI sI sf ss}", "mode", a->mode, "evaluated", (json_int_t)res->evaluated, "valid",
                                (json_int_t)res->valid, "fitting", (json_int_t)res->fitting, "seconds", a->seconds,
                                "rank", rank_name(sc->rank));
@@ -237,8 +236,8 @@ json_t *gpi_json_train(const gp_model *m, const gp_gpu *gpu, const gp_workload *
                           (json_int_t)a->global_batch, "gpus", res->gpus, "tokens", sc->tokens, "deadline_s",
                           sc->deadline, "cluster", cluster, "layout", best ? gpi_json_layout(&best->layout) : NULL,
                           "perf", best ? train_perf_json(&best->perf, best->cost) : NULL, "memory",
-                          best ? gpi_json_memory(&best->memory) : NULL, "candidates", cands, "pareto", pareto,
-                          "search", search, "reasons", gpi_json_reasons(res->reasons, res->n_reasons));
+                          best ? gpi_json_memory(&best->memory) : NULL, "candidates", cands, "pareto", pareto, "search",
+                          search, "reasons", gpi_json_reasons(res->reasons, res->n_reasons));
     if (o && best)
         json_object_set_new(o, "why", json_string(best->why));
     if (o && sc->scaling)
@@ -248,8 +247,8 @@ json_t *gpi_json_train(const gp_model *m, const gp_gpu *gpu, const gp_workload *
 
 /* ---- models ---- */
 
-const gp_dtype gpi_shown_dtypes[GPI_SHOWN_DTYPES] = {GP_DTYPE_F32, GP_DTYPE_BF16, GP_DTYPE_FP8, GP_DTYPE_INT8,
-                                        GP_DTYPE_INT4, GP_DTYPE_NF4, GP_DTYPE_MXFP4};
+const gp_dtype gpi_shown_dtypes[GPI_SHOWN_DTYPES] = {GP_DTYPE_F32,  GP_DTYPE_BF16, GP_DTYPE_FP8,  GP_DTYPE_INT8,
+                                                     GP_DTYPE_INT4, GP_DTYPE_NF4,  GP_DTYPE_MXFP4};
 
 const char *gp_model_origin_name(gp_model_origin o)
 {
@@ -260,9 +259,12 @@ const char *gp_model_origin_name(gp_model_origin o)
 
 const char *gp_model_attention_name(const gp_model *m)
 {
-    if (m->kv_lora_rank > 0) return "MLA (multi-head latent attention)";
-    if (m->kv_heads == 1 && m->heads > 1) return "MQA";
-    if (m->kv_heads < m->heads) return "GQA";
+    if (m->kv_lora_rank > 0)
+        return "MLA (multi-head latent attention)";
+    if (m->kv_heads == 1 && m->heads > 1)
+        return "MQA";
+    if (m->kv_heads < m->heads)
+        return "GQA";
     return "MHA";
 }
 
@@ -297,13 +299,14 @@ json_t *gpi_json_model(const gp_model *m, const gp_param_breakdown *p)
     json_object_set_new(o, "dtype", json_string(gp_dtype_name(m->dtype)));
     json_object_set_new(o, "quantization", json_string(m->quant_method[0] ? m->quant_method : "none"));
     json_object_set_new(o, "weight_bytes", json_integer((json_int_t)gp_model_weight_bytes(m, GP_DTYPE_UNKNOWN)));
-    json_object_set_new(o, "kv_bytes_per_token", json_integer((json_int_t)gp_model_kv_bytes_per_token(m, GP_DTYPE_BF16)));
+    json_object_set_new(o, "kv_bytes_per_token",
+                        json_integer((json_int_t)gp_model_kv_bytes_per_token(m, GP_DTYPE_BF16)));
 
-    json_t *parts = json_pack("{sI sI sI sI sI sI sI sI sI}", "embedding", (json_int_t)p->embedding,
-                              "position", (json_int_t)p->position, "attention", (json_int_t)p->attention,
-                              "mlp", (json_int_t)p->mlp_dense, "experts_routed", (json_int_t)p->experts_routed,
-                              "experts_shared", (json_int_t)p->experts_shared, "router", (json_int_t)p->router,
-                              "norms", (json_int_t)p->norms, "head", (json_int_t)p->head);
+    json_t *parts =
+        json_pack("{sI sI sI sI sI sI sI sI sI}", "embedding", (json_int_t)p->embedding, "position",
+                  (json_int_t)p->position, "attention", (json_int_t)p->attention, "mlp", (json_int_t)p->mlp_dense,
+                  "experts_routed", (json_int_t)p->experts_routed, "experts_shared", (json_int_t)p->experts_shared,
+                  "router", (json_int_t)p->router, "norms", (json_int_t)p->norms, "head", (json_int_t)p->head);
     json_object_set_new(o, "params_by_part", parts);
     json_t *wb = json_object();
     for (size_t i = 0; i < GPI_SHOWN_DTYPES; i++)
@@ -315,7 +318,8 @@ json_t *gpi_json_model(const gp_model *m, const gp_param_breakdown *p)
     json_object_set_new(kv, "fp8", json_integer((json_int_t)gp_model_kv_bytes_per_token(m, GP_DTYPE_FP8)));
     json_object_set_new(o, "kv_bytes_per_token_by_dtype", kv);
     int64_t ctx = m->max_context > 0 ? m->max_context : 4096;
-    json_object_set_new(o, "kv_bytes_max_context_bf16", json_integer((json_int_t)gp_model_kv_bytes(m, GP_DTYPE_BF16, ctx)));
+    json_object_set_new(o, "kv_bytes_max_context_bf16",
+                        json_integer((json_int_t)gp_model_kv_bytes(m, GP_DTYPE_BF16, ctx)));
     double f0 = gp_model_forward_flops_per_token(m, 0);
     json_object_set_new(o, "forward_flops_per_token", json_real(f0));
     json_object_set_new(o, "forward_flops_per_token_at_4096", json_real(gp_model_forward_flops_per_token(m, 4096)));
@@ -329,10 +333,10 @@ json_t *gpi_json_model(const gp_model *m, const gp_param_breakdown *p)
         json_object_set_new(ex, "extra_params", json_integer(m->exact_extra_params));
         json_t *types = json_array();
         for (int i = 0; i < m->n_dtype_stats; i++)
-            json_array_append_new(types, json_pack("{ss sI sI sI}", "type", m->dtype_stats[i].name,
-                                                   "tensors", (json_int_t)m->dtype_stats[i].tensors,
-                                                   "elements", (json_int_t)m->dtype_stats[i].elements,
-                                                   "bytes", (json_int_t)m->dtype_stats[i].bytes));
+            json_array_append_new(types, json_pack("{ss sI sI sI}", "type", m->dtype_stats[i].name, "tensors",
+                                                   (json_int_t)m->dtype_stats[i].tensors, "elements",
+                                                   (json_int_t)m->dtype_stats[i].elements, "bytes",
+                                                   (json_int_t)m->dtype_stats[i].bytes));
         json_object_set_new(ex, "by_type", types);
         json_object_set_new(o, "exact", ex);
     } else
@@ -363,7 +367,7 @@ gp_status gp_model_json(const gp_model *m, char **text, size_t *len, gp_error *e
 json_t *gpi_json_gpu(const gp_gpu *g)
 {
     json_t *t = json_object();
-    static const gp_dtype ts[] = {GP_DTYPE_F64, GP_DTYPE_F32, GP_DTYPE_BF16, GP_DTYPE_F16,
+    static const gp_dtype ts[] = {GP_DTYPE_F64, GP_DTYPE_F32,  GP_DTYPE_BF16, GP_DTYPE_F16,
                                   GP_DTYPE_FP8, GP_DTYPE_INT8, GP_DTYPE_FP4};
     for (size_t i = 0; t && i < sizeof ts / sizeof ts[0]; i++)
         json_object_set_new(t, gp_dtype_name(ts[i]), g->tflops[ts[i]] > 0 ? json_real(g->tflops[ts[i]]) : json_null());
@@ -399,12 +403,12 @@ gp_status gp_catalog_models_json(const gp_catalog *cat, char **text, size_t *len
             *text = NULL;
             return err ? err->code : GP_EINVAL;
         }
-        json_array_append_new(arr, json_pack("{ss ss ss sI sI sI sI sI}", "id", m->id, "name", m->name, "model_type",
-                                             m->model_type, "params_total", (json_int_t)p.total, "params_active",
-                                             (json_int_t)p.active, "max_context", (json_int_t)m->max_context,
-                                             "kv_bytes_per_token",
-                                             (json_int_t)gp_model_kv_bytes_per_token(m, GP_DTYPE_BF16), "experts",
-                                             (json_int_t)m->experts));
+        json_array_append_new(arr,
+                              json_pack("{ss ss ss sI sI sI sI sI}", "id", m->id, "name", m->name, "model_type",
+                                        m->model_type, "params_total", (json_int_t)p.total, "params_active",
+                                        (json_int_t)p.active, "max_context", (json_int_t)m->max_context,
+                                        "kv_bytes_per_token", (json_int_t)gp_model_kv_bytes_per_token(m, GP_DTYPE_BF16),
+                                        "experts", (json_int_t)m->experts));
     }
     free(m);
     return gpi_json_text(json_pack("{so*}", "models", arr), text, len, err);

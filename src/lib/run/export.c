@@ -21,12 +21,14 @@ static gp_status check_question(const gp_scenario *sc, gp_export_engine *eng, gp
     int infer = sc->task == GP_TASK_INFER;
     gp_export_kind kind = gp_export_engine_kind(*eng);
     if (kind == GP_EXPORT_KIND_TRAIN && infer)
-        return gpi_usage(err, "task", "%s launches training, but the task is infer: add --task train|lora|qlora, or "
-                                      "export inference with vllm, sglang, tgi, llamacpp or trtllm",
+        return gpi_usage(err, "task",
+                         "%s launches training, but the task is infer: add --task train|lora|qlora, or "
+                         "export inference with vllm, sglang, tgi, llamacpp or trtllm",
                          gp_export_engine_name(*eng));
     if (kind == GP_EXPORT_KIND_SERVE && !infer)
-        return gpi_usage(err, "task", "%s is a serving engine, but the task is %s: export training with deepspeed, "
-                                      "megatron, torchrun-fsdp or slurm",
+        return gpi_usage(err, "task",
+                         "%s is a serving engine, but the task is %s: export training with deepspeed, "
+                         "megatron, torchrun-fsdp or slurm",
                          gp_export_engine_name(*eng), gp_task_name((gp_task)sc->task));
     return GP_OK;
 }
@@ -39,9 +41,12 @@ static gp_status infer_layout(const gp_catalog *cat, gp_result *r, gp_error *err
     gp_layout_defaults(l);
     if (g->tp > 0 && g->pp > 0) {
         l->tp = g->tp, l->pp = g->pp;
-        if (g->dp > 0) l->dp = g->dp;
-        if (g->ep > 0) l->ep = g->ep;
-        if (g->cp > 0) l->cp = g->cp;
+        if (g->dp > 0)
+            l->dp = g->dp;
+        if (g->ep > 0)
+            l->ep = g->ep;
+        if (g->cp > 0)
+            l->cp = g->cp;
         return GP_OK;
     }
     gp_workload w = r->w;
@@ -64,16 +69,22 @@ static gp_status train_layout(gp_result *r, const gp_cluster *cl, gp_error *err)
     const gp_scenario *sc = &r->sc;
     const gp_layout *g = &r->given;
     gp_layout *l = &r->layout;
-    int64_t prod = (int64_t)(g->tp > 0 ? g->tp : 1) * (g->pp > 0 ? g->pp : 1) * (g->dp > 0 ? g->dp : 1) *
-                   (g->cp > 0 ? g->cp : 1);
+    int64_t prod =
+        (int64_t)(g->tp > 0 ? g->tp : 1) * (g->pp > 0 ? g->pp : 1) * (g->dp > 0 ? g->dp : 1) * (g->cp > 0 ? g->cp : 1);
     if (g->tp > 0 && g->pp > 0 && g->dp > 0 && (sc->gpus == 0 || sc->gpus == prod)) {
         *l = *g;
-        if (l->cp < 1) l->cp = 1;
-        if (l->ep < 1) l->ep = 1;
-        if (l->virtual_stages < 1) l->virtual_stages = 1;
-        if (l->micro_batch < 1) l->micro_batch = 1;
-        if (l->global_batch < 1) l->global_batch = (int64_t)l->dp * l->micro_batch;
-        if (l->tp > 1) l->sequence_parallel = 1;
+        if (l->cp < 1)
+            l->cp = 1;
+        if (l->ep < 1)
+            l->ep = 1;
+        if (l->virtual_stages < 1)
+            l->virtual_stages = 1;
+        if (l->micro_batch < 1)
+            l->micro_batch = 1;
+        if (l->global_batch < 1)
+            l->global_batch = (int64_t)l->dp * l->micro_batch;
+        if (l->tp > 1)
+            l->sequence_parallel = 1;
         return GP_OK;
     }
     if (sc->gpus == 0)
@@ -138,11 +149,11 @@ static json_t *export_json(const gp_result *r)
     for (char *line = strtok_r(buf, "\n", &save); notes && line; line = strtok_r(NULL, "\n", &save))
         json_array_append_new(notes, json_string(line));
     gp_export_engine e = (gp_export_engine)r->export_engine;
-    json_t *o = json_pack("{ss ss ss ss ss* si si si si si si so* so*}", "engine", gp_export_engine_name(e),
-                          "engine_version", gp_export_engine_version(e), "model", r->model.id, "gpu", r->gpu->id,
-                          "out", r->sc.out[0] ? r->sc.out : NULL, "tp", l->tp, "pp", l->pp, "dp", l->dp, "cp",
-                          l->cp > 0 ? l->cp : 1, "ep", l->ep > 0 ? l->ep : 1, "gpus", gp_layout_gpus(l), "files",
-                          files, "notes", notes);
+    json_t *o =
+        json_pack("{ss ss ss ss ss* si si si si si si so* so*}", "engine", gp_export_engine_name(e), "engine_version",
+                  gp_export_engine_version(e), "model", r->model.id, "gpu", r->gpu->id, "out",
+                  r->sc.out[0] ? r->sc.out : NULL, "tp", l->tp, "pp", l->pp, "dp", l->dp, "cp", l->cp > 0 ? l->cp : 1,
+                  "ep", l->ep > 0 ? l->ep : 1, "gpus", gp_layout_gpus(l), "files", files, "notes", notes);
     if (o)
         json_object_set_new(o, "command", json_string(f->command));
     return o;

@@ -17,8 +17,13 @@ static const struct {
 } refused[] = {
     {"replicas", "--replicas fixes a setup; plan searches replicas (use 'gpuplan serve --replicas')"},
     {"trace", "--trace replays a fixed load; plan sizes for --users or --rate (use 'gpuplan serve --trace')"},
-    {"gpus_per_node", NULL}, {"intra_node", NULL}, {"inter_node", NULL}, {"top", NULL},
-    {"rank", NULL}, {"price_per_gpu_hour", NULL}, {"scaling", NULL},
+    {"gpus_per_node", NULL},
+    {"intra_node", NULL},
+    {"inter_node", NULL},
+    {"top", NULL},
+    {"rank", NULL},
+    {"price_per_gpu_hour", NULL},
+    {"scaling", NULL},
 };
 
 static gp_status check_question(const gp_scenario *sc, gp_error *err)
@@ -27,12 +32,14 @@ static gp_status check_question(const gp_scenario *sc, gp_error *err)
         if (gp_scenario_has(sc, refused[i].key)) {
             if (refused[i].why)
                 return gpi_usage(err, refused[i].key, "%s", refused[i].why);
-            return gpi_usage(err, refused[i].key, "'%s' is a 'gpuplan train' key plan does not take yet: plan uses "
-                                                  "the GPU's default node shape and ranks by cost (docs/scenario.md)",
+            return gpi_usage(err, refused[i].key,
+                             "'%s' is a 'gpuplan train' key plan does not take yet: plan uses "
+                             "the GPU's default node shape and ranks by cost (docs/scenario.md)",
                              refused[i].key);
         }
     if (isinf(sc->rate))
-        return gpi_usage(err, "rate", "--rate inf is a benchmark load; plan sizes a steady load (--users or a finite --rate)");
+        return gpi_usage(err, "rate",
+                         "--rate inf is a benchmark load; plan sizes a steady load (--users or a finite --rate)");
     if (sc->task == GP_TASK_INFER && (sc->users > 0) + gp_scenario_has(sc, "rate") != 1)
         return gpi_usage(err, "users", "serving: give exactly one load, --users N or --rate R (or --task train)");
     if (sc->task != GP_TASK_INFER && (sc->tokens <= 0 || (sc->gpus <= 0 && sc->deadline <= 0)))

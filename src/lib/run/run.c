@@ -45,8 +45,9 @@ gp_status gpi_run_budget(const gp_run_ctx *ctx, double work, const char *what, g
 {
     double max = ctx && ctx->max_work > 0 ? ctx->max_work : ctx && ctx->api ? GP_RUN_API_WORK : GP_RUN_DEFAULT_WORK;
     if (!(work <= max))
-        return gpi_fail(err, GP_ELIMIT, "%s asks for about %.3g simulated token-steps, above the budget of %.3g: "
-                                        "ask for fewer requests, users or output tokens, or fix the GPU and TP",
+        return gpi_fail(err, GP_ELIMIT,
+                        "%s asks for about %.3g simulated token-steps, above the budget of %.3g: "
+                        "ask for fewer requests, users or output tokens, or fix the GPU and TP",
                         what, work, max);
     return GP_OK;
 }
@@ -100,8 +101,9 @@ gp_status gpi_run_finish(gp_result *r, json_t *doc, gp_error *err)
 
 /* ---- the model ---- */
 
-static const char *const arch_keys[] = {"layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab",
-                                        "experts", "experts_active", "moe_ffn", "shared_experts", "tied_embeddings"};
+static const char *const arch_keys[] = {"layers",         "hidden",  "heads",          "kv_heads",
+                                        "head_dim",       "ffn",     "vocab",          "experts",
+                                        "experts_active", "moe_ffn", "shared_experts", "tied_embeddings"};
 
 static int any_arch_key(const gp_scenario *sc)
 {
@@ -126,14 +128,13 @@ static void apply_arch(const gp_scenario *sc, gp_model *m)
 {
     int default_head_dim = m->heads > 0 && m->head_dim == m->hidden / m->heads;
     int default_kv = m->kv_heads == m->heads;
-#define SET(K)                                                                                                     \
-    if (gp_scenario_has(sc, #K))                                                                                   \
+#define SET(K)                                                                                                         \
+    if (gp_scenario_has(sc, #K))                                                                                       \
         m->K = sc->K;
-    SET(layers) SET(hidden) SET(heads) SET(ffn) SET(vocab) SET(experts) SET(experts_active) SET(moe_ffn)
-    SET(shared_experts)
+    SET(layers)
+    SET(hidden) SET(heads) SET(ffn) SET(vocab) SET(experts) SET(experts_active) SET(moe_ffn) SET(shared_experts)
 #undef SET
-    if (gp_scenario_has(sc, "tied_embeddings"))
-        m->tied_embeddings = sc->tied_embeddings;
+        if (gp_scenario_has(sc, "tied_embeddings")) m->tied_embeddings = sc->tied_embeddings;
     if (gp_scenario_has(sc, "kv_heads"))
         m->kv_heads = sc->kv_heads;
     else if (default_kv || m->kv_heads == 0)
@@ -146,20 +147,21 @@ static void apply_arch(const gp_scenario *sc, gp_model *m)
         m->moe_ffn = m->ffn;
     if (m->has_exact) { /* file-exact tallies describe the file, not the edited architecture */
         m->has_exact = 0;
-        gpi_note(m->notes, sizeof m->notes, "architecture edited by flags: exact counts from the files no longer apply");
+        gpi_note(m->notes, sizeof m->notes,
+                 "architecture edited by flags: exact counts from the files no longer apply");
     }
 }
 
-gp_status gpi_run_model(const gp_catalog *cat, const gp_scenario *sc, const gp_run_ctx *ctx, gp_model *m,
-                        gp_error *err)
+gp_status gpi_run_model(const gp_catalog *cat, const gp_scenario *sc, const gp_run_ctx *ctx, gp_model *m, gp_error *err)
 {
     memset(m, 0, sizeof *m);
     gp_status st = GP_OK;
     if (sc->model[0] && ctx && ctx->api) {
         if (gp_catalog_find_model(cat, sc->model, m, err) != GP_OK) {
-            st = gpi_fail(err, GP_EINVAL, "scenario key 'model': '%.200s' is not in the catalog (GET /api/models lists "
-                                          "it); the web API reads no files: give a catalog id, or the config.json "
-                                          "itself as an object",
+            st = gpi_fail(err, GP_EINVAL,
+                          "scenario key 'model': '%.200s' is not in the catalog (GET /api/models lists "
+                          "it); the web API reads no files: give a catalog id, or the config.json "
+                          "itself as an object",
                           sc->model);
             gpi_error_set_field(err, "model");
             return st;
@@ -170,8 +172,9 @@ gp_status gpi_run_model(const gp_catalog *cat, const gp_scenario *sc, const gp_r
     } else if (sc->has_inline_model) {
         *m = sc->inline_model;
     } else if (!any_arch_key(sc)) {
-        return gpi_usage(err, "model", "which model? give --model X, or the architecture with --layers, --hidden, "
-                                       "--heads, --ffn and --vocab");
+        return gpi_usage(err, "model",
+                         "which model? give --model X, or the architecture with --layers, --hidden, "
+                         "--heads, --ffn and --vocab");
     } else
         custom_model(m);
     if (!any_arch_key(sc))
@@ -202,8 +205,7 @@ static gp_status local_gpu(const gp_catalog *cat, const gp_run_ctx *ctx, const g
     return st;
 }
 
-gp_status gpi_run_gpu(const gp_catalog *cat, const char *name, const gp_run_ctx *ctx, const gp_gpu **gpu,
-                      gp_error *err)
+gp_status gpi_run_gpu(const gp_catalog *cat, const char *name, const gp_run_ctx *ctx, const gp_gpu **gpu, gp_error *err)
 {
     if (!strcmp(name, "local"))
         return local_gpu(cat, ctx, gpu, err);
@@ -219,14 +221,14 @@ gp_status gpi_run_workload(const gp_scenario *sc, gp_workload *w, gp_error *err)
         w->dtype = gp_dtype_parse(sc->dtype.v[sc->dtype.n - 1]);
     if (gp_scenario_has(sc, "kv_dtype"))
         w->kv_dtype = (gp_dtype)sc->kv_dtype;
-#define SET(K)                                                                                                     \
-    if (gp_scenario_has(sc, #K))                                                                                   \
+#define SET(K)                                                                                                         \
+    if (gp_scenario_has(sc, #K))                                                                                       \
         w->K = sc->K;
-    SET(context) SET(batch) SET(seq) SET(lora_rank) SET(gpu_memory_utilization) SET(block_size)
-    SET(max_num_batched_tokens) SET(max_num_seqs)
+    SET(context)
+    SET(batch) SET(seq) SET(lora_rank) SET(gpu_memory_utilization) SET(block_size) SET(max_num_batched_tokens)
+        SET(max_num_seqs)
 #undef SET
-    if (gp_scenario_has(sc, "optimizer"))
-        w->optimizer = (gp_optimizer)sc->optimizer;
+            if (gp_scenario_has(sc, "optimizer")) w->optimizer = (gp_optimizer)sc->optimizer;
     if (gp_scenario_has(sc, "offload"))
         w->offload = (gp_offload)sc->offload;
     if (sc->no_flash_attention)
@@ -323,20 +325,62 @@ gp_status gp_run(const gp_catalog *cat, const gp_scenario *sc, const gp_run_ctx 
     }
 }
 
-int gp_result_version(const gp_result *r) { return r ? r->version : 0; }
-unsigned gp_result_command(const gp_result *r) { return r ? r->command : 0; }
-const gp_model *gp_result_model(const gp_result *r) { return r ? &r->model : NULL; }
-const gp_gpu *gp_result_gpu(const gp_result *r) { return r ? r->gpu : NULL; }
-const gp_workload *gp_result_workload(const gp_result *r) { return r ? &r->w : NULL; }
-const gp_scenario *gp_result_scenario(const gp_result *r) { return r ? &r->sc : NULL; }
-const gp_fit_result *gp_result_fit(const gp_result *r) { return r && r->command == GP_CMD_FIT ? &r->fit : NULL; }
-const gp_serve_answer *gp_result_serve(const gp_result *r) { return r && r->command == GP_CMD_SERVE ? &r->serve : NULL; }
-const gp_train_answer *gp_result_train(const gp_result *r) { return r && r->command == GP_CMD_TRAIN ? &r->train : NULL; }
-const gp_plan_request *gp_result_plan_request(const gp_result *r) { return r ? r->preq : NULL; }
-const gp_plan_result *gp_result_plan(const gp_result *r) { return r ? r->pres : NULL; }
-const gp_table_answer *gp_result_table(const gp_result *r) { return r ? r->table : NULL; }
-const gp_export_files *gp_result_export(const gp_result *r) { return r ? r->files : NULL; }
-const gp_layout *gp_result_layout(const gp_result *r) { return r && r->command == GP_CMD_EXPORT ? &r->layout : NULL; }
+int gp_result_version(const gp_result *r)
+{
+    return r ? r->version : 0;
+}
+unsigned gp_result_command(const gp_result *r)
+{
+    return r ? r->command : 0;
+}
+const gp_model *gp_result_model(const gp_result *r)
+{
+    return r ? &r->model : NULL;
+}
+const gp_gpu *gp_result_gpu(const gp_result *r)
+{
+    return r ? r->gpu : NULL;
+}
+const gp_workload *gp_result_workload(const gp_result *r)
+{
+    return r ? &r->w : NULL;
+}
+const gp_scenario *gp_result_scenario(const gp_result *r)
+{
+    return r ? &r->sc : NULL;
+}
+const gp_fit_result *gp_result_fit(const gp_result *r)
+{
+    return r && r->command == GP_CMD_FIT ? &r->fit : NULL;
+}
+const gp_serve_answer *gp_result_serve(const gp_result *r)
+{
+    return r && r->command == GP_CMD_SERVE ? &r->serve : NULL;
+}
+const gp_train_answer *gp_result_train(const gp_result *r)
+{
+    return r && r->command == GP_CMD_TRAIN ? &r->train : NULL;
+}
+const gp_plan_request *gp_result_plan_request(const gp_result *r)
+{
+    return r ? r->preq : NULL;
+}
+const gp_plan_result *gp_result_plan(const gp_result *r)
+{
+    return r ? r->pres : NULL;
+}
+const gp_table_answer *gp_result_table(const gp_result *r)
+{
+    return r ? r->table : NULL;
+}
+const gp_export_files *gp_result_export(const gp_result *r)
+{
+    return r ? r->files : NULL;
+}
+const gp_layout *gp_result_layout(const gp_result *r)
+{
+    return r && r->command == GP_CMD_EXPORT ? &r->layout : NULL;
+}
 
 gp_status gp_result_json(const gp_result *r, char **text, size_t *len, gp_error *err)
 {

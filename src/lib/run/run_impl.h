@@ -22,11 +22,11 @@ struct gp_result {
     gp_train_search_result *tres;
     gp_plan_request *preq;
     gp_plan_result *pres;
-    gp_table_answer *table;    /* table */
-    gp_export_files *files;    /* export */
-    gp_layout layout;          /* export: the layout rendered */
-    int export_engine;         /* gp_export_engine */
-    char *json;                /* the document (gpi_json_text) */
+    gp_table_answer *table; /* table */
+    gp_export_files *files; /* export */
+    gp_layout layout;       /* export: the layout rendered */
+    int export_engine;      /* gp_export_engine */
+    char *json;             /* the document (gpi_json_text) */
     size_t json_len;
 };
 

@@ -17,8 +17,8 @@
 /* The capacity search's request counts (src/lib/serving/capacity.c, sim_share): evaluate mode
  * simulates as many requests per replica as the search does, so both modes agree. */
 #define RUN_REQUESTS_PER_USER 10
-#define RUN_MIN_REQUESTS 1000
-#define RUN_MAX_REQUESTS 4000
+#define RUN_MIN_REQUESTS      1000
+#define RUN_MAX_REQUESTS      4000
 /* Simulations a search runs, about: GPU types x TPs x replica counts bisected. */
 #define RUN_SEARCH_SIMS_PER_GPU 40
 
@@ -186,11 +186,12 @@ static gp_status run_mode(const gp_catalog *cat, gp_result *r, const gp_run_ctx 
     t.cancel_arg = &guard;
     a->max_len = longest(sc, &t);
     a->trace_len = trace_len;
-    int steady = t.arrival == GP_ARRIVAL_CLOSED_LOOP || t.arrival == GP_ARRIVAL_POISSON ||
-                 t.arrival == GP_ARRIVAL_FIXED_RATE;
+    int steady =
+        t.arrival == GP_ARRIVAL_CLOSED_LOOP || t.arrival == GP_ARRIVAL_POISSON || t.arrival == GP_ARRIVAL_FIXED_RATE;
     a->mode = steady && sc->replicas == 0 ? GP_SERVE_MODE_SEARCH : GP_SERVE_MODE_EVALUATE;
     size_t n_gpus = sc->gpu.n > 0 ? 1 : gp_catalog_gpu_count(cat);
-    gp_status st = gpi_run_budget(ctx, gpi_serve_work(&t, sc, a->mode == GP_SERVE_MODE_SEARCH, n_gpus), "this load", err);
+    gp_status st =
+        gpi_run_budget(ctx, gpi_serve_work(&t, sc, a->mode == GP_SERVE_MODE_SEARCH, n_gpus), "this load", err);
     if (!st)
         st = a->mode == GP_SERVE_MODE_SEARCH ? search(cat, r, &t, err) : evaluate(cat, r, &t, err);
     a->traffic = t;

@@ -24,10 +24,14 @@ static void layout_label(const gp_fit_result *r, char *buf, size_t n)
     }
     const gp_layout *l = &r->min_layout;
     size_t o = (size_t)snprintf(buf, n, "%dx", r->min_gpus);
-    if (l->tp > 1 && o < n) o += (size_t)snprintf(buf + o, n - o, " TP%d", l->tp);
-    if (l->pp > 1 && o < n) o += (size_t)snprintf(buf + o, n - o, " PP%d", l->pp);
-    if (l->dp > 1 && o < n) o += (size_t)snprintf(buf + o, n - o, " DP%d", l->dp);
-    if (l->zero > 0 && o < n) snprintf(buf + o, n - o, " ZeRO-%d", l->zero);
+    if (l->tp > 1 && o < n)
+        o += (size_t)snprintf(buf + o, n - o, " TP%d", l->tp);
+    if (l->pp > 1 && o < n)
+        o += (size_t)snprintf(buf + o, n - o, " PP%d", l->pp);
+    if (l->dp > 1 && o < n)
+        o += (size_t)snprintf(buf + o, n - o, " DP%d", l->dp);
+    if (l->zero > 0 && o < n)
+        snprintf(buf + o, n - o, " ZeRO-%d", l->zero);
 }
 
 /* Size one part (inference or training) of a row through the library. */
@@ -50,15 +54,18 @@ static gp_status size_part(const gp_catalog *cat, const gp_model *m, const gp_gp
     return GP_OK;
 }
 
-static double pct(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; }
+static double pct(double part, double whole)
+{
+    return whole > 0 ? 100.0 * part / whole : 0.0;
+}
 
 static json_t *table_layout_json(const gp_table_part *p)
 {
     if (!p->fit.fits)
         return json_null();
     const gp_layout *l = &p->fit.min_layout;
-    return json_pack("{ss si si si si si sb}", "label", p->layout, "gpus", p->fit.min_gpus, "tp", l->tp,
-                     "pp", l->pp, "dp", l->dp, "zero", l->zero, "sequence_parallel", l->sequence_parallel);
+    return json_pack("{ss si si si si si sb}", "label", p->layout, "gpus", p->fit.min_gpus, "tp", l->tp, "pp", l->pp,
+                     "dp", l->dp, "zero", l->zero, "sequence_parallel", l->sequence_parallel);
 }
 
 static json_t *row_json(const gp_table_row *r, const gp_workload *wi, const gp_workload *wt)
@@ -67,33 +74,29 @@ static json_t *row_json(const gp_table_row *r, const gp_workload *wi, const gp_w
     const double it = (double)i->per_gpu, tt = (double)t->per_gpu;
     const uint64_t states = t->weights + t->gradients + t->optimizer;
     json_t *inf = json_pack(
-        "{ss sI sI sI sI sI sI sI sI sI so sI sb s{sf sf sf sf}}",
-        "dtype", gp_dtype_name(wi->dtype), "context", (json_int_t)wi->context, "batch", (json_int_t)wi->batch,
-        "rule_of_thumb_weights_bytes", (json_int_t)(GP_TABLE_RULE_INFER_BYTES * r->params),
-        "weights_bytes", (json_int_t)i->weights, "kv_cache_bytes", (json_int_t)i->kv_cache,
-        "activations_bytes", (json_int_t)i->activations, "overhead_bytes", (json_int_t)i->overhead,
-        "total_bytes", (json_int_t)i->per_gpu, "min_gpus", (json_int_t)r->infer.fit.min_gpus,
+        "{ss sI sI sI sI sI sI sI sI sI so sI sb s{sf sf sf sf}}", "dtype", gp_dtype_name(wi->dtype), "context",
+        (json_int_t)wi->context, "batch", (json_int_t)wi->batch, "rule_of_thumb_weights_bytes",
+        (json_int_t)(GP_TABLE_RULE_INFER_BYTES * r->params), "weights_bytes", (json_int_t)i->weights, "kv_cache_bytes",
+        (json_int_t)i->kv_cache, "activations_bytes", (json_int_t)i->activations, "overhead_bytes",
+        (json_int_t)i->overhead, "total_bytes", (json_int_t)i->per_gpu, "min_gpus", (json_int_t)r->infer.fit.min_gpus,
         "min_layout", table_layout_json(&r->infer), "min_per_gpu_bytes", (json_int_t)r->infer.fit.min_memory.per_gpu,
-        "single_gpu_sufficient", r->infer.fit.single_gpu_sufficient,
-        "rule_of_thumb_leaves_out_pct", "kv_cache", pct((double)i->kv_cache, it), "activations",
-        pct((double)i->activations, it), "overhead", pct((double)i->overhead, it), "total",
-        pct((double)(i->kv_cache + i->activations + i->overhead), it));
+        "single_gpu_sufficient", r->infer.fit.single_gpu_sufficient, "rule_of_thumb_leaves_out_pct", "kv_cache",
+        pct((double)i->kv_cache, it), "activations", pct((double)i->activations, it), "overhead",
+        pct((double)i->overhead, it), "total", pct((double)(i->kv_cache + i->activations + i->overhead), it));
     json_t *tr = json_pack(
-        "{ss ss sI sI ss sI sI sI sI sI sI sI sI sI sI sI so sI sb s{sf sf sf}}",
-        "optimizer", gp_optimizer_name(wt->optimizer), "dtype", gp_dtype_name(wt->dtype),
-        "seq", (json_int_t)wt->seq, "micro_batch", (json_int_t)1, "recompute",
-        gp_recompute_name(GP_RECOMPUTE_SELECTIVE),
-        "rule_of_thumb_states_bytes", (json_int_t)(GP_TABLE_RULE_TRAIN_BYTES * r->params),
-        "rule_of_thumb_low_bytes", (json_int_t)(GP_TABLE_RULE_TRAIN_LOW * r->params),
-        "rule_of_thumb_high_bytes", (json_int_t)(GP_TABLE_RULE_TRAIN_HIGH * r->params),
-        "model_states_bytes", (json_int_t)states, "weights_bytes", (json_int_t)t->weights,
-        "gradients_bytes", (json_int_t)t->gradients, "optimizer_bytes", (json_int_t)t->optimizer,
-        "activations_bytes", (json_int_t)t->activations, "overhead_bytes", (json_int_t)t->overhead,
-        "total_bytes", (json_int_t)t->per_gpu, "min_gpus", (json_int_t)r->train.fit.min_gpus,
+        "{ss ss sI sI ss sI sI sI sI sI sI sI sI sI sI sI so sI sb s{sf sf sf}}", "optimizer",
+        gp_optimizer_name(wt->optimizer), "dtype", gp_dtype_name(wt->dtype), "seq", (json_int_t)wt->seq, "micro_batch",
+        (json_int_t)1, "recompute", gp_recompute_name(GP_RECOMPUTE_SELECTIVE), "rule_of_thumb_states_bytes",
+        (json_int_t)(GP_TABLE_RULE_TRAIN_BYTES * r->params), "rule_of_thumb_low_bytes",
+        (json_int_t)(GP_TABLE_RULE_TRAIN_LOW * r->params), "rule_of_thumb_high_bytes",
+        (json_int_t)(GP_TABLE_RULE_TRAIN_HIGH * r->params), "model_states_bytes", (json_int_t)states, "weights_bytes",
+        (json_int_t)t->weights, "gradients_bytes", (json_int_t)t->gradients, "optimizer_bytes",
+        (json_int_t)t->optimizer, "activations_bytes", (json_int_t)t->activations, "overhead_bytes",
+        (json_int_t)t->overhead, "total_bytes", (json_int_t)t->per_gpu, "min_gpus", (json_int_t)r->train.fit.min_gpus,
         "min_layout", table_layout_json(&r->train), "min_per_gpu_bytes", (json_int_t)r->train.fit.min_memory.per_gpu,
-        "single_gpu_sufficient", r->train.fit.single_gpu_sufficient,
-        "rule_of_thumb_leaves_out_pct", "activations", pct((double)t->activations, tt), "overhead",
-        pct((double)t->overhead, tt), "total", pct((double)(t->activations + t->overhead), tt));
+        "single_gpu_sufficient", r->train.fit.single_gpu_sufficient, "rule_of_thumb_leaves_out_pct", "activations",
+        pct((double)t->activations, tt), "overhead", pct((double)t->overhead, tt), "total",
+        pct((double)(t->activations + t->overhead), tt));
     return json_pack("{ss ss sI so so}", "model", r->m.id, "name", r->m.name, "params", (json_int_t)r->params,
                      "inference", inf, "training", tr);
 }

@@ -67,22 +67,23 @@ static gp_status intra_link(const gp_catalog *cat, const gp_gpu *gpu, const char
     }
     gp_status st = gp_catalog_find_link(cat, name, out, err);
     if (!st && (*out)->kind == GP_LINK_SCALE_OUT)
-        return gpi_usage(err, "intra_node", "--intra-node takes a link inside a node (nvlink, pcie, ...), not '%s'", name);
+        return gpi_usage(err, "intra_node", "--intra-node takes a link inside a node (nvlink, pcie, ...), not '%s'",
+                         name);
     return st;
 }
 
 gp_status gpi_run_cluster(const gp_catalog *cat, const gp_gpu *gpu, const gp_scenario *sc, gp_cluster *c,
                           gp_error *err);
-gp_status gpi_run_cluster(const gp_catalog *cat, const gp_gpu *gpu, const gp_scenario *sc, gp_cluster *c,
-                          gp_error *err)
+gp_status gpi_run_cluster(const gp_catalog *cat, const gp_gpu *gpu, const gp_scenario *sc, gp_cluster *c, gp_error *err)
 {
     const gp_link *inter = NULL, *intra = NULL;
     gp_status st;
     if (sc->inter_node[0] && (st = gp_catalog_find_link(cat, sc->inter_node, &inter, err)) != GP_OK)
         return st;
     if (inter && inter->kind != GP_LINK_SCALE_OUT)
-        return gpi_usage(err, "inter_node", "--inter-node takes a network between nodes (ib-ndr, ib-hdr, roce-400, ...), "
-                                            "not '%s'",
+        return gpi_usage(err, "inter_node",
+                         "--inter-node takes a network between nodes (ib-ndr, ib-hdr, roce-400, ...), "
+                         "not '%s'",
                          sc->inter_node);
     gp_cluster_defaults(c, cat, gpu, inter);
     if (sc->intra_node[0]) {
@@ -101,11 +102,16 @@ static gp_status fixed_layout(gp_result *r, gp_error *err)
 {
     gp_train_search_result *res = r->tres;
     gp_layout l = r->given;
-    if (l.cp < 1) l.cp = 1;
-    if (l.ep < 1) l.ep = 1;
-    if (l.virtual_stages < 1) l.virtual_stages = 1;
-    if (l.global_batch < 1) l.global_batch = (int64_t)l.dp * l.micro_batch;
-    if (l.tp > 1) l.sequence_parallel = 1;
+    if (l.cp < 1)
+        l.cp = 1;
+    if (l.ep < 1)
+        l.ep = 1;
+    if (l.virtual_stages < 1)
+        l.virtual_stages = 1;
+    if (l.global_batch < 1)
+        l.global_batch = (int64_t)l.dp * l.micro_batch;
+    if (l.tp > 1)
+        l.sequence_parallel = 1;
     gp_train_candidate *cd = &res->top[0];
     cd->layout = l;
     gp_status st = gp_memory_estimate(&r->model, r->gpu, &r->w, &l, &cd->memory, err);
@@ -182,7 +188,8 @@ static gp_status run_search(gp_result *r, int64_t gpus, const gp_run_ctx *ctx, g
     double t0 = gp_run_clock();
     a->fixed = all_fixed(sc, &r->given);
     a->mode = a->fixed ? "fixed" : gpus > 0 ? "search" : "deadline";
-    gp_status st = a->fixed ? fixed_layout(r, err) : gp_train_search(&r->model, r->gpu, &a->cluster, &r->w, &so, r->tres, err);
+    gp_status st =
+        a->fixed ? fixed_layout(r, err) : gp_train_search(&r->model, r->gpu, &a->cluster, &r->w, &so, r->tres, err);
     a->seconds = gp_run_clock() - t0;
     if (!st && sc->scaling && r->tres->gpus > 0) {
         gp_train_search_result *tmp = malloc(sizeof *tmp);

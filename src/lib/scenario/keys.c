@@ -13,6 +13,7 @@
 #include <strings.h>
 
 /* ---- enum parsers: value >= 0, or -1 ---- */
+/* clang-format off */
 static int parse_task(const char *s) { gp_task t = gp_task_parse(s); return t < GP_TASK_COUNT ? (int)t : -1; }
 static int parse_optimizer(const char *s) { gp_optimizer o = gp_optimizer_parse(s); return o < GP_OPT_COUNT ? (int)o : -1; }
 static int parse_offload(const char *s) { gp_offload o = gp_offload_parse(s); return o < GP_OFFLOAD_COUNT ? (int)o : -1; }
@@ -22,18 +23,22 @@ static int parse_format(const char *s) { gp_report_format f = gp_report_format_p
 static int parse_lang(const char *s) { return !strcmp(s, "en") ? 0 : !strcmp(s, "pt-BR") ? 1 : -1; }
 static int parse_arrival(const char *s) { return !strcmp(s, "poisson") ? 0 : !strcmp(s, "fixed") ? 1 : -1; }
 
+/* clang-format on */
+
 static int parse_lengths(const char *s)
 {
-    return !strcmp(s, "fixed") ? GP_LENGTH_FIXED : !strcmp(s, "exponential") ? GP_LENGTH_EXPONENTIAL
-                                                   : !strcmp(s, "uniform")   ? GP_LENGTH_UNIFORM
-                                                                             : -1;
+    return !strcmp(s, "fixed")         ? GP_LENGTH_FIXED
+           : !strcmp(s, "exponential") ? GP_LENGTH_EXPONENTIAL
+           : !strcmp(s, "uniform")     ? GP_LENGTH_UNIFORM
+                                       : -1;
 }
 
 static int parse_rank(const char *s)
 {
-    return !strcasecmp(s, "time") ? GP_RANK_TIME : !strcasecmp(s, "cost") ? GP_RANK_COST
-                                                 : !strcasecmp(s, "tokens-per-dollar") ? GP_RANK_TOKENS_PER_DOLLAR
-                                                                                       : -1;
+    return !strcasecmp(s, "time")                ? GP_RANK_TIME
+           : !strcasecmp(s, "cost")              ? GP_RANK_COST
+           : !strcasecmp(s, "tokens-per-dollar") ? GP_RANK_TOKENS_PER_DOLLAR
+                                                 : -1;
 }
 
 /* "none", "n", "0" -> 0; "n+K" or "K" (one digit) -> K. */
@@ -49,22 +54,27 @@ static int parse_redundancy(const char *s)
 }
 
 /* ---- the table ---- */
-#define M (GP_CMD_FIT | GP_CMD_TRAIN | GP_CMD_SERVE | GP_CMD_PLAN | GP_CMD_EXPORT | GP_CMD_MODEL) /* model */
-#define W (GP_CMD_FIT | GP_CMD_TRAIN | GP_CMD_SERVE | GP_CMD_PLAN | GP_CMD_EXPORT)                /* workload */
-#define S (GP_CMD_SERVE | GP_CMD_PLAN)                                                             /* serving */
-#define T (GP_CMD_TRAIN | GP_CMD_PLAN)                                                             /* training */
+#define M   (GP_CMD_FIT | GP_CMD_TRAIN | GP_CMD_SERVE | GP_CMD_PLAN | GP_CMD_EXPORT | GP_CMD_MODEL) /* model */
+#define W   (GP_CMD_FIT | GP_CMD_TRAIN | GP_CMD_SERVE | GP_CMD_PLAN | GP_CMD_EXPORT)                /* workload */
+#define S   (GP_CMD_SERVE | GP_CMD_PLAN)                                                            /* serving */
+#define T   (GP_CMD_TRAIN | GP_CMD_PLAN)                                                            /* training */
 #define BIG 4294967296.0    /* 2^32: tokens of one sequence, sequences of a batch */
 #define DIM 1099511627776.0 /* 2^40: one architecture dimension (GPI_MAX_DIM) */
 
 /* KEYF: explicit field; KEY: the field is the key's name. */
-#define KEYF(NAME, TYPE, MIN, MAX, API, UNIT, CHOICES, CMDS, FLAGS, FIELD, PARSE, HELP)                             \
-    {NAME, GP_KEY_##TYPE, MIN, MAX, API, UNIT, CHOICES, CMDS, FLAGS, HELP, offsetof(gp_scenario, FIELD),            \
-     sizeof(((gp_scenario *)0)->FIELD), PARSE}
-#define KEY(NAME, TYPE, MIN, MAX, UNIT, CMDS, HELP) KEYF(#NAME, TYPE, MIN, MAX, 0, UNIT, NULL, CMDS, 0, NAME, NULL, HELP)
-#define KEY_API(NAME, TYPE, MIN, MAX, API, UNIT, CMDS, HELP) KEYF(#NAME, TYPE, MIN, MAX, API, UNIT, NULL, CMDS, 0, NAME, NULL, HELP)
+#define KEYF(NAME, TYPE, MIN, MAX, API, UNIT, CHOICES, CMDS, FLAGS, FIELD, PARSE, HELP)                                \
+    {                                                                                                                  \
+        NAME, GP_KEY_##TYPE, MIN, MAX, API, UNIT, CHOICES, CMDS, FLAGS, HELP, offsetof(gp_scenario, FIELD),            \
+            sizeof(((gp_scenario *)0)->FIELD), PARSE                                                                   \
+    }
+#define KEY(NAME, TYPE, MIN, MAX, UNIT, CMDS, HELP)                                                                    \
+    KEYF(#NAME, TYPE, MIN, MAX, 0, UNIT, NULL, CMDS, 0, NAME, NULL, HELP)
+#define KEY_API(NAME, TYPE, MIN, MAX, API, UNIT, CMDS, HELP)                                                           \
+    KEYF(#NAME, TYPE, MIN, MAX, API, UNIT, NULL, CMDS, 0, NAME, NULL, HELP)
 #define KEY_ENUM(NAME, CHOICES, CMDS, PARSE, HELP) KEYF(#NAME, ENUM, 0, 0, 0, "", CHOICES, CMDS, 0, NAME, PARSE, HELP)
-#define KEY_STR(NAME, CMDS, FLAGS, HELP) KEYF(#NAME, STRING, 0, 0, 0, "", NULL, CMDS, FLAGS, NAME, NULL, HELP)
+#define KEY_STR(NAME, CMDS, FLAGS, HELP)           KEYF(#NAME, STRING, 0, 0, 0, "", NULL, CMDS, FLAGS, NAME, NULL, HELP)
 
+/* clang-format off */
 static const gp_scenario_key keys[] = {
     /* model */
     KEYF("model", MODEL, 0, 0, 0, "", NULL, M, 0, model, NULL,
@@ -179,6 +189,7 @@ static const gp_scenario_key keys[] = {
     KEY_STR(time, GP_CMD_EXPORT, 0, "Slurm time limit HH:MM:SS (24:00:00)"),
     KEY_STR(job_name, GP_CMD_EXPORT, 0, "Slurm job name (gpuplan)"),
 };
+/* clang-format on */
 
 size_t gp_scenario_key_count(void)
 {
