@@ -91,6 +91,9 @@ typedef struct gp_serve_answer {
     gp_traffic traffic;         /* the load as simulated (trace: borrowed pointer cleared) */
     size_t trace_len;           /* requests in the trace (trace load) */
     const gp_capacity_result *search; /* reasons, options, one_replica_fewer (evaluate: empty) */
+    int default_load;           /* no load given: 256 closed-loop users (the engines' default cap) */
+    gp_spec_decode spec;        /* speculative decoding asked (draft_tokens 0: off) */
+    const gp_disagg_result *disagg; /* disaggregated pools (disagg asked), else NULL */
 } gp_serve_answer;
 GP_API const gp_serve_answer *gp_result_serve(const gp_result *r);
 

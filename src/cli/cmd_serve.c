@@ -1,9 +1,8 @@
 /* cmd_serve.c: `gpuplan serve`: serving latency and throughput under a load, and the
- * cheapest setup (GPU type, TP, replicas) meeting latency targets, with the reasons. */
+ * cheapest setup (GPU type, layout, replicas) meeting latency targets, with the reasons
+ * (gp_serve_run); this file only prints the answer. */
 #include "cli.h"
 
-#include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 static const char serve_help[] =
@@ -11,13 +10,37 @@ static const char serve_help[] =
     "Simulates a continuous-batching engine (vLLM-like: chunked prefill, paged KV, preemption)\n"
     "under the load and reports TTFT, TPOT and end-to-end latency (p50/p90/p99), throughput and\n"
     "KV use. With targets (--ttft-p99, --tpot-p99) and no fixed setup, searches the cheapest GPU\n"
-    "type x TP x replicas that meets them, and says why fewer GPUs would not.\n\n"
+    "type x TP x replicas that meets them, and says why fewer GPUs would not. MoE models: --ep and\n"
+    "--dp (attention data parallelism, ep = tp x dp); --pp splits a replica over nodes; --disagg\n"
+    "also sizes disaggregated prefill and decode pools. With no load, 256 closed-loop users.\n\n"
     "Flags:\n";
+
+static const char *const length_names[GP_LENGTH_COUNT] = {"fixed", "uniform", "exponential", "lognormal"};
 
 static void print_lat(const char *name, const gp_latency_stats *s, double scale, const char *unit)
 {
     printf("    %-6s p50 %8.3f  p90 %8.3f  p99 %8.3f  mean %8.3f %s\n", name, s->p50 * scale, s->p90 * scale,
            s->p99 * scale, s->mean * scale, unit);
+}
+
+static void print_traffic(const gp_serve_answer *a)
+{
+    const gp_traffic *t = &a->traffic;
+    printf("Traffic: ");
+    if (a->default_load)
+        printf("no load given, so 256 closed-loop users; ");
+    if (t->prompt.dist == GP_LENGTH_LOGNORMAL)
+        printf("lengths log-normal (sigma %.2g; clipped at %lld and %lld tokens)", t->prompt.sigma,
+               (long long)t->prompt.max, (long long)t->output.max);
+    else
+        printf("lengths %s", length_names[t->prompt.dist]);
+    if (t->arrival == GP_ARRIVAL_CLOSED_LOOP)
+        printf(", users %s", t->lockstep ? "starting together" : "starting spread over about one request");
+    printf(", prefix-cache hits %.0f%%", t->prefix_hit * 100);
+    if (a->spec.draft_tokens > 0)
+        printf(", speculative decoding %d draft token%s at %.0f%% acceptance", a->spec.draft_tokens,
+               a->spec.draft_tokens > 1 ? "s" : "", a->spec.acceptance * 100);
+    printf(".\n");
 }
 
 static void print_load(const gp_result *res, const gp_serve_answer *a)
@@ -42,7 +65,21 @@ static void print_load(const gp_result *res, const gp_serve_answer *a)
         printf("; targets p99 TTFT %.3g s, p99 TPOT %.3g ms", sc->ttft_p99, sc->tpot_p99 * 1e3);
     if (sc->redundancy)
         printf(", n+%d", sc->redundancy);
-    printf("\n\n");
+    printf("\n");
+    print_traffic(a);
+    printf("\n");
+}
+
+/* "TP8", "TP2 x PP2", "TP1 x DP8 EP8" */
+static void layout_name(const gp_serve_option *o, char *buf, size_t n)
+{
+    int k = snprintf(buf, n, "TP%d", o->tp);
+    if (o->pp > 1 && k > 0 && (size_t)k < n)
+        k += snprintf(buf + k, n - (size_t)k, " x PP%d", o->pp);
+    if (o->dp > 1 && k > 0 && (size_t)k < n)
+        k += snprintf(buf + k, n - (size_t)k, " x DP%d", o->dp);
+    if (o->ep > 1 && k > 0 && (size_t)k < n)
+        snprintf(buf + k, n - (size_t)k, " EP%d", o->ep);
 }
 
 static void print_reasons(const gp_capacity_result *cr)
@@ -54,10 +91,12 @@ static void print_reasons(const gp_capacity_result *cr)
 static void print_options(const gp_capacity_result *cr)
 {
     printf("\nSetups that meet the targets (cheapest replica count per GPU type and TP):\n");
-    printf("  %-16s %4s %8s %5s %9s %10s %10s\n", "GPU", "TP", "replicas", "GPUs", "$/h", "p99 TTFT", "p99 TPOT");
+    printf("  %-16s %-18s %8s %5s %9s %10s %10s\n", "GPU", "layout", "replicas", "GPUs", "$/h", "p99 TTFT", "p99 TPOT");
     for (int i = 0; i < cr->n_options; i++) {
         const gp_serve_option *o = &cr->options[i];
-        printf("  %-16s %4d %8d %5d %9.2f %9.3fs %8.1fms\n", o->gpu, o->tp, o->replicas, o->gpus_total, o->usd_per_hour,
+        char lay[64];
+        layout_name(o, lay, sizeof lay);
+        printf("  %-16s %-18s %8d %5d %9.2f %9.3fs %8.1fms\n", o->gpu, lay, o->replicas, o->gpus_total, o->usd_per_hour,
                o->sim.ttft.p99, o->sim.tpot.p99 * 1e3);
     }
 }
@@ -67,10 +106,14 @@ static void print_setup(const gp_scenario *sc, const gp_serve_answer *a)
     const gp_serve_option *best = &a->best;
     const gp_sim_result *s = &best->sim;
     int search = a->mode == GP_SERVE_MODE_SEARCH, serving = a->serving;
-    double k = serving > 0 ? serving : 1;
-    char b[64];
-    printf("%s: %d replica%s x TP%d on %s = %d GPU%s", search ? "Cheapest setup" : "Setup", best->replicas,
-           best->replicas > 1 ? "s" : "", best->tp, best->gpu, best->gpus_total, best->gpus_total > 1 ? "s" : "");
+    /* the simulation is one attention-DP rank of one replica */
+    double k = (serving > 0 ? serving : 1) * (best->dp > 1 ? best->dp : 1);
+    char b[64], lay[64];
+    layout_name(best, lay, sizeof lay);
+    printf("%s: %d replica%s x %s on %s = %d GPU%s", search ? "Cheapest setup" : "Setup", best->replicas,
+           best->replicas > 1 ? "s" : "", lay, best->gpu, best->gpus_total, best->gpus_total > 1 ? "s" : "");
+    if (best->nodes_per_replica > 1)
+        printf(", %d nodes per replica", best->nodes_per_replica);
     if (best->usd_per_hour > 0)
         printf(" ($%.2f/h at on-demand prices)", best->usd_per_hour);
     printf("\n  per replica: KV cache %s tokens = %.1f concurrent %lld-token sequences\n",
@@ -92,6 +135,24 @@ static void print_setup(const gp_scenario *sc, const gp_serve_answer *a)
     if (sc->ttft_p99 > 0 || sc->tpot_p99 > 0)
         printf("  targets: %s (goodput %.2f requests/s, %.1f%% of requests within both)\n",
                best->meets ? "met" : "MISSED", s->goodput_requests_per_s * k, s->slo_attainment * 100);
+}
+
+static void print_disagg(const gp_disagg_result *d)
+{
+    printf("\nDisaggregated prefill/decode:\n");
+    if (!d->found) {
+        printf("  %s\n", d->why);
+        return;
+    }
+    const gp_disagg_pool *p = &d->prefill, *q = &d->decode;
+    printf("  prefill: %d x TP%d%s on %s = %d GPUs ($%.2f/h), p99 TTFT in prefill %.3f s\n", p->instances, p->tp,
+           p->ep > 1 ? " EP" : "", p->gpu, p->gpus_total, p->usd_per_hour, p->sim.ttft.p99);
+    printf("  decode:  %d x TP%d%s%s on %s = %d GPUs ($%.2f/h), p99 TPOT %.1f ms\n", q->instances, q->tp,
+           q->dp > 1 ? " x DP" : "", q->ep > 1 ? " EP" : "", q->gpu, q->gpus_total, q->usd_per_hour,
+           q->sim.tpot.p99 * 1e3);
+    printf("  KV transfer %.1f ms per request over %s; p99 TTFT %.3f s, p99 TPOT %.1f ms; %.2f requests/s\n",
+           d->kv_transfer_s * 1e3, d->kv_link, d->ttft_p99_s, d->tpot_p99_s * 1e3, d->request_rate);
+    printf("  %s.\n", d->why);
 }
 
 int cmd_serve(int argc, char **argv, cli_common *common)
@@ -119,6 +180,8 @@ int cmd_serve(int argc, char **argv, cli_common *common)
         }
         if (cr->n_options > 1)
             print_options(cr);
+        if (a->disagg)
+            print_disagg(a->disagg);
     }
     gp_result_free(res);
     return EXIT_OK;

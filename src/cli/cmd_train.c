@@ -81,11 +81,16 @@ static void print_result(const gp_train_candidate *best, const gp_scenario *to, 
     print_breakdown(p);
     printf("  throughput     %s tokens/s, %s tokens/s per GPU\n", cli_fmt_si(a, sizeof a, p->tokens_per_s),
            cli_fmt_si(b, sizeof b, p->tokens_per_s_per_gpu));
+    printf("  likely range   %s-%s tokens/s (10th-90th percentile of the error on published runs)\n",
+           cli_fmt_si(a, sizeof a, p->tokens_per_s_low), cli_fmt_si(b, sizeof b, p->tokens_per_s_high));
     printf("  TFLOP/s/GPU    %.1f model (MFU %.1f%%), %.1f hardware (HFU %.1f%%)\n", p->model_tflops_per_gpu,
            100.0 * p->mfu, p->hw_tflops_per_gpu, 100.0 * p->hfu);
-    if (to->tokens > 0)
-        printf("  time to train  %s tokens: %s\n", cli_fmt_si(a, sizeof a, to->tokens),
-               fmt_duration(b, sizeof b, p->time_to_train_s));
+    if (to->tokens > 0) {
+        char lo[64], hi[64];
+        printf("  time to train  %s tokens: %s (likely %s-%s)\n", cli_fmt_si(a, sizeof a, to->tokens),
+               fmt_duration(b, sizeof b, p->time_to_train_s), fmt_duration(lo, sizeof lo, p->time_to_train_s_low),
+               fmt_duration(hi, sizeof hi, p->time_to_train_s_high));
+    }
     if (to->price_per_gpu_hour > 0)
         printf("  cost           %.4g at %.4g per GPU-hour (%s)\n", best->cost, to->price_per_gpu_hour,
                to->tokens > 0 ? "whole run" : "per step");

@@ -97,18 +97,70 @@ static json_t *stats_json(const gp_latency_stats *s)
 
 static json_t *option_json(const gp_serve_option *o)
 {
-    return json_pack("{ss si si si si si sf sb sI sf sf sf sf sf}", "gpu", o->gpu, "tp", o->tp, "pp", o->pp, "ep",
-                     o->ep, "replicas", o->replicas, "gpus_total", o->gpus_total, "usd_per_hour", o->usd_per_hour,
-                     "meets", o->meets, "kv_tokens_per_replica", (json_int_t)o->kv_tokens,
-                     "max_concurrency_per_replica", o->max_concurrency, "ttft_p99_s", o->sim.ttft.p99, "tpot_p99_s",
-                     o->sim.tpot.p99, "single_request_ttft_s", o->single_ttft_s, "single_request_tpot_s",
-                     o->single_tpot_s);
+    json_t *j = json_pack("{si si si}", "dp", o->dp > 0 ? o->dp : 1, "gpus_per_replica", o->gpus_per_replica,
+                          "nodes_per_replica", o->nodes_per_replica);
+    json_t *base =
+        json_pack("{ss si si si si si sf sb sI sf sf sf sf sf}", "gpu", o->gpu, "tp", o->tp, "pp", o->pp, "ep", o->ep,
+                  "replicas", o->replicas, "gpus_total", o->gpus_total, "usd_per_hour", o->usd_per_hour, "meets",
+                  o->meets, "kv_tokens_per_replica", (json_int_t)o->kv_tokens, "max_concurrency_per_replica",
+                  o->max_concurrency, "ttft_p99_s", o->sim.ttft.p99, "tpot_p99_s", o->sim.tpot.p99,
+                  "single_request_ttft_s", o->single_ttft_s, "single_request_tpot_s", o->single_tpot_s);
+    if (j && base)
+        json_object_update_missing_new(j, base);
+    else
+        json_decref(base);
+    return j;
+}
+
+static const char *const length_names[GP_LENGTH_COUNT] = {"fixed", "uniform", "exponential", "lognormal"};
+
+/* The traffic as simulated, defaults included (they are part of the answer). */
+static json_t *traffic_json(const gp_serve_answer *a)
+{
+    const gp_traffic *t = &a->traffic;
+    json_t *o =
+        json_pack("{ss sf sf sf sf sb sf sb}", "lengths", length_names[t->prompt.dist], "prompt_mean", t->prompt.mean,
+                  "output_mean", t->output.mean, "lognormal_sigma",
+                  t->prompt.dist == GP_LENGTH_LOGNORMAL ? t->prompt.sigma : 0.0, "think_time_s", t->think_time_s,
+                  "users_in_lockstep", t->lockstep, "prefix_hit", t->prefix_hit, "default_load", a->default_load);
+    if (o && a->spec.draft_tokens > 0)
+        json_object_set_new(o, "spec_decode",
+                            json_pack("{si sf sf}", "draft_tokens", a->spec.draft_tokens, "acceptance",
+                                      a->spec.acceptance, "draft_cost", a->spec.draft_cost));
+    return o;
+}
+
+static json_t *pool_json(const gp_disagg_pool *p)
+{
+    return json_pack("{ss si si si si si si si sf sf sf sf}", "gpu", p->gpu, "tp", p->tp, "pp", p->pp, "ep", p->ep,
+                     "dp", p->dp, "instances", p->instances, "gpus_per_instance", p->gpus_per_instance, "gpus_total",
+                     p->gpus_total, "usd_per_hour", p->usd_per_hour, "ttft_p99_s", p->sim.ttft.p99, "tpot_p99_s",
+                     p->sim.tpot.p99, "requests_per_s_per_instance", p->sim.requests_per_s);
+}
+
+static json_t *disagg_json(const gp_disagg_result *d)
+{
+    json_t *o = json_pack("{sb sb ss sf sf sf sf sf si ss}", "found", d->found, "pays", d->pays, "kv_link", d->kv_link,
+                          "kv_transfer_s", d->kv_transfer_s, "request_rate", d->request_rate, "ttft_p99_s",
+                          d->ttft_p99_s, "tpot_p99_s", d->tpot_p99_s, "usd_per_hour", d->usd_per_hour, "gpus_total",
+                          d->gpus_total, "why", d->why);
+    if (!o)
+        return NULL;
+    json_object_set_new(o, "prefill", pool_json(&d->prefill));
+    json_object_set_new(o, "decode", pool_json(&d->decode));
+    if (d->has_aggregated)
+        json_object_set_new(o, "aggregated",
+                            json_pack("{ss si si si si sf}", "gpu", d->aggregated.gpu, "tp", d->aggregated.tp, "ep",
+                                      d->aggregated.ep, "gpus_total", d->aggregated.gpus_total, "replicas",
+                                      d->aggregated.replicas, "usd_per_hour", d->aggregated.usd_per_hour));
+    return o;
 }
 
 static json_t *serve_perf_json(const gp_serve_answer *a)
 {
     const gp_sim_result *s = &a->best.sim;
-    double k = a->serving > 0 ? a->serving : 1;
+    /* the simulation is one attention-DP rank of one replica */
+    double k = (a->serving > 0 ? a->serving : 1) * (a->found && a->best.dp > 1 ? a->best.dp : 1);
     json_t *perf = json_pack("{sf sf sf sf sf sf sf sf sf sf sf sf sf sf sf sf sf}", "ttft_p50_s", s->ttft.p50,
                              "ttft_p90_s", s->ttft.p90, "ttft_p99_s", s->ttft.p99, "tpot_p50_s", s->tpot.p50,
                              "tpot_p90_s", s->tpot.p90, "tpot_p99_s", s->tpot.p99, "e2e_p50_s", s->e2e.p50, "e2e_p90_s",
@@ -142,8 +194,11 @@ json_t *gpi_json_serve(const gp_model *m, const gp_workload *w, const gp_scenari
     json_t *options = json_array();
     for (int i = 0; options && i < cr->n_options; i++)
         json_array_append_new(options, option_json(&cr->options[i]));
-    json_t *layout = json_pack("{si si si si si}", "tp", f ? a->best.tp : 0, "pp", f ? 1 : 0, "ep", f ? 1 : 0,
-                               "replicas", f ? a->best.replicas : 0, "gpus_total", f ? a->best.gpus_total : 0);
+    const gp_serve_option *b = &a->best;
+    json_t *layout =
+        json_pack("{si si si si si si si si}", "tp", f ? b->tp : 0, "pp", f ? b->pp : 0, "ep", f ? b->ep : 0, "dp",
+                  f ? (b->dp > 0 ? b->dp : 1) : 0, "replicas", f ? b->replicas : 0, "gpus_total", f ? b->gpus_total : 0,
+                  "gpus_per_replica", f ? b->gpus_per_replica : 0, "nodes_per_replica", f ? b->nodes_per_replica : 0);
     json_t *kv = json_pack("{sf sI sf sf sI sf}", "max_concurrency", a->best.max_concurrency, "tokens_per_replica",
                            (json_int_t)a->best.kv_tokens, "utilization_mean", s->kv_utilization_mean,
                            "utilization_peak", s->kv_utilization_peak, "preemptions", (json_int_t)s->preemptions,
@@ -159,6 +214,10 @@ json_t *gpi_json_serve(const gp_model *m, const gp_workload *w, const gp_scenari
                           options, "usd_per_hour", a->best.usd_per_hour, "requests_simulated", (json_int_t)s->requests);
     if (o && cr->has_fewer)
         json_object_set_new(o, "one_replica_fewer", option_json(&cr->fewer));
+    if (o)
+        json_object_set_new(o, "traffic", traffic_json(a));
+    if (o && a->disagg)
+        json_object_set_new(o, "disagg", disagg_json(a->disagg));
     return o;
 }
 
@@ -175,13 +234,23 @@ static json_t *train_perf_json(const gp_train_perf *p, double cost)
         json_pack("{sf sf sf sf sf sf sf sf sf}", "compute_s", p->compute_s, "memory_s", p->memory_s, "tp_comm_s",
                   p->tp_comm_s, "cp_comm_s", p->cp_comm_s, "ep_comm_s", p->ep_comm_s, "pp_comm_s", p->pp_comm_s,
                   "dp_comm_s", p->dp_comm_s, "bubble_s", p->bubble_s, "optimizer_s", p->optimizer_s);
-    return json_pack("{sf sf sf sf sf sf sf sf sf sf sf sI so* sf}", "step_time_s", p->step_time_s, "tokens_per_s",
-                     p->tokens_per_s, "tokens_per_s_per_gpu", p->tokens_per_s_per_gpu, "model_tflops_per_gpu",
-                     p->model_tflops_per_gpu, "hw_tflops_per_gpu", p->hw_tflops_per_gpu, "mfu", p->mfu, "hfu", p->hfu,
-                     "time_to_train_s", p->time_to_train_s, "model_flops_per_token", p->model_flops_per_token,
-                     "hw_flops_per_token", p->hw_flops_per_token, "bubble_fraction",
-                     p->step_time_s > 0 ? p->bubble_s / p->step_time_s : 0.0, "micro_batches",
-                     (json_int_t)p->micro_batches, "breakdown", b, "cost", cost);
+    json_t *j = json_pack("{sf sf sf sf sf sf sf sf sf sf sf sI so* sf}", "step_time_s", p->step_time_s, "tokens_per_s",
+                          p->tokens_per_s, "tokens_per_s_per_gpu", p->tokens_per_s_per_gpu, "model_tflops_per_gpu",
+                          p->model_tflops_per_gpu, "hw_tflops_per_gpu", p->hw_tflops_per_gpu, "mfu", p->mfu, "hfu",
+                          p->hfu, "time_to_train_s", p->time_to_train_s, "model_flops_per_token",
+                          p->model_flops_per_token, "hw_flops_per_token", p->hw_flops_per_token, "bubble_fraction",
+                          p->step_time_s > 0 ? p->bubble_s / p->step_time_s : 0.0, "micro_batches",
+                          (json_int_t)p->micro_batches, "breakdown", b, "cost", cost);
+    /* the likely range: the 10th-90th percentile of the error on published runs */
+    json_t *o = json_pack("{sf sf sf sf sf sf sf sf}", "step_time_s_low", p->step_time_s_low, "step_time_s_high",
+                          p->step_time_s_high, "tokens_per_s_low", p->tokens_per_s_low, "tokens_per_s_high",
+                          p->tokens_per_s_high, "model_tflops_per_gpu_low", p->model_tflops_per_gpu_low,
+                          "model_tflops_per_gpu_high", p->model_tflops_per_gpu_high, "time_to_train_s_low",
+                          p->time_to_train_s_low, "time_to_train_s_high", p->time_to_train_s_high);
+    if (j && o)
+        json_object_update(j, o);
+    json_decref(o);
+    return j;
 }
 
 static json_t *candidate_json(const gp_train_candidate *c, int rank)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static gp_status check_question(const gp_scenario *sc, gp_export_engine *eng, gp_error *err)
+static gp_status check_question(const gp_scenario *sc, gp_export_engine *eng, gp_task *task, gp_error *err)
 {
     static const char engines[] = "vllm, sglang, tgi, llamacpp, trtllm, deepspeed, megatron, torchrun-fsdp, slurm";
     if (!sc->engine[0])
@@ -18,7 +18,8 @@ static gp_status check_question(const gp_scenario *sc, gp_export_engine *eng, gp
     *eng = gp_export_engine_parse(sc->engine);
     if (*eng == GP_EXPORT_COUNT)
         return gpi_usage(err, "engine", "unknown engine '%s' (%s)", sc->engine, engines);
-    int infer = sc->task == GP_TASK_INFER;
+    *task = gp_export_engine_task(*eng, (gp_task)sc->task); /* megatron, deepspeed, ... train */
+    int infer = *task == GP_TASK_INFER;
     gp_export_kind kind = gp_export_engine_kind(*eng);
     if (kind == GP_EXPORT_KIND_TRAIN && infer)
         return gpi_usage(err, "task",
@@ -29,7 +30,7 @@ static gp_status check_question(const gp_scenario *sc, gp_export_engine *eng, gp
         return gpi_usage(err, "task",
                          "%s is a serving engine, but the task is %s: export training with deepspeed, "
                          "megatron, torchrun-fsdp or slurm",
-                         gp_export_engine_name(*eng), gp_task_name((gp_task)sc->task));
+                         gp_export_engine_name(*eng), gp_task_name(*task));
     return GP_OK;
 }
 
@@ -130,6 +131,9 @@ static gp_status render(gp_result *r, const gp_cluster *cl, gp_error *err)
         gpi_strlcpy(job.train_data, sc->data, sizeof job.train_data);
     job.job_name = sc->job_name[0] ? sc->job_name : NULL;
     job.time_limit = sc->time[0] ? sc->time : NULL;
+    job.replicas = (int)sc->replicas;
+    job.api_key_env = gp_scenario_has(sc, "api_key_env") ? sc->api_key_env : NULL;
+    job.audit_log = sc->audit_log;
     if (!(r->files = calloc(1, sizeof *r->files)))
         return gpi_fail(err, GP_ENOMEM, "out of memory");
     return gp_export_render((gp_export_engine)r->export_engine, &job, r->files, err);
@@ -165,7 +169,8 @@ gp_status gp_export_run(const gp_catalog *cat, const gp_scenario *sc, const gp_r
     gp_error_clear(err);
     *out = NULL;
     gp_export_engine eng = GP_EXPORT_COUNT;
-    gp_status st = check_question(sc, &eng, err);
+    gp_task task = GP_TASK_INFER;
+    gp_status st = check_question(sc, &eng, &task, err);
     if (st)
         return st;
     gp_result *r = gpi_result_new(GP_CMD_EXPORT, sc);
@@ -174,6 +179,7 @@ gp_status gp_export_run(const gp_catalog *cat, const gp_scenario *sc, const gp_r
     r->export_engine = (int)eng;
     gp_scenario s2 = *sc;
     s2.engine[0] = '\0'; /* the export target, not the accounting engine */
+    s2.task = (int)task;
     st = gpi_run_model(cat, sc, ctx, &r->model, err);
     if (!st)
         st = gpi_run_gpu(cat, gpi_run_gpu_name(sc), ctx, &r->gpu, err);
@@ -185,7 +191,7 @@ gp_status gp_export_run(const gp_catalog *cat, const gp_scenario *sc, const gp_r
         gp_cluster_defaults(&cl, cat, r->gpu, NULL);
         if (sc->gpus_per_node > 0)
             cl.gpus_per_node = (int)sc->gpus_per_node;
-        st = sc->task == GP_TASK_INFER ? infer_layout(cat, r, err) : train_layout(r, &cl, err);
+        st = task == GP_TASK_INFER ? infer_layout(cat, r, err) : train_layout(r, &cl, err);
     }
     if (!st)
         st = render(r, &cl, err);

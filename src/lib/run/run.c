@@ -83,6 +83,7 @@ void gp_result_free(gp_result *r)
     if (!r)
         return;
     free(r->cr);
+    free(r->dr);
     free(r->tres);
     free(r->preq);
     free(r->pres);
@@ -132,7 +133,8 @@ static void apply_arch(const gp_scenario *sc, gp_model *m)
     if (gp_scenario_has(sc, #K))                                                                                       \
         m->K = sc->K;
     SET(layers)
-    SET(hidden) SET(heads) SET(ffn) SET(vocab) SET(experts) SET(experts_active) SET(moe_ffn) SET(shared_experts)
+    SET(hidden)
+    SET(heads) SET(ffn) SET(vocab) SET(experts) SET(experts_active) SET(moe_ffn) SET(shared_experts)
 #undef SET
         if (gp_scenario_has(sc, "tied_embeddings")) m->tied_embeddings = sc->tied_embeddings;
     if (gp_scenario_has(sc, "kv_heads"))
@@ -225,10 +227,10 @@ gp_status gpi_run_workload(const gp_scenario *sc, gp_workload *w, gp_error *err)
     if (gp_scenario_has(sc, #K))                                                                                       \
         w->K = sc->K;
     SET(context)
-    SET(batch) SET(seq) SET(lora_rank) SET(gpu_memory_utilization) SET(block_size) SET(max_num_batched_tokens)
-        SET(max_num_seqs)
+    SET(batch)
+    SET(seq) SET(lora_rank) SET(gpu_memory_utilization) SET(block_size) SET(max_num_batched_tokens) SET(max_num_seqs)
 #undef SET
-            if (gp_scenario_has(sc, "optimizer")) w->optimizer = (gp_optimizer)sc->optimizer;
+        if (gp_scenario_has(sc, "optimizer")) w->optimizer = (gp_optimizer)sc->optimizer;
     if (gp_scenario_has(sc, "offload"))
         w->offload = (gp_offload)sc->offload;
     if (sc->no_flash_attention)
@@ -269,7 +271,14 @@ void gpi_run_traffic(const gp_scenario *sc, gp_traffic *t)
     t->prompt.dist = t->output.dist = (gp_length_dist)sc->lengths;
     t->prompt.mean = (double)sc->prompt_tokens;
     t->output.mean = (double)sc->output_tokens;
-    if (sc->lengths == GP_LENGTH_EXPONENTIAL) {
+    if (sc->command == GP_CMD_SERVE) { /* serve's traffic model (docs/serving.md, "Traffic") */
+        t->prefix_hit = sc->prefix_hit;
+        t->lockstep = sc->lengths == GP_LENGTH_FIXED;
+    }
+    if (sc->lengths == GP_LENGTH_LOGNORMAL) {
+        gp_length_default(&t->prompt, (double)sc->prompt_tokens);
+        gp_length_default(&t->output, (double)sc->output_tokens);
+    } else if (sc->lengths == GP_LENGTH_EXPONENTIAL) {
         t->prompt.max = 4 * sc->prompt_tokens;
         t->output.max = 4 * sc->output_tokens;
     } else if (sc->lengths == GP_LENGTH_UNIFORM) {

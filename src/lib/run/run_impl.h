@@ -18,6 +18,7 @@ struct gp_result {
     gp_fit_result fit;
     gp_serve_answer serve;
     gp_capacity_result *cr;
+    gp_disagg_result *dr;
     gp_train_answer train;
     gp_train_search_result *tres;
     gp_plan_request *preq;
@@ -64,6 +65,9 @@ void gpi_run_traffic(const gp_scenario *sc, gp_traffic *t);
 /* Simulated token-steps a serving question asks for: requests x tokens each, times the
  * simulations a search over n_gpus GPU types runs (search) or one (evaluate). */
 double gpi_serve_work(const gp_traffic *t, const gp_scenario *sc, int search, size_t n_gpus);
+/* "K:A[:C]" (K draft tokens 1-16, acceptance in (0, 1), draft cost in [0, 1], default 0.05) or
+ * "mtp" (DeepSeek-V3's multi-token prediction: 1 token, 0.8, 0.02): 0, or -1 if malformed. */
+int gpi_spec_decode_parse(const char *s, gp_spec_decode *out);
 /* The finished document into r->json. */
 gp_status gpi_run_finish(gp_result *r, json_t *doc, gp_error *err);
 

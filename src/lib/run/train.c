@@ -89,8 +89,13 @@ gp_status gpi_run_cluster(const gp_catalog *cat, const gp_gpu *gpu, const gp_sce
     if (sc->intra_node[0]) {
         if ((st = intra_link(cat, gpu, sc->intra_node, &intra, err)) != GP_OK)
             return st;
-        c->intra_gbps = intra->bw_gbps_per_direction;
-        gpi_strlcpy(c->intra_name, intra->id, sizeof c->intra_name);
+        gp_cluster_set_link(c, cat, intra, 0);
+    }
+    if (sc->framework[0]) {
+        c->framework = gp_framework_parse(sc->framework);
+        if (c->framework == GP_FRAMEWORK_COUNT)
+            return gpi_usage(err, "framework", "--framework takes megatron, fsdp or deepspeed, not '%s'",
+                             sc->framework);
     }
     if (sc->gpus_per_node > 0)
         c->gpus_per_node = (int)sc->gpus_per_node;

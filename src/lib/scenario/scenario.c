@@ -27,6 +27,7 @@ void gp_scenario_init(gp_scenario *sc, unsigned command)
     sc->top = 5;
     sc->max_gpus = 65536;
     sc->egress_tb_per_month = -1;
+    sc->lengths = command == GP_CMD_SERVE ? GP_LENGTH_LOGNORMAL : GP_LENGTH_FIXED;
 }
 
 static size_t key_index(const gp_scenario_key *k)
