@@ -50,9 +50,9 @@ int cmd_gpus(int argc, char **argv, cli_common *common)
         snprintf(su, sizeof su, "%.20s %.0f x%d", g->scale_up_name, g->scale_up_gbps_bidir, g->scale_up_domain);
         snprintf(f8, sizeof f8, g->tflops[GP_DTYPE_FP8] > 0 ? "%.0f" : "-", g->tflops[GP_DTYPE_FP8]);
         snprintf(f4, sizeof f4, g->tflops[GP_DTYPE_FP4] > 0 ? "%.0f" : "-", g->tflops[GP_DTYPE_FP4]);
-        printf("%-16s %-8s %9.1f %9.0f %8.0f %8s %8s %-28s %5d %5.0f\n", g->id, g->vendor,
+        printf("%-16s %-8s %9.1f %9.0f %8.0f %8s %8s %-28s %5d %5.0f%s\n", g->id, g->vendor,
                (double)g->memory_bytes / 1073741824.0, g->hbm_bandwidth_gbps, g->tflops[GP_DTYPE_BF16], f8, f4, su,
-               g->pcie_gen, g->tdp_w);
+               g->pcie_gen, g->tdp_w, g->consumer ? "  consumer card (GeForce licence: no datacenter use)" : "");
     }
     return EXIT_OK;
 }

@@ -143,6 +143,7 @@ static gp_status parse_gpu(json_t *e, gp_gpu *g, const char *name, gp_error *err
     g->pcie_gen = (int)num_or_zero(json_object_get(e, "pcie_gen"));
     g->tdp_w = num_or_zero(json_object_get(e, "tdp_w"));
     g->launch_year = (int)num_or_zero(json_object_get(e, "launch_year"));
+    g->consumer = json_is_object(json_object_get(e, "consumer")) || json_is_true(json_object_get(e, "consumer"));
     return GP_OK;
 }
 

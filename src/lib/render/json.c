@@ -70,11 +70,23 @@ json_t *gpi_json_fit(const gp_model *m, const gp_gpu *gpu, const gp_workload *w,
     for (int i = 0; larger && i < r->n_larger; i++)
         json_array_append_new(
             larger, json_pack("{ss sI}", "gpu", r->larger[i], "capacity_bytes", (json_int_t)r->larger_capacity[i]));
-    json_t *verdict =
-        json_pack("{sb sb si so* so* sI sI so*}", "fits", r->fits, "single_gpu_sufficient", r->single_gpu_sufficient,
-                  "min_gpus", r->min_gpus, "min_layout", r->fits ? gpi_json_layout(&r->min_layout) : NULL, "reasons",
-                  gpi_json_reasons(r->reasons, r->n_reasons), "max_context", (json_int_t)r->max_context, "max_batch",
-                  (json_int_t)r->max_batch, "larger_gpus", larger);
+    /* "fits": the job as asked (one GPU unless a layout is given); "layout_found": some layout does */
+    json_t *verdict = json_pack("{sb sb si so* so* sI sI so*}", "fits", r->asked_fits, "single_gpu_sufficient",
+                                r->single_gpu_sufficient, "min_gpus", r->min_gpus, "min_layout",
+                                r->fits ? gpi_json_layout(&r->min_layout) : NULL, "reasons",
+                                gpi_json_reasons(r->reasons, r->n_reasons), "max_context", (json_int_t)r->max_context,
+                                "max_batch", (json_int_t)r->max_batch, "larger_gpus", larger);
+    json_t *lower = json_array();
+    for (int i = 0; lower && i < r->n_lower; i++)
+        json_array_append_new(lower, json_pack("{ss sI}", "dtype", gp_dtype_name(r->lower[i]), "per_gpu_bytes",
+                                               (json_int_t)r->lower_bytes[i]));
+    if (verdict) {
+        json_object_set_new(verdict, "layout_found", json_boolean(r->fits));
+        json_object_set_new(verdict, "asked_valid", json_boolean(r->asked_valid));
+        json_object_set_new(verdict, "context_capped", json_boolean(r->context_capped));
+        json_object_set_new(verdict, "lower_precisions_fit_one_gpu", lower);
+    } else
+        json_decref(lower);
     json_t *o =
         json_pack("{ss ss ss ss ss so* so* so* so*}", "model", m->id, "gpu", gpu->id, "task", gp_task_name(w->task),
                   "dtype", gp_dtype_name(w->dtype != GP_DTYPE_UNKNOWN ? w->dtype : m->dtype), "engine",
@@ -442,11 +454,12 @@ json_t *gpi_json_gpu(const gp_gpu *g)
         json_object_set_new(t, gp_dtype_name(ts[i]), g->tflops[ts[i]] > 0 ? json_real(g->tflops[ts[i]]) : json_null());
     if (t)
         json_object_set_new(t, "tf32", g->tf32_tflops > 0 ? json_real(g->tf32_tflops) : json_null());
-    return json_pack("{ss ss ss sf sI sf so* s{ss sf si} si sf si}", "id", g->id, "vendor", g->vendor, "name", g->name,
-                     "memory_marketed_gb", g->memory_marketed_gb, "memory_bytes", (json_int_t)g->memory_bytes,
+    return json_pack("{ss ss ss sf sI sf so* s{ss sf si} si sf si sb}", "id", g->id, "vendor", g->vendor, "name",
+                     g->name, "memory_marketed_gb", g->memory_marketed_gb, "memory_bytes", (json_int_t)g->memory_bytes,
                      "hbm_bandwidth_gbps", g->hbm_bandwidth_gbps, "dense_tflops", t, "scale_up", "name",
                      g->scale_up_name, "bw_gbps_bidir", g->scale_up_gbps_bidir, "domain_size", g->scale_up_domain,
-                     "pcie_gen", g->pcie_gen, "tdp_w", g->tdp_w, "launch_year", g->launch_year);
+                     "pcie_gen", g->pcie_gen, "tdp_w", g->tdp_w, "launch_year", g->launch_year, "consumer",
+                     g->consumer);
 }
 
 gp_status gp_catalog_gpus_json(const gp_catalog *cat, const gp_gpu *only, char **text, size_t *len, gp_error *err)

@@ -107,6 +107,7 @@ static gp_status build_request(const gp_catalog *cat, gp_result *r, const gp_run
     if (sc->horizon_months > 0)
         req->horizon_months = (int)sc->horizon_months;
     req->egress_tb_per_month = sc->egress_tb_per_month;
+    req->allow_consumer = sc->allow_consumer;
     return GP_OK;
 }
 
@@ -121,6 +122,16 @@ static gp_status plan_json(gp_result *r, gp_error *err)
         return st;
     json_t *doc = json_loadb(text, len, 0, NULL);
     gp_report_free(text);
+    if (doc && r->sc.report_html) { /* the web page's report download: the HTML inside the JSON */
+        char *html = NULL;
+        ro.format = GP_REPORT_HTML;
+        if ((st = gp_report_render(r->preq, r->pres, &ro, &html, &len, err)) != GP_OK) {
+            json_decref(doc);
+            return st;
+        }
+        json_object_set_new(doc, "report_html", json_string(html));
+        gp_report_free(html);
+    }
     return gpi_run_finish(r, doc, err);
 }
 
