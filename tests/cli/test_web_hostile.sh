@@ -68,7 +68,8 @@ code=$(curl -s -m 20 -o /dev/null -w '%{http_code}' --data-binary @"$TMP/deep" "
 
 # 4. a long question next to health checks: health answers at once, the question stops at its
 #    3 s deadline with 503 (the simulation polls the deadline)
-LONG='{"model": "llama-3.1-70b", "users": 2000, "prompt_tokens": 4000, "output_tokens": 1000, "ttft_p99": 0.5, "tpot_p99": 0.02}'
+# the largest saturating load within the API's bounds: 50,000 requests of 32,768 output tokens
+LONG='{"model": "llama-3.1-8b", "gpu": "H100-SXM-80GB", "rate": "inf", "requests": 50000, "prompt_tokens": 1000, "output_tokens": 32768}'
 ( printf '%s' "$LONG" | curl -s -m 30 -o "$TMP/long" -w '%{http_code}' --data-binary @- "$URL/api/serve" > "$TMP/long.code" ) &
 LONGPID=$!
 sleep 1
