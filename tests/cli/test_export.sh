@@ -71,4 +71,13 @@ checks=$((checks+1)); jq -e '.items[0].spec.template.spec.containers[0].env[0].v
 checks=$((checks+1)); grep -q -- "--enable-log-requests" "$TMP/plan/launch.sh" || fail "audit logging: request logs"
 checks=$((checks+1)); grep -q -- "Llama-3.1-70B-Instruct" "$TMP/plan/launch.sh" || fail "chat service: Instruct"
 checks=$((checks+1)); grep -q -- "--array=0-4" "$TMP/plan/serve.sbatch" || fail "Slurm array of 5"
+# TensorRT-LLM replicas of 2 nodes (TP 8 x PP 2 = 16 GPUs): LWS groups of 2 pods, mpirun of 16
+# ranks; Slurm tasks of 2 nodes x 8 ranks
+run export --engine trtllm --model llama-3.1-405b --tp 8 --pp 2 --replicas 3 --out "$TMP/trt"; expect_rc 0 "trtllm 2-node replicas"
+checks=$((checks+1)); jq -e '.items[0].kind == "LeaderWorkerSet" and .items[0].spec.replicas == 3 and
+  .items[0].spec.leaderWorkerTemplate.size == 2' "$TMP/trt/deploy.json" >/dev/null || fail "LWS of 3 groups of 2"
+checks=$((checks+1)); jq -e '.items[0].spec.leaderWorkerTemplate.leaderTemplate.spec.containers[0].args[0] |
+  contains("mpirun --allow-run-as-root -np 16")' "$TMP/trt/deploy.json" >/dev/null || fail "mpirun of 16 ranks"
+checks=$((checks+1)); grep -q -- "#SBATCH --nodes=2" "$TMP/trt/serve.sbatch" && grep -q -- "--array=0-2" "$TMP/trt/serve.sbatch" \
+  || fail "Slurm array of 3 two-node tasks"
 finish
