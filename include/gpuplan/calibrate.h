@@ -110,6 +110,101 @@ GP_API gp_status gp_runset_parse(gp_runset *set, const char *name, const char *t
 GP_API size_t gp_runset_count(const gp_runset *set);
 GP_API const gp_run *gp_runset_get(const gp_runset *set, size_t i);
 
+/* ============================================================================================
+ * Profiles: fitted rates of a GPU type, applied by the catalog (docs/calibration.md)
+ * ========================================================================================== */
+
+#define GP_PROFILE_VERSION 1
+#define GP_PROFILE_MAX_BYTES (4u * 1024u * 1024u)
+
+/* The parameters a profile may hold, each a multiplier of a rate the models use (1: unchanged)
+ * except step_overhead_s (seconds). */
+typedef enum gp_cal_param {
+    GP_CALP_GEMM = 0,     /* achievable GEMM rate */
+    GP_CALP_ATTN,         /* attention kernels' rate (training) */
+    GP_CALP_HBM,          /* achievable HBM bandwidth */
+    GP_CALP_COMM,         /* collectives' bus bandwidth (training) */
+    GP_CALP_OVERHEAD,     /* per engine step (serving), seconds */
+    GP_CALP_COUNT
+} gp_cal_param;
+
+/* "gemm_scale" ...; NULL past the end. */
+GP_API const char *gp_cal_param_name(gp_cal_param p);
+/* The physically possible range of a parameter for a use (GP_CAL_TRAIN / GP_CAL_SERVE): a
+ * scale never makes a rate exceed the datasheet peak; 0 / 0 when the use has no such
+ * parameter. */
+GP_API void gp_cal_param_range(gp_cal_param p, int use, double *min, double *max);
+
+/* Read a profile (at most GP_PROFILE_MAX_BYTES) and apply it to the catalog's GPU rows: each
+ * entry changes only its GPU type, and only predictions of its use, precision and engine.
+ * All or nothing: on failure (syntax: FILE:LINE:COLUMN; a value out of its range, an unknown
+ * key or GPU: the field) the catalog is unchanged. */
+GP_API gp_status gp_catalog_apply_profile(gp_catalog *cat, const char *path, gp_error *err);
+/* The same from memory (`name` for messages). */
+GP_API gp_status gp_catalog_apply_profile_text(gp_catalog *cat, const char *name, const char *text, size_t len,
+                                               gp_error *err);
+/* What the applied profile is, for the output to say so: "calibrated on 6 runs of
+ * H100-SXM-80GB (train bf16) from prof.json"; "" when none. Borrowed. */
+GP_API const char *gp_catalog_profile_note(const gp_catalog *cat);
+
+/* ============================================================================================
+ * gpuplan calibrate: fit a profile on measured runs
+ * ========================================================================================== */
+
+typedef struct gp_calibrate_opts {
+    const char *const *paths;   /* run files (any format above) */
+    size_t n_paths;
+    const char *defaults_json;  /* scenario keys for what the files do not say (NULL: none) */
+    const char *out_path;       /* write the profile there on success (NULL: do not write) */
+    int max_params;             /* parameters per entry at most (0: 2) */
+} gp_calibrate_opts;
+
+#define GP_CAL_MAX_GROUPS 16
+#define GP_CAL_MAX_RESIDUALS 256
+#define GP_CAL_MAX_WARNINGS 8
+
+/* One fitted entry: the runs of one GPU type, use, precision (and serving engine). */
+typedef struct gp_calibrate_group {
+    char gpu[64];
+    int use;                    /* GP_CAL_TRAIN, GP_CAL_SERVE, or 3: collective benchmarks */
+    gp_dtype dtype;
+    int engine;
+    int runs;
+    int fitted[GP_CALP_COUNT];  /* 1: the parameter was fitted (collectives: slot 0 the scale
+                                   inside a node, slot 1 across nodes) */
+    double value[GP_CALP_COUNT], replaces[GP_CALP_COUNT];
+    int at_bound[GP_CALP_COUNT];
+    /* median absolute relative error of the runs, in-sample and leave-one-out (each run
+       predicted by a fit on the others), before and after calibration; NaN when undefined */
+    double err_before, err_after, loo_before, loo_after;
+} gp_calibrate_group;
+
+typedef struct gp_calibrate_residual {
+    char id[GP_RUN_ID_MAX];
+    int group;                  /* index into groups */
+    char quantity[32];          /* "model_tflops_per_gpu" */
+    double measured, before, after; /* after: the fitted prediction; relative errors = x/measured - 1 */
+} gp_calibrate_residual;
+
+typedef struct gp_calibrate_result {
+    int runs_read, runs_used;
+    int n_groups;
+    gp_calibrate_group groups[GP_CAL_MAX_GROUPS];
+    int n_residuals;
+    gp_calibrate_residual residuals[GP_CAL_MAX_RESIDUALS];
+    int n_warnings;
+    char warnings[GP_CAL_MAX_WARNINGS][GP_ERROR_MSG_MAX];
+    char *profile_json;         /* the profile document (owned; gp_calibrate_result_free) */
+} gp_calibrate_result;
+
+/* Read the runs, predict each with the library, fit the fewest parameters per entry that
+ * explain them (bounded search on log error, leave-one-out to add a second), and on success
+ * write the profile to o->out_path. On failure nothing is written and err names the file
+ * and line (or the run). */
+GP_API gp_status gp_calibrate_run(const gp_catalog *cat, const gp_calibrate_opts *o, gp_calibrate_result *out,
+                                  gp_error *err);
+GP_API void gp_calibrate_result_free(gp_calibrate_result *r);
+
 #ifdef __cplusplus
 }
 #endif

@@ -23,6 +23,7 @@ typedef struct cli_common {
     gp_catalog *cat;        /* opened lazily by cli_catalog() */
     const gp_model *model;  /* the web API's inline model (a config.json object), used when
                                --model is absent; NULL otherwise */
+    const char *profile;    /* --profile FILE: a calibration profile applied to the catalog */
 } cli_common;
 
 typedef struct cli_command {
@@ -35,6 +36,7 @@ typedef struct cli_command {
 #define CLI_COMMON_OPTS                                        \
     {"json", no_argument, NULL, 'J'},                          \
     {"data-dir", required_argument, NULL, 'D'},                \
+    {"profile", required_argument, NULL, 'P'},                 \
     {"help", no_argument, NULL, 'h'}
 
 /* Handle a common option; returns 1 if it was one. */
@@ -167,6 +169,7 @@ int cmd_train(int argc, char **argv, cli_common *common);
 int cmd_plan(int argc, char **argv, cli_common *common);
 int cmd_export(int argc, char **argv, cli_common *common);
 int cmd_web(int argc, char **argv, cli_common *common);
+int cmd_calibrate(int argc, char **argv, cli_common *common);
 int cmd_probe(int argc, char **argv, cli_common *common);
 
 /* `--gpu local` (cmd_probe.c): the catalog id of this machine's first GPU, probed through NVML

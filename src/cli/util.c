@@ -13,6 +13,7 @@ int cli_common_opt(int opt, const char *arg, cli_common *common)
     switch (opt) {
     case 'J': common->json = 1; return 1;
     case 'D': common->data_dir = arg; return 1;
+    case 'P': common->profile = arg; return 1;
     default: return 0;
     }
 }
@@ -25,6 +26,15 @@ gp_catalog *cli_catalog(cli_common *common)
     if (gp_catalog_open(common->data_dir, &common->cat, &err) != GP_OK) {
         cli_error(common, &err);
         return NULL;
+    }
+    if (common->profile) { /* --profile: the calibrated rates, and say so (docs/calibration.md) */
+        if (gp_catalog_apply_profile(common->cat, common->profile, &err) != GP_OK) {
+            gp_catalog_free(common->cat);
+            common->cat = NULL;
+            cli_error(common, &err);
+            return NULL;
+        }
+        fprintf(common->err ? common->err : stderr, "gpuplan: %s\n", gp_catalog_profile_note(common->cat));
     }
     return common->cat;
 }

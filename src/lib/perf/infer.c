@@ -131,6 +131,7 @@ gp_status gp_step_model_init(const gp_model *m, const gp_gpu *gpu, const gp_link
     out->peak_flops = peak * 1e12 * pp->compute_efficiency;
     out->attn_peak_flops = peak16 * 1e12 * pp->compute_efficiency;
     out->hbm_bytes_per_s = gpu->hbm_bandwidth_gbps * 1e9 * pp->bandwidth_efficiency;
+    gpi_cal_step_model(gpu, gpi_cal_dtype(wt), w->engine, out); /* a profile's rates (docs/calibration.md) */
 
     double dense = (double)(p.attention + p.mlp_dense + p.experts_shared + p.router);
     out->dense_weight_bytes = dense * wbytes / tp;
@@ -163,6 +164,8 @@ gp_status gp_step_model_init(const gp_model *m, const gp_gpu *gpu, const gp_link
     if (!(host > 0))
         host = gpu->pcie_gen == 3 ? 15.75 : gpu->pcie_gen == 5 ? 63.0 : gpu->pcie_gen == 6 ? 121.0 : GP_DEFAULT_PCIE_GBPS;
     out->link_bytes_per_s = (l->tp <= gpu->scale_up_domain && su > 0 ? su : host) * 1e9;
+    if (l->tp <= gpu->scale_up_domain && su > 0)
+        out->link_bytes_per_s *= gpi_cal_scale(gpu->cal_intra_scale);
     if (l->tp > 1) {
         out->allreduce_bytes_per_token = (double)m->hidden * GP_ACT_BYTES;
         out->allreduces = 2.0 * (double)m->layers;

@@ -98,6 +98,9 @@ void gp_cluster_defaults(gp_cluster *c, const gp_catalog *cat, const gp_gpu *gpu
         c->inter_gbps = GP_DEFAULT_INTER_GBPS;
         gpi_strlcpy(c->inter_name, "ib-ndr", sizeof c->inter_name);
     }
+    /* collective benchmarks in a profile (nccl-tests) scale the bus bandwidth of this GPU's links */
+    c->intra_gbps *= gpi_cal_scale(gpu->cal_intra_scale);
+    c->inter_gbps *= gpi_cal_scale(gpu->cal_inter_scale);
 }
 
 /* Ring collective over n ranks: all-reduce (factor 2) or all-gather/reduce-scatter (1);
@@ -172,7 +175,16 @@ gp_status gp_train_perf_estimate(const gp_model *m, const gp_gpu *gpu, const gp_
     gp_dtype cdt = w->dtype == GP_DTYPE_FP8 || w->dtype == GP_DTYPE_FP4 ? w->dtype : GP_DTYPE_BF16;
     const double peak = peak_tflops(gpu, cdt) * 1e12;
     const double peak16 = peak_tflops(gpu, GP_DTYPE_BF16) * 1e12;
-    const double hbm = gpu->hbm_bandwidth_gbps * 1e9 * GP_TRAIN_HBM_EFFICIENCY;
+    /* a profile's entry for this GPU and precision scales the rates (docs/calibration.md) */
+    const gp_gpu_cal *cal = gpi_cal_find(gpu, GP_CAL_TRAIN, cdt, 0);
+    const double hbm = gpu->hbm_bandwidth_gbps * 1e9 * GP_TRAIN_HBM_EFFICIENCY * (cal ? gpi_cal_scale(cal->hbm_scale) : 1.0);
+    gp_cluster cal_cluster;
+    if (cal && gpi_cal_scale(cal->comm_scale) != 1.0) {
+        cal_cluster = *c;
+        cal_cluster.intra_gbps *= gpi_cal_scale(cal->comm_scale);
+        cal_cluster.inter_gbps *= gpi_cal_scale(cal->comm_scale);
+        c = &cal_cluster;
+    }
     if (peak <= 0 || hbm <= 0) {
         gpi_error_set_field(err, "gpu");
         return gpi_fail(err, GP_EINVAL, "GPU %s has no dense peak or memory bandwidth in the catalog", gpu->id);
@@ -200,8 +212,9 @@ gp_status gp_train_perf_estimate(const gp_model *m, const gp_gpu *gpu, const gp_
 
     double d_gemm = h / tp;
     double shape = d_gemm / (d_gemm + GP_TRAIN_GEMM_HALF_DIM);
-    double gemm_rate = peak * GP_TRAIN_GEMM_EFFICIENCY * shape;
-    double attn_rate = peak16 * GP_TRAIN_ATTN_EFFICIENCY * shape; /* flash attention runs in 16 bits */
+    double gemm_rate = peak * GP_TRAIN_GEMM_EFFICIENCY * shape * (cal ? gpi_cal_scale(cal->gemm_scale) : 1.0);
+    double attn_rate = peak16 * GP_TRAIN_ATTN_EFFICIENCY * shape * /* flash attention runs in 16 bits */
+                       (cal ? gpi_cal_scale(cal->attn_scale) : 1.0);
 
     /* forward passes of the matmuls: full recomputation repeats the forward; op-level
      * checkpointing recomputes every other matmul */
