@@ -33,7 +33,7 @@ int cmd_web(int argc, char **argv, cli_common *common)
                                          {"timeout", required_argument, NULL, 6005},
                                          {0, 0, 0, 0}};
     gps_config cfg = {GPS_DEFAULT_BIND, GPS_DEFAULT_PORT, GPS_DEFAULT_THREADS, GPS_DEFAULT_MAX_BODY,
-                      GPS_DEFAULT_TIMEOUT_S, NULL};
+                      GPS_DEFAULT_TIMEOUT_S, NULL, NULL};
     int64_t v;
     int c;
     optind = 1;
@@ -55,6 +55,7 @@ int cmd_web(int argc, char **argv, cli_common *common)
     if (optind < argc)
         return cli_usage_error(common, "web", "unexpected argument '%s'", argv[optind]);
     cfg.data_dir = common->data_dir;
+    cfg.profile = common->profile;
 
     /* Block the stop signals before the server's threads start (they inherit the mask), then
      * wait for one here. SIGPIPE stays blocked: a client hanging up is not fatal. */
@@ -75,6 +76,8 @@ int cmd_web(int argc, char **argv, cli_common *common)
     const char *bind = cfg.bind;
     int v6 = strchr(bind, ':') != NULL;
     printf("gpuplan web: serving http://%s%s%s:%d/ (Ctrl-C stops)\n", v6 ? "[" : "", bind, v6 ? "]" : "", gps_port(s));
+    if (gp_catalog_profile_note(gps_catalog(s))[0])
+        printf("gpuplan web: every answer is %s\n", gp_catalog_profile_note(gps_catalog(s)));
     if (strncmp(bind, "127.", 4) != 0 && strcmp(bind, "::1") != 0)
         fprintf(stderr, "gpuplan web: warning: listening on %s, not loopback: anyone who can reach this machine can "
                         "use the planner\n", bind);

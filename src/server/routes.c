@@ -27,7 +27,7 @@
 
 /* Keys the API refuses: they name files (read or written) or change what the command prints. */
 static const char *const refused_keys[] = {
-    "trace", "data_dir", "out", "export", "scenario", "file", "config", "output", "dir", "path", "nvml",
+    "trace", "data_dir", "profile", "out", "export", "scenario", "file", "config", "output", "dir", "path", "nvml",
     "help", "json", "format",
 };
 static const char *const refused_suffixes[] = {"_file", "_dir", "_path", "_out"};

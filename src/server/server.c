@@ -283,6 +283,12 @@ int gps_start(const gps_config *cfg, gps_server **out, char *msg, size_t msg_siz
         free(s);
         return -1;
     }
+    if (cfg->profile && gp_catalog_apply_profile(s->cat, cfg->profile, &err) != GP_OK) {
+        snprintf(msg, msg_size, "%s", err.msg);
+        gp_catalog_free(s->cat);
+        free(s);
+        return -1;
+    }
     if (pthread_mutex_init(&s->lock, NULL) != 0) {
         snprintf(msg, msg_size, "cannot create a mutex");
         gp_catalog_free(s->cat);

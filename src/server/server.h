@@ -28,6 +28,7 @@ typedef struct gps_config {
     size_t max_body;       /* bytes */
     unsigned timeout_s;    /* idle connection timeout */
     const char *data_dir;  /* --data-dir for the catalog, or NULL */
+    const char *profile;   /* --profile: a calibration profile every answer uses, or NULL */
 } gps_config;
 
 typedef struct gps_server gps_server;

@@ -24,7 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define GOLDEN_ITERS 14        /* bracket shrinks to 0.618^14 = 0.1% of the log range */
+#define GOLDEN_ITERS 12        /* bracket shrinks to 0.618^12 = 0.3% of the log range */
+/* A weak pull of every parameter towards the published model (1): a direction the runs do
+   not constrain (HBM bandwidth of a compute-bound benchmark) stays where it was instead of
+   wandering to a bound. The weight is that of one run 3% off per e-fold change. */
+#define PRIOR_WEIGHT 0.001
 #define DESCENT_ROUNDS 2
 #define MIN_LOO_GAIN 0.01      /* a second parameter must lower the LOO median by 1 point */
 #define WARN_RESIDUAL 0.15     /* a run still this far off after the fit is reported */
@@ -39,6 +43,7 @@ typedef struct fitter {
     int n;
     int skip;        /* leave this one out (-1: none) */
     int use;
+    double base_overhead; /* serving: the engine's step overhead the prior pulls towards */
 } fitter;
 
 static double objective(const fitter *f, const double *theta)
@@ -52,6 +57,11 @@ static double objective(const fitter *f, const double *theta)
         double e = isfinite(p) && p > 0 ? log(p / cc->measured) : 10.0;
         s += e * e;
     }
+    for (int p = 0; p < GP_CALP_COUNT; p++)
+        if (theta[p] > 0 && (p != GP_CALP_OVERHEAD || f->base_overhead > 0)) {
+            double l = log(theta[p] / (p == GP_CALP_OVERHEAD ? f->base_overhead : 1.0));
+            s += PRIOR_WEIGHT * l * l;
+        }
     return s;
 }
 
@@ -214,7 +224,12 @@ static void group_label(const gp_calibrate_group *g, char *buf, size_t n)
 static void fit_group(gpi_cal_case *cases, const int *idx, int n, gp_calibrate_group *g, int max_params,
                       gp_calibrate_result *out)
 {
-    fitter f = {cases, idx, n, -1, g->use};
+    fitter f = {cases, idx, n, -1, g->use, 0.0};
+    if (g->use == GP_CAL_SERVE) {
+        gp_perf_params pp;
+        gp_perf_params_defaults(&pp, (gp_engine)g->engine);
+        f.base_overhead = pp.step_overhead_s;
+    }
     double *e = malloc(sizeof *e * (size_t)n);
     for (int i = 0; i < n && e; i++)
         e[i] = rel_err(cases[idx[i]].before, cases[idx[i]].measured);

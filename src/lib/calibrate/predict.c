@@ -14,7 +14,7 @@
 
 /* Serving benchmarks are simulated with at most this many requests: the throughput of a
  * saturating load settles well before (the ramp-down tail is a few batches). */
-#define GPI_CAL_MAX_SIM_REQUESTS 2000
+#define GPI_CAL_MAX_SIM_REQUESTS 1000
 
 /* Fail naming the run and the field: case_fail(err, run, field, fmt, extra) with fmt taking
    the run's id and then `extra` (a string). */

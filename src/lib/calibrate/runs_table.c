@@ -161,7 +161,8 @@ static gp_status run_from_object(gp_runset *set, json_t *obj, json_t *measured, 
     json_object_del(obj, "id");
     json_object_del(obj, "measured");
     json_object_foreach(obj, key, v) {
-        if (st == GP_OK && !scenario_value_ok(v))
+        int inline_model = !strcmp(key, "model") && json_is_object(v); /* a config.json object */
+        if (st == GP_OK && !inline_model && !scenario_value_ok(v))
             st = gpi_runs_fail(err, name, line, key, GP_EINVAL,
                                "scenario key '%s' must be a number, a string, true/false or a list of those", key);
     }
