@@ -5,7 +5,10 @@
 . "$(dirname "$0")/lib.sh"
 CASES="$SRC/validation"
 [ -f "$CASES/public.jsonl" ] || { echo "FAIL: no validation cases at $CASES"; exit 1; }
-run --cases "$CASES" --json; expect_rc 0 "validate runs"
+# The gates below hold on the set the constants were fitted on (validation/public.jsonl); the
+# newer sources (validation/*_*.jsonl, issue 11) are mapped and reported, not yet gated.
+run --cases "$CASES" --json; expect_rc 0 "validate runs on every file"
+run --cases "$CASES/public.jsonl" --json; expect_rc 0 "validate runs on the fitted set"
 cat_json() { jq -r ".summary[] | select(.category==\"$1\") | .$2" "$TMP/out"; }
 check_le() { # check_le CATEGORY FIELD LIMIT
   checks=$((checks+1))
