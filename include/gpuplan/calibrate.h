@@ -205,6 +205,48 @@ GP_API gp_status gp_calibrate_run(const gp_catalog *cat, const gp_calibrate_opts
                                   gp_error *err);
 GP_API void gp_calibrate_result_free(gp_calibrate_result *r);
 
+/* ============================================================================================
+ * gpuplan probe --bench: microbenchmarks of this machine's GPUs, as a profile
+ * ========================================================================================== */
+
+/* The CUDA runtime, cuBLASLt and NCCL are loaded at run time (dlopen), like NVML in probe.c:
+ * gpuplan builds without them, and where they are absent the bench fails with GP_ENOTFOUND
+ * saying which. Measured: dense GEMM TFLOP/s over a grid of shapes in bf16 and fp8 (fp8 where
+ * the GPU takes it), HBM bandwidth (a device-to-device copy, read + write), and with two GPUs
+ * or more NCCL all-reduce and all-gather bus bandwidth by message size. */
+#define GP_BENCH_MAX_POINTS 48
+
+typedef struct gp_bench_opts {
+    const char *cudart_path;    /* NULL: libcudart.so, then libcudart.so.12 */
+    const char *cublaslt_path;  /* NULL: libcublasLt.so, then libcublasLt.so.12 */
+    const char *nccl_path;      /* NULL: libnccl.so.2 (only with 2 GPUs or more) */
+    int iterations;             /* timed repeats per point after 2 warm-ups (0: 10) */
+    int max_gpus;               /* GPUs to use for collectives (0: all, at most 8) */
+    /* called before each step (no printing in the library: the caller shows it) */
+    void (*progress)(void *ctx, const char *step, int done, int total);
+    void *progress_ctx;
+} gp_bench_opts;
+
+typedef struct gp_bench_point {
+    char what[16];              /* "gemm", "memcpy", "all_reduce", "all_gather" */
+    gp_dtype dtype;             /* gemm */
+    double m, n, k;             /* gemm shape */
+    double bytes;               /* memcpy / collective size */
+    double value;               /* gemm TFLOP/s; memcpy GB/s (read + write); bus GB/s */
+} gp_bench_point;
+
+typedef struct gp_bench_result {
+    int devices;
+    char device_name[96];       /* as the CUDA runtime names device 0 */
+    char gpu_id[64];            /* its catalog entry */
+    int n_points;
+    gp_bench_point points[GP_BENCH_MAX_POINTS];
+    char *profile_json;         /* owned: gp_bench_result_free */
+} gp_bench_result;
+
+GP_API gp_status gp_bench_run(const gp_catalog *cat, const gp_bench_opts *o, gp_bench_result *out, gp_error *err);
+GP_API void gp_bench_result_free(gp_bench_result *r);
+
 #ifdef __cplusplus
 }
 #endif

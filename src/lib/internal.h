@@ -68,6 +68,12 @@ gp_gpu *gpi_catalog_gpu_mut(gp_catalog *cat, const char *id);
 /* The catalog's note on the profile applied ("" if none); set it. */
 void gpi_catalog_set_profile_note(gp_catalog *cat, const char *note);
 
+/* The training model's uncalibrated rates (perf/train.c): FLOP/s of a GEMM of width d in a
+ * compute dtype, bytes/s of memory-bound work, the share of a link NCCL reaches. */
+double gpi_train_gemm_rate(const gp_gpu *g, gp_dtype dt, double d);
+double gpi_train_hbm_rate(const gp_gpu *g);
+double gpi_nccl_efficiency(void);
+
 /* ---- decision data (catalog.c) ---- */
 /* Borrowed parsed data/prices.json and data/compliance.json (merged with --data-dir). */
 json_t *gpi_catalog_prices(const gp_catalog *cat);

@@ -326,12 +326,77 @@ static void test_done_when_serving(void **state)
     assert_true(s.after < s.before);
 }
 
+/* ---- probe --bench against the fake CUDA runtime, cuBLASLt and NCCL (tests/fake_cuda) ---- */
+
+static int progress_calls;
+static void count_progress(void *ctx, const char *step, int done, int total)
+{
+    (void)ctx, (void)step;
+    assert_true(done >= 0 && done <= total);
+    progress_calls++;
+}
+
+static void test_bench_fake(void **state)
+{
+    (void)state;
+    setenv("FAKE_CUDA_DEVICES", "2", 1);
+    gp_catalog *cat = open_cat();
+    gp_bench_opts o = {GP_FAKE_CUDA, GP_FAKE_CUDA, GP_FAKE_CUDA, 0, 0, count_progress, NULL};
+    gp_bench_result *r = calloc(1, sizeof *r);
+    gp_error err;
+    progress_calls = 0;
+    if (gp_bench_run(cat, &o, r, &err) != GP_OK)
+        fail_msg("%s", err.msg);
+    assert_string_equal(r->gpu_id, "H100-SXM-80GB"); /* "NVIDIA H100 80GB HBM3", 80 GB */
+    assert_int_equal(r->devices, 2);
+    /* 5 shapes x 2 dtypes + 1 copy + 4 sizes x 2 collectives = 19 points, 20 progress calls */
+    assert_int_equal(r->n_points, 19);
+    assert_int_equal(progress_calls, 20);
+    for (int i = 0; i < r->n_points; i++) {
+        const gp_bench_point *p = &r->points[i];
+        double want = !strcmp(p->what, "gemm") ? (p->dtype == GP_DTYPE_FP8 ? 1300 : 700)
+                      : !strcmp(p->what, "memcpy") ? 3000 : 300; /* the fake's rates (fake_cuda.c) */
+        assert_float_equal(p->value, want, want * 1e-4);
+    }
+    /* the profile: H100's datasheet bf16 989.4 TFLOP/s, HBM 3,350 GB/s, NVLink 4 450 GB/s a way:
+       gemm 700 / (989.4 x 0.80 x 8192/8292) = 0.8952; hbm 3000 / (3350 x 0.85) = 1.0536;
+       bus 300 / (450 x 0.80) = 0.8333 */
+    gp_catalog *cal = open_cat();
+    assert_int_equal(gp_catalog_apply_profile_text(cal, "bench.json", r->profile_json, strlen(r->profile_json), &err), GP_OK);
+    const gp_gpu *g;
+    gp_catalog_find_gpu(cal, "H100-SXM-80GB", &g, NULL);
+    const gp_gpu_cal *c = gpi_cal_find(g, GP_CAL_TRAIN, GP_DTYPE_BF16, 0);
+    assert_non_null(c);
+    assert_float_equal(c->gemm_scale, 700.0 / (g->tflops[GP_DTYPE_BF16] * 0.80 * 8192.0 / 8292.0), 1e-4);
+    assert_float_equal(c->gemm_scale, 0.8952, 1e-3);
+    assert_float_equal(c->hbm_scale, 1.0536, 1e-3);
+    assert_float_equal(g->cal_intra_scale, 0.8333, 1e-3);
+    assert_non_null(gpi_cal_find(g, GP_CAL_TRAIN, GP_DTYPE_FP8, 0));
+    gp_bench_result_free(r);
+    /* one GPU: no collectives; no fp8: no fp8 entry */
+    setenv("FAKE_CUDA_DEVICES", "1", 1);
+    setenv("FAKE_CUDA_NO_FP8", "1", 1);
+    assert_int_equal(gp_bench_run(cat, &o, r, &err), GP_OK);
+    assert_int_equal(r->n_points, 6);
+    assert_null(strstr(r->profile_json, "collective"));
+    assert_null(strstr(r->profile_json, "\"fp8\""));
+    gp_bench_result_free(r);
+    unsetenv("FAKE_CUDA_NO_FP8");
+    gp_bench_opts none = {"/nonexistent/libcudart.so", NULL, NULL, 0, 0, NULL, NULL};
+    assert_int_equal(gp_bench_run(cat, &none, r, &err), GP_ENOTFOUND);
+    assert_non_null(strstr(err.msg, "CUDA runtime"));
+    free(r);
+    gp_catalog_free(cat);
+    gp_catalog_free(cal);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_profile_scales_only_its_entry), cmocka_unit_test(test_profile_train_entry),
         cmocka_unit_test(test_profile_bad_input),             cmocka_unit_test(test_planted_gemm_scale),
         cmocka_unit_test(test_done_when_training),            cmocka_unit_test(test_done_when_serving),
+        cmocka_unit_test(test_bench_fake),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

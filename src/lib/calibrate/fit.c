@@ -33,9 +33,6 @@
 #define MIN_LOO_GAIN 0.01      /* a second parameter must lower the LOO median by 1 point */
 #define WARN_RESIDUAL 0.15     /* a run still this far off after the fit is reported */
 #define OVERHEAD_MIN_S 1e-4    /* log search of the step overhead starts here */
-/* NCCL bus bandwidth as a fraction of the link's (train.c's GP_NCCL_BW_EFFICIENCY, which
-   the training model applies to every collective) */
-#define MODEL_NCCL_EFFICIENCY 0.8
 
 typedef struct fitter {
     gpi_cal_case *cases;
@@ -320,7 +317,7 @@ static double model_busbw(const gp_catalog *cat, const gp_gpu *g, int ranks, int
     double bw = c.intra_gbps;
     if (*inter && c.inter_gbps * c.gpus_per_node < bw)
         bw = c.inter_gbps * c.gpus_per_node; /* NCCL pools the node's NICs (train.c, group_gbps) */
-    return bw * MODEL_NCCL_EFFICIENCY;
+    return bw * gpi_nccl_efficiency(); /* the training model's share of the link */
 }
 
 static void fit_collectives(const gp_catalog *cat, const gp_runset *set, const gp_gpu *g, gp_calibrate_group *grp,

@@ -103,6 +103,21 @@ void gp_cluster_defaults(gp_cluster *c, const gp_catalog *cat, const gp_gpu *gpu
     c->inter_gbps *= gpi_cal_scale(gpu->cal_inter_scale);
 }
 
+/* The uncalibrated rates of the model, for the microbenchmarks' profile (hw/bench.c): a
+ * GEMM of width d, memory-bound work, and the collectives' share of the link. */
+double gpi_train_gemm_rate(const gp_gpu *g, gp_dtype dt, double d)
+{
+    gp_dtype cdt = dt == GP_DTYPE_FP8 || dt == GP_DTYPE_FP4 ? dt : GP_DTYPE_BF16;
+    double p = g->tflops[cdt];
+    if (p <= 0)
+        p = g->tflops[GP_DTYPE_BF16] > 0 ? g->tflops[GP_DTYPE_BF16] : g->tflops[GP_DTYPE_F16];
+    return p * 1e12 * GP_TRAIN_GEMM_EFFICIENCY * d / (d + GP_TRAIN_GEMM_HALF_DIM);
+}
+
+double gpi_train_hbm_rate(const gp_gpu *g) { return g->hbm_bandwidth_gbps * 1e9 * GP_TRAIN_HBM_EFFICIENCY; }
+
+double gpi_nccl_efficiency(void) { return GP_NCCL_BW_EFFICIENCY; }
+
 /* Ring collective over n ranks: all-reduce (factor 2) or all-gather/reduce-scatter (1);
  * `inter` when the ring crosses nodes (higher step latency). */
 static double ring_time(double bytes, int n, double gbps, int allreduce, int inter)
