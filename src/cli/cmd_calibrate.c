@@ -177,3 +177,66 @@ int cmd_calibrate(int argc, char **argv, cli_common *common)
     free(r);
     return rc;
 }
+
+/* ---- gpuplan probe --bench ------------------------------------------------------------- */
+
+static void bench_progress(void *ctx, const char *step, int done, int total)
+{
+    FILE *f = ctx;
+    fprintf(f, "\rgpuplan probe --bench: [%2d/%2d] %-20s", done + 1 > total ? total : done + 1, total, step);
+    if (done + 1 >= total)
+        fputc('\n', f);
+    fflush(f);
+}
+
+static void print_bench(const gp_bench_result *r)
+{
+    printf("%d x %s (catalog: %s)\n\n", r->devices, r->device_name, r->gpu_id);
+    for (int i = 0; i < r->n_points; i++) {
+        const gp_bench_point *p = &r->points[i];
+        if (!strcmp(p->what, "gemm"))
+            printf("  GEMM %-5s %6.0f x %6.0f x %6.0f  %8.1f TFLOP/s\n", gp_dtype_name(p->dtype), p->m, p->n, p->k, p->value);
+        else
+            printf("  %-10s %10.0f MiB          %8.1f GB/s%s\n", p->what, p->bytes / 1048576.0, p->value,
+                   strcmp(p->what, "memcpy") ? " bus" : " (read + write)");
+    }
+}
+
+int cli_probe_bench(cli_common *common, gp_catalog *cat, const char *const libs[3], const char *out)
+{
+    gp_bench_opts o;
+    memset(&o, 0, sizeof o);
+    o.cudart_path = libs[0];
+    o.cublaslt_path = libs[1];
+    o.nccl_path = libs[2];
+    o.progress = bench_progress;
+    o.progress_ctx = common->err ? common->err : stderr;
+    gp_bench_result *r = calloc(1, sizeof *r);
+    gp_error err;
+    if (!r)
+        return EXIT_INPUT;
+    int rc = EXIT_OK;
+    if (gp_bench_run(cat, &o, r, &err) != GP_OK)
+        rc = cli_error(common, &err);
+    if (rc == EXIT_OK && out) {
+        FILE *f = fopen(out, "w");
+        if (!f || fputs(r->profile_json, f) < 0 || fputc('\n', f) == EOF) {
+            fprintf(common->err ? common->err : stderr, "gpuplan: cannot write %s\n", out);
+            rc = EXIT_INPUT;
+        }
+        if (f && fclose(f) != 0)
+            rc = EXIT_INPUT;
+        if (rc != EXIT_OK)
+            remove(out);
+    }
+    if (rc == EXIT_OK && common->json)
+        rc = cli_print_json(common, json_loads(r->profile_json, 0, NULL));
+    else if (rc == EXIT_OK) {
+        print_bench(r);
+        if (out)
+            printf("\nprofile written to %s: use it with --profile %s\n", out, out);
+    }
+    gp_bench_result_free(r);
+    free(r);
+    return rc;
+}

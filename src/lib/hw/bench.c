@@ -115,7 +115,8 @@ static gp_status load_cuda(bench *b, gp_error *err)
     cuda_api *c = &b->cu;
     c->lib = load(b->o->cudart_path, "libcudart.so", "libcudart.so.12");
     if (!c->lib)
-        return gpi_fail(err, GP_ENOTFOUND, "the CUDA runtime (libcudart.so) is not on this machine: --bench needs it");
+        return gpi_fail(err, GP_ENOTFOUND, "the CUDA runtime (%s) is not on this machine: --bench needs it",
+                        b->o->cudart_path && *b->o->cudart_path ? b->o->cudart_path : "libcudart.so");
     int ok = SYM(c->lib, c->device_count, "cudaGetDeviceCount") && SYM(c->lib, c->set_device, "cudaSetDevice") &&
              SYM(c->lib, c->mem_info, "cudaMemGetInfo") && SYM(c->lib, c->malloc_, "cudaMalloc") &&
              SYM(c->lib, c->free_, "cudaFree") && SYM(c->lib, c->memcpy_async, "cudaMemcpyAsync") &&
@@ -133,7 +134,8 @@ static gp_status load_lt(bench *b, gp_error *err)
     lt_api *l = &b->lt;
     l->lib = load(b->o->cublaslt_path, "libcublasLt.so", "libcublasLt.so.12");
     if (!l->lib)
-        return gpi_fail(err, GP_ENOTFOUND, "cuBLASLt (libcublasLt.so) is not on this machine: --bench needs it");
+        return gpi_fail(err, GP_ENOTFOUND, "cuBLASLt (%s) is not on this machine: --bench needs it",
+                        b->o->cublaslt_path && *b->o->cublaslt_path ? b->o->cublaslt_path : "libcublasLt.so");
     int ok = SYM(l->lib, l->create, "cublasLtCreate") && SYM(l->lib, l->destroy, "cublasLtDestroy") &&
              SYM(l->lib, l->desc_create, "cublasLtMatmulDescCreate") &&
              SYM(l->lib, l->desc_destroy, "cublasLtMatmulDescDestroy") &&
