@@ -102,6 +102,9 @@ int cli_print_json(cli_common *common, json_t *v)
         fprintf(err_stream(common), "gpuplan: out of memory building JSON\n");
         return EXIT_INPUT;
     }
+    const char *note = common && common->cat ? gp_catalog_profile_note(common->cat) : "";
+    if (note[0] && json_is_object(v) && !json_object_get(v, "calibration")) /* --profile: say so */
+        json_object_set_new(v, "calibration", json_string(note));
     if (common && common->capture) { /* the web server takes the document itself */
         json_decref(common->result);
         common->result = v;

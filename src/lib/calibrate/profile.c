@@ -239,7 +239,7 @@ static gp_status read_profile(gp_catalog *cat, json_t *root, pending *pd, int *n
 {
     if (!json_is_object(root))
         return pfail(err, name, "gpuplan_profile", "%s: a profile is a JSON object with '%s' and 'gpus'%s%s", NULL, NULL);
-    gp_status st = check_keys(root, "gpuplan_profile description created_by sources runs warnings gpus", name,
+    gp_status st = check_keys(root, "gpuplan_profile description created_by sources runs warnings gpus calibration", name,
                               "the profile", err);
     if (st)
         return st;
