@@ -326,6 +326,36 @@ static void test_done_when_serving(void **state)
     assert_true(s.after < s.before);
 }
 
+/* nccl-tests across two 8 x H100 nodes (tests/data/runs/nccl_allreduce_16xh100_a3mega.txt):
+ * 16 ranks > 8 per node, so the scale is the one across nodes. The model: NCCL pools a node's
+ * NICs, min(NVLink 450, 8 x 50 GB/s InfiniBand NDR) = 400 GB/s x 0.80 = 320 GB/s. Measured: the
+ * top quarter of the 8 sizes of 64 MiB and more, 4 and 8 GiB, median of 330.58 and 338.82 =
+ * 334.70 GB/s: 334.70 / 320 = 1.0459. A benchmark that stops at 64 KiB (latency-bound) gives
+ * nothing to fit, and calibrate says so. */
+static void test_collective_scale(void **state)
+{
+    (void)state;
+    gp_catalog *cat = open_cat();
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/data/runs/nccl_allreduce_16xh100_a3mega.txt", GP_SOURCE_DIR);
+    const char *paths[1] = {path};
+    gp_calibrate_opts o = {paths, 1, "{\"gpu\": \"H100-SXM-80GB\"}", NULL, 0};
+    gp_calibrate_result *r = calloc(1, sizeof *r);
+    gp_error err;
+    assert_int_equal(gp_calibrate_run(cat, &o, r, &err), GP_OK);
+    assert_int_equal(r->n_groups, 1);
+    assert_int_equal(r->groups[0].use, 3);
+    assert_false(r->groups[0].fitted[0]);
+    assert_true(r->groups[0].fitted[1]);
+    assert_float_equal(r->groups[0].value[1], 334.70 / 320.0, 1e-4);
+    gp_calibrate_result_free(r);
+    snprintf(path, sizeof path, "%s/tests/data/runs/nccl_allreduce_2xgb10.txt", GP_SOURCE_DIR);
+    assert_int_equal(gp_calibrate_run(cat, &o, r, &err), GP_EINVAL);
+    assert_non_null(strstr(err.msg, "latency"));
+    free(r);
+    gp_catalog_free(cat);
+}
+
 /* ---- probe --bench against the fake CUDA runtime, cuBLASLt and NCCL (tests/fake_cuda) ---- */
 
 static int progress_calls;
@@ -396,7 +426,7 @@ int main(void)
         cmocka_unit_test(test_profile_scales_only_its_entry), cmocka_unit_test(test_profile_train_entry),
         cmocka_unit_test(test_profile_bad_input),             cmocka_unit_test(test_planted_gemm_scale),
         cmocka_unit_test(test_done_when_training),            cmocka_unit_test(test_done_when_serving),
-        cmocka_unit_test(test_bench_fake),
+        cmocka_unit_test(test_collective_scale),              cmocka_unit_test(test_bench_fake),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -280,13 +280,21 @@ static void fit_group(gpi_cal_case *cases, const int *idx, int n, gp_calibrate_g
 
 /* ---- collective benchmarks ------------------------------------------------------------ */
 
-/* Bus bandwidth at the largest sizes (the top quarter of the points, at least one). */
+/* Messages at least this large are bandwidth-bound (a ring step's latency of microseconds is
+   under 1% of moving 64 MiB at hundreds of GB/s): only they say what the bus bandwidth is. */
+#define BANDWIDTH_BOUND_BYTES (64.0 * 1048576.0)
+
+/* Bus bandwidth at the largest bandwidth-bound sizes (the top quarter of those points, at
+   least one); NaN when the benchmark stopped below BANDWIDTH_BOUND_BYTES. */
 static double large_busbw(const gp_run *r)
 {
     double v[GP_RUN_MAX_POINTS];
-    int k = r->points / 4 > 0 ? r->points / 4 : 1, n = 0;
-    for (int i = r->points - k; i < r->points; i++)
-        if (i >= 0 && r->busbw_gbps[i] > 0)
+    int first = 0, n = 0;
+    while (first < r->points && r->bytes[first] < BANDWIDTH_BOUND_BYTES)
+        first++;
+    int big = r->points - first, k = big / 4 > 0 ? big / 4 : 1;
+    for (int i = r->points - k; big > 0 && i < r->points; i++)
+        if (r->busbw_gbps[i] > 0)
             v[n++] = r->busbw_gbps[i];
     return median_of(v, n);
 }
@@ -306,13 +314,24 @@ static gp_status collective_gpu(const gp_catalog *cat, const gp_run *r, const gp
     return st;
 }
 
-/* Modelled bus bandwidth (GB/s) of a collective over `ranks` GPUs of this type. */
-static double model_busbw(const gp_catalog *cat, const gp_gpu *g, int ranks, int *inter)
+/* Modelled bus bandwidth (GB/s) of the run's collective over its ranks, on the links its
+ * scenario names (inter_node, gpus_per_node; else the GPU's defaults). */
+static double model_busbw(const gp_catalog *cat, const gp_gpu *g, const gp_run *r, int *inter)
 {
+    int ranks = r->ranks > 0 ? r->ranks : 2;
+    json_t *o = json_loads(r->scenario_json ? r->scenario_json : "{}", 0, NULL);
+    const gp_link *link = NULL;
+    const char *ln = json_string_value(json_object_get(o, "inter_node"));
+    if (ln)
+        gp_catalog_find_link(cat, ln, &link, NULL);
+    json_t *gpn = json_object_get(o, "gpus_per_node");
     gp_cluster c;
     gp_gpu raw = *g;
     raw.cal_intra_scale = raw.cal_inter_scale = 0;
-    gp_cluster_defaults(&c, cat, &raw, NULL);
+    gp_cluster_defaults(&c, cat, &raw, link);
+    if (json_is_integer(gpn) && json_integer_value(gpn) > 0 && json_integer_value(gpn) <= 4096)
+        c.gpus_per_node = (int)json_integer_value(gpn);
+    json_decref(o);
     *inter = ranks > c.gpus_per_node;
     double bw = c.intra_gbps;
     if (*inter && c.inter_gbps * c.gpus_per_node < bw)
@@ -331,10 +350,14 @@ static void fit_collectives(const gp_catalog *cat, const gp_runset *set, const g
         if (r->kind != GP_RUN_COLLECTIVE || collective_gpu(cat, r, &rg, NULL) || strcmp(rg->id, g->id))
             continue;
         int x;
-        double model = model_busbw(cat, g, r->ranks > 0 ? r->ranks : 2, &x);
+        double model = model_busbw(cat, g, r, &x);
         double s = large_busbw(r) / model;
-        if (!isfinite(s))
+        if (!isfinite(s)) {
+            warn(out, "%s: the collective benchmark at line %d stops at %.0f KiB, where latency, not bus bandwidth, "
+                      "sets the time: run it up to 256 MB or more (nccl-tests -e 1G) to calibrate the bandwidth",
+                 g->id, r->line, r->points > 0 ? r->bytes[r->points - 1] / 1024.0 : 0.0);
             continue;
+        }
         if (x && nx < 64)
             inter[nx++] = s;
         else if (!x && ni < 64)
@@ -615,8 +638,14 @@ gp_status gp_calibrate_run(const gp_catalog *cat, const gp_calibrate_opts *o, gp
         return gpi_fail(err, GP_ENOMEM, "out of memory");
     gp_status st = calibrate(cat, o, set, out, err);
     gp_runset_free(set);
-    if (!st && out->runs_used == 0)
-        st = gpi_fail(err, GP_EINVAL, "calibrate: the files hold no run to fit");
+    int fitted = 0;
+    for (int k = 0; k < out->n_groups; k++)
+        for (int p = 0; p < GP_CALP_COUNT; p++)
+            fitted |= out->groups[k].fitted[p];
+    if (!st && !fitted)
+        st = gpi_fail(err, GP_EINVAL, "calibrate: no run gave a parameter to fit%s%s",
+                      out->n_warnings ? ": " : " (the files hold no run gpuplan can compare)",
+                      out->n_warnings ? out->warnings[0] : "");
     if (!st && o->out_path)
         st = write_profile(o->out_path, out->profile_json, err);
     if (st) {
