@@ -197,6 +197,7 @@ static void api_command(gps_server *s, const gps_request *req, gps_response *res
     char msg[1024];
     msg[0] = '\0';
     gp_model *inline_model = NULL;
+    char *profile = NULL;
     int status = 400;
     if (!json_is_object(doc)) {
         snprintf(msg, sizeof msg, "a scenario must be a JSON object of flags ({\"model\": \"llama-3.1-70b\", ...})");
@@ -205,6 +206,12 @@ static void api_command(gps_server *s, const gps_request *req, gps_response *res
     if (json_object_size(doc) > GPS_MAX_KEYS) {
         snprintf(msg, sizeof msg, "a scenario has at most %d keys", GPS_MAX_KEYS);
         goto fail;
+    }
+    /* an uploaded calibration profile (an object; a file name stays refused) */
+    json_t *prof = json_object_get(doc, "profile");
+    if (json_is_object(prof)) {
+        profile = json_dumps(prof, JSON_COMPACT);
+        json_object_del(doc, "profile");
     }
     const char *key;
     json_t *v;
@@ -278,14 +285,16 @@ static void api_command(gps_server *s, const gps_request *req, gps_response *res
         free(text);
     }
     json_t *result = NULL;
-    int rc = gps_run_command(s, argc, argv, inline_model, &result, msg, sizeof msg);
+    int rc = gps_run_command_profiled(s, argc, argv, inline_model, profile, &result, msg, sizeof msg);
     cli_argv_free(argc, argv);
     free(inline_model);
+    free(profile);
     json_decref(doc);
     respond_command(res, rc, result, msg);
     return;
 fail:
     free(inline_model);
+    free(profile);
     json_decref(doc);
     gps_respond_error(res, status, msg);
 }

@@ -23,6 +23,7 @@ struct gps_server {
     pthread_mutex_t lock;      /* one command at a time */
     gp_catalog *cat;
     const char *data_dir;
+    const char *profile;       /* --profile of gpuplan web, or NULL */
     size_t max_body;
     int loopback;              /* bound to a loopback address: check the Host header */
     int port;
@@ -87,8 +88,48 @@ static void trim_message(char *m)
         m[--n] = '\0';
 }
 
+static int gps_run_command_on(gps_server *s, gp_catalog *cat, int argc, char **argv, const gp_model *inline_model,
+                              json_t **result, char *msg, size_t msg_size);
+
+/* A catalog for one request carrying its own profile: the server's data, its profile, then
+ * the upload. NULL with msg set when one of them fails. */
+static gp_catalog *profiled_catalog(gps_server *s, const char *profile, char *msg, size_t msg_size)
+{
+    gp_catalog *cat = NULL;
+    gp_error err;
+    gp_error_clear(&err);
+    if (gp_catalog_open(s->data_dir, &cat, &err) != GP_OK ||
+        (s->profile && gp_catalog_apply_profile(cat, s->profile, &err) != GP_OK) ||
+        gp_catalog_apply_profile_text(cat, "uploaded profile", profile, strlen(profile), &err) != GP_OK) {
+        snprintf(msg, msg_size, "scenario key 'profile': %s", err.msg);
+        gp_catalog_free(cat);
+        return NULL;
+    }
+    return cat;
+}
+
+int gps_run_command_profiled(gps_server *s, int argc, char **argv, const gp_model *inline_model, const char *profile,
+                             json_t **result, char *msg, size_t msg_size)
+{
+    if (!profile)
+        return gps_run_command(s, argc, argv, inline_model, result, msg, msg_size);
+    *result = NULL;
+    gp_catalog *cat = profiled_catalog(s, profile, msg, msg_size);
+    if (!cat)
+        return EXIT_INPUT;
+    int rc = gps_run_command_on(s, cat, argc, argv, inline_model, result, msg, msg_size);
+    gp_catalog_free(cat);
+    return rc;
+}
+
 int gps_run_command(gps_server *s, int argc, char **argv, const gp_model *inline_model, json_t **result, char *msg,
                     size_t msg_size)
+{
+    return gps_run_command_on(s, s->cat, argc, argv, inline_model, result, msg, msg_size);
+}
+
+static int gps_run_command_on(gps_server *s, gp_catalog *cat, int argc, char **argv, const gp_model *inline_model,
+                              json_t **result, char *msg, size_t msg_size)
 {
     char *text = NULL;
     size_t text_len = 0;
@@ -105,7 +146,7 @@ int gps_run_command(gps_server *s, int argc, char **argv, const gp_model *inline
     c.capture = 1;
     c.err = err;
     c.data_dir = s->data_dir;
-    c.cat = s->cat;
+    c.cat = cat;
     c.model = inline_model;
     pthread_mutex_lock(&s->lock);
     int rc = cli_run_command(&c, argc, argv);
@@ -116,7 +157,7 @@ int gps_run_command(gps_server *s, int argc, char **argv, const gp_model *inline
         trim_message(msg);
     }
     free(text);
-    if (c.cat != s->cat) /* a command must not swap the catalog; if it opened another, drop it */
+    if (c.cat != cat) /* a command must not swap the catalog; if it opened another, drop it */
         gp_catalog_free(c.cat);
     if (rc == EXIT_OK)
         *result = c.result;
@@ -276,6 +317,7 @@ int gps_start(const gps_config *cfg, gps_server **out, char *msg, size_t msg_siz
     }
     s->max_body = cfg->max_body ? cfg->max_body : GPS_DEFAULT_MAX_BODY;
     s->data_dir = cfg->data_dir;
+    s->profile = cfg->profile;
     s->loopback = loopback;
     gp_error err;
     if (gp_catalog_open(cfg->data_dir, &s->cat, &err) != GP_OK) {

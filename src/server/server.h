@@ -67,6 +67,11 @@ const gp_catalog *gps_catalog(const gps_server *s);
  * wrote as messages (trimmed). Returns the command's exit code (EXIT_OK, _INPUT, _USAGE). */
 int gps_run_command(gps_server *s, int argc, char **argv, const gp_model *inline_model, json_t **result, char *msg,
                     size_t msg_size);
+/* The same with a calibration profile uploaded with the request (its JSON text; NULL: none):
+ * the command runs on a catalog of its own with the server's profile and then this one
+ * applied (docs/calibration.md). A bad profile returns EXIT_INPUT with its message. */
+int gps_run_command_profiled(gps_server *s, int argc, char **argv, const gp_model *inline_model, const char *profile,
+                             json_t **result, char *msg, size_t msg_size);
 
 /* Response helpers (server.c). */
 void gps_respond_json(gps_response *res, int status, json_t *doc); /* takes doc */
