@@ -38,7 +38,8 @@ typedef struct fitter {
     gpi_cal_case *cases;
     const int *idx;  /* the group's cases */
     int n;
-    int skip;        /* leave this one out (-1: none) */
+    int skip;        /* leave out the runs i with i % folds == skip (-1: none) */
+    int folds;
     int use;
     double base_overhead; /* serving: the engine's step overhead the prior pulls towards */
 } fitter;
@@ -47,7 +48,7 @@ static double objective(const fitter *f, const double *theta)
 {
     double s = 0.0;
     for (int i = 0; i < f->n; i++) {
-        if (i == f->skip)
+        if (f->skip >= 0 && i % f->folds == f->skip)
             continue;
         const gpi_cal_case *cc = &f->cases[f->idx[i]];
         double p = gpi_cal_case_predict(cc, theta);
@@ -123,7 +124,10 @@ static double median_of(double *v, int n)
 
 static double rel_err(double pred, double meas) { return isfinite(pred) ? fabs(pred / meas - 1.0) : 1.0; }
 
-/* Leave-one-out median error of a parameter set (NaN below two runs). */
+/* Leave-one-out median error of a parameter set (NaN below two runs): each run predicted by a
+ * fit without it. Above MAX_FOLDS runs, the runs are dealt into MAX_FOLDS folds and each fold
+ * is left out in turn (k-fold cross-validation: still no run judges a fit it was part of). */
+#define MAX_FOLDS 6
 static double loo_error(fitter *f, const int *ps, int np)
 {
     if (f->n < 2)
@@ -131,13 +135,16 @@ static double loo_error(fitter *f, const int *ps, int np)
     double *e = malloc(sizeof *e * (size_t)f->n);
     if (!e)
         return NAN;
-    for (int i = 0; i < f->n; i++) {
+    f->folds = f->n < MAX_FOLDS ? f->n : MAX_FOLDS;
+    for (int j = 0; j < f->folds; j++) {
         double theta[GP_CALP_COUNT];
-        f->skip = i;
+        f->skip = j;
         fit_set(f, ps, np, theta);
         f->skip = -1;
-        const gpi_cal_case *cc = &f->cases[f->idx[i]];
-        e[i] = rel_err(gpi_cal_case_predict(cc, theta), cc->measured);
+        for (int i = j; i < f->n; i += f->folds) {
+            const gpi_cal_case *cc = &f->cases[f->idx[i]];
+            e[i] = rel_err(gpi_cal_case_predict(cc, theta), cc->measured);
+        }
     }
     double m = median_of(e, f->n);
     free(e);
@@ -155,8 +162,9 @@ static int candidates(int use, int *out)
     return n;
 }
 
-/* Step 1 and 2 of the method; the chosen set into ps, returns its size. */
-static int select_params(fitter *f, int max_params, int *ps, double *theta)
+/* Step 1 and 2 of the method; the chosen set into ps, its leave-one-out error into *loo;
+ * returns its size. */
+static int select_params(fitter *f, int max_params, int *ps, double *theta, double *loo)
 {
     int cand[GP_CALP_COUNT], nc = candidates(f->use, cand);
     double best = INFINITY, t[GP_CALP_COUNT];
@@ -169,8 +177,10 @@ static int select_params(fitter *f, int max_params, int *ps, double *theta)
         }
     }
     int np = 1;
-    if (max_params < 2 || f->n < 3)
+    if (max_params < 2 || f->n < 3) {
+        *loo = loo_error(f, ps, 1);
         return np;
+    }
     int two[2] = {ps[0], -1};
     double best2 = INFINITY;
     for (int i = 0; i < nc; i++) {
@@ -183,8 +193,12 @@ static int select_params(fitter *f, int max_params, int *ps, double *theta)
             two[1] = cand[i];
         }
     }
-    if (two[1] < 0 || loo_error(f, two, 2) > loo_error(f, ps, 1) - MIN_LOO_GAIN)
+    double loo1 = loo_error(f, ps, 1), loo2 = two[1] < 0 ? INFINITY : loo_error(f, two, 2);
+    if (!(loo2 <= loo1 - MIN_LOO_GAIN)) {
+        *loo = loo1;
         return np;
+    }
+    *loo = loo2;
     ps[1] = two[1];
     fit_set(f, ps, 2, theta);
     return 2;
@@ -221,7 +235,7 @@ static void group_label(const gp_calibrate_group *g, char *buf, size_t n)
 static void fit_group(gpi_cal_case *cases, const int *idx, int n, gp_calibrate_group *g, int max_params,
                       gp_calibrate_result *out)
 {
-    fitter f = {cases, idx, n, -1, g->use, 0.0};
+    fitter f = {cases, idx, n, -1, 1, g->use, 0.0};
     if (g->use == GP_CAL_SERVE) {
         gp_perf_params pp;
         gp_perf_params_defaults(&pp, (gp_engine)g->engine);
@@ -235,8 +249,7 @@ static void fit_group(gpi_cal_case *cases, const int *idx, int n, gp_calibrate_g
         g->loo_before = NAN;
     int ps[2];
     double theta[GP_CALP_COUNT];
-    int np = select_params(&f, max_params, ps, theta);
-    g->loo_after = loo_error(&f, ps, np);
+    int np = select_params(&f, max_params, ps, theta, &g->loo_after);
     double identity[GP_CALP_COUNT];
     gpi_cal_theta_identity(identity);
     for (int p = 0; p < GP_CALP_COUNT; p++) {
