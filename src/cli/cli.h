@@ -172,6 +172,8 @@ int cmd_web(int argc, char **argv, cli_common *common);
 int cmd_calibrate(int argc, char **argv, cli_common *common);
 /* gpuplan probe --bench [--out FILE] (cmd_calibrate.c): libs = cudart, cublaslt, nccl paths. */
 int cli_probe_bench(cli_common *common, gp_catalog *cat, const char *const libs[3], const char *out);
+/* probe's option #i of --bench, --out, --cudart, --cublaslt, --nccl into its variables; 1. */
+int cli_probe_bench_opt(int i, const char *arg, int *bench, const char **out, const char *libs[3]);
 int cmd_probe(int argc, char **argv, cli_common *common);
 
 /* `--gpu local` (cmd_probe.c): the catalog id of this machine's first GPU, probed through NVML

@@ -202,6 +202,17 @@ static void print_bench(const gp_bench_result *r)
     }
 }
 
+int cli_probe_bench_opt(int i, const char *arg, int *bench, const char **out, const char *libs[3])
+{
+    if (i == 0)
+        *bench = 1;
+    else if (i == 1)
+        *out = arg;
+    else
+        libs[i - 2] = arg;
+    return 1;
+}
+
 int cli_probe_bench(cli_common *common, gp_catalog *cat, const char *const libs[3], const char *out)
 {
     gp_bench_opts o;

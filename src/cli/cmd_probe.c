@@ -50,14 +50,8 @@ int cmd_probe(int argc, char **argv, cli_common *common)
             lib = optarg;
             continue;
         }
-        if (c >= 5002 && c <= 5006) { /* --bench and its options (cmd_calibrate.c) */
-            bench |= c == 5002;
-            if (c == 5003)
-                out = optarg;
-            else if (c > 5003)
-                bench_libs[c - 5004] = optarg;
-            continue;
-        }
+        if (c >= 5002 && c <= 5006 && cli_probe_bench_opt(c - 5002, optarg, &bench, &out, bench_libs))
+            continue; /* --bench and its options (cmd_calibrate.c) */
         if (!cli_common_opt(c, optarg, common))
             return cli_usage_error(common, "probe", "unknown option '%s'", argv[optind - 1]);
     }

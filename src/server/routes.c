@@ -184,6 +184,18 @@ static int check_model_name(gps_server *s, json_t *v, char *msg, size_t n)
 }
 
 /* POST /api/CMD: arg is the command. */
+/* An uploaded calibration profile (an object; a file name stays refused): its text, taken out
+ * of the scenario (NULL if none). */
+static char *take_profile(json_t *doc)
+{
+    json_t *prof = json_object_get(doc, "profile");
+    if (!json_is_object(prof))
+        return NULL;
+    char *text = json_dumps(prof, JSON_COMPACT);
+    json_object_del(doc, "profile");
+    return text;
+}
+
 static void api_command(gps_server *s, const gps_request *req, gps_response *res, const char *cmd)
 {
     json_error_t jerr;
@@ -207,12 +219,7 @@ static void api_command(gps_server *s, const gps_request *req, gps_response *res
         snprintf(msg, sizeof msg, "a scenario has at most %d keys", GPS_MAX_KEYS);
         goto fail;
     }
-    /* an uploaded calibration profile (an object; a file name stays refused) */
-    json_t *prof = json_object_get(doc, "profile");
-    if (json_is_object(prof)) {
-        profile = json_dumps(prof, JSON_COMPACT);
-        json_object_del(doc, "profile");
-    }
+    profile = take_profile(doc);
     const char *key;
     json_t *v;
     json_object_foreach(doc, key, v) {
