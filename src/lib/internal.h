@@ -70,8 +70,8 @@ void gpi_catalog_set_profile_note(gp_catalog *cat, const char *note);
 
 /* The training model's uncalibrated rates (perf/train.c): FLOP/s of a GEMM of width d in a
  * compute dtype, bytes/s of memory-bound work, the share of a link NCCL reaches. */
-double gpi_train_gemm_rate(const gp_gpu *g, gp_dtype dt, double d);
-double gpi_train_hbm_rate(const gp_gpu *g);
+double gpi_train_gemm_rate(const gp_catalog *cat, const gp_gpu *g, gp_dtype dt, double m, double n, double k);
+double gpi_train_hbm_rate(const gp_catalog *cat, const gp_gpu *g);
 double gpi_nccl_efficiency(void);
 
 /* ---- decision data (catalog.c) ---- */

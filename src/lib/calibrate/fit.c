@@ -16,6 +16,7 @@
  * scales directly: measured bus bandwidth at the largest sizes / the model's.
  */
 #include "calibrate_impl.h"
+#include "hw/kernels.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -297,9 +298,26 @@ static void fit_group(gpi_cal_case *cases, const int *idx, int n, gp_calibrate_g
    under 1% of moving 64 MiB at hundreds of GB/s): only they say what the bus bandwidth is. */
 #define BANDWIDTH_BOUND_BYTES (64.0 * 1048576.0)
 
-/* Bus bandwidth at the largest bandwidth-bound sizes (the top quarter of those points, at
-   least one); NaN when the benchmark stopped below BANDWIDTH_BOUND_BYTES. */
-static double large_busbw(const gp_run *r)
+/* The model's bus bandwidth (GB/s) for the run's collective at one size: the link's measured
+ * curve (data/kernels.json) on the bandwidth the group has, as the training model uses it
+ * (train.c, coll_time: across nodes a node's NICs pool, min(intra, GPUs per node x NIC)). */
+static double model_bus_at(const gp_cluster *c, int inter, gp_collective_op op, double bytes)
+{
+    double gbps = c->intra_gbps;
+    if (inter && c->inter_gbps * c->gpus_per_node < gbps)
+        gbps = c->inter_gbps * c->gpus_per_node;
+    gpi_coll_op o = op == GP_COLL_ALL_GATHER ? GPI_COLL_ALL_GATHER
+                    : op == GP_COLL_REDUCE_SCATTER ? GPI_COLL_REDUCE_SCATTER
+                    : op == GP_COLL_ALL_TO_ALL ? GPI_COLL_ALL_TO_ALL
+                                               : GPI_COLL_ALL_REDUCE;
+    double bus = gpi_collective_busbw(inter ? c->inter_curve : c->intra_curve, o, bytes, gbps);
+    return bus > 0 ? bus / 1e9 : gbps * gpi_nccl_efficiency();
+}
+
+/* Measured over modelled bus bandwidth at the largest bandwidth-bound sizes (the top quarter of
+   those points, at least one; their median); NaN when the benchmark stopped below
+   BANDWIDTH_BOUND_BYTES. */
+static double busbw_ratio(const gp_run *r, const gp_cluster *c, int inter)
 {
     double v[GP_RUN_MAX_POINTS];
     int first = 0, n = 0;
@@ -308,7 +326,7 @@ static double large_busbw(const gp_run *r)
     int big = r->points - first, k = big / 4 > 0 ? big / 4 : 1;
     for (int i = r->points - k; big > 0 && i < r->points; i++)
         if (r->busbw_gbps[i] > 0)
-            v[n++] = r->busbw_gbps[i];
+            v[n++] = r->busbw_gbps[i] / model_bus_at(c, inter, r->op, r->bytes[i]);
     return median_of(v, n);
 }
 
@@ -327,29 +345,23 @@ static gp_status collective_gpu(const gp_catalog *cat, const gp_run *r, const gp
     return st;
 }
 
-/* Modelled bus bandwidth (GB/s) of the run's collective over its ranks, on the links its
- * scenario names (inter_node, gpus_per_node; else the GPU's defaults). */
-static double model_busbw(const gp_catalog *cat, const gp_gpu *g, const gp_run *r, int *inter)
+/* The cluster the run's collective ran on: the GPU's defaults, with the run's inter_node and
+ * gpus_per_node if it names them; *inter when its ranks span nodes. */
+static void run_cluster(const gp_catalog *cat, const gp_gpu *g, const gp_run *r, gp_cluster *c, int *inter)
 {
-    int ranks = r->ranks > 0 ? r->ranks : 2;
     json_t *o = json_loads(r->scenario_json ? r->scenario_json : "{}", 0, NULL);
     const gp_link *link = NULL;
     const char *ln = json_string_value(json_object_get(o, "inter_node"));
     if (ln)
         gp_catalog_find_link(cat, ln, &link, NULL);
     json_t *gpn = json_object_get(o, "gpus_per_node");
-    gp_cluster c;
     gp_gpu raw = *g;
     raw.cal_intra_scale = raw.cal_inter_scale = 0;
-    gp_cluster_defaults(&c, cat, &raw, link);
+    gp_cluster_defaults(c, cat, &raw, link);
     if (json_is_integer(gpn) && json_integer_value(gpn) > 0 && json_integer_value(gpn) <= 4096)
-        c.gpus_per_node = (int)json_integer_value(gpn);
+        c->gpus_per_node = (int)json_integer_value(gpn);
     json_decref(o);
-    *inter = ranks > c.gpus_per_node;
-    double bw = c.intra_gbps;
-    if (*inter && c.inter_gbps * c.gpus_per_node < bw)
-        bw = c.inter_gbps * c.gpus_per_node; /* NCCL pools the node's NICs (train.c, group_gbps) */
-    return bw * gpi_nccl_efficiency(); /* the training model's share of the link */
+    *inter = (r->ranks > 0 ? r->ranks : 2) > c->gpus_per_node;
 }
 
 static void fit_collectives(const gp_catalog *cat, const gp_runset *set, const gp_gpu *g, gp_calibrate_group *grp,
@@ -363,8 +375,9 @@ static void fit_collectives(const gp_catalog *cat, const gp_runset *set, const g
         if (r->kind != GP_RUN_COLLECTIVE || collective_gpu(cat, r, &rg, NULL) || strcmp(rg->id, g->id))
             continue;
         int x;
-        double model = model_busbw(cat, g, r, &x);
-        double s = large_busbw(r) / model;
+        gp_cluster c;
+        run_cluster(cat, g, r, &c, &x);
+        double s = busbw_ratio(r, &c, x);
         if (!isfinite(s)) {
             warn(out, "%s: the collective benchmark at line %d stops at %.0f KiB, where latency, not bus bandwidth, "
                       "sets the time: run it up to 256 MB or more (nccl-tests -e 1G) to calibrate the bandwidth",

@@ -3,12 +3,14 @@
  * its physically possible range, and apply it to the catalog's GPU rows, where the training
  * and serving models read it (gpi_cal_find, gpi_cal_step_model).
  *
- * The ranges: a scale never lifts a rate above the datasheet peak. Training GEMMs run at
- * 0.80 of the peak (train.c): at most x1.25; attention at 0.30 of the 16-bit peak charged
- * the full s x s work, i.e. 0.60 on the causal half: at most x1.66; memory-bound work at
- * 0.85 of HBM bandwidth: at most x1.17; collectives at 0.80 of the link: at most x1.25.
- * Serving GEMMs at 0.50 (infer.c): at most x2.0. The lower bounds (x0.2, x0.05 for links)
- * only keep a broken run from driving a rate to zero; a step overhead is 0..0.1 s.
+ * The ranges: a scale never lifts a rate above what the hardware can reach. Training GEMMs
+ * run at 0.80 of the GPU's maximum achievable matmul rate (data/kernels.json "fit"): at most
+ * x1.25, the measured maximum itself; attention at 0.3-0.4 of its kernel's benchmark rate:
+ * at most x2.5; memory-bound work at 0.9 of HBM bandwidth: at most x1.11 (the datasheet);
+ * collectives at the measured bus-bandwidth curves (0.80 of the link without one): at most
+ * x1.25. Serving GEMMs at 0.50 of the peak (infer.c): at most x2.0; HBM at 0.85: at most
+ * x1.17. The lower bounds (x0.2, x0.05 for links) only keep a broken run from driving a rate
+ * to zero; a step overhead is 0..0.1 s.
  */
 #include "internal.h"
 #include "runs_impl.h"
@@ -25,7 +27,7 @@ const char *gp_cal_param_name(gp_cal_param p) { return (unsigned)p < GP_CALP_COU
 
 void gp_cal_param_range(gp_cal_param p, int use, double *min, double *max)
 {
-    static const double train[GP_CALP_COUNT][2] = {{0.2, 1.25}, {0.2, 1.66}, {0.2, 1.17}, {0.05, 1.25}, {0, 0}};
+    static const double train[GP_CALP_COUNT][2] = {{0.2, 1.25}, {0.2, 2.5}, {0.2, 1.11}, {0.05, 1.25}, {0, 0}};
     static const double serve[GP_CALP_COUNT][2] = {{0.2, 2.0}, {0, 0}, {0.2, 1.17}, {0, 0}, {0.0, 0.1}};
     const double(*t)[2] = use == GP_CAL_TRAIN ? train : use == GP_CAL_SERVE ? serve : NULL;
     *min = t && (unsigned)p < GP_CALP_COUNT ? t[p][0] : 0.0;

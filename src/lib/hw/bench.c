@@ -15,6 +15,7 @@
  * Each point: 2 warm-up runs, then `iterations` timed between two CUDA events.
  */
 #include "internal.h"
+#include "hw/kernels.h"
 
 #include <dlfcn.h>
 #include <math.h>
@@ -394,28 +395,29 @@ static json_t *param_json(double measured_over_model, gp_cal_param p, int *clamp
     return json_pack("{s:f s:f s:[f,f] s:b}", "value", v, "replaces", 1.0, "range", lo, hi, "at_bound", v != measured_over_model);
 }
 
-/* A training entry for one precision: GEMM scale from the 8192^3 product (the model's rate at
- * that width: peak x efficiency x 8192 / (8192 + half width)), HBM scale from the copy. */
-static json_t *train_entry(const gp_gpu *g, const gp_bench_result *r, gp_dtype dt, int *clamped)
+/* A training entry for one precision: GEMM scale from the 8192^3 product over the model's rate
+ * for it (the GPU's achievable rate in data/kernels.json at that shape x the fitted training
+ * share), HBM scale from the copy over the model's achievable bandwidth. */
+static json_t *train_entry(const gp_catalog *cat, const gp_gpu *g, const gp_bench_result *r, gp_dtype dt, int *clamped)
 {
     const gp_bench_point *p = find_gemm(r, dt, 8192, 8192, 8192);
-    double model = gpi_train_gemm_rate(g, dt, 8192.0) / 1e12;
+    double model = gpi_train_gemm_rate(cat, g, dt, 8192, 8192, 8192) / 1e12;
     if (!p || !(model > 0))
         return NULL;
     json_t *params = json_object();
     json_object_set_new(params, "gemm_scale", param_json(p->value / model, GP_CALP_GEMM, clamped));
     int runs = 1;
     for (int i = 0; i < r->n_points; i++)
-        if (!strcmp(r->points[i].what, "memcpy") && gpi_train_hbm_rate(g) > 0) {
+        if (!strcmp(r->points[i].what, "memcpy") && gpi_train_hbm_rate(cat, g) > 0) {
             json_object_set_new(params, "hbm_scale",
-                                param_json(r->points[i].value * 1e9 / gpi_train_hbm_rate(g), GP_CALP_HBM, clamped));
+                                param_json(r->points[i].value * 1e9 / gpi_train_hbm_rate(cat, g), GP_CALP_HBM, clamped));
             runs++;
         }
     return json_pack("{s:s s:s s:i s:o s:s}", "use", "train", "dtype", gp_dtype_name(dt), "runs", runs, "params", params,
                      "note", "gpuplan probe --bench: GEMM 8192^3 and a device copy");
 }
 
-/* Bus bandwidth of all-reduce at its largest size over the model's (link x NCCL efficiency). */
+/* Bus bandwidth of all-reduce at its largest size over the model's at that size. */
 static json_t *collective_json(const gp_catalog *cat, const gp_gpu *g, const gp_bench_result *r, int *clamped)
 {
     const gp_bench_point *best = NULL;
@@ -426,9 +428,12 @@ static json_t *collective_json(const gp_catalog *cat, const gp_gpu *g, const gp_
     gp_gpu raw = *g;
     raw.cal_intra_scale = raw.cal_inter_scale = 0;
     gp_cluster_defaults(&c, cat, &raw, NULL);
-    double model = c.intra_gbps * gpi_nccl_efficiency();
-    if (!best || !(model > 0))
+    if (!best)
         return NULL;
+    /* the model's bus bandwidth at that size: the link's measured curve (data/kernels.json) */
+    double model = gpi_collective_busbw(c.intra_curve, GPI_COLL_ALL_REDUCE, best->bytes, c.intra_gbps) / 1e9;
+    if (!(model > 0))
+        model = c.intra_gbps * gpi_nccl_efficiency();
     double s = best->value / model, v = fmin(fmax(s, 0.05), 1.25);
     *clamped |= v != s;
     return json_pack("{s:f s:i s:s}", "intra_scale", v, "runs", 1, "note",
@@ -441,7 +446,7 @@ static char *bench_profile(const gp_catalog *cat, const gp_gpu *g, const gp_benc
     json_t *entries = json_array();
     const gp_dtype dts[2] = {GP_DTYPE_BF16, GP_DTYPE_FP8};
     for (int i = 0; i < 2; i++) {
-        json_t *e = dts[i] == GP_DTYPE_FP8 && !(g->tflops[GP_DTYPE_FP8] > 0) ? NULL : train_entry(g, r, dts[i], &clamped);
+        json_t *e = dts[i] == GP_DTYPE_FP8 && !(g->tflops[GP_DTYPE_FP8] > 0) ? NULL : train_entry(cat, g, r, dts[i], &clamped);
         if (e)
             json_array_append_new(entries, e);
     }
