@@ -10,7 +10,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void check_run(const gp_run *r)
+static void check_run(const gp_measured_run *r)
 {
     json_t *o = json_loads(r->scenario_json, 0, NULL);
     if (!json_is_object(o))

@@ -69,7 +69,7 @@ GP_API const char *gp_collective_op_name(gp_collective_op op);
 #define GP_RUN_MAX_POINTS 64 /* message sizes kept from one collective benchmark */
 
 /* One measured run. Figures a source did not give are NaN. */
-typedef struct gp_run {
+typedef struct gp_measured_run {
     char id[GP_RUN_ID_MAX];  /* the line's "id", or FILE:LINE */
     gp_run_kind kind;
     gp_run_format format;
@@ -88,7 +88,7 @@ typedef struct gp_run {
     double bytes[GP_RUN_MAX_POINTS];        /* message size, bytes */
     double busbw_gbps[GP_RUN_MAX_POINTS];   /* bus bandwidth, GB/s (10^9 bytes/s) */
     int samples;             /* log lines (iterations, steps) the figures are medians of */
-} gp_run;
+} gp_measured_run;
 
 typedef struct gp_runset gp_runset;
 
@@ -108,7 +108,7 @@ GP_API gp_status gp_runset_parse(gp_runset *set, const char *name, const char *t
 
 /* Number of runs, and run i (borrowed; valid until the set is freed or added to). */
 GP_API size_t gp_runset_count(const gp_runset *set);
-GP_API const gp_run *gp_runset_get(const gp_runset *set, size_t i);
+GP_API const gp_measured_run *gp_runset_get(const gp_runset *set, size_t i);
 
 /* ============================================================================================
  * Profiles: fitted rates of a GPU type, applied by the catalog (docs/calibration.md)

@@ -280,6 +280,7 @@ static void third_split(const char *file, int max_params, split_stats *out)
             gp_step_model sm;
             gp_sim_result res;
             assert_int_equal(gp_step_model_init(&cc.m, g, NULL, &cc.w, &cc.l, NULL, &sm, NULL), GP_OK);
+            gp_step_model_use_rates(&sm, cal, g, NULL); /* as gp_serve_run does */
             assert_int_equal(gp_simulate(&sm, &cc.sched, &cc.t, NULL, &res, NULL), GP_OK);
             pred = res.output_tokens_per_s;
         }

@@ -18,7 +18,7 @@
 
 #include "internal.h"
 
-static const gp_run *read_one(gp_runset *set, const char *file, const char *defaults)
+static const gp_measured_run *read_one(gp_runset *set, const char *file, const char *defaults)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/tests/data/runs/%s", GP_SOURCE_DIR, file);
@@ -32,7 +32,7 @@ static const gp_run *read_one(gp_runset *set, const char *file, const char *defa
 }
 
 /* The scenario's value for key, as JSON text ("8", "\"fp8\""), or "" when absent. */
-static const char *scn(const gp_run *r, const char *key)
+static const char *scn(const gp_measured_run *r, const char *key)
 {
     static char buf[256];
     json_t *o = json_loads(r->scenario_json, 0, NULL);
@@ -49,7 +49,7 @@ static void test_megatron(void **state)
 {
     (void)state;
     gp_runset *set = gp_runset_new();
-    const gp_run *r = read_one(set, "megatron_mixtral_16xh100.log", "{\"gpu\": \"H100-SXM-80GB\", \"gpus\": 16}");
+    const gp_measured_run *r = read_one(set, "megatron_mixtral_16xh100.log", "{\"gpu\": \"H100-SXM-80GB\", \"gpus\": 16}");
     assert_int_equal(r->kind, GP_RUN_TRAIN);
     assert_int_equal(r->format, GP_RUNFMT_MEGATRON);
     assert_int_equal(r->line, 9);    /* the first iteration line */
@@ -76,7 +76,7 @@ static void test_megatron_defaults_do_not_override(void **state)
 {
     (void)state;
     gp_runset *set = gp_runset_new();
-    const gp_run *r = read_one(set, "megatron_mixtral_16xh100.log", "{\"ep\": 2, \"model\": \"mixtral-8x7b\"}");
+    const gp_measured_run *r = read_one(set, "megatron_mixtral_16xh100.log", "{\"ep\": 2, \"model\": \"mixtral-8x7b\"}");
     assert_string_equal(scn(r, "ep"), "8"); /* the log's own 8 wins over the default 2 */
     assert_string_equal(scn(r, "model"), "\"mixtral-8x7b\"");
     gp_runset_free(set);
@@ -86,7 +86,7 @@ static void test_torchtitan(void **state)
 {
     (void)state;
     gp_runset *set = gp_runset_new();
-    const gp_run *r = read_one(set, "torchtitan_steps.log", NULL);
+    const gp_measured_run *r = read_one(set, "torchtitan_steps.log", NULL);
     assert_int_equal(r->format, GP_RUNFMT_TORCHTITAN);
     assert_int_equal(r->samples, 8);
     /* steps 15-21 (step 14 is the dropped tenth, at least one line): tps 7334 7313 7282 7322
@@ -101,7 +101,7 @@ static void test_trtllm(void **state)
 {
     (void)state;
     gp_runset *set = gp_runset_new();
-    const gp_run *r = read_one(set, "trtllm_bench_deepseek_r1_fp4.txt", NULL);
+    const gp_measured_run *r = read_one(set, "trtllm_bench_deepseek_r1_fp4.txt", NULL);
     assert_int_equal(r->kind, GP_RUN_SERVE);
     assert_float_equal(r->output_tokens_per_s, 7517.2584, 1e-9);
     assert_true(isnan(r->total_tokens_per_s)); /* the excerpt stops before it */
@@ -118,7 +118,7 @@ static void test_trtllm(void **state)
     gp_runset_free(set);
 }
 
-static void check_vllm_llama8b(const gp_run *r)
+static void check_vllm_llama8b(const gp_measured_run *r)
 {
     assert_float_equal(r->output_tokens_per_s, 6582.87, 1e-9);
     assert_float_equal(r->total_tokens_per_s, 14029.44, 1e-9);
@@ -136,7 +136,7 @@ static void test_vllm_text_and_json(void **state)
 {
     (void)state;
     gp_runset *set = gp_runset_new();
-    const gp_run *r = read_one(set, "vllm_bench_serve_llama31_8b.txt", NULL);
+    const gp_measured_run *r = read_one(set, "vllm_bench_serve_llama31_8b.txt", NULL);
     assert_int_equal(r->format, GP_RUNFMT_SERVE_TEXT);
     assert_int_equal(r->line, 2);
     check_vllm_llama8b(r);
@@ -154,7 +154,7 @@ static void test_nccl(void **state)
 {
     (void)state;
     gp_runset *set = gp_runset_new();
-    const gp_run *r = read_one(set, "nccl_allreduce_2xgb10.txt", NULL);
+    const gp_measured_run *r = read_one(set, "nccl_allreduce_2xgb10.txt", NULL);
     assert_int_equal(r->kind, GP_RUN_COLLECTIVE);
     assert_int_equal(r->op, GP_COLL_ALL_REDUCE); /* "Collective test starting: all_reduce_perf" */
     assert_int_equal(r->ranks, 2);               /* two "Rank" lines */
@@ -180,7 +180,7 @@ static void test_nccl_mpi_rank_tags(void **state)
     gp_runset *set = gp_runset_new();
     gp_error err;
     assert_int_equal(gp_runset_parse(set, "all_reduce.txt", text, strlen(text), NULL, &err), GP_OK);
-    const gp_run *r = gp_runset_get(set, 0);
+    const gp_measured_run *r = gp_runset_get(set, 0);
     assert_int_equal(r->points, 1);
     assert_float_equal(r->busbw_gbps[0], 12.91, 1e-12);
     assert_int_equal(r->op, GP_COLL_ALL_REDUCE);
@@ -198,7 +198,7 @@ static void test_jsonl_and_csv(void **state)
     snprintf(path, sizeof path, "%s/tests/data/runs/runs.csv", GP_SOURCE_DIR);
     assert_int_equal(gp_runset_read(set, path, NULL, &err), GP_OK);
     assert_int_equal(gp_runset_count(set), 4);
-    const gp_run *a = gp_runset_get(set, 0), *b = gp_runset_get(set, 1);
+    const gp_measured_run *a = gp_runset_get(set, 0), *b = gp_runset_get(set, 1);
     assert_string_equal(a->id, "mixtral-16xh100");
     assert_float_equal(a->model_tflops_per_gpu, 232.2, 0);
     assert_string_equal(a->scenario_json,
@@ -207,7 +207,7 @@ static void test_jsonl_and_csv(void **state)
     assert_int_equal(b->kind, GP_RUN_SERVE);
     assert_int_equal(b->line, 3); /* line 1 is a comment */
     assert_float_equal(b->request_rate_per_s, 4, 0);
-    const gp_run *c = gp_runset_get(set, 2), *d = gp_runset_get(set, 3);
+    const gp_measured_run *c = gp_runset_get(set, 2), *d = gp_runset_get(set, 3);
     assert_string_equal(c->id, "a \"quoted\" id");
     assert_float_equal(c->mfu, 0.41, 0);
     assert_true(isnan(c->step_time_s)); /* an empty cell is absent */

@@ -9,7 +9,8 @@
 
 /* One measured run, mapped to the library's inputs once. */
 typedef struct gpi_cal_case {
-    const gp_run *run;
+    const gp_measured_run *run;
+    const gp_catalog *cat;   /* its measured rates (data/kernels.json), as the commands use them */
     int use;                 /* GP_CAL_TRAIN / GP_CAL_SERVE */
     gp_model m;
     gp_gpu gpu;              /* the catalog row, uncalibrated */
@@ -25,7 +26,7 @@ typedef struct gpi_cal_case {
     int group;
 } gpi_cal_case;
 
-gp_status gpi_cal_case_init(const gp_catalog *cat, const gp_run *r, gpi_cal_case *cc, gp_error *err);
+gp_status gpi_cal_case_init(const gp_catalog *cat, const gp_measured_run *r, gpi_cal_case *cc, gp_error *err);
 /* The case's figure predicted with the trial values theta[GP_CALP_COUNT]; NaN if the model
    cannot evaluate it. */
 double gpi_cal_case_predict(const gpi_cal_case *cc, const double *theta);

@@ -317,7 +317,7 @@ static double model_bus_at(const gp_cluster *c, int inter, gp_collective_op op, 
 /* Measured over modelled bus bandwidth at the largest bandwidth-bound sizes (the top quarter of
    those points, at least one; their median); NaN when the benchmark stopped below
    BANDWIDTH_BOUND_BYTES. */
-static double busbw_ratio(const gp_run *r, const gp_cluster *c, int inter)
+static double busbw_ratio(const gp_measured_run *r, const gp_cluster *c, int inter)
 {
     double v[GP_RUN_MAX_POINTS];
     int first = 0, n = 0;
@@ -330,7 +330,7 @@ static double busbw_ratio(const gp_run *r, const gp_cluster *c, int inter)
     return median_of(v, n);
 }
 
-static gp_status collective_gpu(const gp_catalog *cat, const gp_run *r, const gp_gpu **g, gp_error *err)
+static gp_status collective_gpu(const gp_catalog *cat, const gp_measured_run *r, const gp_gpu **g, gp_error *err)
 {
     json_t *o = json_loads(r->scenario_json ? r->scenario_json : "{}", 0, NULL);
     json_t *gv = json_object_get(o, "gpu");
@@ -347,7 +347,7 @@ static gp_status collective_gpu(const gp_catalog *cat, const gp_run *r, const gp
 
 /* The cluster the run's collective ran on: the GPU's defaults, with the run's inter_node and
  * gpus_per_node if it names them; *inter when its ranks span nodes. */
-static void run_cluster(const gp_catalog *cat, const gp_gpu *g, const gp_run *r, gp_cluster *c, int *inter)
+static void run_cluster(const gp_catalog *cat, const gp_gpu *g, const gp_measured_run *r, gp_cluster *c, int *inter)
 {
     json_t *o = json_loads(r->scenario_json ? r->scenario_json : "{}", 0, NULL);
     const gp_link *link = NULL;
@@ -370,7 +370,7 @@ static void fit_collectives(const gp_catalog *cat, const gp_runset *set, const g
     double intra[64], inter[64];
     int ni = 0, nx = 0;
     for (size_t i = 0; i < gp_runset_count(set); i++) {
-        const gp_run *r = gp_runset_get(set, i);
+        const gp_measured_run *r = gp_runset_get(set, i);
         const gp_gpu *rg;
         if (r->kind != GP_RUN_COLLECTIVE || collective_gpu(cat, r, &rg, NULL) || strcmp(rg->id, g->id))
             continue;
@@ -443,7 +443,7 @@ static gp_status collective_groups(const gp_catalog *cat, const gp_runset *set, 
                                    gp_error *err)
 {
     for (size_t i = 0; i < gp_runset_count(set); i++) {
-        const gp_run *r = gp_runset_get(set, i);
+        const gp_measured_run *r = gp_runset_get(set, i);
         if (r->kind != GP_RUN_COLLECTIVE)
             continue;
         const gp_gpu *g;
@@ -565,7 +565,7 @@ static gp_status map_cases(const gp_catalog *cat, const gp_runset *set, gpi_cal_
         return gpi_fail(err, GP_ENOMEM, "out of memory");
     *n = 0;
     for (size_t i = 0; i < total; i++) {
-        const gp_run *r = gp_runset_get(set, i);
+        const gp_measured_run *r = gp_runset_get(set, i);
         if (r->kind == GP_RUN_COLLECTIVE)
             continue;
         gpi_cal_case *cc = &(*cases)[*n];

@@ -22,7 +22,7 @@
 static const char *nz(const char *s) { return s ? s : ""; }
 
 /* The run's scenario keys (less what the readers add for people: "framework") into sc. */
-static gp_status scenario_of(const gp_run *r, gp_scenario *sc, gp_error *err)
+static gp_status scenario_of(const gp_measured_run *r, gp_scenario *sc, gp_error *err)
 {
     gp_scenario_init(sc, GP_CMD_TRAIN | GP_CMD_SERVE | GP_CMD_PLAN);
     json_t *o = json_loads(r->scenario_json ? r->scenario_json : "{}", 0, NULL);
@@ -62,7 +62,7 @@ static gp_status resolve_model(const gp_catalog *cat, const char *name, gp_model
     if (gp_scenario_has(sc, #field))                                                                               \
     m->field = sc->field
 
-static gp_status model_of(const gp_catalog *cat, const gp_run *r, const gp_scenario *sc, gp_model *m, gp_error *err)
+static gp_status model_of(const gp_catalog *cat, const gp_measured_run *r, const gp_scenario *sc, gp_model *m, gp_error *err)
 {
     memset(m, 0, sizeof *m);
     if (sc->has_inline_model)
@@ -102,7 +102,7 @@ static gp_status model_of(const gp_catalog *cat, const gp_run *r, const gp_scena
     return gp_model_validate(m, err);
 }
 
-static gp_status gpu_of(const gp_catalog *cat, const gp_run *r, const gp_scenario *sc, gp_gpu *g, gp_error *err)
+static gp_status gpu_of(const gp_catalog *cat, const gp_measured_run *r, const gp_scenario *sc, gp_gpu *g, gp_error *err)
 {
     if (sc->gpu.n < 1)
         return case_fail(err, r, "gpu", "run %s: which GPU? the run names none: pass --gpu%s", NULL);
@@ -122,7 +122,7 @@ static gp_dtype dtype_of(const gp_scenario *sc, gp_dtype dflt)
     return d != GP_DTYPE_UNKNOWN ? d : dflt;
 }
 
-static gp_status train_layout(const gp_run *r, const gp_scenario *sc, gpi_cal_case *cc, gp_error *err)
+static gp_status train_layout(const gp_measured_run *r, const gp_scenario *sc, gpi_cal_case *cc, gp_error *err)
 {
     gp_layout *l = &cc->l;
     gp_layout_defaults(l);
@@ -150,7 +150,7 @@ static gp_status train_layout(const gp_run *r, const gp_scenario *sc, gpi_cal_ca
     return GP_OK;
 }
 
-static gp_status train_case(const gp_catalog *cat, const gp_run *r, const gp_scenario *sc, gpi_cal_case *cc,
+static gp_status train_case(const gp_catalog *cat, const gp_measured_run *r, const gp_scenario *sc, gpi_cal_case *cc,
                             gp_error *err)
 {
     gp_workload_defaults(&cc->w, GP_TASK_TRAIN);
@@ -203,7 +203,7 @@ static gp_status serve_traffic(const gp_scenario *sc, gpi_cal_case *cc)
     return GP_OK;
 }
 
-static gp_status serve_case(const gp_catalog *cat, const gp_run *r, const gp_scenario *sc, gpi_cal_case *cc,
+static gp_status serve_case(const gp_catalog *cat, const gp_measured_run *r, const gp_scenario *sc, gpi_cal_case *cc,
                             gp_error *err)
 {
     gp_workload_defaults(&cc->w, GP_TASK_INFER);
@@ -245,10 +245,11 @@ static gp_status serve_case(const gp_catalog *cat, const gp_run *r, const gp_sce
                      "output_tokens_per_s, total_tokens_per_s, tpot_p50_s or ttft_p50_s");
 }
 
-gp_status gpi_cal_case_init(const gp_catalog *cat, const gp_run *r, gpi_cal_case *cc, gp_error *err)
+gp_status gpi_cal_case_init(const gp_catalog *cat, const gp_measured_run *r, gpi_cal_case *cc, gp_error *err)
 {
     memset(cc, 0, sizeof *cc);
     cc->run = r;
+    cc->cat = cat;
     cc->use = r->kind == GP_RUN_TRAIN ? GP_CAL_TRAIN : GP_CAL_SERVE;
     gp_scenario *sc = malloc(sizeof *sc);
     if (!sc)
@@ -319,6 +320,7 @@ double gpi_cal_case_predict(const gpi_cal_case *cc, const double *theta)
     gp_step_model sm;
     if (gp_step_model_init(&cc->m, &g, NULL, &cc->w, &cc->l, NULL, &sm, NULL) != GP_OK)
         return NAN;
+    gp_step_model_use_rates(&sm, cc->cat, &cc->gpu, NULL); /* as gp_serve_run does */
     gp_sim_result res;
     if (gp_simulate(&sm, &cc->sched, &cc->t, NULL, &res, NULL) != GP_OK)
         return NAN;

@@ -71,6 +71,8 @@ void gpi_cal_step_model(const gp_gpu *g, gp_dtype dt, int engine, gp_step_model 
     const gp_gpu_cal *c = gpi_cal_find(g, GP_CAL_SERVE, dt, engine);
     if (!c)
         return;
+    sm->cal_gemm = gpi_cal_scale(c->gemm_scale);
+    sm->cal_hbm = gpi_cal_scale(c->hbm_scale);
     sm->peak_flops *= gpi_cal_scale(c->gemm_scale);
     sm->attn_peak_flops *= gpi_cal_scale(c->gemm_scale);
     sm->hbm_bytes_per_s *= gpi_cal_scale(c->hbm_scale);

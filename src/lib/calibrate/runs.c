@@ -18,7 +18,7 @@
 #include <string.h>
 
 typedef struct run_slot {
-    gp_run run;
+    gp_measured_run run;
     char *scenario_text; /* owned; run.scenario_json points here */
 } run_slot;
 
@@ -49,7 +49,7 @@ size_t gp_runset_count(const gp_runset *set)
     return set ? set->n : 0;
 }
 
-const gp_run *gp_runset_get(const gp_runset *set, size_t i)
+const gp_measured_run *gp_runset_get(const gp_runset *set, size_t i)
 {
     return set && i < set->n ? &set->runs[i].run : NULL;
 }
@@ -113,7 +113,7 @@ gp_status gpi_runs_fail(gp_error *err, const char *name, int line, const char *f
     return code;
 }
 
-void gpi_run_init(gp_run *r, gp_run_kind kind, gp_run_format format, int line)
+void gpi_run_init(gp_measured_run *r, gp_run_kind kind, gp_run_format format, int line)
 {
     memset(r, 0, sizeof *r);
     r->kind = kind;
@@ -137,7 +137,7 @@ static int apply_defaults(json_t *scenario, const json_t *defaults)
     return 0;
 }
 
-gp_status gpi_runset_add(gp_runset *set, gp_run *r, json_t *scenario, const char *name, gp_error *err)
+gp_status gpi_runset_add(gp_runset *set, gp_measured_run *r, json_t *scenario, const char *name, gp_error *err)
 {
     gp_status st = gpi_run_check_ranges(r, name, err);
     if (st != GP_OK) {

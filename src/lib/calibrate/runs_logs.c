@@ -144,7 +144,7 @@ gp_status gpi_runs_megatron(gp_runset *set, const char *name, const char *text, 
     while (gpi_lines_next(&it, &ln))
         megatron_line(&m, &ln);
     gp_status st = GP_OK;
-    gp_run r;
+    gp_measured_run r;
     gpi_run_init(&r, GP_RUN_TRAIN, GP_RUNFMT_MEGATRON, m.first_line);
     r.samples = (int)m.iter_ms.n;
     r.step_time_s = gpi_samples_steady_median(&m.iter_ms) / 1000.0;
@@ -191,7 +191,7 @@ gp_status gpi_runs_torchtitan(gp_runset *set, const char *name, const char *text
             gpi_samples_push(&mfu, v / 100.0);
     }
     gp_status st;
-    gp_run r;
+    gp_measured_run r;
     gpi_run_init(&r, GP_RUN_TRAIN, GP_RUNFMT_TORCHTITAN, first);
     r.samples = (int)tps.n;
     r.tokens_per_s_per_gpu = gpi_samples_steady_median(&tps);
@@ -251,7 +251,7 @@ static void trtllm_dtype(json_t *scn, const char *quant, const char *kv)
 
 typedef struct trt_scan {
     json_t *scn;
-    gp_run r;
+    gp_measured_run r;
     char quant[64], kv[64];
 } trt_scan;
 
@@ -310,7 +310,7 @@ typedef struct nccl_scan {
     int col_busbw, col_algbw, col_redop, ncols; /* from the header; -1 until seen */
     int ranks, first;
     char redop[16];
-    gp_run r;
+    gp_measured_run r;
 } nccl_scan;
 
 /* Copy a token without the "[N]" rank prefixes MPI launchers add ("-1[0]" -> "-1"). */
@@ -437,7 +437,7 @@ gp_status gpi_runs_nccl(gp_runset *set, const char *name, const char *text, size
 
 typedef struct serve_text_scan {
     json_t *scn;
-    gp_run r;
+    gp_measured_run r;
     double done, in_tokens, out_tokens;
 } serve_text_scan;
 

@@ -16,11 +16,11 @@
 typedef struct measured_key {
     const char *name;
     gp_run_kind kind;
-    size_t offset;   /* of the double in gp_run */
+    size_t offset;   /* of the double in gp_measured_run */
     double min, max; /* exclusive min, inclusive max */
 } measured_key;
 
-#define MK(n, k, lo, hi) {#n, k, offsetof(gp_run, n), lo, hi}
+#define MK(n, k, lo, hi) {#n, k, offsetof(gp_measured_run, n), lo, hi}
 static const measured_key measured_keys[] = {
     /* 1e5 TFLOP/s per GPU is 40x a B200's dense FP4 peak: above it is a unit error */
     MK(model_tflops_per_gpu, GP_RUN_TRAIN, 0, 1e5),
@@ -44,7 +44,7 @@ static const measured_key *find_measured(const char *key)
     return NULL;
 }
 
-gp_status gpi_run_set_measured(gp_run *r, const char *key, double v, const char *name, int line, gp_error *err)
+gp_status gpi_run_set_measured(gp_measured_run *r, const char *key, double v, const char *name, int line, gp_error *err)
 {
     const measured_key *mk = find_measured(key);
     if (!mk)
@@ -64,7 +64,7 @@ gp_status gpi_run_set_measured(gp_run *r, const char *key, double v, const char 
     return GP_OK;
 }
 
-gp_status gpi_run_check_ranges(const gp_run *r, const char *name, gp_error *err)
+gp_status gpi_run_check_ranges(const gp_measured_run *r, const char *name, gp_error *err)
 {
     for (size_t i = 0; i < N_MEASURED; i++) {
         const measured_key *mk = &measured_keys[i];
@@ -94,7 +94,7 @@ static gp_status parse_command(const char *cmd, gp_run_kind *kind, const char *n
 }
 
 /* A serving run's offered load: the scenario's "rate" when it has one, else saturating. */
-static gp_status take_rate(gp_run *r, json_t *scenario, const char *name, int line, gp_error *err)
+static gp_status take_rate(gp_measured_run *r, json_t *scenario, const char *name, int line, gp_error *err)
 {
     json_t *rate = json_object_get(scenario, "rate");
     if (!rate || r->kind != GP_RUN_SERVE)
@@ -108,7 +108,7 @@ static gp_status take_rate(gp_run *r, json_t *scenario, const char *name, int li
     return GP_OK;
 }
 
-static gp_status take_id(gp_run *r, json_t *v, const char *name, int line, gp_error *err)
+static gp_status take_id(gp_measured_run *r, json_t *v, const char *name, int line, gp_error *err)
 {
     if (!v)
         return GP_OK;
@@ -138,7 +138,7 @@ static int scenario_value_ok(json_t *v)
 static gp_status run_from_object(gp_runset *set, json_t *obj, json_t *measured, gp_run_format fmt,
                                  const char *name, int line, gp_error *err)
 {
-    gp_run r;
+    gp_measured_run r;
     gp_run_kind kind = GP_RUN_TRAIN;
     json_t *cmd = json_object_get(obj, "command");
     gp_status st = parse_command(json_string_value(cmd), &kind, name, line, err);

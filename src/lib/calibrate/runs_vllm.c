@@ -167,7 +167,7 @@ gp_status gpi_runs_vllm(gp_runset *set, const char *name, const char *text, size
             err->offset = bad - text;
         return st;
     }
-    gp_run r;
+    gp_measured_run r;
     gpi_run_init(&r, GP_RUN_SERVE, GP_RUNFMT_VLLM_BENCH, 1);
     r.output_tokens_per_s = number_of(&vals[7]);
     r.total_tokens_per_s = number_of(&vals[8]);
