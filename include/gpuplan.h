@@ -306,6 +306,26 @@ GP_API uint64_t gp_ggml_type_bytes(uint32_t type, uint64_t n);
  * Hardware
  * ========================================================================================== */
 
+/* One calibrated entry of a GPU type (a profile's fitted parameters; docs/calibration.md).
+ * It applies only to predictions of the same use (training or serving), compute precision
+ * and, for serving, engine: a profile never extrapolates to what it saw no run of. Each
+ * scale multiplies the rate the model would otherwise use (1: unchanged). */
+typedef enum gp_cal_use { GP_CAL_TRAIN = 1, GP_CAL_SERVE = 2 } gp_cal_use;
+
+typedef struct gp_gpu_cal {
+    int use;                  /* GP_CAL_TRAIN or GP_CAL_SERVE */
+    gp_dtype dtype;           /* compute precision of the runs (bf16 for every 16-bit one) */
+    int engine;               /* serving: the gp_engine the runs used; training: 0 */
+    int runs;                 /* runs the values were fitted on */
+    double gemm_scale;        /* achievable GEMM rate */
+    double attn_scale;        /* attention kernels' rate */
+    double hbm_scale;         /* achievable HBM bandwidth (memory-bound work) */
+    double comm_scale;        /* collectives' bus bandwidth inside and across nodes */
+    double step_overhead_s;   /* serving: per engine step, replaces the engine's (< 0: keep) */
+} gp_gpu_cal;
+
+#define GP_GPU_CAL_MAX 8
+
 typedef struct gp_gpu {
     char id[64];                  /* "H100-SXM-80GB" */
     char vendor[32];
@@ -322,6 +342,12 @@ typedef struct gp_gpu {
     int pcie_gen;
     double tdp_w;
     int launch_year;
+    /* calibration applied from a profile (gp_catalog_apply_profile); n_cal 0: none */
+    int n_cal;
+    gp_gpu_cal cal[GP_GPU_CAL_MAX];
+    double cal_intra_scale;       /* collectives' bus bandwidth inside a node (0: 1) */
+    double cal_inter_scale;       /* ... across nodes (0: 1) */
+    int cal_collective_runs;      /* collective benchmarks behind the two scales */
     int consumer;                 /* 1: a consumer (GeForce) card: no datacenter ECC/NVLink, and a
                                      driver licence that excludes datacenter deployment
                                      (gpus.json "consumer") */
@@ -593,6 +619,7 @@ GP_API gp_status gp_model_resolve(const gp_catalog *cat, const char *spec, gp_mo
 #include "gpuplan/plan.h"
 #include "gpuplan/scenario.h"
 #include "gpuplan/run.h"
+#include "gpuplan/calibrate.h"
 
 #ifdef __cplusplus
 }

@@ -95,6 +95,8 @@ typedef struct gp_step_model {
     double net_gbps;             /* per direction per GPU, between nodes */
     double custom_ar_max_bytes;  /* all-reduces up to this size use the engine's one-shot
                                     kernel (latency + bytes at the curve's asymptote) */
+    double cal_gemm, cal_hbm;    /* a calibration profile's GEMM and HBM scales (0: none),
+                                    kept for gp_step_model_use_rates (docs/calibration.md) */
 } gp_step_model;
 
 /* Build the step model. `link` is the link TP crosses when it exceeds the GPU's scale-up

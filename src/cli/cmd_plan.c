@@ -164,6 +164,8 @@ int cmd_plan(int argc, char **argv, cli_common *common)
         cli_print_help(plan_help, GP_CMD_PLAN);
     else if (rc == EXIT_OK && !cat)
         rc = EXIT_INPUT;
+    else if (rc == EXIT_OK && (rc = cli_apply_profile(common, cat, sc)) != EXIT_OK)
+        ;
     else if (rc == EXIT_OK) {
         gp_run_ctx ctx;
         cli_run_ctx(&ctx);

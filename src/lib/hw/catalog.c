@@ -23,9 +23,22 @@ struct gp_catalog {
     json_t *link_aliases; /* array parallel to links (owned) */
     json_t *prices;       /* data/prices.json, merged with the user's (owned) */
     json_t *compliance;   /* data/compliance.json, merged with the user's (owned) */
+    char profile_note[512]; /* the calibration profile applied (gp_catalog_apply_profile) */
     gpi_kernels *kernels; /* data/kernels.json, precomputed per GPU and link (owned) */
     json_t *engines;      /* data/engines.json, merged with the user's (owned) */
 };
+
+gp_gpu *gpi_catalog_gpu_mut(gp_catalog *cat, const char *id)
+{
+    for (size_t i = 0; cat && id && i < cat->n_gpus; i++)
+        if (gpi_strcaseeq(cat->gpus[i].id, id))
+            return &cat->gpus[i];
+    return NULL;
+}
+
+void gpi_catalog_set_profile_note(gp_catalog *cat, const char *note) { gpi_strlcpy(cat->profile_note, note, sizeof cat->profile_note); }
+
+const char *gp_catalog_profile_note(const gp_catalog *cat) { return cat ? cat->profile_note : ""; }
 
 static gp_status load_json(const char *text, size_t len, const char *name, json_t **out,
                            gp_error *err)
