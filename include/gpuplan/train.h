@@ -6,6 +6,19 @@
 #ifndef GPUPLAN_TRAIN_H
 #define GPUPLAN_TRAIN_H
 
+/* The fitted constants of the training step-time model (docs/performance.md, "Calibration").
+ * The validation harness refits them with one source held out (docs/validation.md). */
+typedef struct gp_train_calib {
+    double gemm_efficiency;     /* fraction of the dense peak large GEMMs reach */
+    double gemm_half_dim;       /* per-GPU GEMM width at half that efficiency */
+    double attn_efficiency;     /* fraction of the 16-bit peak the attention kernels reach */
+    double elementwise_h;       /* memory-bound bytes per token per layer, units of h x 2 B */
+    double elementwise_f;       /* the same over the MLP width, units of f x 2 B */
+} gp_train_calib;
+
+/* The shipped values. */
+GP_API void gp_train_calib_defaults(gp_train_calib *k);
+
 /* Where the GPUs sit: how many per node, and the links inside and between nodes. */
 typedef struct gp_cluster {
     int gpus_per_node;          /* GPUs sharing the scale-up link (8 for HGX/DGX) */
@@ -13,6 +26,7 @@ typedef struct gp_cluster {
     double inter_gbps;          /* per GPU, one direction, GB/s, between nodes (NIC share) */
     char intra_name[48];        /* "NVLink 4", "pcie5" */
     char inter_name[48];        /* "ib-ndr" */
+    const gp_train_calib *calib; /* NULL: gp_train_calib_defaults; not owned */
 } gp_cluster;
 
 /* Defaults for a GPU: its scale-up domain as the node (8 for PCIe cards), its own scale-up

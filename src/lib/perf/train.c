@@ -74,6 +74,15 @@
 /* InfiniBand NDR, one 400 Gb/s NIC per GPU (DGX H100), when no inter-node link is given. */
 #define GP_DEFAULT_INTER_GBPS 50.0
 
+void gp_train_calib_defaults(gp_train_calib *k)
+{
+    k->gemm_efficiency = GP_TRAIN_GEMM_EFFICIENCY;
+    k->gemm_half_dim = GP_TRAIN_GEMM_HALF_DIM;
+    k->attn_efficiency = GP_TRAIN_ATTN_EFFICIENCY;
+    k->elementwise_h = GP_TRAIN_ELEMENTWISE_H;
+    k->elementwise_f = GP_TRAIN_ELEMENTWISE_F;
+}
+
 void gp_cluster_defaults(gp_cluster *c, const gp_catalog *cat, const gp_gpu *gpu, const gp_link *inter)
 {
     memset(c, 0, sizeof *c);
@@ -198,10 +207,13 @@ gp_status gp_train_perf_estimate(const gp_model *m, const gp_gpu *gpu, const gp_
     const double attn_fwd_tok_layer = 2.0 * (double)m->heads * (dqk + dv) * attn_ctx;
     const double attn_fwd_tok_layer_win = 2.0 * (double)m->heads * (dqk + dv) * (double)m->sliding_window;
 
+    gp_train_calib kd;
+    gp_train_calib_defaults(&kd);
+    const gp_train_calib *k = c->calib ? c->calib : &kd;
     double d_gemm = h / tp;
-    double shape = d_gemm / (d_gemm + GP_TRAIN_GEMM_HALF_DIM);
-    double gemm_rate = peak * GP_TRAIN_GEMM_EFFICIENCY * shape;
-    double attn_rate = peak16 * GP_TRAIN_ATTN_EFFICIENCY * shape; /* flash attention runs in 16 bits */
+    double shape = d_gemm / (d_gemm + k->gemm_half_dim);
+    double gemm_rate = peak * k->gemm_efficiency * shape;
+    double attn_rate = peak16 * k->attn_efficiency * shape; /* flash attention runs in 16 bits */
 
     /* forward passes of the matmuls: full recomputation repeats the forward; op-level
      * checkpointing recomputes every other matmul */
@@ -222,7 +234,7 @@ gp_status gp_train_perf_estimate(const gp_model *m, const gp_gpu *gpu, const gp_
                                   : (double)m->ffn;
     double sp = l->sequence_parallel ? tp : 1.0;
     double elem_bytes = tokens_mb * stage_layers * 2.0 *
-                        (GP_TRAIN_ELEMENTWISE_H * h / sp + GP_TRAIN_ELEMENTWISE_F * f_act / tp) *
+                        (k->elementwise_h * h / sp + k->elementwise_f * f_act / tp) *
                         (fwd_passes + 2.0) / 3.0;
     double t_memory = elem_bytes / hbm;
 
