@@ -187,6 +187,8 @@ void vcase_gpu_generation(json_t *c, char *out, size_t n)
 {
     /* first match wins: longer names before their prefixes (GB200 before B200, A100 before A10) */
     static const struct { const char *pattern, *gen; } gens[] = {
+        {"RTX-PRO-6000", "Blackwell"}, {"RTX PRO 6000", "Blackwell"}, {"RTX-6000-ADA", "Ada"},
+        {"RTX-50", "Blackwell"}, {"RTX-40", "Ada"}, {"RTX-30", "Ampere"},
         {"GB300", "Blackwell"}, {"GB200", "Blackwell"}, {"B300", "Blackwell"}, {"B200", "Blackwell"},
         {"RTX 50", "Blackwell"}, {"GH200", "Hopper"},   {"H200", "Hopper"},    {"H100", "Hopper"},
         {"H800", "Hopper"},      {"H20", "Hopper"},     {"L40", "Ada"},        {"L4", "Ada"},
