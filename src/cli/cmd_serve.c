@@ -320,7 +320,7 @@ int cmd_serve(int argc, char **argv, cli_common *common)
         best.pp = best.ep = 1;
         best.replicas = replicas;
         best.gpus_total = l.tp * replicas;
-        best.usd_per_hour = gp_gpu_hourly_price(gpu) * best.gpus_total;
+        best.usd_per_hour = gp_catalog_gpu_price(cat, gpu) * best.gpus_total;
         best.fits = 1;
         best.kv_tokens = sc.kv_blocks * sc.block_size;
         best.max_concurrency = maxlen > 0 ? (double)best.kv_tokens / (double)maxlen : 0;

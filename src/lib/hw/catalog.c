@@ -139,6 +139,9 @@ static gp_status parse_gpu(json_t *e, gp_gpu *g, const char *name, gp_error *err
     if (g->scale_up_domain < 1)
         g->scale_up_domain = 1;
     g->pcie_gen = (int)num_or_zero(json_object_get(e, "pcie_gen"));
+    gpi_strlcpy(g->scale_up_link, json_string_value(json_object_get(e, "scale_up_link")), sizeof g->scale_up_link);
+    json_t *large = json_object_get(e, "vllm_large_device");
+    g->vllm_large_device = json_is_boolean(large) ? json_is_true(large) : gpi_gpu_vllm_large_rule(g);
     g->tdp_w = num_or_zero(json_object_get(e, "tdp_w"));
     g->launch_year = (int)num_or_zero(json_object_get(e, "launch_year"));
     return GP_OK;
@@ -290,6 +293,8 @@ gp_status gp_catalog_open(const char *data_dir, gp_catalog **out, gp_error *err)
         for (size_t i = 0; !st && i < cat->n_gpus; i++) {
             json_t *e = json_array_get(gl, i);
             st = parse_gpu(e, &cat->gpus[i], "gpus.json", err);
+            if (!st)
+                st = gpi_gpu_resolve_links(cat, &cat->gpus[i], "gpus.json", err);
             json_t *al = json_object_get(e, "aliases");
             json_array_append_new(cat->gpu_aliases, json_is_array(al) ? json_incref(al) : json_array());
         }
@@ -433,22 +438,4 @@ gp_status gp_catalog_find_link(const gp_catalog *cat, const char *name, const gp
     *out = NULL;
     gpi_error_set_field(err, "link");
     return gpi_fail(err, GP_ENOTFOUND, "unknown interconnect '%s' (links: nvlink3, nvlink4, nvlink5, pcie4, pcie5, ib-hdr, ib-ndr, roce-400, ...)", name);
-}
-
-const gp_link *gp_catalog_gpu_link(const gp_catalog *cat, const gp_gpu *gpu)
-{
-    /* NVLink generation from the GPU's scale-up name ("NVLink 4 ..."), else PCIe gen */
-    const char *nv = strstr(gpu->scale_up_name, "NVLink ");
-    const gp_link *out = NULL;
-    char id[32];
-    if (nv && gpu->scale_up_domain > 2 && nv[7] >= '2' && nv[7] <= '9') {
-        snprintf(id, sizeof id, "nvlink%c", nv[7]);
-        if (gp_catalog_find_link(cat, id, &out, NULL) == GP_OK)
-            return out;
-    }
-    if (strstr(gpu->scale_up_name, "Infinity Fabric") &&
-        gp_catalog_find_link(cat, "infinity-fabric", &out, NULL) == GP_OK)
-        return out;
-    snprintf(id, sizeof id, "pcie%d", gpu->pcie_gen > 0 ? gpu->pcie_gen : 4);
-    return gp_catalog_find_link(cat, id, &out, NULL) == GP_OK ? out : NULL;
 }

@@ -51,8 +51,6 @@
 #define GP_COLLECTIVE_LATENCY_S 8e-6
 /* Activations exchanged between GPUs are 16-bit. */
 #define GP_ACT_BYTES 2.0
-/* PCIe x16 per direction when the catalog gives no link (Gen4: 31.5 GB/s, PCI-SIG). */
-#define GP_DEFAULT_PCIE_GBPS 31.5
 
 void gp_perf_params_defaults(gp_perf_params *p, gp_engine engine)
 {
@@ -161,7 +159,7 @@ gp_status gp_step_model_init(const gp_model *m, const gp_gpu *gpu, const gp_link
     double su = gpu->scale_up_gbps_bidir / 2.0;
     double host = link ? link->bw_gbps_per_direction : 0.0;
     if (!(host > 0))
-        host = gpu->pcie_gen == 3 ? 15.75 : gpu->pcie_gen == 5 ? 63.0 : gpu->pcie_gen == 6 ? 121.0 : GP_DEFAULT_PCIE_GBPS;
+        host = gpi_gpu_pcie_gbps(gpu); /* data/links.json pcie<gen>, through the catalog */
     out->link_bytes_per_s = (l->tp <= gpu->scale_up_domain && su > 0 ? su : host) * 1e9;
     if (l->tp > 1) {
         out->allreduce_bytes_per_token = (double)m->hidden * GP_ACT_BYTES;

@@ -97,8 +97,8 @@ void gp_cluster_defaults(gp_cluster *c, const gp_catalog *cat, const gp_gpu *gpu
         c->intra_gbps = intra->bw_gbps_per_direction;
         gpi_strlcpy(c->intra_name, intra->id, sizeof c->intra_name);
     } else {
-        c->intra_gbps = 31.5; /* PCIe 4 x16 */
-        gpi_strlcpy(c->intra_name, "pcie4", sizeof c->intra_name);
+        c->intra_gbps = gpi_gpu_pcie_gbps(gpu); /* no catalog: the GPU's own PCIe figure */
+        snprintf(c->intra_name, sizeof c->intra_name, "pcie%d", gpu->pcie_gen > 0 ? gpu->pcie_gen : 4);
     }
     if (inter) {
         c->inter_gbps = inter->bw_gbps_per_direction;

@@ -18,24 +18,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* ---- prices (USD per GPU-hour) ---------------------------------------------------------
- * On-demand rates of one provider family for comparability: RunPod per the Deploybase
- * aggregator (March 2026; its first column, which matches RunPod Secure Cloud's H100 SXM
- * $2.69 quoted by Spheron, 2026-05-22); AMD from the Cliff Center research note
- * (2026-05-18: MI300X median $1.99, MI325X TensorWave $1.95). Collected in
- * shared/reference/hardware.json ("prices"); dated, approximate, low confidence. A GPU
- * without a price is searched only when named. */
-typedef struct price_row {
-    const char *gpu;
-    double usd_per_hour;
-} price_row;
-
-static const price_row prices[] = {
-    {"L40S", 0.79},          {"A100-SXM-80GB", 1.39}, {"H100-SXM-80GB", 2.69}, {"H200-SXM-141GB", 3.59},
-    {"B200", 5.98},          {"RTX-PRO-6000", 0.89},  {"RTX-5090", 0.69},      {"RTX-4090", 0.34},
-    {"MI300X", 1.99},        {"MI325X", 1.95},
-};
-
 /* Requests simulated per evaluation: enough for a stable p99 (100+ samples in the top 1%),
  * few enough that a search of hundreds of evaluations runs in seconds. */
 #define GP_SEARCH_MIN_REQUESTS 1000
@@ -53,29 +35,12 @@ static const price_row prices[] = {
 #define GP_VLLM_TOKENS 2048
 #define GP_VLLM_BIG_TOKENS 8192
 
-double gp_gpu_hourly_price(const gp_gpu *gpu)
-{
-    for (size_t i = 0; gpu && i < sizeof prices / sizeof prices[0]; i++)
-        if (gpi_strcaseeq(prices[i].gpu, gpu->id))
-            return prices[i].usd_per_hour;
-    return 0.0;
-}
-
 /* Price the search ranks by: the catalog's data/prices.json on-demand rate (gpus[].
- * on_demand_usd_per_hour, overridable with --data-dir), else the table above. */
+ * on_demand_usd_per_hour, overridable with --data-dir); a GPU without one is searched only
+ * when named. */
 static double catalog_price(const gp_catalog *cat, const gp_gpu *gpu)
 {
-    size_t i;
-    json_t *e;
-    json_array_foreach(json_object_get(gpi_catalog_prices(cat), "gpus"), i, e) {
-        if (gpi_strcaseeq(json_string_value(json_object_get(e, "id")), gpu->id)) {
-            json_t *v = json_object_get(e, "on_demand_usd_per_hour");
-            if (json_is_number(v) && json_number_value(v) > 0)
-                return json_number_value(v);
-            break;
-        }
-    }
-    return gp_gpu_hourly_price(gpu);
+    return gp_catalog_gpu_price(cat, gpu);
 }
 
 static const char *const reason_names[GP_SERVE_REASON_COUNT] = {
@@ -96,7 +61,7 @@ gp_status gp_serve_sched_config(const gp_model *m, const gp_gpu *gpu, const gp_w
     ww.context = max_model_len > 0 ? max_model_len : 4096;
     ww.batch = 1;
     int trt = w->engine == GP_ENGINE_TRTLLM;
-    int big = (double)gpu->memory_bytes >= 70.0 * 1073741824.0 && strncmp(gpu->id, "A100", 4) != 0;
+    int big = gpu->vllm_large_device; /* data/gpus.json (docs/hardware.md) */
     /* TensorRT-LLM is sized as vLLM at utilization 1.0 with GP_TRTLLM_KV_FRACTION of the
      * blocks (calibrated this way on its cases); the rest by the engine's own accounting */
     if (trt || ww.engine == GP_ENGINE_NONE || ww.engine == GP_ENGINE_LLAMACPP)
