@@ -10,14 +10,21 @@
  * of the fit set reads is not fitted: it takes its prior (gpv_model.priors), so a constant
  * fitted on one source alone never reaches that source's held-out prediction. Predictions are cached
  * per case and per grid point of the constants the case reads (gpv_model.depends), so the
- * folds share the expensive simulations.
+ * folds share the expensive simulations, and the cases of one grid point are predicted on
+ * several threads (each prediction is an independent library call).
  */
 #include "loso.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define GPV_MAX_PASSES 20
+/* Predictions of one grid point run on up to this many threads (GPV_THREADS overrides the
+ * number of processors). */
+#define GPV_MAX_THREADS 16
 
 typedef struct centry {
     int k[GPV_MAX_PARAMS];      /* grid offsets from the shipped values, masked */
@@ -71,15 +78,17 @@ static void values_of(const fitctx *f, const int *k, double *v)
         v[i] = f->dflt[i] + k[i] * f->model->params[i].step;
 }
 
-/* The rows of case cc at grid point k (computed once per point of the constants it reads). */
-static const vrows *predict_cached(fitctx *f, ccase *cc, const int *k)
+/* The cache entry of case cc at grid point k (masked to the constants it reads); *fresh set
+ * when it was just added (its rows still to compute). NULL when out of memory. */
+static centry *cache_entry(fitctx *f, ccase *cc, const int *k, int *fresh)
 {
     int key[GPV_MAX_PARAMS] = {0};
     for (int i = 0; i < f->model->nparams; i++)
         key[i] = cc->dep >> i & 1u ? k[i] : 0;
+    *fresh = 0;
     for (int j = 0; j < cc->ne; j++)
         if (memcmp(cc->e[j].k, key, sizeof key) == 0)
-            return &cc->e[j].rows;
+            return &cc->e[j];
     if (cc->ne == cc->cap) {
         int cap = cc->cap ? 2 * cc->cap : 8;
         centry *e = realloc(cc->e, (size_t)cap * sizeof *e);
@@ -93,11 +102,92 @@ static const vrows *predict_cached(fitctx *f, ccase *cc, const int *k)
     centry *e = &cc->e[cc->ne++];
     memset(e, 0, sizeof *e);
     memcpy(e->k, key, sizeof key);
+    *fresh = 1;
+    return e;
+}
+
+static void compute_entry(const fitctx *f, const ccase *cc, centry *e)
+{
     double v[GPV_MAX_PARAMS];
-    values_of(f, key, v);
+    values_of(f, e->k, v);
     f->model->predict(f->cat, cc->c, v, &e->rows);
-    f->evaluations++;
-    return &e->rows;
+}
+
+/* The rows of case cc at grid point k, computed here when not cached. */
+static const vrows *predict_cached(fitctx *f, ccase *cc, const int *k)
+{
+    int fresh;
+    centry *e = cache_entry(f, cc, k, &fresh);
+    if (e && fresh) {
+        compute_entry(f, cc, e);
+        f->evaluations++;
+    }
+    return e ? &e->rows : NULL;
+}
+
+/* ---- predictions of one grid point, in parallel (the library shares nothing between calls) */
+typedef struct job {
+    ccase *cc;
+    centry *e;
+} job;
+
+typedef struct jobs {
+    const fitctx *f;
+    job *j;
+    int n;
+    atomic_int next;
+} jobs;
+
+static void *worker(void *arg)
+{
+    jobs *js = arg;
+    for (int i; (i = atomic_fetch_add(&js->next, 1)) < js->n;)
+        compute_entry(js->f, js->j[i].cc, js->j[i].e);
+    return NULL;
+}
+
+static int thread_count(void)
+{
+    const char *env = getenv("GPV_THREADS");
+    long n = env && *env ? strtol(env, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > GPV_MAX_THREADS ? GPV_MAX_THREADS : (int)n;
+}
+
+static void run_jobs(const fitctx *f, job *j, int n)
+{
+    jobs js = {f, j, n, 0};
+    pthread_t th[GPV_MAX_THREADS];
+    int nt = thread_count(), started = 0;
+    if (nt > n)
+        nt = n;
+    for (int t = 1; t < nt; t++)
+        if (pthread_create(&th[started], NULL, worker, &js) == 0)
+            started++;
+    worker(&js);
+    for (int t = 0; t < started; t++)
+        pthread_join(th[t], NULL);
+}
+
+/* Every case not from `held_out` at grid point k, computed where not cached. */
+static void ensure_fold(fitctx *f, const char *held_out, const int *k)
+{
+    job *j = malloc((size_t)(f->ncases > 0 ? f->ncases : 1) * sizeof *j);
+    if (!j) {
+        f->oom = 1;
+        return;
+    }
+    int n = 0;
+    for (int c = 0; c < f->ncases; c++) {
+        int fresh;
+        if (strcmp(f->cases[c].source, held_out) == 0)
+            continue;
+        centry *e = cache_entry(f, &f->cases[c], k, &fresh);
+        if (e && fresh)
+            j[n++] = (job){&f->cases[c], e};
+    }
+    run_jobs(f, j, n);
+    f->evaluations += n;
+    free(j);
 }
 
 static void append_rows(vrows *dst, const vrows *src, int *oom)
@@ -120,6 +210,7 @@ static void append_rows(vrows *dst, const vrows *src, int *oom)
 /* The objective over every case not from `held_out` at grid point k; its row count in *rows. */
 static double fold_objective(fitctx *f, const char *held_out, const int *k, int *rows)
 {
+    ensure_fold(f, held_out, k);
     vrows fit = {0};
     for (int j = 0; j < f->ncases; j++) {
         if (strcmp(f->cases[j].source, held_out) == 0)
