@@ -32,14 +32,14 @@ check_le train_throughput p90_abs_error_pct 25
 # serving throughput (issue 5): median within 15%, worst decile within 35%
 check_ge_cases infer_throughput 50; check_le infer_throughput median_abs_error_pct 15
 check_le infer_throughput p90_abs_error_pct 35
-# leave one source out (docs/validation.md): every fitted constant refitted without the source
-# it predicts. These gates are the figures achieved when they were set (training 9.9% / 25.5%,
-# serving 9.6% / 135%: vLLM 0.5's overheads come from one source only), not targets: a change
-# that makes the held-out figures worse fails here; lower the gates as the models improve.
-check_loso_le train_throughput median_abs_error_pct 10.0; check_loso_le train_throughput p90_abs_error_pct 26
+# leave one source out (docs/validation.md): serving's fitted constants refitted without the
+# source each prediction is for. These gates are the figures achieved when they were set
+# (serving 9.6% / 135%: vLLM 0.5's overheads come from one source only), not targets: a change
+# that makes the held-out figures worse fails here; lower the gates as the model improves.
+# Training's constants (data/kernels.json "fit") are refitted by tools/refit_train.py.
 check_loso_le infer_throughput median_abs_error_pct 10.0; check_loso_le infer_throughput p90_abs_error_pct 136
-checks=$((checks+1)); [ "$(jq '[.loso.fits[] | select(.category == "train_throughput")] | length' "$TMP/validate.json")" -ge 5 ] ||
-  fail "training refitted for fewer than 5 held-out sources"
+checks=$((checks+1)); [ "$(jq '[.loso.fits[] | select(.category == "infer_throughput")] | length' "$TMP/validate.json")" -ge 3 ] ||
+  fail "serving refitted for fewer than 3 held-out sources"
 checks=$((checks+1)); [ "$(jq -r '[.by_source[] | select(.category == "infer_throughput") | .source] | index("nvidia/tensorrt-llm") != null' "$TMP/validate.json")" = true ] ||
   fail "by_source lacks the TensorRT-LLM source"
 checks=$((checks+1)); [ "$(jq -r '[.by_gpu[] | select(.category == "train_throughput") | .gpu_generation] | sort | join(",")' "$TMP/validate.json")" = "Ampere,Hopper" ] ||

@@ -67,6 +67,8 @@ int vcontains(const char *hay, const char *needle);
 void vcase_source(json_t *c, char *out, size_t n);
 /* The GPU generation of a case's `hardware.gpu` ("Ampere", "Hopper", ...; "unknown"). */
 void vcase_gpu_generation(json_t *c, char *out, size_t n);
+/* train_throughput cases naming a catalog model and their layout (train_presets.c) */
+void validate_train_preset(const gp_catalog *cat, json_t *c, vrows *rs);
 
 /* ---- models: what the harness predicts with, and what it may refit ------------------- */
 #define GPV_MAX_PARAMS 8

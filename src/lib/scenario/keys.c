@@ -96,6 +96,7 @@ static const gp_scenario_key keys[] = {
         "GPUs sharing the scale-up link (default: the GPU's NVLink domain)"),
     KEY_STR(intra_node, T, 0, "link inside a node: nvlink (the GPU's own), pcie, or a link id"),
     KEY_STR(inter_node, T, 0, "link between nodes: ib-ndr (default), ib-hdr, roce-400, ..."),
+    KEY_STR(framework, T, 0, "training stack: megatron (default), fsdp (FSDP2/torchtitan), deepspeed"),
     KEY_API(max_gpus, INT, 1, 1048576, 65536, "GPUs", T, "upper bound of the deadline search (65536)"),
     /* workload */
     KEY_ENUM(task, "infer, train, lora, qlora", W, parse_task, "infer (default), train, lora, qlora"),
