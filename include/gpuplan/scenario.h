@@ -147,6 +147,8 @@ typedef struct gp_scenario {
     char compliance[32], currency[8], format[16], lang[8], title[256];
     int64_t horizon_months;
     double availability, egress_tb_per_month;
+    int allow_consumer;                /* keep consumer GPUs in regulated/production plans */
+    int report_html;                   /* --json: the HTML report inside (the web page's download) */
     gp_scenario_list deployment;
     char out[GP_SCENARIO_PATH_MAX], export_dir[GP_SCENARIO_PATH_MAX];
     /* export */

@@ -477,6 +477,7 @@ int cmd_serve(int argc, char **argv, cli_common *common)
             rc = cli_error(common, &err);
             goto out;
         }
+        gp_step_model_use_rates(&sm, cat, gpu, inter); /* data/kernels.json rates */
         gp_traffic tr = t;
         if (tr.arrival == GP_ARRIVAL_CLOSED_LOOP)
             tr.users = (tr.users + replicas - 1) / replicas;

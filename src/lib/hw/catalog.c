@@ -24,6 +24,7 @@ struct gp_catalog {
     json_t *prices;       /* data/prices.json, merged with the user's (owned) */
     json_t *compliance;   /* data/compliance.json, merged with the user's (owned) */
     gpi_kernels *kernels; /* data/kernels.json, precomputed per GPU and link (owned) */
+    json_t *engines;      /* data/engines.json, merged with the user's (owned) */
 };
 
 static gp_status load_json(const char *text, size_t len, const char *name, json_t **out,
@@ -146,6 +147,7 @@ static gp_status parse_gpu(json_t *e, gp_gpu *g, const char *name, gp_error *err
     g->vllm_large_device = json_is_boolean(large) ? json_is_true(large) : gpi_gpu_vllm_large_rule(g);
     g->tdp_w = num_or_zero(json_object_get(e, "tdp_w"));
     g->launch_year = (int)num_or_zero(json_object_get(e, "launch_year"));
+    g->consumer = json_is_object(json_object_get(e, "consumer")) || json_is_true(json_object_get(e, "consumer"));
     return GP_OK;
 }
 
@@ -192,6 +194,7 @@ static gp_status load_decision_file(const char *data_dir, const char *file, cons
 json_t *gpi_catalog_prices(const gp_catalog *cat) { return cat ? cat->prices : NULL; }
 json_t *gpi_catalog_compliance(const gp_catalog *cat) { return cat ? cat->compliance : NULL; }
 const gpi_kernels *gpi_catalog_kernels(const gp_catalog *cat) { return cat ? cat->kernels : NULL; }
+json_t *gpi_catalog_engines(const gp_catalog *cat) { return cat ? cat->engines : NULL; }
 
 /* data/kernels.json (merged with the user's like prices.json), precomputed for the GPUs and
  * links just loaded (src/lib/hw/kernels.c). */
@@ -216,6 +219,7 @@ void gp_catalog_free(gp_catalog *cat)
     json_decref(cat->prices);
     json_decref(cat->compliance);
     gpi_kernels_free(cat->kernels);
+    json_decref(cat->engines);
     free(cat->gpus);
     free(cat->links);
     free(cat);
@@ -346,6 +350,10 @@ gp_status gp_catalog_open(const char *data_dir, gp_catalog **out, gp_error *err)
     }
     if (!st)
         st = load_kernels(data_dir, cat, err);
+    if (!st) {
+        static const char *const engine_lists[] = {"engines", NULL};
+        st = load_decision_file(data_dir, "engines.json", engine_lists, &cat->engines, err);
+    }
     json_decref(mroot);
     json_decref(groot);
     json_decref(lroot);
