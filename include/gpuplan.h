@@ -48,6 +48,7 @@ typedef enum gp_status {
     GP_EUNSUPPORTED = 5, /* well-formed but not supported (an unknown tensor type, say) */
     GP_ELIMIT = 6,       /* input exceeds a safety limit (header size, tensor count) */
     GP_ENOMEM = 7,       /* an allocation failed */
+    GP_EUSAGE = 8,       /* a question incomplete or contradictory (two loads, no model) */
     GP_STATUS_COUNT
 } gp_status;
 
@@ -590,6 +591,7 @@ GP_API gp_status gp_model_resolve(const gp_catalog *cat, const char *spec, gp_mo
 #include "gpuplan/export.h"
 #include "gpuplan/plan.h"
 #include "gpuplan/scenario.h"
+#include "gpuplan/run.h"
 
 #ifdef __cplusplus
 }

@@ -211,6 +211,9 @@ typedef struct gp_traffic {
     double prefix_hit;       /* fraction of each prompt already in the prefix cache [0, 1) */
     int lockstep;            /* closed loop: 1 = every user starts at t = 0 (the old fixed
                                 mode); 0 = starts spread over one request's duration */
+    int (*cancel)(void *arg);      /* polled in the simulation loop: non-zero stops it with
+                                      GP_ELIMIT (a deadline, a server stopping); NULL: never */
+    void *cancel_arg;
 } gp_traffic;
 
 /* Speculative decoding: a draft (a small model, or DeepSeek's multi-token-prediction head)

@@ -67,15 +67,6 @@ static int run_default(cli_common *common)
     return cmd_plan(1, argv, common);
 }
 
-int cli_run_command(cli_common *common, int argc, char **argv)
-{
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (argc > 0 && strcmp(argv[0], commands[i].name) == 0)
-            return commands[i].run(argc, argv, common);
-    return cli_usage_error(common, "gpuplan", "unknown command '%s'", argc > 0 ? argv[0] : "");
-}
-
-
 int main(int argc, char **argv)
 {
     cli_common common = {0};
