@@ -121,6 +121,9 @@ static json_t *option_json(const gp_serve_option *o)
         json_object_update_missing_new(j, base);
     else
         json_decref(base);
+    /* the load one replica carries, for the page's throughput-vs-latency chart */
+    if (j)
+        json_object_set_new(j, "per_replica_throughput_tokens_per_s", json_real(o->sim.output_tokens_per_s));
     return j;
 }
 
