@@ -348,6 +348,9 @@ typedef struct gp_gpu {
     double cal_intra_scale;       /* collectives' bus bandwidth inside a node (0: 1) */
     double cal_inter_scale;       /* ... across nodes (0: 1) */
     int cal_collective_runs;      /* collective benchmarks behind the two scales */
+    char scale_up_link[48];       /* data/links.json id of its scale-up fabric ("nvlink4"); "" if none */
+    double pcie_gbps;             /* its PCIe x16 link (links.json pcie<gen>), GB/s per direction */
+    int vllm_large_device;        /* vLLM `serve` picks its large-device defaults here (docs/hardware.md) */
     int consumer;                 /* 1: a consumer (GeForce) card: no datacenter ECC/NVLink, and a
                                      driver licence that excludes datacenter deployment
                                      (gpus.json "consumer") */
@@ -604,9 +607,15 @@ GP_API size_t gp_catalog_link_count(const gp_catalog *cat);
 GP_API const gp_link *gp_catalog_link_at(const gp_catalog *cat, size_t i);
 GP_API gp_status gp_catalog_find_link(const gp_catalog *cat, const char *name,
                                       const gp_link **out, gp_error *err);
-/* The scale-up link of a GPU (its NVLink generation, or PCIe of its generation when it has
- * no NVLink) as a catalog link; NULL if none matches. */
+/* The link tensor parallelism of a GPU runs over: its scale-up fabric (gpus.json
+ * `scale_up_link`) when its domain is larger than a 2-GPU bridge, else its PCIe link; NULL if
+ * the catalog has none. */
 GP_API const gp_link *gp_catalog_gpu_link(const gp_catalog *cat, const gp_gpu *gpu);
+/* The PCIe x16 link of the GPU's generation (links.json `pcie<gen>`; Gen4 when unknown). */
+GP_API const gp_link *gp_catalog_gpu_host_link(const gp_catalog *cat, const gp_gpu *gpu);
+/* On-demand price per GPU-hour in USD from data/prices.json (with --data-dir overrides);
+ * 0 when the catalog has none. */
+GP_API double gp_catalog_gpu_price(const gp_catalog *cat, const gp_gpu *gpu);
 
 /* Resolve `--model X`: a catalog id/alias/repo, a config.json, a model folder or a .gguf. */
 GP_API gp_status gp_model_resolve(const gp_catalog *cat, const char *spec, gp_model *out,

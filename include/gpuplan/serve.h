@@ -352,7 +352,8 @@ typedef struct gp_capacity_result {
     gp_serve_reason reasons[GP_SERVE_MAX_REASONS];
 } gp_capacity_result;
 
-/* Price per GPU-hour (USD) the search ranks by; 0 if the catalog has none for this GPU. */
+/* Price per GPU-hour (USD) of the built-in data/prices.json, ignoring --data-dir; 0 if none.
+ * Deprecated: gp_catalog_gpu_price is the price the search ranks by. */
 GP_API double gp_gpu_hourly_price(const gp_gpu *gpu);
 
 /* Search. The result is large (caller-owned); `cat` gives links and, with gpus NULL, the

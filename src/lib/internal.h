@@ -80,6 +80,15 @@ json_t *gpi_catalog_prices(const gp_catalog *cat);
 json_t *gpi_catalog_engines(const gp_catalog *cat); /* data/engines.json (serving profiles) */
 json_t *gpi_catalog_compliance(const gp_catalog *cat);
 
+/* ---- hardware (hw/hardware.c) ---- */
+/* Fill the GPU's link figures from the catalog's links (its PCIe bandwidth); GP_EPARSE when
+ * its scale_up_link names no link. */
+gp_status gpi_gpu_resolve_links(const gp_catalog *cat, gp_gpu *gpu, const char *file, gp_error *err);
+/* vLLM's large-device rule from memory and name, for a gpus.json entry without the field. */
+int gpi_gpu_vllm_large_rule(const gp_gpu *gpu);
+/* The GPU's PCIe x16 bandwidth per direction, GB/s (Gen4 for a GPU built by hand). */
+double gpi_gpu_pcie_gbps(const gp_gpu *gpu);
+
 /* ---- files ---- */
 /* Read at most max bytes of a file's start into a malloc'd buffer (NUL-terminated);
  * *file_size gets the whole file's size. */

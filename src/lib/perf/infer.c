@@ -52,8 +52,6 @@
 #define GP_COLLECTIVE_LATENCY_S 8e-6
 /* Activations exchanged between GPUs are 16-bit. */
 #define GP_ACT_BYTES 2.0
-/* PCIe x16 per direction when the catalog gives no link (Gen4: 31.5 GB/s, PCI-SIG). */
-#define GP_DEFAULT_PCIE_GBPS 31.5
 
 /* Expert load of the busiest GPU over the mean under expert parallelism. With the
  * engines' load balancers (DeepSeek's EPLB, vLLM --enable-eplb, SGLang --enable-eplb)
@@ -230,7 +228,7 @@ static void step_links(const gp_model *m, const gp_gpu *gpu, const gp_link *intr
     double su = gpu->scale_up_domain > 1 ? gpu->scale_up_gbps_bidir / 2.0 : 0.0;
     double host = intra ? intra->bw_gbps_per_direction : 0.0;
     if (!(host > 0))
-        host = gpu->pcie_gen == 3 ? 15.75 : gpu->pcie_gen == 5 ? 63.0 : gpu->pcie_gen == 6 ? 121.0 : GP_DEFAULT_PCIE_GBPS;
+        host = gpi_gpu_pcie_gbps(gpu); /* data/links.json pcie<gen>, through the catalog */
     double in_node = (su > 0 ? su : host) * 1e9 * gpi_cal_scale(gpu->cal_intra_scale); /* a profile's */
     double net = (inter && inter->bw_gbps_per_direction > 0 ? inter->bw_gbps_per_direction : GP_DEFAULT_INTER_GBPS) * 1e9 *
                  gpi_cal_scale(gpu->cal_inter_scale);

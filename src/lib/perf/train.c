@@ -125,7 +125,7 @@ void gp_cluster_defaults(gp_cluster *c, const gp_catalog *cat, const gp_gpu *gpu
         c->intra_gbps = intra->bw_gbps_per_direction;
         gpi_strlcpy(c->intra_name, intra->id, sizeof c->intra_name);
     } else {
-        c->intra_gbps = 31.5; /* PCIe 4 x16 */
+        c->intra_gbps = gpi_gpu_pcie_gbps(gpu); /* no catalog: the GPU's own PCIe figure */
         gpi_strlcpy(c->intra_name, "pcie4", sizeof c->intra_name);
     }
     if (inter) {
@@ -676,7 +676,7 @@ gp_status gpi_train_perf_estimate_p(const gp_model *m, const gp_param_breakdown 
     double opt_params = x.lora ? 0.0 : l->zero >= 1 ? dense / n_dp + routed / n_edp : dense + routed;
     double t_opt = opt_params * GP_OPTIMIZER_BYTES_PER_PARAM / x.hbm;
     if (w->offload != GP_OFFLOAD_NONE && opt_params > 0) {
-        double pcie = (gpu->pcie_gen >= 5 ? 63.0 : gpu->pcie_gen == 4 ? 31.5 : 15.75) * 1e9 * GP_NCCL_BW_EFFICIENCY;
+        double pcie = gpi_gpu_pcie_gbps(gpu) * 1e9 * GP_NCCL_BW_EFFICIENCY; /* data/links.json pcie<gen> */
         t_opt = opt_params * (2.0 + 2.0) / pcie;
     }
 
