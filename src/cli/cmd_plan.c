@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* The built-in example (shared/design/architecture.md, "Scenario JSON"; issue 6 done-when). */
+/* The built-in example (the architecture proposal's "Scenario JSON" example). */
 #define CLI_SCENARIO_MAX (1u << 20) /* bytes of a scenario file */
 
 static const char builtin_scenario[] = "{\n"

@@ -55,7 +55,7 @@ static const char *const recompute_names[GP_RECOMPUTE_COUNT] = {"none", "selecti
 static const char *const optimizer_names[GP_OPT_COUNT] = {"adamw", "adam8bit", "sgd", "adafactor"};
 static const char *const offload_names[GP_OFFLOAD_COUNT] = {"none", "optimizer", "params"};
 static const char *const engine_names[GP_ENGINE_COUNT] = {"none", "vllm", "sglang", "tgi", "trtllm", "llamacpp"};
-/* How each engine sizes its KV cache (flags in shared/reference/engines.md):
+/* How each engine sizes its KV cache (flags in docs/engines.md):
  *  vLLM: gpu_memory_utilization x total memory holds weights, the profiled peak and the KV
  *        pool; blocks of 16 tokens (--block-size).
  *  SGLang: --mem-fraction-static x total holds weights and the KV pool; activations come on

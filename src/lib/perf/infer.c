@@ -28,12 +28,12 @@
 #include <string.h>
 
 /* ---- calibrated constants (docs/serving.md, "Calibration": fitted on the TRT-LLM H100
- * rows of shared/validation, checked on the others) ---------------------------------------- */
+ * rows of validation/public.jsonl, checked on the others) ---------------------------------------- */
 
 /* Achieved fraction of the dense tensor-core peak in the GEMMs of a serving step. cuBLAS
  * reaches 70-80% of the H100 BF16 peak on large square GEMMs, less in FP8 and on the skinny
  * shapes of mixed prefill/decode batches (llm-analysis suggests 0.7 as flops efficiency).
- * Fitted: 0.50 on the TensorRT-LLM H100 rows (FP8) of shared/validation. */
+ * Fitted: 0.50 on the TensorRT-LLM H100 rows (FP8) of validation/public.jsonl. */
 #define GP_COMPUTE_EFFICIENCY 0.50
 /* Achieved fraction of HBM bandwidth when streaming weights and KV: ~80-90% of the peak in
  * bandwidth tests (llm-analysis suggests hbm_memory_efficiency 0.9). Fitted: 0.85 on the
@@ -42,7 +42,7 @@
 /* Fixed cost per engine step, seconds: CPU scheduling, launches, sampling not hidden behind
  * the GPU. TensorRT-LLM (C++ runtime, CUDA graphs, overlap scheduler): fitted 0.5 ms on the
  * same rows. vLLM >= 0.6 (CUDA graphs, async output processing, multi-step/async
- * scheduling): 3 ms, assumed (no case of a current vLLM in shared/validation). vLLM 0.5's
+ * scheduling): 3 ms, assumed (no case of a current vLLM in validation/). vLLM 0.5's
  * larger Python-side overhead is a constant of the validation mapper, validate_serve.c. */
 #define GP_STEP_OVERHEAD_TRTLLM_S 0.0005
 #define GP_STEP_OVERHEAD_VLLM_S 0.0030

@@ -4,7 +4,7 @@
  *
  * Ranges are what the arithmetic downstream holds (sizes in int64, products of two such
  * values in double); api_max is the web API's bound on one request's work (docs/web.md).
- * Every flag is the key with '-' for '_' (shared/design/interface.md).
+ * Every flag is the key with '-' for '_' (the interface contract (docs/cli.md, docs/scenario.md)).
  */
 #include "run/run_impl.h"
 
