@@ -22,8 +22,17 @@
 #define GP_VLLM_V05_STEP_OVERHEAD_S 0.010
 #define GP_VLLM_V05_SEQ_OVERHEAD_S 0.0002
 
-/* The fitted constants of the serving model, as the harness varies them (serve_params). */
-enum { SP_COMPUTE_EFF, SP_BANDWIDTH_EFF, SP_TRTLLM_STEP, SP_V05_STEP, SP_V05_SEQ, SP_COUNT };
+/* The shipped shares of the measured GEMM rate a serving step reaches (src/lib/perf/infer.c,
+ * GP_SERVE_GEMM_FRACTION and GP_SERVE_GEMM_FRACTION_FP4; gp_perf_params.gemm_fraction 0
+ * selects them). The harness passes 0 while a fit holds these values, so the shipped
+ * prediction is the library's own; they are repeated here only as the fit's starting point. */
+#define GPV_GEMM_FRACTION 0.75
+#define GPV_GEMM_FRACTION_FP4 0.42
+
+/* The fitted constants of the serving model on the measured rates (data/kernels.json), as the
+ * harness varies them (serve_params): the GEMM fraction per format as infer.c defines them
+ * (NVFP4 / MXFP4, every other format) and the engines' step overheads. */
+enum { SP_GEMM_FRAC, SP_GEMM_FRAC_FP4, SP_TRTLLM_STEP, SP_V05_STEP, SP_V05_SEQ, SP_COUNT };
 /* ShareGPT as sampled by vLLM's benchmark_serving.py (prompts of 4..1024 tokens, prompt +
  * output <= 2048): mean lengths of the 320 prompts in Lambda's result file
  * results/prompt_320/1xH100-80GB-SXM/Mistral-7B-Instruct-v0.3_tp1_len2000.json
@@ -97,7 +106,18 @@ static const gp_gpu *map_gpu(const gp_catalog *cat, json_t *c)
     return vmap_gpu(cat, c);
 }
 
-static double simulate_throughput(const gp_model *m, const gp_gpu *g, const gp_workload *w, const gp_layout *l,
+/* The step model as the product builds it (src/lib/run/serve.c, src/lib/serving/capacity.c):
+ * the peak model, then the measured rates of data/kernels.json in place of its efficiencies. */
+static gp_status step_model(const gp_catalog *cat, const gp_model *m, const gp_gpu *g, const gp_workload *w,
+                            const gp_layout *l, const gp_perf_params *pp, gp_step_model *sm)
+{
+    gp_status st = gp_step_model_init_nodes(m, g, NULL, NULL, w, l, pp, sm, NULL);
+    if (st == GP_OK)
+        gp_step_model_use_rates(sm, cat, g, NULL);
+    return st;
+}
+
+static double simulate_throughput(const gp_catalog *cat, const gp_model *m, const gp_gpu *g, const gp_workload *w, const gp_layout *l,
                                   const gp_perf_params *pp, const gp_traffic *t, int64_t maxlen, int64_t max_seqs)
 {
     gp_sched_config sc;
@@ -106,7 +126,7 @@ static double simulate_throughput(const gp_model *m, const gp_gpu *g, const gp_w
     if (max_seqs > 0)
         sc.max_num_seqs = max_seqs;
     gp_step_model sm; /* TP stays inside the NVLink domain in every case */
-    if (gp_step_model_init(m, g, NULL, w, l, pp, &sm, NULL) != GP_OK)
+    if (step_model(cat, m, g, w, l, pp, &sm) != GP_OK)
         return NAN;
     gp_sim_result r;
     if (gp_simulate(&sm, &sc, t, NULL, &r, NULL) != GP_OK)
@@ -116,6 +136,7 @@ static double simulate_throughput(const gp_model *m, const gp_gpu *g, const gp_w
 
 /* One case's mapping: model, GPU, layout and the traffic of a burst. */
 typedef struct serve_case {
+    const gp_catalog *cat;
     json_t *c, *set, *meas;
     const char *id, *name, *engine;
     gp_model m;
@@ -125,12 +146,16 @@ typedef struct serve_case {
     gp_traffic t;
 } serve_case;
 
-/* The library's serving constants for an engine, with the harness's parameters in place. */
-static void perf_params(gp_engine engine, const double *v, gp_perf_params *pp)
+static int is_fp4(gp_dtype d) { return d == GP_DTYPE_FP4 || d == GP_DTYPE_MXFP4; }
+
+/* The library's serving constants for an engine and GEMM precision, with the harness's
+ * parameters in place (the GEMM fraction of the case's format; 0 = the shipped one). */
+static void perf_params(gp_engine engine, gp_dtype gemm, const double *v, gp_perf_params *pp)
 {
     gp_perf_params_defaults(pp, engine);
-    pp->compute_efficiency = v[SP_COMPUTE_EFF];
-    pp->bandwidth_efficiency = v[SP_BANDWIDTH_EFF];
+    int i = is_fp4(gemm) ? SP_GEMM_FRAC_FP4 : SP_GEMM_FRAC;
+    double shipped = i == SP_GEMM_FRAC_FP4 ? GPV_GEMM_FRACTION_FP4 : GPV_GEMM_FRACTION;
+    pp->gemm_fraction = fabs(v[i] - shipped) < 1e-9 ? 0.0 : v[i];
     if (engine == GP_ENGINE_TRTLLM)
         pp->step_overhead_s = v[SP_TRTLLM_STEP];
 }
@@ -146,11 +171,11 @@ static void trtllm_row(serve_case *sc, const double *v, vrows *rs)
     sc->w.dtype = GP_DTYPE_FP8;    /* ModelOpt FP8 checkpoints: W8A8 GEMMs */
     sc->w.kv_dtype = GP_DTYPE_FP8; /* and their FP8 KV cache */
     gp_perf_params pp;
-    perf_params(sc->w.engine, v, &pp);
+    perf_params(sc->w.engine, sc->w.dtype, v, &pp);
     sc->t.requests = trtllm_requests(isl, osl);
     sc->t.prompt.mean = (double)isl;
     sc->t.output.mean = (double)osl;
-    double pred = simulate_throughput(&sc->m, sc->g, &sc->w, &sc->l, &pp, &sc->t, isl + osl, 0);
+    double pred = simulate_throughput(sc->cat, &sc->m, sc->g, &sc->w, &sc->l, &pp, &sc->t, isl + osl, 0);
     if (!isnan(pred))
         vadd(rs, sc->c, "output tokens/s (trtllm-bench)", meas_tps, pred, "tok/s");
 }
@@ -167,7 +192,7 @@ static void lambda_row(serve_case *sc, const double *v, vrows *rs)
     sc->w.gpu_memory_utilization = GP_LAMBDA_GPU_UTIL;
     sc->w.max_num_batched_tokens = GP_VLLM_V05_BATCHED_TOKENS;
     gp_perf_params pp;
-    perf_params(sc->w.engine, v, &pp);
+    perf_params(sc->w.engine, sc->w.dtype, v, &pp);
     pp.step_overhead_s = v[SP_V05_STEP];
     pp.seq_overhead_s = v[SP_V05_SEQ];
     gp_traffic *t = &sc->t;
@@ -181,7 +206,7 @@ static void lambda_row(serve_case *sc, const double *v, vrows *rs)
     t->output.mean = GP_SHAREGPT_MEAN_OUTPUT;
     t->output.min = 1;
     t->output.max = GP_SHAREGPT_MAX_OUTPUT;
-    double pred = simulate_throughput(&sc->m, sc->g, &sc->w, &sc->l, &pp, t, 2000, GP_LAMBDA_MAX_SEQS);
+    double pred = simulate_throughput(sc->cat, &sc->m, sc->g, &sc->w, &sc->l, &pp, t, 2000, GP_LAMBDA_MAX_SEQS);
     if (!isnan(pred))
         vadd(rs, sc->c, "output tokens/s (vLLM ShareGPT)", meas_tps, pred, "tok/s");
 }
@@ -196,8 +221,8 @@ static void fastertransformer_row(serve_case *sc, const double *v, vrows *rs)
     sc->w.dtype = GP_DTYPE_F16;
     gp_step_model sm;
     gp_perf_params pp;
-    perf_params(sc->w.engine, v, &pp);
-    if (gp_step_model_init(&sc->m, sc->g, NULL, &sc->w, &sc->l, &pp, &sm, NULL) != GP_OK)
+    perf_params(sc->w.engine, sc->w.dtype, v, &pp);
+    if (step_model(sc->cat, &sc->m, sc->g, &sc->w, &sc->l, &pp, &sm) != GP_OK)
         return;
     gp_batch_shape b;
     gp_batch_prefill(&b, ctx);
@@ -219,6 +244,7 @@ static void serve_predict(const gp_catalog *cat, json_t *c, const double *v, vro
 {
     serve_case sc;
     memset(&sc, 0, sizeof sc);
+    sc.cat = cat;
     sc.c = c;
     sc.id = json_string_value(json_object_get(c, "id"));
     sc.set = json_object_get(c, "settings");
@@ -246,17 +272,17 @@ static unsigned serve_depends(json_t *c)
 {
     const char *engine = json_string_value(json_object_get(json_object_get(c, "settings"), "engine"));
     const char *id = json_string_value(json_object_get(c, "id"));
-    unsigned both = 1u << SP_COMPUTE_EFF | 1u << SP_BANDWIDTH_EFF;
+    const char *prec = json_string_value(json_object_get(json_object_get(c, "settings"), "precision"));
+    unsigned both = prec && vcontains(prec, "fp4") ? 1u << SP_GEMM_FRAC_FP4 : 1u << SP_GEMM_FRAC;
     return is_lambda(engine, id) ? both | 1u << SP_V05_STEP | 1u << SP_V05_SEQ : both | 1u << SP_TRTLLM_STEP;
 }
 
 static void serve_defaults(double *v)
 {
-    gp_perf_params trt, vllm;
+    gp_perf_params trt;
     gp_perf_params_defaults(&trt, GP_ENGINE_TRTLLM);
-    gp_perf_params_defaults(&vllm, GP_ENGINE_VLLM);
-    v[SP_COMPUTE_EFF] = trt.compute_efficiency;
-    v[SP_BANDWIDTH_EFF] = trt.bandwidth_efficiency;
+    v[SP_GEMM_FRAC] = GPV_GEMM_FRACTION;
+    v[SP_GEMM_FRAC_FP4] = GPV_GEMM_FRACTION_FP4;
     v[SP_TRTLLM_STEP] = trt.step_overhead_s;
     v[SP_V05_STEP] = GP_VLLM_V05_STEP_OVERHEAD_S;
     v[SP_V05_SEQ] = GP_VLLM_V05_SEQ_OVERHEAD_S;
@@ -275,8 +301,8 @@ static void serve_priors(double *v)
 
 /* The grid each fitted constant is searched on (docs/validation.md, "Leave one source out"). */
 static const gpv_param serve_params[SP_COUNT] = {
-    [SP_COMPUTE_EFF] = {"compute_efficiency", "", 0.30, 0.80, 0.05},
-    [SP_BANDWIDTH_EFF] = {"bandwidth_efficiency", "", 0.60, 0.95, 0.05},
+    [SP_GEMM_FRAC] = {"gemm_fraction", "", 0.40, 1.00, 0.05},
+    [SP_GEMM_FRAC_FP4] = {"gemm_fraction_fp4", "", 0.22, 0.82, 0.05},
     [SP_TRTLLM_STEP] = {"step_overhead_trtllm", "s", 0.0, 0.002, 0.00025},
     [SP_V05_STEP] = {"step_overhead_vllm_0.5", "s", 0.0, 0.020, 0.001},
     [SP_V05_SEQ] = {"seq_overhead_vllm_0.5", "s", 0.0, 0.0005, 0.00005},
