@@ -17,6 +17,7 @@
  * Usage: bench_serve_cases [--verbose] FILE.jsonl...
  */
 #include "gpuplan.h"
+#include "serve_cases.h" /* tools/validate/: the mapping the accuracy harness uses */
 
 #include <jansson.h>
 #include <math.h>
@@ -42,57 +43,6 @@ static double num(json_t *o, const char *k)
 }
 
 static int has(const char *s, const char *sub) { return s && sub && strstr(s, sub) != NULL; }
-
-/* requests per ISL/OSL of trtllm-bench (perf-overview "Reproducing" table) */
-static int64_t trtllm_requests(int64_t isl, int64_t osl)
-{
-    if (isl + osl <= 256)
-        return 30000;
-    if (isl >= 20000)
-        return 1000;
-    if (isl + osl > 4000 || osl >= 4096 || (isl >= 1000 && osl >= 2000))
-        return 1500;
-    return 3000;
-}
-
-static int map_model(const gp_catalog *cat, json_t *mj, gp_model *m)
-{
-    const char *preset = json_string_value(json_object_get(mj, "preset"));
-    const char *name = json_string_value(json_object_get(mj, "name"));
-    static const struct { const char *pattern, *id; } maps[] = {
-        {"Llama 3.3 70B", "llama-3.3-70b"},   {"Llama 3.1 405B", "llama-3.1-405b"}, {"Llama 3.1 70B", "llama-3.1-70b"},
-        {"Llama 3.1 8B", "llama-3.1-8b"},     {"Llama-3.1-405B", "llama-3.1-405b"}, {"Llama-3.1-70B", "llama-3.1-70b"},
-        {"Llama-3.1-8B", "llama-3.1-8b"},
-    };
-    if (preset && gp_catalog_find_model(cat, preset, m, NULL) == GP_OK)
-        return 1;
-    for (size_t i = 0; name && i < sizeof maps / sizeof maps[0]; i++)
-        if (has(name, maps[i].pattern))
-            return gp_catalog_find_model(cat, maps[i].id, m, NULL) == GP_OK;
-    return 0;
-}
-
-static const gp_gpu *map_gpu(const gp_catalog *cat, const char *g)
-{
-    static const struct { const char *pattern, *id; } maps[] = {
-        {"H200", "H200-SXM-141GB"}, {"H100", "H100-SXM-80GB"}, {"GB200", "GB200"}, {"B200", "B200"},
-        {"RTX-PRO-6000", "RTX-PRO-6000"}, {"MI300X", "MI300X"}, {"GB300", "GB300"},
-    };
-    const gp_gpu *out = NULL;
-    for (size_t i = 0; g && i < sizeof maps / sizeof maps[0]; i++)
-        if (has(g, maps[i].pattern))
-            return gp_catalog_find_gpu(cat, maps[i].id, &out, NULL) == GP_OK ? out : NULL;
-    return NULL;
-}
-
-static gp_dtype map_precision(const char *p)
-{
-    if (has(p, "nvfp4") || has(p, "FP4"))
-        return GP_DTYPE_FP4;
-    if (has(p, "mxfp4"))
-        return GP_DTYPE_MXFP4;
-    return GP_DTYPE_FP8;
-}
 
 /* Output tokens/s of a burst on one replica (one attention-DP rank, times dp). */
 static double simulate(const gp_catalog *cat, const gp_model *m, const gp_gpu *g, const gp_workload *w,
@@ -146,8 +96,8 @@ static void case_one(const gp_catalog *cat, json_t *c, const char *file, int ver
     json_t *par = json_object_get(c, "parallel"), *mj = json_object_get(c, "model");
     const char *engine = json_string_value(json_object_get(set, "engine"));
     gp_model m;
-    const gp_gpu *g = map_gpu(cat, json_string_value(json_object_get(json_object_get(c, "hardware"), "gpu")));
-    if (!id || !g || !engine || !map_model(cat, mj, &m))
+    const gp_gpu *g = gpv_serve_gpu(cat, json_string_value(json_object_get(json_object_get(c, "hardware"), "gpu")));
+    if (!id || !g || !engine || !gpv_serve_model(cat, mj, &m))
         return;
     int64_t isl = (int64_t)num(set, "isl"), osl = (int64_t)num(set, "osl");
     if (isl <= 0 || osl <= 0)
@@ -156,17 +106,8 @@ static void case_one(const gp_catalog *cat, json_t *c, const char *file, int ver
     gp_workload_defaults(&w, GP_TASK_INFER);
     gp_layout l;
     gp_layout_defaults(&l);
-    double tp = num(par, "tp"), pp = num(par, "pp"), ep = num(par, "ep");
-    l.tp = tp > 0 ? (int)tp : 1;
-    l.pp = pp > 0 ? (int)pp : 1;
-    l.ep = ep > 0 ? (int)ep : 1;
-    l.dp = 1;
-    if (json_is_true(json_object_get(par, "attention_dp")) && l.ep > 1) {
-        l.dp = l.tp; /* attention DP over the TP ranks, experts spread over them */
-        l.tp = 1;
-    }
-    const char *prec = json_string_value(json_object_get(set, "precision"));
-    w.dtype = map_precision(prec ? prec : "fp8");
+    gpv_serve_layout(par, &l);
+    w.dtype = gpv_serve_precision(json_string_value(json_object_get(set, "precision")));
     w.kv_dtype = GP_DTYPE_FP8;
     int moe = m.experts > 0;
     char group[96];
@@ -175,7 +116,7 @@ static void case_one(const gp_catalog *cat, json_t *c, const char *file, int ver
         w.engine = GP_ENGINE_TRTLLM;
         snprintf(group, sizeof group, "%s %s %s", has(file, "public") ? "trtllm-public" : "trtllm-v1",
                  gp_dtype_name(w.dtype), moe ? "moe" : "dense");
-        add(id, group, mt, simulate(cat, &m, g, &w, &l, trtllm_requests(isl, osl), isl, osl, 0), verbose);
+        add(id, group, mt, simulate(cat, &m, g, &w, &l, gpv_trtllm_requests(isl, osl), isl, osl, 0), verbose);
     } else if (has(engine, "vLLM") && has(id, "amd-")) {
         double mt = num(meas, "throughput_tokens_per_sec");
         w.engine = GP_ENGINE_VLLM;

@@ -9,6 +9,7 @@
  *  - FasterTransformer (kipply): batch-1 prefill latency and decode latency per token.
  * Cases whose GPU is not stated (Lambda's "v0.5.4 vs v0.6.0" section) are left out.
  */
+#include "serve_cases.h"
 #include "validate.h"
 
 #include <string.h>
@@ -48,22 +49,11 @@ enum { SP_GEMM_FRAC, SP_GEMM_FRAC_FP4, SP_TRTLLM_STEP, SP_V05_STEP, SP_V05_SEQ, 
 #define GP_LAMBDA_MAX_SEQS 1024
 /* vLLM 0.5 without chunked prefill batches prompts up to max(max_model_len, 2048) tokens. */
 #define GP_VLLM_V05_BATCHED_TOKENS 2048
-/* trtllm-bench requests per ISL/OSL row (TensorRT-LLM perf-overview "Reproducing" table:
- * 30000 for 128/128, 3000 for the mid rows, 1500 for the long ones, 1000 for 20000/2000). */
-static int64_t trtllm_requests(int64_t isl, int64_t osl)
-{
-    if (isl + osl <= 256)
-        return 30000;
-    if (isl >= 20000)
-        return 1000;
-    if (isl + osl > 4000 || osl >= 4096 || (isl >= 1000 && osl >= 2000))
-        return 1500;
-    return 3000;
-}
-
 /* Model names in these cases that the table of map.c does not map. */
 static int map_model(const gp_catalog *cat, json_t *c, gp_model *m)
 {
+    if (gpv_serve_model(cat, json_object_get(c, "model"), m))
+        return 1; /* model.preset, as bench/bench_serve_cases.c reads it */
     const char *name = json_string_value(json_object_get(json_object_get(c, "model"), "name"));
     static const struct { const char *pattern, *id; } maps[] = {
         {"Llama 3.3 70B", "llama-3.3-70b"},           {"Llama-3.1-405B", "llama-3.1-405b"},
@@ -103,7 +93,8 @@ static const gp_gpu *map_gpu(const gp_catalog *cat, json_t *c)
         return gp_catalog_find_gpu(cat, "A100-SXM-40GB", &out, NULL) == GP_OK ? out : NULL;
     if (g && vcontains(g, "not stated"))
         return NULL;
-    return vmap_gpu(cat, c);
+    const gp_gpu *v = vmap_gpu(cat, c);
+    return v ? v : gpv_serve_gpu(cat, g);
 }
 
 /* The step model as the product builds it (src/lib/run/serve.c, src/lib/serving/capacity.c):
@@ -160,7 +151,8 @@ static void perf_params(gp_engine engine, gp_dtype gemm, const double *v, gp_per
         pp->step_overhead_s = v[SP_TRTLLM_STEP];
 }
 
-/* TensorRT-LLM perf-overview rows: trtllm-bench at an infinite rate, fixed ISL/OSL. */
+/* TensorRT-LLM perf-overview rows: trtllm-bench at an infinite rate, fixed ISL/OSL; the
+ * measured figure is the whole GPU group's (serve_cases.h: attention DP runs dp replicas). */
 static void trtllm_row(serve_case *sc, const double *v, vrows *rs)
 {
     int64_t isl = (int64_t)vnum(sc->set, "isl"), osl = (int64_t)vnum(sc->set, "osl");
@@ -168,14 +160,17 @@ static void trtllm_row(serve_case *sc, const double *v, vrows *rs)
     if (isl <= 0 || osl <= 0 || isnan(meas_tps))
         return;
     sc->w.engine = GP_ENGINE_TRTLLM;
-    sc->w.dtype = GP_DTYPE_FP8;    /* ModelOpt FP8 checkpoints: W8A8 GEMMs */
+    /* ModelOpt checkpoints: W8A8 FP8 GEMMs unless settings.precision says FP4 */
+    sc->w.dtype = gpv_serve_precision(json_string_value(json_object_get(sc->set, "precision")));
     sc->w.kv_dtype = GP_DTYPE_FP8; /* and their FP8 KV cache */
+    gpv_serve_layout(json_object_get(sc->c, "parallel"), &sc->l);
     gp_perf_params pp;
     perf_params(sc->w.engine, sc->w.dtype, v, &pp);
-    sc->t.requests = trtllm_requests(isl, osl);
+    int64_t n = gpv_trtllm_requests(isl, osl) / sc->l.dp;
+    sc->t.requests = n > 0 ? n : 1;
     sc->t.prompt.mean = (double)isl;
     sc->t.output.mean = (double)osl;
-    double pred = simulate_throughput(sc->cat, &sc->m, sc->g, &sc->w, &sc->l, &pp, &sc->t, isl + osl, 0);
+    double pred = simulate_throughput(sc->cat, &sc->m, sc->g, &sc->w, &sc->l, &pp, &sc->t, isl + osl, 0) * sc->l.dp;
     if (!isnan(pred))
         vadd(rs, sc->c, "output tokens/s (trtllm-bench)", meas_tps, pred, "tok/s");
 }
