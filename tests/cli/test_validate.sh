@@ -8,6 +8,9 @@ CASES="$SRC/validation"
 # The gates below hold on the set the constants were fitted on (validation/public.jsonl); the
 # newer sources (validation/*_*.jsonl, issue 11) are mapped and reported, not yet gated.
 run --cases "$CASES" --json; expect_rc 0 "validate runs on every file"
+# serve_trtllm.jsonl's rows (model.preset, settings.precision, parallel.tp/pp/ep) are mapped:
+# 40 TensorRT-LLM rows of public.jsonl + 200 of serve_trtllm.jsonl + 21 others at the time of writing
+expect_json '[.rows[] | select(.category == "infer_throughput")] | length >= 250' true "serving rows of every file mapped"
 run --cases "$CASES/public.jsonl" --loso --json --out "$TMP/validation.md"; expect_rc 0 "validate runs on the fitted set"
 cp "$TMP/out" "$TMP/validate.json"
 cat_json() { jq -r ".summary[] | select(.category==\"$1\") | .$2" "$TMP/validate.json"; }
@@ -32,12 +35,16 @@ check_le train_throughput p90_abs_error_pct 25
 # serving throughput (issue 5): median within 15%, worst decile within 35%
 check_ge_cases infer_throughput 50; check_le infer_throughput median_abs_error_pct 15
 check_le infer_throughput p90_abs_error_pct 35
-# leave one source out (docs/validation.md): serving's fitted constants refitted without the
+# leave one source out (docs/validation.md): serving's fitted constants (gemm_fraction per
+# format, the step overheads of the measured-rates path the product uses) refitted without the
 # source each prediction is for. These gates are the figures achieved when they were set
-# (serving 9.6% / 135%: vLLM 0.5's overheads come from one source only), not targets: a change
-# that makes the held-out figures worse fails here; lower the gates as the model improves.
-# Training's constants (data/kernels.json "fit") are refitted by tools/refit_train.py.
-check_loso_le infer_throughput median_abs_error_pct 10.0; check_loso_le infer_throughput p90_abs_error_pct 136
+# (serving 13.0% / 104% on public.jsonl: vLLM 0.5's overheads come from one source only), not
+# targets: a change that makes the held-out figures worse fails here; lower the gates as the
+# model improves. LOSO runs on public.jsonl only (over every file it takes minutes in a Debug
+# build; docs/validation.md has those figures). The memory models fit nothing on cases and
+# training's constants (data/kernels.json "fit") are refitted by tools/refit_train.py, so their
+# LOSO figures are the in-sample ones gated above.
+check_loso_le infer_throughput median_abs_error_pct 13.1; check_loso_le infer_throughput p90_abs_error_pct 104
 checks=$((checks+1)); [ "$(jq '[.loso.fits[] | select(.category == "infer_throughput")] | length' "$TMP/validate.json")" -ge 3 ] ||
   fail "serving refitted for fewer than 3 held-out sources"
 checks=$((checks+1)); [ "$(jq -r '[.by_source[] | select(.category == "infer_throughput") | .source] | index("nvidia/tensorrt-llm") != null' "$TMP/validate.json")" = true ] ||
