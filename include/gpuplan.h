@@ -48,6 +48,7 @@ typedef enum gp_status {
     GP_EUNSUPPORTED = 5, /* well-formed but not supported (an unknown tensor type, say) */
     GP_ELIMIT = 6,       /* input exceeds a safety limit (header size, tensor count) */
     GP_ENOMEM = 7,       /* an allocation failed */
+    GP_EUSAGE = 8,       /* a question incomplete or contradictory (two loads, no model) */
     GP_STATUS_COUNT
 } gp_status;
 
@@ -305,6 +306,26 @@ GP_API uint64_t gp_ggml_type_bytes(uint32_t type, uint64_t n);
  * Hardware
  * ========================================================================================== */
 
+/* One calibrated entry of a GPU type (a profile's fitted parameters; docs/calibration.md).
+ * It applies only to predictions of the same use (training or serving), compute precision
+ * and, for serving, engine: a profile never extrapolates to what it saw no run of. Each
+ * scale multiplies the rate the model would otherwise use (1: unchanged). */
+typedef enum gp_cal_use { GP_CAL_TRAIN = 1, GP_CAL_SERVE = 2 } gp_cal_use;
+
+typedef struct gp_gpu_cal {
+    int use;                  /* GP_CAL_TRAIN or GP_CAL_SERVE */
+    gp_dtype dtype;           /* compute precision of the runs (bf16 for every 16-bit one) */
+    int engine;               /* serving: the gp_engine the runs used; training: 0 */
+    int runs;                 /* runs the values were fitted on */
+    double gemm_scale;        /* achievable GEMM rate */
+    double attn_scale;        /* attention kernels' rate */
+    double hbm_scale;         /* achievable HBM bandwidth (memory-bound work) */
+    double comm_scale;        /* collectives' bus bandwidth inside and across nodes */
+    double step_overhead_s;   /* serving: per engine step, replaces the engine's (< 0: keep) */
+} gp_gpu_cal;
+
+#define GP_GPU_CAL_MAX 8
+
 typedef struct gp_gpu {
     char id[64];                  /* "H100-SXM-80GB" */
     char vendor[32];
@@ -321,6 +342,15 @@ typedef struct gp_gpu {
     int pcie_gen;
     double tdp_w;
     int launch_year;
+    /* calibration applied from a profile (gp_catalog_apply_profile); n_cal 0: none */
+    int n_cal;
+    gp_gpu_cal cal[GP_GPU_CAL_MAX];
+    double cal_intra_scale;       /* collectives' bus bandwidth inside a node (0: 1) */
+    double cal_inter_scale;       /* ... across nodes (0: 1) */
+    int cal_collective_runs;      /* collective benchmarks behind the two scales */
+    char scale_up_link[48];       /* data/links.json id of its scale-up fabric ("nvlink4"); "" if none */
+    double pcie_gbps;             /* its PCIe x16 link (links.json pcie<gen>), GB/s per direction */
+    int vllm_large_device;        /* vLLM `serve` picks its large-device defaults here (docs/hardware.md) */
     int consumer;                 /* 1: a consumer (GeForce) card: no datacenter ECC/NVLink, and a
                                      driver licence that excludes datacenter deployment
                                      (gpus.json "consumer") */
@@ -488,6 +518,7 @@ GP_API const char *gp_reason_name(gp_reason_code c); /* "weights_exceed_vram" */
 typedef struct gp_reason {
     gp_reason_code code;
     char message[GP_ERROR_MSG_MAX];  /* one sentence with the numbers behind it */
+    char message_pt[GP_ERROR_MSG_MAX]; /* the same in Brazilian Portuguese ("" where none) */
 } gp_reason;
 
 typedef struct gp_fit_result {
@@ -522,6 +553,15 @@ typedef struct gp_fit_result {
 GP_API gp_status gp_fit(const gp_catalog *cat, const gp_model *m, const gp_gpu *gpu,
                         const gp_workload *w, const gp_layout *given, gp_fit_result *out,
                         gp_error *err);
+/* The verdict's reasons in a language: "pt-BR" puts each reason's Portuguese sentence (numbers
+ * written 1.234,5) in `message`; "en" or NULL leaves them in English. */
+GP_API void gp_fit_set_lang(gp_fit_result *r, const char *lang);
+/* A line of a front end's text from the library's message table (English and Brazilian
+ * Portuguese): `key` such as "fit.verdict_one", {0}..{9} filled from args (format numbers
+ * with gp_format_number). Unknown keys give "". Returns out. */
+GP_API const char *gp_text(char *out, size_t n, const char *key, const char *lang, const char *const *args, int nargs);
+/* 1234567.8 with 1 decimal: "1,234,567.8" (en) or "1.234.567,8" (pt-BR). Returns out. */
+GP_API const char *gp_format_number(char *out, size_t n, double v, int decimals, const char *lang);
 
 /* An interconnect (data/links.json). */
 typedef enum gp_link_kind {
@@ -567,9 +607,15 @@ GP_API size_t gp_catalog_link_count(const gp_catalog *cat);
 GP_API const gp_link *gp_catalog_link_at(const gp_catalog *cat, size_t i);
 GP_API gp_status gp_catalog_find_link(const gp_catalog *cat, const char *name,
                                       const gp_link **out, gp_error *err);
-/* The scale-up link of a GPU (its NVLink generation, or PCIe of its generation when it has
- * no NVLink) as a catalog link; NULL if none matches. */
+/* The link tensor parallelism of a GPU runs over: its scale-up fabric (gpus.json
+ * `scale_up_link`) when its domain is larger than a 2-GPU bridge, else its PCIe link; NULL if
+ * the catalog has none. */
 GP_API const gp_link *gp_catalog_gpu_link(const gp_catalog *cat, const gp_gpu *gpu);
+/* The PCIe x16 link of the GPU's generation (links.json `pcie<gen>`; Gen4 when unknown). */
+GP_API const gp_link *gp_catalog_gpu_host_link(const gp_catalog *cat, const gp_gpu *gpu);
+/* On-demand price per GPU-hour in USD from data/prices.json (with --data-dir overrides);
+ * 0 when the catalog has none. */
+GP_API double gp_catalog_gpu_price(const gp_catalog *cat, const gp_gpu *gpu);
 
 /* Resolve `--model X`: a catalog id/alias/repo, a config.json, a model folder or a .gguf. */
 GP_API gp_status gp_model_resolve(const gp_catalog *cat, const char *spec, gp_model *out,
@@ -581,6 +627,8 @@ GP_API gp_status gp_model_resolve(const gp_catalog *cat, const char *spec, gp_mo
 #include "gpuplan/export.h"
 #include "gpuplan/plan.h"
 #include "gpuplan/scenario.h"
+#include "gpuplan/run.h"
+#include "gpuplan/calibrate.h"
 
 #ifdef __cplusplus
 }

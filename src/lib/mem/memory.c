@@ -318,7 +318,7 @@ gp_status gp_memory_estimate(const gp_model *m, const gp_gpu *gpu, const gp_work
         out->kv_cache = (uint64_t)(kv_bytes_gpu(m, w, l, w->context) * (double)w->batch);
         /* vLLM's `serve` defaults (EngineArgs batch defaults): 8192 tokens and 1024 sequences
          * on GPUs with >= 70 GiB that are not A100s, else 2048 and 256. */
-        int big_gpu = gpu && (double)gpu->memory_bytes >= 70.0 * GIB && strncmp(gpu->id, "A100", 4) != 0;
+        int big_gpu = gpu && gpu->vllm_large_device; /* data/gpus.json (docs/hardware.md) */
         int64_t chunk = w->max_num_batched_tokens > 0 ? w->max_num_batched_tokens
                         : w->engine == GP_ENGINE_NONE || !big_gpu ? GP_VLLM_DEFAULT_BATCHED_TOKENS
                                                                    : GP_VLLM_BIG_GPU_BATCHED_TOKENS;

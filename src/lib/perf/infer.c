@@ -52,8 +52,6 @@
 #define GP_COLLECTIVE_LATENCY_S 8e-6
 /* Activations exchanged between GPUs are 16-bit. */
 #define GP_ACT_BYTES 2.0
-/* PCIe x16 per direction when the catalog gives no link (Gen4: 31.5 GB/s, PCI-SIG). */
-#define GP_DEFAULT_PCIE_GBPS 31.5
 
 /* Expert load of the busiest GPU over the mean under expert parallelism. With the
  * engines' load balancers (DeepSeek's EPLB, vLLM --enable-eplb, SGLang --enable-eplb)
@@ -230,9 +228,10 @@ static void step_links(const gp_model *m, const gp_gpu *gpu, const gp_link *intr
     double su = gpu->scale_up_domain > 1 ? gpu->scale_up_gbps_bidir / 2.0 : 0.0;
     double host = intra ? intra->bw_gbps_per_direction : 0.0;
     if (!(host > 0))
-        host = gpu->pcie_gen == 3 ? 15.75 : gpu->pcie_gen == 5 ? 63.0 : gpu->pcie_gen == 6 ? 121.0 : GP_DEFAULT_PCIE_GBPS;
-    double in_node = (su > 0 ? su : host) * 1e9;
-    double net = (inter && inter->bw_gbps_per_direction > 0 ? inter->bw_gbps_per_direction : GP_DEFAULT_INTER_GBPS) * 1e9;
+        host = gpi_gpu_pcie_gbps(gpu); /* data/links.json pcie<gen>, through the catalog */
+    double in_node = (su > 0 ? su : host) * 1e9 * gpi_cal_scale(gpu->cal_intra_scale); /* a profile's */
+    double net = (inter && inter->bw_gbps_per_direction > 0 ? inter->bw_gbps_per_direction : GP_DEFAULT_INTER_GBPS) * 1e9 *
+                 gpi_cal_scale(gpu->cal_inter_scale);
     double net_lat = out->params.inter_node_latency_s + (inter ? inter->latency_us * 1e-6 : 0.0);
     int gpus = l->tp * l->pp * l->dp;
     out->nodes = (gpus + node - 1) / node;
@@ -302,6 +301,7 @@ gp_status gp_step_model_init_nodes(const gp_model *m, const gp_gpu *gpu, const g
     out->peak_flops = peak * 1e12 * pp->compute_efficiency;
     out->attn_peak_flops = peak16 * 1e12 * pp->compute_efficiency;
     out->hbm_bytes_per_s = gpu->hbm_bandwidth_gbps * 1e9 * pp->bandwidth_efficiency;
+    gpi_cal_step_model(gpu, gpi_cal_dtype(wt), w->engine, out); /* a profile's rates (docs/calibration.md) */
 
     double dense = (double)(p.attention + p.mlp_dense + p.experts_shared + p.router);
     out->dense_weight_bytes = dense * wbytes / tp;
@@ -388,6 +388,8 @@ void gp_step_model_use_rates(gp_step_model *sm, const gp_catalog *cat, const gp_
     if (sm->tp > gp_serve_node_gpus(gpu))
         sm->tp_link_gbps = sm->net_gbps;
     sm->custom_ar_max_bytes = GP_CUSTOM_AR_MAX_BYTES;
+    sm->gemm_fraction *= gpi_cal_scale(sm->cal_gemm); /* a profile's rates (docs/calibration.md) */
+    sm->hbm_bytes_per_s *= gpi_cal_scale(sm->cal_hbm);
 }
 
 /* Seconds of `flops` in GEMMs of m tokens x n x k on the compute side: the measured rate at

@@ -204,6 +204,8 @@ static void keep_pareto(state *s, const cand *c)
 /* One complete layout: the cross-dimension rules, memory, step time, ranking. */
 static void consider(ctx *x, state *s, const gp_layout *l)
 {
+    if (x->st || (x->o->cancel && (s->evaluated & 255) == 0 && x->o->cancel(x->o->cancel_arg) && (x->st = gpi_fail(x->err, GP_ELIMIT, "the layout search was stopped: past the request's deadline or the server is stopping"))))
+        return;
     s->evaluated++;
     s->valid++;
     cand c;
