@@ -468,7 +468,9 @@ static void step_rates(const gp_step_model *sm, const gp_batch_shape *b, gp_step
         double touched = sm->experts * (1.0 - pow(1.0 - sm->experts_active / sm->experts, G));
         f[1] = G * sm->expert_flops_per_token, by[1] = touched * sm->expert_bytes;
         double per_expert = touched > 0 ? G * sm->experts_active / touched : 0.0; /* tokens per expert */
-        d->experts_s = maxd(gemm_s(sm, fmt, f[1], per_expert, sm->expert_width, dim), by[1] / bw);
+        /* a grouped GEMM of the touched experts, each at its own M (docs/serving.md) */
+        double g = gpi_grouped_gemm_s(sm->rates, fmt, f[1], per_expert, sm->expert_width, dim, sm->gemm_fraction);
+        d->experts_s = maxd(g, by[1] / bw);
     }
     f[2] = b->attn_pairs * sm->attn_flops_per_pair, by[2] = (b->kv_tokens + T) * sm->kv_bytes_per_token;
     double seq = T > 0 ? 2.0 * b->attn_pairs / T : 0.0;

@@ -304,7 +304,9 @@ static double layer_gemm_fwd(const tctx *x, int moe, double *routed)
     double k = (double)m->experts_active, E = (double)m->experts, ep = x->l->ep;
     /* grouped GEMM: each local expert sees T k ep / E tokens; all T k pairs are computed here */
     double m_e = T * k * ep / E;
-    double one = gemm_s(x, m_e, per_expert / h / tp, h);
+    double n_e = per_expert / h / tp;
+    double one = x->r ? gpi_grouped_gemm_s(x->r, x->kdt, 2.0 * m_e * n_e * h, m_e, n_e, h, x->gemm_frac)
+                      : gemm_s(x, m_e, n_e, h);
     *routed = one * (E / ep) * x->moe_imbalance;
     double shared = (double)x->p.experts_shared / nm, router = (double)x->p.router / nm;
     return t + *routed + gemm_s(x, T, shared / h / tp, h) + gemm_s(x, T, router / h, h);
