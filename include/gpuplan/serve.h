@@ -138,6 +138,8 @@ typedef struct gp_traffic {
     const gp_trace_request *trace; /* borrowed */
     size_t trace_len;
     uint64_t seed;
+    gp_work *work;           /* the question's budget, shared by the simulations of a search
+                                (NULL: GP_WORK_DEFAULT for this call) */
 } gp_traffic;
 
 /* The engine's scheduler limits and KV pool for one replica. */
@@ -237,6 +239,7 @@ typedef struct gp_capacity_request {
     int fixed_tp;              /* > 0: only this TP */
     int max_replicas;          /* search limit (0: 1024) */
     const gp_perf_params *params; /* NULL: engine defaults */
+    /* the budget of the whole search is traffic.work (NULL: GP_WORK_DEFAULT for this call) */
 } gp_capacity_request;
 
 typedef struct gp_capacity_result {

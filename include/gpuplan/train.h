@@ -87,6 +87,7 @@ typedef struct gp_train_search_opts {
     double price_per_gpu_hour;   /* for cost ranking; 0: rank by time */
     int allow_tp_across_nodes;   /* TP beyond the scale-up domain */
     int max_gpus;                /* bound for the deadline search (default 65536) */
+    gp_work *work;               /* the question's budget (NULL: GP_WORK_DEFAULT for this call) */
 } gp_train_search_opts;
 
 typedef struct gp_train_search_result {

@@ -44,6 +44,19 @@ int64_t gpi_i64_sat(double v);
 /* "200 MB", "16.8 MB", "512 bytes": decimal units, as the rest of the output uses. */
 void gpi_format_bytes(char *buf, size_t n, double bytes);
 
+/* ---- work budget (core/budget.c) ---- */
+/* Resolved limits of w (NULL: the defaults). */
+double gpi_work_limit(const gp_work *w);
+uint64_t gpi_work_max_bytes(const gp_work *w);
+/* Before allocating: refuse (GP_ELIMIT) when `units` more work or `bytes` of memory would pass
+ * the budget. `what` says what is asked ("a simulation of 50000 requests"), `hint` what to
+ * lower ("lower --requests"). Does not spend. */
+gp_status gpi_work_reserve(const gp_work *w, double units, double bytes, const char *what, const char *hint,
+                           gp_error *err);
+/* Spend units; reports progress; GP_ELIMIT past the limit, GP_ECANCELED when the callback
+ * asks. w may be NULL (then only the default limit applies, tracked by the caller's local). */
+gp_status gpi_work_spend(gp_work *w, double units, gp_error *err);
+
 /* ---- errors ---- */
 /* Fill err (if not NULL) and return code. printf-style message. */
 gp_status gpi_fail(gp_error *err, gp_status code, const char *fmt, ...)

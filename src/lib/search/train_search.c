@@ -95,6 +95,7 @@ typedef struct ctx {
     const gp_train_search_opts *o;
     gp_error *err;              /* first estimator error, if any */
     gp_status st;
+    gp_work *work;              /* the question's budget (GP_WORK_PER_LAYOUT per layout) */
 } ctx;
 
 
@@ -202,6 +203,8 @@ static void keep_pareto(state *s, const cand *c)
 /* One complete layout: the cross-dimension rules, memory, step time, ranking. */
 static void consider(ctx *x, state *s, const gp_layout *l)
 {
+    if (x->st != GP_OK || (x->st = gpi_work_spend(x->work, GP_WORK_PER_LAYOUT, x->err)) != GP_OK)
+        return; /* over the budget or canceled: the search stops with that error */
     s->evaluated++;
     s->valid++;
     cand c;
@@ -719,7 +722,9 @@ gp_status gp_train_search(const gp_model *m, const gp_gpu *gpu, const gp_cluster
     s.pareto = malloc(sizeof(cand) * GP_SEARCH_PARETO_BUF);
     if (!s.pareto)
         return gpi_fail(err, GP_ENOMEM, "out of memory for the layout search");
-    ctx x = {m, gpu, c, w, o, err, GP_OK};
+    gp_work local_work;
+    gp_work_init(&local_work, 0);
+    ctx x = {m, gpu, c, w, o, err, GP_OK, o->work ? o->work : &local_work};
 
     int n = o->gpus, deadline_met = 0;
     char a[64], b[64];

@@ -338,6 +338,20 @@ gp_status gp_capacity_search(const gp_catalog *cat, const gp_capacity_request *r
         return gpi_fail(err, GP_EINVAL, "capacity search needs a load: users (closed loop) or a finite request rate");
     if (req->redundancy < 0 || req->redundancy > 16)
         return gpi_fail(err, GP_EINVAL, "redundancy must be 0 to 16 spare replicas");
+    /* before any arithmetic on them (docs/reliability.md, "Limits") */
+    if (t->arrival == GP_ARRIVAL_CLOSED_LOOP && (t->users < 1 || t->users > ((int64_t)1 << 24)))
+        return gpi_fail(err, GP_EINVAL, "users must be between 1 and 2^24 (16,777,216), not %lld", (long long)t->users);
+    if (t->arrival != GP_ARRIVAL_CLOSED_LOOP && !(t->rate > 0 && isfinite(t->rate)))
+        return gpi_fail(err, GP_EINVAL, "the request rate must be a positive finite number");
+    if (t->requests < 0 || t->requests > ((int64_t)1 << 31) || req->max_replicas < 0 || req->max_replicas > (1 << 20))
+        return gpi_fail(err, GP_EINVAL, "requests must be 0 to 2^31 and max_replicas 0 to 2^20");
+    const gp_length_spec *ls[2] = {&t->prompt, &t->output};
+    for (int i = 0; i < 2; i++)
+        if (!(ls[i]->mean >= 0 && ls[i]->mean <= (double)GPI_MAX_TOKENS) || ls[i]->min < 0 ||
+            ls[i]->min > GPI_MAX_TOKENS || ls[i]->max < 0 || ls[i]->max > GPI_MAX_TOKENS) {
+            gpi_error_set_field(err, i ? "output_tokens" : "prompt_tokens");
+            return gpi_fail(err, GP_EINVAL, "%s lengths must be 1 to 2^32 (4,294,967,296) tokens", i ? "output" : "prompt");
+        }
     const gp_gpu *cands[MAX_GPU_TYPES];
     size_t nc = 0;
     if (req->gpus && req->n_gpus > 0) {
@@ -352,6 +366,14 @@ gp_status gp_capacity_search(const gp_catalog *cat, const gp_capacity_request *r
     }
     if (nc == 0)
         return gpi_fail(err, GP_EINVAL, "no candidate GPU");
+    gp_work local_work; /* one budget for every simulation of the search */
+    gp_capacity_request local_req;
+    if (!req->traffic.work) {
+        gp_work_init(&local_work, 0);
+        local_req = *req;
+        local_req.traffic.work = &local_work;
+        req = &local_req;
+    }
     eval_ctx c = {cat, req, 0, 0};
     c.prompt_mean = (int64_t)llround(t->prompt.dist == GP_LENGTH_UNIFORM ? (t->prompt.min + t->prompt.max) / 2.0 : t->prompt.mean);
     c.output_mean = (int64_t)llround(t->output.dist == GP_LENGTH_UNIFORM ? (t->output.min + t->output.max) / 2.0 : t->output.mean);
