@@ -57,6 +57,23 @@ gp_status gpi_work_reserve(const gp_work *w, double units, double bytes, const c
  * asks. w may be NULL (then only the default limit applies, tracked by the caller's local). */
 gp_status gpi_work_spend(gp_work *w, double units, gp_error *err);
 
+/* ---- JSON before Jansson (core/json_scan.c): bounded memory for hostile documents ---- */
+typedef struct gpi_json_limits {
+    int max_depth;          /* nesting of objects and arrays */
+    size_t max_items;       /* values + keys */
+    size_t max_containers;  /* objects + arrays (Jansson's costliest values) */
+} gpi_json_limits;
+typedef struct gpi_json_counts {
+    size_t values, keys, containers;
+    int depth;
+} gpi_json_counts;
+/* Structure and counts of a whole text (one value, whitespace around it); GP_ELIMIT past a
+ * limit, GP_EPARSE on broken structure; err->offset is the byte at fault. Counts accumulate. */
+gp_status gpi_json_scan(const char *s, size_t len, const gpi_json_limits *lim, gpi_json_counts *n, gp_error *err);
+/* One value from s[*pos] (leading whitespace skipped); *pos ends just past it. */
+gp_status gpi_json_scan_value(const char *s, size_t len, size_t *pos, const gpi_json_limits *lim,
+                              gpi_json_counts *n, gp_error *err);
+
 /* ---- errors ---- */
 /* Fill err (if not NULL) and return code. printf-style message. */
 gp_status gpi_fail(gp_error *err, gp_status code, const char *fmt, ...)

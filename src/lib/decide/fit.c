@@ -138,6 +138,7 @@ static int64_t max_fitting(const gp_model *m, const gp_gpu *g, const gp_workload
 gp_status gp_fit(const gp_catalog *cat, const gp_model *m, const gp_gpu *gpu, const gp_workload *w,
                  const gp_layout *given, gp_fit_result *out, gp_error *err)
 {
+    gp_error_clear(err); /* no stale offset or field from an earlier call */
     memset(out, 0, sizeof *out);
     gp_layout base;
     gp_layout_defaults(&base);

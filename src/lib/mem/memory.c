@@ -554,6 +554,7 @@ static gp_status train_activations(const gp_model *m, const split *s, const gp_w
 gp_status gp_memory_estimate(const gp_model *m, const gp_gpu *gpu, const gp_workload *w,
                              const gp_layout *l, gp_memory *out, gp_error *err)
 {
+    gp_error_clear(err); /* no stale offset or field from an earlier call */
     memset(out, 0, sizeof *out);
     gp_param_breakdown p;
     gp_status st = gp_model_params(m, &p, err);

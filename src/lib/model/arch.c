@@ -102,6 +102,7 @@ static double approx_total(const gp_model *m)
 
 gp_status gp_model_validate(const gp_model *m, gp_error *err)
 {
+    gp_error_clear(err); /* no stale offset or field from an earlier call */
     struct { const char *name; int64_t v; int must_be_positive; } dims[] = {
         {"layers", m->layers, 1},      {"hidden", m->hidden, 1},
         {"heads", m->heads, 1},        {"kv_heads", m->kv_heads, 1},
@@ -173,6 +174,7 @@ gp_status gp_model_validate(const gp_model *m, gp_error *err)
 
 gp_status gp_model_params(const gp_model *m, gp_param_breakdown *out, gp_error *err)
 {
+    gp_error_clear(err); /* no stale offset or field from an earlier call */
     memset(out, 0, sizeof *out);
     gp_status st = gp_model_validate(m, err);
     if (st)

@@ -90,6 +90,7 @@ const char *gp_serve_reason_name(gp_serve_reason_code c)
 gp_status gp_serve_sched_config(const gp_model *m, const gp_gpu *gpu, const gp_workload *w, const gp_layout *l,
                                 int64_t max_model_len, gp_sched_config *sc, gp_error *err)
 {
+    gp_error_clear(err); /* no stale offset or field from an earlier call */
     memset(sc, 0, sizeof *sc);
     gp_workload ww = *w;
     ww.task = GP_TASK_INFER;
@@ -330,6 +331,7 @@ static int better(const gp_serve_option *a, const gp_serve_option *b)
 gp_status gp_capacity_search(const gp_catalog *cat, const gp_capacity_request *req, gp_capacity_result *out,
                              gp_error *err)
 {
+    gp_error_clear(err); /* no stale offset or field from an earlier call */
     memset(out, 0, sizeof *out);
     if (!req || !req->model || !req->w)
         return gpi_fail(err, GP_EINVAL, "capacity search: model and workload are required");

@@ -422,6 +422,7 @@ static gp_status sim_reserve(const gp_sched_config *sc, const gp_traffic *t, int
 gp_status gp_simulate(const gp_step_model *sm, const gp_sched_config *sc, const gp_traffic *t, const gp_slo *slo,
                       gp_sim_result *out, gp_error *err)
 {
+    gp_error_clear(err); /* no stale offset or field from an earlier call */
     memset(out, 0, sizeof *out);
     if (!sm || !sc || !t)
         return gpi_fail(err, GP_EINVAL, "simulate: step model, scheduler and traffic are required");
@@ -766,6 +767,7 @@ static double json_num_any(json_t *o, const char *const *keys, int *found)
 
 gp_status gp_trace_read(const char *path, gp_trace_request **out, size_t *n, gp_error *err)
 {
+    gp_error_clear(err); /* no stale offset or field from an earlier call */
     *out = NULL;
     *n = 0;
     uint8_t *buf;
