@@ -48,7 +48,7 @@ static gp_status scan_fail(gp_error *err, gp_status code, size_t at, const char 
 {
     if (err)
         err->offset = (int64_t)at;
-    return gpi_fail(err, code, "%s at byte %zu", what, at);
+    return gpi_fail(err, code, "%s", what); /* the caller places err->offset in its file */
 }
 
 /* What may come next inside the containers open. */
