@@ -810,7 +810,7 @@ static void test_folder_mismatches(void **state)
     write_config(dir, ",\"torch_dtype\":\"bfloat16\"");
     size_t n;
     tspec *t = llama_tensors(1, 8, 8, 16, 10, "BF16", 0, &n);
-    path_in(p, sizeof p, dir, "model-00001-of-00001.safetensors");
+    path_in(p, sizeof p, dir, "model-00001-of-00002.safetensors");
     write_shard(p, t, 0, n - 2); /* norm and lm_head not written */
     add(t, &n, "model.extra.weight", "BF16", 2, 0);
     path_in(p, sizeof p, dir, "model-00002-of-00002.safetensors");
@@ -825,7 +825,7 @@ static void test_folder_mismatches(void **state)
     fputs("{\"weight_map\":{", ms);
     for (size_t i = 0; i < n; i++)
         fprintf(ms, "%s\"%s\":\"%s\"", i ? "," : "", t[i].name,
-                i == 1 ? "model-00002-of-00002.safetensors" : "model-00001-of-00001.safetensors");
+                i == 1 ? "model-00002-of-00002.safetensors" : "model-00001-of-00002.safetensors");
     fputs("}}", ms);
     fclose(ms);
     free(t);
@@ -849,6 +849,41 @@ static void test_folder_mismatches(void **state)
     assert_non_null(strstr(m.notes, "86 parameters fewer than the config's architecture count (824)"));
     assert_non_null(strstr(m.notes, "a shard or tensor may be missing"));
 }
+
+/* Issue 17 row 7: a folder with 1 of 4 shards loaded as a model a quarter of its size ("fits
+ * one L4"). Without an index, the names say how many shards there are; each missing one is
+ * named. Shard names whose counts disagree are two incomplete sets. */
+static void test_folder_incomplete_shards(void **state)
+{
+    fixture *f = *state;
+    char dir[256], p[512];
+    make_dir(dir, sizeof dir, f, "partial");
+    write_config(dir, "");
+    path_in(p, sizeof p, dir, "model-00001-of-00004.safetensors");
+    write_st(p, "{\"w\":{\"dtype\":\"U8\",\"shape\":[2],\"data_offsets\":[0,2]}}", 2);
+    gp_model m;
+    gp_error err;
+    assert_int_equal(gp_model_from_folder(dir, &m, &err), GP_ENOTFOUND);
+    assert_non_null(strstr(err.msg, "3 files are missing (model-00002-of-00004.safetensors, "
+                                    "model-00003-of-00004.safetensors, model-00004-of-00004.safetensors)"));
+    assert_int_equal(m.has_exact, 0);
+    /* a second set that disagrees on the count: 00002-of-00003 leaves 00001 and 00003 of it */
+    path_in(p, sizeof p, dir, "model-00002-of-00003.safetensors");
+    write_st(p, "{\"v\":{\"dtype\":\"U8\",\"shape\":[2],\"data_offsets\":[0,2]}}", 2);
+    assert_int_equal(gp_model_from_folder(dir, &m, &err), GP_ENOTFOUND);
+    assert_non_null(strstr(err.msg, "5 files are missing"));
+    assert_non_null(strstr(err.msg, "model-00001-of-00003.safetensors"));
+    /* a whole set of 2 loads */
+    make_dir(dir, sizeof dir, f, "whole");
+    write_config(dir, "");
+    path_in(p, sizeof p, dir, "model-00001-of-00002.safetensors");
+    write_st(p, "{\"w\":{\"dtype\":\"U8\",\"shape\":[2],\"data_offsets\":[0,2]}}", 2);
+    path_in(p, sizeof p, dir, "model-00002-of-00002.safetensors");
+    write_st(p, "{\"v\":{\"dtype\":\"U8\",\"shape\":[2],\"data_offsets\":[0,2]}}", 2);
+    assert_int_equal(gp_model_from_folder(dir, &m, &err), GP_OK);
+    assert_int_equal(m.exact_tensors, 2);
+}
+
 
 static void test_folder_errors(void **state)
 {
@@ -887,7 +922,9 @@ static void test_folder_errors(void **state)
     path_in(p, sizeof p, dir, "model.safetensors.index.json");
     write_text(p, "{\"weight_map\":{\"w\":\"model-00001-of-00002.safetensors\"}}");
     assert_int_equal(gp_model_from_folder(dir, &m, &err), GP_ENOTFOUND);
-    assert_non_null(strstr(err.msg, "names shard 'model-00001-of-00002.safetensors', which is not in the folder"));
+    assert_non_null(strstr(err.msg, "the shard set is incomplete: 2 files are missing "
+                                    "(model-00001-of-00002.safetensors, model-00002-of-00002.safetensors)"));
+    assert_string_equal(err.field, "shards");
 
     /* shard names with a path */
     write_text(p, "{\"weight_map\":{\"w\":\"../x.safetensors\"}}");
@@ -1015,6 +1052,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_folder_no_index, setup, teardown),
         cmocka_unit_test_setup_teardown(test_folder_extra_params, setup, teardown),
         cmocka_unit_test_setup_teardown(test_folder_mismatches, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_folder_incomplete_shards, setup, teardown),
         cmocka_unit_test_setup_teardown(test_folder_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_folder_llama31_70b, setup, teardown),
         cmocka_unit_test_setup_teardown(test_folder_llama2_inv_freq, setup, teardown),

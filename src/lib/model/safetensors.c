@@ -852,6 +852,106 @@ static gp_status list_shards(const char *dir, name_list *shards, gp_error *err)
     return st;
 }
 
+/* ---- complete shard sets ------------------------------------------------------------------
+ * Hugging Face names shards PREFIX-IIIII-of-NNNNN.safetensors. A folder holding 1 of 4 shards
+ * loaded as a model a quarter of its size ("fits one L4", issue 17 row 7): every set named
+ * so must be whole, and every file an index names must exist. */
+
+typedef struct shard_name {
+    size_t prefix_len;        /* PREFIX is name[0, prefix_len) */
+    unsigned long index, count;
+    int index_width, count_width;
+} shard_name;
+
+/* Parse PREFIX-IIIII-of-NNNNN.safetensors; 0 if the name has another form. */
+static int parse_shard_name(const char *name, shard_name *out)
+{
+    size_t len = strlen(name), ext = strlen(".safetensors");
+    if (len <= ext || !gpi_ends_with(name, ".safetensors"))
+        return 0;
+    size_t end = len - ext, p = end;
+    while (p > 0 && name[p - 1] >= '0' && name[p - 1] <= '9')
+        p--;
+    if (p == end || end - p > 9 || p < 4 || strncmp(name + p - 4, "-of-", 4) != 0)
+        return 0;
+    size_t q = p - 4, r = q;
+    while (r > 0 && name[r - 1] >= '0' && name[r - 1] <= '9')
+        r--;
+    if (r == q || q - r > 9 || r < 1 || name[r - 1] != '-')
+        return 0;
+    out->prefix_len = r - 1;
+    out->index = strtoul(name + r, NULL, 10);
+    out->count = strtoul(name + p, NULL, 10);
+    out->index_width = (int)(q - r);
+    out->count_width = (int)(end - p);
+    return 1;
+}
+
+static int has_name(const name_list *l, const char *s)
+{
+    size_t lo = 0, hi = l->n; /* l is sorted */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(l->v[mid], s);
+        if (c == 0)
+            return 1;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return 0;
+}
+
+/* Append a missing file's name to the message list (the first few) and count it. */
+static void note_missing(char *list, size_t n, size_t *count, const char *name)
+{
+    if ((*count)++ < 4) {
+        size_t used = strlen(list);
+        snprintf(list + used, n - used, "%s%s", used ? ", " : "", name);
+    } else if (*count == 5) {
+        size_t used = strlen(list);
+        snprintf(list + used, n - used, ", ...");
+    }
+}
+
+static gp_status check_shard_set(const char *dir, const name_list *shards, int has_index, gp_error *err)
+{
+    char missing[GP_ERROR_MSG_MAX / 2] = "", path[ST_PATH_MAX];
+    size_t n_missing = 0;
+    struct stat sb;
+    for (size_t i = 0; has_index && i < shards->n; i++)
+        if (join_path(path, dir, shards->v[i], NULL) != GP_OK || stat(path, &sb) != 0)
+            note_missing(missing, sizeof missing, &n_missing, shards->v[i]);
+    for (size_t i = 0; i < shards->n; i++) {
+        shard_name sn, other;
+        if (!parse_shard_name(shards->v[i], &sn))
+            continue;
+        int seen = 0; /* check each PREFIX-of-NNNNN set once */
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = parse_shard_name(shards->v[j], &other) && other.count == sn.count &&
+                   other.prefix_len == sn.prefix_len && strncmp(shards->v[i], shards->v[j], sn.prefix_len) == 0;
+        if (seen)
+            continue;
+        if (sn.count == 0 || sn.count > GPI_MAX_SHARDS)
+            return st_fail(err, GP_ELIMIT, dir, shards->v[i], -1, "shard '%s' says the model has %lu shards (limit %d)",
+                           shards->v[i], sn.count, GPI_MAX_SHARDS);
+        for (unsigned long k = 1; k <= sn.count; k++) {
+            char want[ST_PATH_MAX];
+            snprintf(want, sizeof want, "%.*s-%0*lu-of-%0*lu.safetensors", (int)sn.prefix_len, shards->v[i],
+                     sn.index_width, k, sn.count_width, sn.count);
+            if (!has_name(shards, want))
+                note_missing(missing, sizeof missing, &n_missing, want);
+        }
+    }
+    if (n_missing == 0)
+        return GP_OK;
+    gpi_error_set_field(err, "shards");
+    return st_fail(err, GP_ENOTFOUND, dir, "shards",  -1,
+                   "the shard set is incomplete: %zu file%s missing (%s); a model with shards missing would "
+                   "be counted smaller than it is", n_missing, n_missing == 1 ? " is" : "s are", missing);
+}
+
 /* Does config.json name the storage dtype (torch_dtype / dtype, at the top or in
  * text_config)? gp_model cannot tell "bf16 by default" from "bf16 as stated". */
 static int config_names_dtype(const char *config_path)
@@ -1000,6 +1100,11 @@ gp_status gp_model_from_folder(const char *dir, gp_model *out, gp_error *err)
     if (st)
         return st;
 
+    if ((st = check_shard_set(dir, &shards, has_index, err)) != GP_OK) {
+        names_free(&shards);
+        json_decref(index);
+        return st;
+    }
     folder_ctx ctx = {0};
     ctx.m = out;
     ctx.weight_map = index ? json_object_get(index, "weight_map") : NULL;
