@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the libFuzzer targets with clang (ASan + UBSan + float-cast-overflow +
 # implicit-conversion) and run each for N seconds (default 60) over a copy of its seed corpus.
-# A crash, leak, timeout (> 10 s for one input) or out-of-memory (> 2 GB) is written to
+# A crash, leak, timeout (one input over GP_FUZZ_TIMEOUT seconds, default 30: generous because
+# the machine may be shared) or out-of-memory (> 2 GB) is written to
 # fuzz/findings/ and fails the run. One line per target gives the executions and coverage
 # (libFuzzer's cov: edges, ft: features), also appended to build/fuzz/summary.txt, the figures
 # docs/reliability.md records.
@@ -19,7 +20,8 @@ for name in "${targets[@]}"; do
   work=$(mktemp -d)
   [ -d "fuzz/corpus/$name" ] && cp -r "fuzz/corpus/$name/." "$work/"
   log=build/fuzz/$name.log
-  ./build/fuzz/fuzz/"$name" -max_total_time="$secs" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
+  ./build/fuzz/fuzz/"$name" -max_total_time="$secs" -max_len=65536 -rss_limit_mb=2048 \
+      -timeout="${GP_FUZZ_TIMEOUT:-30}" -report_slow_units="${GP_FUZZ_TIMEOUT:-30}" \
       -print_final_stats=1 -artifact_prefix=fuzz/findings/"$name"- "$work" >"$log" 2>&1 || true
   runs=$(grep -oE 'stat::number_of_executed_units: [0-9]+' "$log" | grep -oE '[0-9]+$' || echo 0)
   cov=$(grep -E '^#[0-9]+' "$log" | tail -1 | grep -oE 'cov: [0-9]+' | grep -oE '[0-9]+' || echo 0)

@@ -582,8 +582,11 @@ gp_status gp_simulate(const gp_step_model *sm, const gp_sched_config *sc, const 
         }
         if (budget == sc->max_num_batched_tokens) {
             /* nothing scheduled: after a preemption retry; else wait for the next arrival */
-            if (preempted)
+            if (preempted) {
+                if ((st = gpi_work_spend(work, 1.0, err))) /* a retry is work too */
+                    break;
                 continue;
+            }
             double nx = next_event_time(&s);
             if (!isfinite(nx)) {
                 st = gpi_fail(err, GP_EINVAL, "the scheduler cannot make progress (KV pool too small for one request)");
