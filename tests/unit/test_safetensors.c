@@ -885,6 +885,32 @@ static void test_folder_incomplete_shards(void **state)
 }
 
 
+/* An index is bounded before Jansson parses it, and a too-large one is named by its real size. */
+static void test_folder_index_limits(void **state)
+{
+    fixture *f = *state;
+    char dir[256], p[512];
+    make_dir(dir, sizeof dir, f, "bigindex");
+    write_config(dir, "");
+    path_in(p, sizeof p, dir, "model.safetensors.index.json");
+    char text[1024] = "{\"weight_map\":{},\"x\":[";
+    for (int i = 0; i < 70; i++) /* 72 objects and arrays: over the 64 an index may hold */
+        strcat(text, i ? ",[]" : "[]");
+    strcat(text, "]}");
+    write_text(p, text);
+    gp_model m;
+    gp_error err;
+    assert_int_equal(gp_model_from_folder(dir, &m, &err), GP_ELIMIT);
+    assert_non_null(strstr(err.msg, "too many objects and arrays"));
+    int fd = open(p, O_WRONLY | O_TRUNC);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, 200000000), 0); /* sparse */
+    close(fd);
+    assert_int_equal(gp_model_from_folder(dir, &m, &err), GP_ELIMIT);
+    assert_non_null(strstr(err.msg, "a 200 MB file is too large for a safetensors index"));
+}
+
+
 static void test_folder_errors(void **state)
 {
     fixture *f = *state;
@@ -1053,6 +1079,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_folder_extra_params, setup, teardown),
         cmocka_unit_test_setup_teardown(test_folder_mismatches, setup, teardown),
         cmocka_unit_test_setup_teardown(test_folder_incomplete_shards, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_folder_index_limits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_folder_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_folder_llama31_70b, setup, teardown),
         cmocka_unit_test_setup_teardown(test_folder_llama2_inv_freq, setup, teardown),

@@ -755,9 +755,23 @@ static gp_status read_index(const char *path, name_list *shards, json_t **doc_ou
         return st;
     if (size > GPI_MAX_SAFETENSORS_HEADER) {
         free(buf);
+        char b[48];
+        gpi_format_bytes(b, sizeof b, (double)size);
         return st_fail(err, GP_ELIMIT, path, NULL, -1,
-                       "%llu bytes is too large for a safetensors index (limit %u)",
-                       (unsigned long long)size, GPI_MAX_SAFETENSORS_HEADER);
+                       "a %s file is too large for a safetensors index (the limit is 100 MB, %u bytes)", b,
+                       GPI_MAX_SAFETENSORS_HEADER);
+    }
+    /* an index is {"metadata": {...}, "weight_map": {tensor: shard}}: bound Jansson's tree
+     * (DeepSeek-V3's lists 91,991 tensors, 2 x 91,991 + a few keys and values) */
+    static const gpi_json_limits index_limits = {8, (size_t)1 << 20, 64};
+    gpi_json_counts counts;
+    gp_error scan_err;
+    gp_error_clear(&scan_err);
+    if (gpi_json_scan((const char *)buf, len, &index_limits, &counts, &scan_err) == GP_ELIMIT) {
+        free(buf);
+        return st_fail(err, GP_ELIMIT, path, NULL, scan_err.offset,
+                       "%s: a safetensors index may nest %d deep and hold %zu keys and values", scan_err.msg,
+                       index_limits.max_depth, index_limits.max_items);
     }
     json_error_t jerr;
     json_t *doc = json_loadb((const char *)buf, len, JSON_REJECT_DUPLICATES, &jerr);
