@@ -598,6 +598,7 @@ GP_API gp_status gp_model_resolve(const gp_catalog *cat, const char *spec, gp_mo
 #include "gpuplan/probe.h"
 #include "gpuplan/export.h"
 #include "gpuplan/plan.h"
+#include "gpuplan/scenario.h"
 
 #ifdef __cplusplus
 }

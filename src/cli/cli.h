@@ -159,7 +159,6 @@ int cli_run_command(cli_common *common, int argc, char **argv);
 
 /* ---- commands ---- */
 int cmd_fit(int argc, char **argv, cli_common *common);
-int cmd_validate(int argc, char **argv, cli_common *common);
 int cmd_model(int argc, char **argv, cli_common *common);
 int cmd_gpus(int argc, char **argv, cli_common *common);
 int cmd_table(int argc, char **argv, cli_common *common);

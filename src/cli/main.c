@@ -22,7 +22,6 @@ static const cli_command commands[] = {
     {"table", cmd_table, "the classic sizing table: 8B/13B/70B/405B, rules of thumb vs gpuplan"},
     {"web", cmd_web, "local web page and JSON API (127.0.0.1:8080)"},
     {"probe", cmd_probe, "the GPUs of this machine (NVML) and their catalog entries"},
-    {"validate", cmd_validate, "compare gpuplan with published measurements (shared/validation)"},
     {"version", cmd_version, "print the version"},
     {"help", cmd_help, "list the commands"},
 };

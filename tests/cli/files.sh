@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The foundation issue's "done when": Llama-3.1-70B from the catalog, from a folder with its
 # config.json and safetensors headers, and from a GGUF header all give 70,553,706,496
-# parameters (the published count, shared/reference/models/README.md).
+# parameters (the published count, tests/data/README.md).
 . "$(dirname "$0")/lib.sh"
 MK=${3:?mkfixtures binary}
-"$MK" "$SHARED/reference/models/llama-3.1-70b.json" "$TMP/fx" || { echo "FAIL: mkfixtures"; exit 1; }
+"$MK" "$DATA/models/llama-3.1-70b.json" "$TMP/fx" || { echo "FAIL: mkfixtures"; exit 1; }
 
 run model show meta-llama/Llama-3.1-70B --json; expect_json .params_total 70553706496 "catalog"
 run model show --model "$TMP/fx/llama-3.1-70b" --json; expect_rc 0 "folder"

@@ -3,7 +3,7 @@
 set -u
 GP=${1:?gpuplan binary}
 SRC=${2:?source dir}
-SHARED="$SRC/../shared"
+DATA="$SRC/tests/data"   # reference configs and lists the tests read (tests/data/README.md)
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 fails=0

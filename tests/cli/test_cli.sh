@@ -18,7 +18,7 @@ run model show --model META-LLAMA/Llama-3.1-70B --json; expect_json .params_tota
 run model show mixtral-8x7b --json
 expect_json .params_total 46702792704 "Mixtral total"; expect_json .params_active 12879925248 "Mixtral active"
 
-mkdir -p "$TMP/l70"; cp "$SHARED/reference/models/llama-3.1-70b.json" "$TMP/l70/config.json"
+mkdir -p "$TMP/l70"; cp "$DATA/models/llama-3.1-70b.json" "$TMP/l70/config.json"
 run model show "$TMP/l70/config.json" --json; expect_rc 0 "config.json path"; expect_json .params_total 70553706496 "from config.json"
 run model show --model "$TMP/l70" --json; expect_rc 0 "folder without shards"; expect_json .params_total 70553706496 "from folder"
 

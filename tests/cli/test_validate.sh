@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Accuracy guard: gpuplan against the published measurements in shared/validation. The
-# thresholds are the issues' targets (docs/validation.md holds the per-case errors): a change
-# that makes gpuplan less accurate fails here.
+# Accuracy guard: gpuplan-validate (tools/validate/, given as $1) against the published
+# measurements in validation/*.jsonl. The thresholds are the issues' targets (docs/validation.md
+# holds the per-case errors): a change that makes gpuplan less accurate fails here.
 . "$(dirname "$0")/lib.sh"
-CASES="$SHARED/validation/public.jsonl"
-[ -f "$CASES" ] || { echo "FAIL: no validation cases at $CASES"; exit 1; }
-run validate --cases "$CASES" --json; expect_rc 0 "validate runs"
+CASES="$SRC/validation"
+[ -f "$CASES/public.jsonl" ] || { echo "FAIL: no validation cases at $CASES"; exit 1; }
+# The gates below hold on the set the constants were fitted on (validation/public.jsonl); the
+# newer sources (validation/*_*.jsonl, issue 11) are mapped and reported, not yet gated.
+run --cases "$CASES" --json; expect_rc 0 "validate runs on every file"
+run --cases "$CASES/public.jsonl" --json; expect_rc 0 "validate runs on the fitted set"
 cat_json() { jq -r ".summary[] | select(.category==\"$1\") | .$2" "$TMP/out"; }
 check_le() { # check_le CATEGORY FIELD LIMIT
   checks=$((checks+1))
@@ -27,7 +30,16 @@ checks=$((checks+1))
 bad=$(jq -r '.rows[] | select(.quantity|test("^weights")) | select(.quantity|test("NF4")|not) | select((.error_pct|fabs) > 2) | .id' "$TMP/out")
 [ -z "$bad" ] || fail "weights off by more than 2%: $bad"
 # the report writes
-run validate --cases "$CASES" --out "$TMP/validation.md"; expect_rc 0 "report"
+run --cases "$CASES" --out "$TMP/validation.md"; expect_rc 0 "report"
 checks=$((checks+1)); grep -q "^| train_throughput" "$TMP/validation.md" || fail "report lacks the summary"
-run validate --cases "$TMP/none.jsonl"; expect_rc 1 "missing cases file"
+run --cases "$TMP/none.jsonl"; expect_rc 1 "missing cases file"
+printf '{"id": "x", "category": "infer_memory"}\n{bad\n' > "$TMP/bad.jsonl"
+run --cases "$TMP/bad.jsonl"; expect_rc 1 "malformed case"; expect_err "bad.jsonl:2:" "names the file and line"
+mkdir -p "$TMP/empty"; run --cases "$TMP/empty"; expect_rc 1 "directory without cases"
+run --bogus; expect_rc 2 "unknown option"
+# a second file of cases in the directory is read too (other sources add validation/*.jsonl)
+mkdir -p "$TMP/two"; cp "$CASES/public.jsonl" "$TMP/two/"; grep '"id": "megatron-sc21-t1-1.7B"' "$CASES/public.jsonl" |
+  sed 's/"megatron-sc21-t1-1.7B"/"megatron-copy-1.7B"/' > "$TMP/two/extra.jsonl"
+run --cases "$TMP/two" --json; expect_rc 0 "two files"
+expect_json '[.rows[] | select(.id == "megatron-copy-1.7B")] | length' 1 "the extra file's case is mapped"
 finish

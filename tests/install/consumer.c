@@ -16,6 +16,6 @@ int main(void)
     if (!rc)
         printf("%lld\n", (long long)gp_model_total_params(&m));
     gp_catalog_free(cat);
-    /* the published count, shared/reference/models/README.md */
+    /* the published count, tests/data/README.md */
     return rc || gp_model_total_params(&m) != 70553706496LL;
 }

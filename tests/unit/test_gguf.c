@@ -466,7 +466,7 @@ static int64_t ref_int(json_t *cfg, const char *key)
 }
 
 /*
- * Shape from shared/reference/models/llama-3.1-70b.json: 80 layers, hidden 8192, 64 heads,
+ * Shape from tests/data/models/llama-3.1-70b.json: 80 layers, hidden 8192, 64 heads,
  * 8 KV heads (head_dim 128), ffn 28672, vocab 128256, untied.
  * Q4_K: 144 bytes per 256 elements.
  *   token_embd [8192,128256]: 1,050,673,152 el = 4,104,192 blocks -> 591,003,648 bytes
@@ -485,7 +485,7 @@ static void test_llama31_70b(void **state)
 {
     fixture *f = *state;
     json_error_t jerr;
-    json_t *cfg = json_load_file(GP_SHARED_DIR "/reference/models/llama-3.1-70b.json", 0, &jerr);
+    json_t *cfg = json_load_file(GP_TEST_DATA_DIR "/models/llama-3.1-70b.json", 0, &jerr);
     assert_non_null(cfg);
     const int64_t L = ref_int(cfg, "num_hidden_layers"), h = ref_int(cfg, "hidden_size"),
                   H = ref_int(cfg, "num_attention_heads"), KV = ref_int(cfg, "num_key_value_heads"),

@@ -1,7 +1,7 @@
 /*
  * test_model.c: parameter counts, bytes, KV and FLOPs from architectures.
  *
- * Expected values are published counts (shared/reference/models/README.md) or worked out by
+ * Expected values are published counts (tests/data/README.md) or worked out by
  * hand in the comments; none is copied from the program's output.
  */
 #include <stdarg.h>
@@ -20,14 +20,14 @@
 static void load_ref(const char *file, gp_model *m)
 {
     char path[1024];
-    snprintf(path, sizeof path, "%s/reference/models/%s", GP_SHARED_DIR, file);
+    snprintf(path, sizeof path, "%s/models/%s", GP_TEST_DATA_DIR, file);
     gp_error err;
     gp_status st = gp_model_from_hf_config_file(path, m, &err);
     if (st)
         fail_msg("%s: %s", path, err.msg);
 }
 
-/* Published exact totals (shared/reference/models/README.md, "from the config" column). */
+/* Published exact totals (tests/data/README.md, "from the config" column). */
 static void test_reference_counts(void **state)
 {
     (void)state;

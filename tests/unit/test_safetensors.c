@@ -999,7 +999,7 @@ static void test_folder_llama31_70b(void **state)
     char dir[256], p[512];
     make_dir(dir, sizeof dir, f, "Llama-3.1-70B");
     path_in(p, sizeof p, dir, "config.json");
-    copy_file(GP_SHARED_DIR "/reference/models/llama-3.1-70b.json", p);
+    copy_file(GP_TEST_DATA_DIR "/models/llama-3.1-70b.json", p);
     size_t n;
     tspec *t = llama_tensors(80, 8192, 1024, 28672, 128256, "BF16", 0, &n);
     assert_int_equal(n, 1 + 80 * 9 + 2);
@@ -1037,7 +1037,7 @@ static void test_folder_llama2_inv_freq(void **state)
     char dir[256], p[512];
     make_dir(dir, sizeof dir, f, "Llama-2-7b-hf");
     path_in(p, sizeof p, dir, "config.json");
-    copy_file(GP_SHARED_DIR "/reference/models/llama-2-7b.json", p);
+    copy_file(GP_TEST_DATA_DIR "/models/llama-2-7b.json", p);
     size_t n;
     tspec *t = llama_tensors(32, 4096, 4096, 11008, 32000, "F16", 64, &n);
     assert_int_equal(n, 1 + 32 * 10 + 2);

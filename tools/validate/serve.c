@@ -1,5 +1,5 @@
 /*
- * validate_serve.c: infer_throughput cases (shared/validation/public.jsonl) against the step
+ * validate_serve.c: infer_throughput cases (validation/(name).jsonl) against the step
  * model and the serving simulator. docs/serving.md ("Validation") explains each mapping:
  *  - TensorRT-LLM perf tables: trtllm-bench at an infinite request rate, fixed ISL/OSL,
  *    FP8 ModelOpt checkpoints: a burst of requests on one replica, throughput = output tokens
@@ -48,8 +48,8 @@ static int64_t trtllm_requests(int64_t isl, int64_t osl)
     return 3000;
 }
 
-/* Model names in these cases that the shared table of cmd_validate.c does not map. */
-static int map_model(gp_catalog *cat, json_t *c, gp_model *m)
+/* Model names in these cases that the table of map.c does not map. */
+static int map_model(const gp_catalog *cat, json_t *c, gp_model *m)
 {
     const char *name = json_string_value(json_object_get(json_object_get(c, "model"), "name"));
     static const struct { const char *pattern, *id; } maps[] = {
@@ -80,7 +80,7 @@ static int map_model(gp_catalog *cat, json_t *c, gp_model *m)
     return vmap_model(cat, c, m);
 }
 
-static const gp_gpu *map_gpu(gp_catalog *cat, json_t *c)
+static const gp_gpu *map_gpu(const gp_catalog *cat, json_t *c)
 {
     const char *g = json_string_value(json_object_get(json_object_get(c, "hardware"), "gpu"));
     const gp_gpu *out = NULL;
@@ -110,7 +110,7 @@ static double simulate_throughput(const gp_model *m, const gp_gpu *g, const gp_w
     return r.output_tokens_per_s;
 }
 
-void validate_infer_throughput(gp_catalog *cat, json_t *c, vrows *rs)
+void validate_infer_throughput(const gp_catalog *cat, json_t *c, vrows *rs)
 {
     const char *id = json_string_value(json_object_get(c, "id"));
     json_t *set = json_object_get(c, "settings"), *meas = json_object_get(c, "measured");

@@ -31,7 +31,7 @@ static int gpt_model(json_t *mod, gp_model *m, int64_t vocab_default, int64_t po
     return gp_model_validate(m, NULL) == GP_OK;
 }
 
-static const gp_gpu *gpu_named(gp_catalog *cat, const char *s)
+static const gp_gpu *gpu_named(const gp_catalog *cat, const char *s)
 {
     static const struct { const char *pattern, *id; } maps[] = {
         {"a100_40gb", "A100-SXM-40GB"}, {"a100_80gb", "A100-SXM-80GB"}, {"h100_80gb", "H100-SXM-80GB"},
@@ -57,7 +57,7 @@ static gp_recompute recompute_of(json_t *par)
     return GP_RECOMPUTE_FULL;
 }
 
-void validate_train_throughput(gp_catalog *cat, json_t *c, vrows *rs)
+void validate_train_throughput(const gp_catalog *cat, json_t *c, vrows *rs)
 {
     const char *id = json_string_value(json_object_get(c, "id"));
     json_t *mod = json_object_get(c, "model"), *par = json_object_get(c, "parallel");

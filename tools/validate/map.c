@@ -1,0 +1,155 @@
+/*
+ * map.c: helpers every mapper shares: result rows, and the model and GPU names of the cases
+ * mapped to catalog entries. A case is mapped only from what it states (model, GPU, layout,
+ * settings); its `note` decides the comparison (docs/validation.md).
+ */
+#include "validate.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void vrows_free(vrows *rs)
+{
+    free(rs->r);
+    rs->r = NULL;
+    rs->n = rs->cap = 0;
+}
+
+static vrow *vrow_new(vrows *rs)
+{
+    if (rs->n == rs->cap) {
+        int cap = rs->cap ? 2 * rs->cap : 256;
+        vrow *r = realloc(rs->r, (size_t)cap * sizeof *r);
+        if (!r) {
+            rs->oom = 1;
+            return NULL;
+        }
+        rs->r = r;
+        rs->cap = cap;
+    }
+    vrow *r = &rs->r[rs->n++];
+    memset(r, 0, sizeof *r);
+    return r;
+}
+
+void vadd(vrows *rs, json_t *c, const char *quantity, double measured, double predicted, const char *unit)
+{
+    vrow *r = vrow_new(rs);
+    if (!r)
+        return;
+    snprintf(r->id, sizeof r->id, "%s", json_string_value(json_object_get(c, "id")));
+    snprintf(r->category, sizeof r->category, "%s", json_string_value(json_object_get(c, "category")));
+    snprintf(r->quantity, sizeof r->quantity, "%s", quantity);
+    snprintf(r->unit, sizeof r->unit, "%s", unit);
+    r->measured = measured;
+    r->predicted = predicted;
+}
+
+void vadd_bound(vrows *rs, json_t *c, const char *quantity, double limit, double predicted, const char *unit, int pass)
+{
+    int n = rs->n;
+    vadd(rs, c, quantity, limit, predicted, unit);
+    if (rs->n == n)
+        return;
+    rs->r[rs->n - 1].bound = 1;
+    rs->r[rs->n - 1].pass = pass;
+}
+
+/* Model names in the cases -> a catalog id, or an explicit architecture (LLaMA-1, from
+ * Touvron et al. 2023 Table 2 and the HF configs: vocab 32,000, SwiGLU, untied). */
+typedef struct model_map {
+    const char *pattern;   /* case-insensitive substring of model.name */
+    const char *catalog;   /* catalog id, or NULL */
+    int64_t layers, hidden, heads, ffn, vocab; /* explicit, when catalog is NULL */
+} model_map;
+
+static const model_map model_maps[] = {
+    {"Qwen2-7B", "qwen2.5-7b", 0, 0, 0, 0, 0}, /* same architecture as Qwen2.5-7B (note of the case) */
+    {"Llama 3.1 8B", "llama-3.1-8b", 0, 0, 0, 0, 0},
+    {"Llama-3.1-8B", "llama-3.1-8b", 0, 0, 0, 0, 0},
+    {"Llama-3.1-70B", "llama-3.1-70b", 0, 0, 0, 0, 0},
+    {"Llama-2-7B", "llama-2-7b", 0, 0, 0, 0, 0},
+    {"Llama-2-70B", "llama-2-70b", 0, 0, 0, 0, 0},
+    {"Vicuna 13B", NULL, 40, 5120, 40, 13824, 32000},
+    {"Guanaco 65B", NULL, 80, 8192, 64, 22016, 32000},
+    {"Guanaco 33B", NULL, 60, 6656, 52, 17920, 32000},
+    {"Guanaco 13B", NULL, 40, 5120, 40, 13824, 32000},
+    {"Guanaco 7B", NULL, 32, 4096, 32, 11008, 32000},
+    {"LLaMA-65B", NULL, 80, 8192, 64, 22016, 32000},
+    {"LLaMA-7B", NULL, 32, 4096, 32, 11008, 32000},
+};
+
+int vcontains(const char *hay, const char *needle)
+{
+    if (!hay || !needle)
+        return 0;
+    size_t n = strlen(needle);
+    for (; *hay; hay++) {
+        size_t i = 0;
+        while (i < n && hay[i] && ((hay[i] | 32) == (needle[i] | 32) || hay[i] == needle[i]))
+            i++;
+        if (i == n)
+            return 1;
+    }
+    return 0;
+}
+
+int vmap_model(const gp_catalog *cat, json_t *c, gp_model *m)
+{
+    const char *name = json_string_value(json_object_get(json_object_get(c, "model"), "name"));
+    for (size_t i = 0; i < sizeof model_maps / sizeof model_maps[0]; i++) {
+        if (!vcontains(name, model_maps[i].pattern))
+            continue;
+        if (model_maps[i].catalog)
+            return gp_catalog_find_model(cat, model_maps[i].catalog, m, NULL) == GP_OK;
+        memset(m, 0, sizeof *m);
+        m->layers = model_maps[i].layers;
+        m->hidden = model_maps[i].hidden;
+        m->heads = m->kv_heads = model_maps[i].heads;
+        m->head_dim = m->hidden / m->heads;
+        m->ffn = model_maps[i].ffn;
+        m->vocab = model_maps[i].vocab;
+        m->norms_per_layer = 2;
+        m->dtype = GP_DTYPE_F16;
+        snprintf(m->id, sizeof m->id, "%s", model_maps[i].pattern);
+        return gp_model_validate(m, NULL) == GP_OK;
+    }
+    return 0;
+}
+
+const gp_gpu *vmap_gpu(const gp_catalog *cat, json_t *c)
+{
+    const char *g = json_string_value(json_object_get(json_object_get(c, "hardware"), "gpu"));
+    static const struct { const char *pattern, *id; } maps[] = {
+        {"A100-80GB", "A100-SXM-80GB"}, {"A100-SXM4-80GB", "A100-SXM-80GB"}, {"RTX 3090", "RTX-3090"},
+        {"H100-80GB", "H100-SXM-80GB"}, {"H100 96GB", "H100-NVL-94GB"}, {"H100", "H100-SXM-80GB"},
+    };
+    for (size_t i = 0; g && i < sizeof maps / sizeof maps[0]; i++) {
+        if (vcontains(g, maps[i].pattern)) {
+            const gp_gpu *out;
+            return gp_catalog_find_gpu(cat, maps[i].id, &out, NULL) == GP_OK ? out : NULL;
+        }
+    }
+    return NULL;
+}
+
+double vnum(json_t *obj, const char *key)
+{
+    json_t *v = json_object_get(obj, key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+int vint(json_t *obj, const char *key, int dflt)
+{
+    json_t *v = json_object_get(obj, key);
+    if (json_is_integer(v))
+        return (int)json_integer_value(v);
+    if (json_is_string(v)) { /* "FSDP 8" */
+        const char *s = json_string_value(v);
+        while (*s && (*s < '0' || *s > '9'))
+            s++;
+        if (*s)
+            return atoi(s);
+    }
+    return dflt;
+}
