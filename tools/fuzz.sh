@@ -7,12 +7,15 @@
 # (libFuzzer's cov: edges, ft: features), also appended to build/fuzz/summary.txt, the figures
 # docs/reliability.md records.
 # Usage: ./tools/fuzz.sh [SECONDS] [TARGET...]     (targets: fuzz_trace fuzz_gguf ...; default all)
+#        GP_FUZZ_NO_BUILD=1 skips the build (to run several at once over one build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}
 shift || true
-cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=clang -DGP_FUZZ=ON -DGP_TESTS=OFF >/dev/null
-cmake --build build/fuzz -j"$(nproc)" >/dev/null
+if [ "${GP_FUZZ_NO_BUILD:-0}" != 1 ]; then # 1: run what build/fuzz holds (parallel runs)
+  cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=clang -DGP_FUZZ=ON -DGP_TESTS=OFF >/dev/null
+  cmake --build build/fuzz -j"$(nproc)" >/dev/null
+fi
 mkdir -p fuzz/findings
 if [ $# -gt 0 ]; then targets=("$@"); else targets=(); for src in fuzz/fuzz_*.c; do targets+=("$(basename "$src" .c)"); done; fi
 status=0
