@@ -23,6 +23,9 @@ typedef struct cli_common {
     gp_catalog *cat;        /* opened lazily by cli_catalog() */
     const gp_model *model;  /* the web API's inline model (a config.json object), used when
                                --model is absent; NULL otherwise */
+    int allow_large;        /* --allow-large: the library's largest work budget */
+    gp_work work;           /* the command's work budget (cli_work) */
+    double work_start_s, work_printed_s; /* progress on stderr after a second */
 } cli_common;
 
 typedef struct cli_command {
@@ -35,10 +38,15 @@ typedef struct cli_command {
 #define CLI_COMMON_OPTS                                        \
     {"json", no_argument, NULL, 'J'},                          \
     {"data-dir", required_argument, NULL, 'D'},                \
+    {"allow-large", no_argument, NULL, 'A'},                   \
     {"help", no_argument, NULL, 'h'}
 
 /* Handle a common option; returns 1 if it was one. */
 int cli_common_opt(int opt, const char *arg, cli_common *common);
+
+/* The command's work budget (docs/reliability.md): the default, or with --allow-large the
+ * largest; progress goes to stderr once the work has run a second (not when captured). */
+gp_work *cli_work(cli_common *common);
 
 /* The catalog (built-in + --data-dir), opened on first use; NULL after printing an error. */
 gp_catalog *cli_catalog(cli_common *common);

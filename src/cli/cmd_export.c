@@ -143,6 +143,7 @@ static int train_layout(cli_common *common, const gp_model *m, const gp_gpu *gpu
                                (long long)prod, (long long)gpus);
     gp_train_search_opts so;
     gp_train_search_defaults(&so);
+    so.work = cli_work(common);
     so.gpus = (int)gpus;
     so.train_tokens = eo->tokens;
     so.fixed = *g;

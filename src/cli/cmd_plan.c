@@ -460,6 +460,7 @@ int cmd_plan(int argc, char **argv, cli_common *common)
         if (o->max_seqs > 0)
             req->w.max_num_seqs = o->max_seqs;
         gp_traffic *t = &req->traffic;
+        t->work = cli_work(common);
         t->seed = o->seed;
         t->requests = o->requests;
         t->prompt.dist = t->output.dist = o->lengths;
@@ -491,6 +492,7 @@ int cmd_plan(int argc, char **argv, cli_common *common)
             rc = cli_usage_error(common, "plan", "training: give --tokens T and --gpus N or --deadline D");
             goto out;
         }
+        req->train.work = cli_work(common);
         req->train.train_tokens = o->tokens;
         req->train.gpus = (int)o->gpus;
         req->train.deadline_s = o->deadline;

@@ -189,6 +189,7 @@ int cmd_serve(int argc, char **argv, cli_common *common)
 
     gp_traffic t;
     memset(&t, 0, sizeof t);
+    t.work = cli_work(common); /* one budget for the search or the simulation */
     t.seed = so.seed;
     t.requests = so.requests;
     t.prompt.dist = t.output.dist = so.lengths;

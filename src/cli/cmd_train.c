@@ -435,6 +435,7 @@ int cmd_train(int argc, char **argv, cli_common *common)
 
     gp_train_search_opts so;
     gp_train_search_defaults(&so);
+    so.work = cli_work(common);
     so.gpus = (int)to.gpus;
     so.deadline_s = to.deadline_s;
     so.train_tokens = to.tokens;

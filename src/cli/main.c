@@ -45,7 +45,8 @@ static void print_commands(FILE *f)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\nevery command takes --json (machine-readable output) and --data-dir DIR\n"
-               "(JSON files overriding the built-in data/*.json). With no command, gpuplan\n"
+               "(JSON files overriding the built-in data/*.json); --allow-large raises the\n"
+               "work budget of a simulation or search 100-fold (docs/reliability.md). With no command, gpuplan\n"
                "runs its built-in example: serving Llama-3.1-70B to 300 users under health-data\n"
                "rules in Brazil, ranked with costs in BRL ('gpuplan plan').\n");
 }

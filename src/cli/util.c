@@ -7,14 +7,47 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int cli_common_opt(int opt, const char *arg, cli_common *common)
 {
     switch (opt) {
     case 'J': common->json = 1; return 1;
     case 'D': common->data_dir = arg; return 1;
+    case 'A': common->allow_large = 1; return 1;
     default: return 0;
     }
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cli_progress(void *ctx, double done, double limit)
+{
+    cli_common *c = ctx;
+    double t = now_s() - c->work_start_s;
+    if (t >= 1.0 && t - c->work_printed_s >= 1.0) {
+        c->work_printed_s = t;
+        fprintf(c->err ? c->err : stderr, "gpuplan: working, %.0f s: %.3g of at most %.3g units of work (%.0f%%)\n", t,
+                done, limit, 100.0 * done / limit);
+    }
+    return 0;
+}
+
+gp_work *cli_work(cli_common *common)
+{
+    gp_work_init(&common->work, common->allow_large);
+    if (!common->capture) {
+        common->work.progress = cli_progress;
+        common->work.progress_ctx = common;
+        common->work_start_s = now_s();
+        common->work_printed_s = 0;
+    }
+    return &common->work;
 }
 
 gp_catalog *cli_catalog(cli_common *common)

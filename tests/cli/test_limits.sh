@@ -22,6 +22,10 @@ run serve --model llama-3.1-8b --requests 1073741824 --rate inf
 expect_rc 1 "2^30 requests at once"; expect_err "a simulation of 1073741824 requests" "names the request count"
 run plan --model llama-3.1-8b --users 16777216
 expect_rc 1 "plan with 2^24 users"
+# --allow-large raises the budget 100-fold, never without bound: 2^30 requests x 201 steps
+# (2.2e11 units) stay over 4e10
+run serve --model llama-3.1-8b --requests 1073741824 --rate inf --allow-large
+expect_rc 1 "2^30 requests with --allow-large"; expect_err "budget of 4e+10" "the large budget is bounded"
 
 # row 4: trace token counts past 2^32 (1e19 was undefined behaviour, INT64_MAX a wrapped sum)
 printf '{"arrival_s": 0, "prompt_tokens": 1e19, "output_tokens": 10}\n' > "$TMP/t1.jsonl"
