@@ -347,6 +347,55 @@ static void test_sweep_architecture(void **state)
     }
 }
 
+/* Every other numeric input of gp_memory_estimate, powers of two to past its limit: an answer
+ * within 2^60 bytes per figure, or a named refusal. KV bytes never fall as max_num_seqs or the
+ * micro-batch grow. */
+static void test_sweep_workload_layout(void **state)
+{
+    (void)state;
+    gp_model m;
+    model("mixtral-8x7b", &m); /* MoE: ep applies */
+    for (int what = 0; what < 12; what++) {
+        uint64_t prev_act = 0;
+        for (int k = 0; k <= 40; k += 2) {
+            int64_t v = (int64_t)1 << k;
+            gp_workload w;
+            gp_workload_defaults(&w, what >= 6 ? GP_TASK_TRAIN : GP_TASK_INFER);
+            w.engine = GP_ENGINE_VLLM;
+            gp_layout l;
+            gp_layout_defaults(&l);
+            switch (what) {
+            case 0: w.block_size = v; break;
+            case 1: w.max_num_seqs = v; break;
+            case 2: w.max_num_batched_tokens = v; break;
+            case 3: w.gpu_memory_utilization = 1.0 / (double)v; break;
+            case 4: l.tp = (int)(v < (1 << 30) ? v : 1 << 30); break;
+            case 5: l.ep = (int)(v < (1 << 30) ? v : 1 << 30); l.dp = 8; break;
+            case 6: l.micro_batch = v; break;
+            case 7: l.global_batch = v; break;
+            case 8: l.pp = (int)(v < 32 ? v : 32); l.virtual_stages = (int)(v < (1 << 30) ? v : 1 << 30); break;
+            case 9: w.task = GP_TASK_LORA; w.lora_rank = v; break;
+            case 10: l.dp = (int)(v < (1 << 30) ? v : 1 << 30); l.zero = 3; break;
+            default: l.cp = (int)(v < (1 << 30) ? v : 1 << 30); w.seq = (int64_t)1 << 32; break;
+            }
+            gp_memory mem;
+            gp_error err;
+            gp_error_clear(&err);
+            gp_status st = gp_memory_estimate(&m, h100, &w, &l, &mem, &err);
+            assert_true(st == GP_OK || st == GP_EINVAL || st == GP_ELIMIT);
+            if (st != GP_OK) {
+                assert_true(err.msg[0] != '\0' && err.field[0] != '\0');
+                continue;
+            }
+            check_memory(&mem);
+            if (what == 1 || what == 6) { /* more sequences profiled / per micro-batch */
+                assert_true(mem.activations >= prev_act);
+                prev_act = mem.activations;
+            }
+        }
+    }
+}
+
 /* ---- rows 4 and 5: the simulator's inputs and its budget -------------------------------- */
 
 static void step_model(gp_step_model *sm)
@@ -549,7 +598,8 @@ int main(void)
         cmocka_unit_test(test_checked_helpers),  cmocka_unit_test(test_fit_kv_overflow),
         cmocka_unit_test(test_thousand_layers),  cmocka_unit_test(test_train_seq_overflow),
         cmocka_unit_test(test_ranges_named),     cmocka_unit_test(test_sweep),
-        cmocka_unit_test(test_sweep_architecture), cmocka_unit_test(test_step_time_limits),
+        cmocka_unit_test(test_sweep_architecture), cmocka_unit_test(test_sweep_workload_layout),
+        cmocka_unit_test(test_step_time_limits),
         cmocka_unit_test(test_trace_tokens),     cmocka_unit_test(test_sim_budget),
         cmocka_unit_test(test_progress_cancel),  cmocka_unit_test(test_capacity_budget),
     };
