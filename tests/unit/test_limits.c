@@ -592,6 +592,27 @@ static void test_capacity_budget(void **state)
     free(res);
 }
 
+/* gp_plan casts the token counts it is given: out of range they are refused first. */
+static void test_plan_lengths(void **state)
+{
+    (void)state;
+    gp_model m;
+    model("llama-3.1-8b", &m);
+    gp_plan_request *rq = calloc(1, sizeof *rq);
+    gp_plan_result *res = calloc(1, sizeof *res);
+    gp_plan_request_defaults(rq);
+    rq->model = &m;
+    rq->traffic.arrival = GP_ARRIVAL_CLOSED_LOOP;
+    rq->traffic.users = 10;
+    rq->traffic.prompt.mean = 1e300;
+    rq->traffic.output.mean = 200;
+    gp_error err;
+    assert_int_equal(gp_plan(cat, rq, res, &err), GP_EINVAL);
+    assert_string_equal(err.field, "prompt_tokens");
+    free(rq);
+    free(res);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -602,6 +623,7 @@ int main(void)
         cmocka_unit_test(test_step_time_limits),
         cmocka_unit_test(test_trace_tokens),     cmocka_unit_test(test_sim_budget),
         cmocka_unit_test(test_progress_cancel),  cmocka_unit_test(test_capacity_budget),
+        cmocka_unit_test(test_plan_lengths),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
