@@ -613,6 +613,33 @@ static void test_plan_lengths(void **state)
     free(res);
 }
 
+/* A --data-dir file is bounded like a config.json: real size when too large, structure
+ * counted before Jansson builds a tree (70,000 empty objects: over the 65,536 allowed). */
+static void test_data_dir_bounded(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/gp_limits_dd_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256];
+    snprintf(path, sizeof path, "%s/models.json", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputc('[', f);
+    for (int i = 0; i < 70000; i++)
+        fputs(i ? ",{}" : "{}", f);
+    fputc(']', f);
+    fclose(f);
+    gp_catalog *c = NULL;
+    gp_error err;
+    assert_int_equal(gp_catalog_open(dir, &c, &err), GP_ELIMIT);
+    assert_non_null(strstr(err.msg, "too many objects and arrays"));
+    assert_int_equal(truncate(path, 200000000), 0);
+    assert_int_equal(gp_catalog_open(dir, &c, &err), GP_ELIMIT);
+    assert_non_null(strstr(err.msg, "a 200 MB file"));
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -623,7 +650,7 @@ int main(void)
         cmocka_unit_test(test_step_time_limits),
         cmocka_unit_test(test_trace_tokens),     cmocka_unit_test(test_sim_budget),
         cmocka_unit_test(test_progress_cancel),  cmocka_unit_test(test_capacity_budget),
-        cmocka_unit_test(test_plan_lengths),
+        cmocka_unit_test(test_plan_lengths),     cmocka_unit_test(test_data_dir_bounded),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
