@@ -94,7 +94,12 @@ static void run_simulation(const gp_scenario *sc)
     gp_step_model sm;
     if (gp_step_model_init(&llama, h100, NULL, &w, &l, NULL, &sm, NULL) != GP_OK)
         abort();
-    gp_sched_config scfg = {256, 8192, 20000, 16, 0, 0};
+    gp_sched_config scfg;
+    memset(&scfg, 0, sizeof scfg);
+    scfg.max_num_seqs = 256;
+    scfg.max_num_batched_tokens = 8192;
+    scfg.kv_blocks = 20000;
+    scfg.block_size = 16;
     gp_traffic t;
     memset(&t, 0, sizeof t);
     if (gp_scenario_has(sc, "users")) {

@@ -49,7 +49,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         gp_layout l;
         gp_layout_defaults(&l);
         gp_step_model sm;
-        gp_sched_config sc = {64, 2048, 4096, 16, 0, 0};
+        gp_sched_config sc;
+        memset(&sc, 0, sizeof sc);
+        sc.max_num_seqs = 64;
+        sc.max_num_batched_tokens = 2048;
+        sc.kv_blocks = 4096;
+        sc.block_size = 16;
         gp_work wk;
         gp_work_init(&wk, 0);
         wk.limit = 2e5;

@@ -250,6 +250,11 @@ typedef struct gp_model {
     int64_t exact_extra_params;    /* parameters the config-based count does not cover
                                       (vision tower, MTP layers, quantization scales) */
 
+    /* -- rotary position embedding (config rope_theta / rope_scaling), 0 / "" if not given -- */
+    double rope_theta;             /* rotary base (Llama 3: 500000) */
+    char rope_scaling_type[16];    /* rope_scaling.rope_type ("llama3", "yarn", ...) */
+    double rope_scaling_factor;    /* rope_scaling.factor (Llama 3.1: 8) */
+
     /* -- published figures (catalog), 0 if unknown -- */
     int64_t published_params;
     int64_t published_active_params;

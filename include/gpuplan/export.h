@@ -64,7 +64,23 @@ typedef struct gp_export_job {
     const char *job_name;     /* Slurm job name (NULL: "gpuplan") */
     const char *time_limit;   /* Slurm --time (NULL: "24:00:00") */
     int cpus_per_task;        /* Slurm --cpus-per-task (0: 16) */
+    /* serving service (docs/export.md "What a service needs") */
+    int replicas;             /* model copies behind one endpoint (0: 1; the engine's own DP is one copy);
+                                 more than one adds deploy.yaml (Kubernetes) and serve.sbatch */
+    const char *api_key_env;  /* environment variable holding the API key (NULL: "API_KEY";
+                                 "": no key); the key itself is never written into a file */
+    int audit_log;            /* 1: log every request (a data profile asks for audit logs) */
+    int chat;                 /* 1: a chat service: serve the family's Instruct checkpoint when
+                                 the catalog has one (id "<model>-instruct") */
+    const gp_catalog *catalog;/* for the Instruct checkpoint (NULL: serve the model as given) */
+    const char *served_name;  /* name clients ask for (NULL: the catalog id) */
+    const char *host;         /* address the server listens on (NULL: "0.0.0.0", all) */
 } gp_export_job;
+
+/* The task an engine runs when the job does not say: megatron, deepspeed, torchrun-fsdp and
+ * slurm train (a job left at infer becomes train), serving engines infer. `asked` is kept when
+ * the engine can run it. */
+GP_API gp_task gp_export_engine_task(gp_export_engine e, gp_task asked);
 
 /* Fill a job with defaults (all zero/NULL, gpus_per_node 0 = auto, port 8000). */
 GP_API void gp_export_job_defaults(gp_export_job *job);

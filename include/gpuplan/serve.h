@@ -26,6 +26,10 @@ typedef struct gp_perf_params {
     double seq_overhead_s;       /* per sequence per step: CPU bookkeeping that grows with the
                                     batch (scheduler, detokenizer, sampler metadata) */
     double collective_latency_s; /* fixed cost of one TP all-reduce (launch + synchronisation) */
+    double a2a_latency_s;        /* fixed cost of one EP all-to-all (dispatch or combine) */
+    double expert_imbalance;     /* routed-expert load of the busiest GPU / the mean under EP
+                                    (1: perfectly even; 0: the default) */
+    double inter_node_latency_s; /* added per collective that crosses nodes */
 } gp_perf_params;
 
 /* Calibrated values for an engine (docs/serving.md, "Calibration"). GP_ENGINE_NONE and
@@ -36,6 +40,9 @@ GP_API void gp_perf_params_defaults(gp_perf_params *p, gp_engine engine);
  * precision and layout; evaluating a step is then O(1). Plain values; no resources. */
 typedef struct gp_step_model {
     int tp, pp, ep;
+    int dp;                      /* attention data-parallel ranks in the replica (1: none);
+                                    the step is one rank's, its MoE layers see dp ranks' tokens */
+    int nodes;                   /* nodes the replica spans */
     double peak_flops;           /* dense FLOP/s per GPU at the GEMM precision x efficiency */
     double attn_peak_flops;      /* FLOP/s of the attention core (16-bit) x efficiency */
     double hbm_bytes_per_s;      /* HBM bandwidth per GPU x efficiency */
@@ -58,6 +65,14 @@ typedef struct gp_step_model {
     double a2a_bytes_per_token;  /* EP dispatch + combine bytes per token per GPU */
     double pp_link_bytes_per_s;  /* per direction between pipeline stages */
     double pp_bytes_per_token;
+    double a2a_intra_share;      /* fraction of the all-to-all bytes that stay inside a node */
+    double a2a_inter_bytes_per_s;/* per direction, the link between nodes */
+    double a2a_count;            /* all-to-alls per step (2 per MoE layer under EP) */
+    double a2a_latency_s;        /* per all-to-all, more when it crosses nodes */
+    double tp_latency_s;         /* per all-reduce, more when TP crosses nodes */
+    double pp_latency_s;         /* per stage boundary */
+    double expert_token_scale;   /* tokens the MoE layers see per token of this rank (dp) */
+    double kv_bytes_per_token_replica; /* KV of one token over every layer, once (transfer) */
     gp_perf_params params;
 } gp_step_model;
 
@@ -68,6 +83,25 @@ GP_API gp_status gp_step_model_init(const gp_model *m, const gp_gpu *gpu, const 
                                     const gp_workload *w, const gp_layout *l,
                                     const gp_perf_params *params, gp_step_model *out,
                                     gp_error *err);
+
+/* GPUs one node of this GPU type holds for serving: its scale-up domain (NVLink: 8, NVL72:
+ * 72), or 8 when it has none (a PCIe server). */
+GP_API int gp_serve_node_gpus(const gp_gpu *gpu);
+
+/* The same, for a replica that may span nodes: `intra` is the link inside the scale-up
+ * domain's absence (PCIe; NULL: the GPU's PCIe generation), `inter` the network between
+ * nodes (NULL: 400 Gb/s, InfiniBand NDR per GPU). l->dp is the attention data-parallel
+ * degree inside the replica (vLLM --data-parallel-size with --enable-expert-parallel,
+ * SGLang --enable-dp-attention): GPUs per replica = tp x pp x dp; ep must be 1 or divide
+ * tp x dp. */
+GP_API gp_status gp_step_model_init_nodes(const gp_model *m, const gp_gpu *gpu, const gp_link *intra,
+                                          const gp_link *inter, const gp_workload *w,
+                                          const gp_layout *l, const gp_perf_params *params,
+                                          gp_step_model *out, gp_error *err);
+
+/* Seconds to move the KV cache of `tokens` prompt tokens of one request from a prefill to a
+ * decode instance over `bytes_per_s` (per direction, per GPU) spread over `gpus` senders. */
+GP_API double gp_kv_transfer_time(const gp_step_model *sm, double tokens, double bytes_per_s, int gpus);
 
 /* What one engine step computes, as sums over the sequences it schedules. */
 typedef struct gp_batch_shape {
@@ -113,6 +147,7 @@ typedef enum gp_length_dist {
     GP_LENGTH_FIXED = 0,     /* always `mean` */
     GP_LENGTH_UNIFORM,       /* uniform integer in [min, max] */
     GP_LENGTH_EXPONENTIAL,   /* exponential with `mean`, clipped to [min, max] */
+    GP_LENGTH_LOGNORMAL,     /* log-normal with `mean` and log-space spread `sigma`, clipped */
     GP_LENGTH_COUNT
 } gp_length_dist;
 
@@ -120,7 +155,13 @@ typedef struct gp_length_spec {
     gp_length_dist dist;
     double mean;
     int64_t min, max;        /* bounds (0: 1 and unbounded) */
+    double sigma;            /* log-normal: standard deviation of ln(length) (0: GP_LOGNORMAL_SIGMA) */
 } gp_length_spec;
+
+/* Default spread of the log-normal lengths (docs/serving.md, "Traffic"). */
+#define GP_LOGNORMAL_SIGMA 0.5
+/* The default length: log-normal with GP_LOGNORMAL_SIGMA around `mean`, clipped to [1, 4 x mean]. */
+GP_API void gp_length_default(gp_length_spec *ls, double mean);
 
 typedef struct gp_trace_request {
     double arrival_s;
@@ -138,9 +179,23 @@ typedef struct gp_traffic {
     const gp_trace_request *trace; /* borrowed */
     size_t trace_len;
     uint64_t seed;
+    double prefix_hit;       /* fraction of each prompt already in the prefix cache [0, 1) */
+    int lockstep;            /* closed loop: 1 = every user starts at t = 0 (the old fixed
+                                mode); 0 = starts spread over one request's duration */
     gp_work *work;           /* the question's budget, shared by the simulations of a search
                                 (NULL: GP_WORK_DEFAULT for this call) */
 } gp_traffic;
+
+/* Speculative decoding: a draft (a small model, or DeepSeek's multi-token-prediction head)
+ * proposes `draft_tokens` per step, the target verifies them in the same step; each is
+ * accepted with probability `acceptance` until the first rejection, plus one token of the
+ * target's own (Leviathan et al. 2023). */
+typedef struct gp_spec_decode {
+    int draft_tokens;        /* 0: off */
+    double acceptance;       /* (0, 1) */
+    double draft_cost;       /* one draft token's time / one target decode step (MTP: one
+                                layer of ~60: 0.02; a 1B draft for a 70B target: ~0.05) */
+} gp_spec_decode;
 
 /* The engine's scheduler limits and KV pool for one replica. */
 typedef struct gp_sched_config {
@@ -152,6 +207,7 @@ typedef struct gp_sched_config {
     int reserve_full;               /* 1: admit only when the whole prompt + output fits
                                        (TensorRT-LLM GUARANTEED_NO_EVICT; never preempts);
                                        0: allocate as tokens come, preempt when full (vLLM) */
+    gp_spec_decode spec;            /* speculative decoding (draft_tokens 0: off) */
 } gp_sched_config;
 
 typedef struct gp_slo {
@@ -178,6 +234,8 @@ typedef struct gp_sim_result {
     double mean_running;       /* time-weighted running sequences */
     int64_t preemptions;
     int64_t steps;
+    int stopped_early;         /* 1: stopped once the p99 targets were certain to be missed
+                                  (capacity search); the statistics cover the part simulated */
 } gp_sim_result;
 
 /* Simulate. Allocates its pools once per call (none per request or step). */
@@ -201,6 +259,9 @@ typedef enum gp_serve_reason_code {
     GP_SERVE_REDUNDANCY,           /* n+1: one more replica to survive a failure */
     GP_SERVE_LARGER_GPU_BETTER,    /* one larger GPU per replica beats two smaller */
     GP_SERVE_NO_SETUP,             /* nothing up to the search limits meets the targets */
+    GP_SERVE_MULTI_NODE,           /* the replica spans nodes (the model needs them), or why
+                                      one node wins over a multi-node layout */
+    GP_SERVE_EXPERT_PARALLEL,      /* EP / attention DP beats TP for the MoE layers, or not */
     GP_SERVE_REASON_COUNT
 } gp_serve_reason_code;
 
@@ -219,6 +280,9 @@ typedef struct gp_serve_option {
     char gpu[64];
     int tp, pp, ep, replicas;
     int gpus_total;
+    int dp;                    /* attention data-parallel ranks inside a replica */
+    int gpus_per_replica;      /* tp x pp x dp */
+    int nodes_per_replica;
     double usd_per_hour;       /* gpus_total x price per GPU-hour (0: no price known) */
     int fits;                  /* weights and at least one full sequence fit */
     int meets;                 /* the targets hold at the load (with n+1: on replicas-1) */
@@ -239,6 +303,10 @@ typedef struct gp_capacity_request {
     int fixed_tp;              /* > 0: only this TP */
     int max_replicas;          /* search limit (0: 1024) */
     const gp_perf_params *params; /* NULL: engine defaults */
+    int fixed_pp, fixed_ep, fixed_dp; /* > 0: only this degree */
+    const gp_link *inter_node; /* network between nodes (NULL: the catalog's ib-ndr) */
+    int max_nodes;             /* nodes per replica at most (0: 4) */
+    gp_spec_decode spec;       /* speculative decoding for every setup (draft_tokens 0: off) */
     /* the budget of the whole search is traffic.work (NULL: GP_WORK_DEFAULT for this call) */
 } gp_capacity_request;
 
@@ -260,6 +328,41 @@ GP_API double gp_gpu_hourly_price(const gp_gpu *gpu);
  * candidates. */
 GP_API gp_status gp_capacity_search(const gp_catalog *cat, const gp_capacity_request *req,
                                     gp_capacity_result *out, gp_error *err);
+
+/* ---- 4. disaggregated prefill / decode ------------------------------------------------- */
+
+/* One pool of a disaggregated setup: `instances` engines of one layout on one GPU type. */
+typedef struct gp_disagg_pool {
+    int found;
+    char gpu[64];
+    int tp, pp, ep, dp;
+    int instances;
+    int gpus_per_instance, gpus_total;
+    double usd_per_hour;
+    gp_sim_result sim;         /* one instance (one attention-DP rank) under its share */
+} gp_disagg_pool;
+
+typedef struct gp_disagg_result {
+    int found;
+    gp_disagg_pool prefill, decode;
+    char kv_link[48];          /* the link the KV cache crosses from prefill to decode */
+    double kv_transfer_s;      /* for a request of the mean prompt */
+    double request_rate;       /* requests/s the users send (from the decode pool's loop) */
+    double ttft_p99_s;         /* prefill p99 + KV transfer + the decode's first step */
+    double tpot_p99_s;
+    double usd_per_hour;
+    int gpus_total;
+    int has_aggregated;        /* the aggregated search's answer for the same load */
+    gp_serve_option aggregated;
+    int pays;                  /* 1: the disaggregated setup costs less per hour */
+    char why[GP_ERROR_MSG_MAX];
+} gp_disagg_result;
+
+/* The cheapest split into x prefill and y decode instances (each pool its own GPU type and
+ * layout among req's candidates) meeting req->slo, the KV cache crossing `kv_link` (NULL:
+ * InfiniBand NDR); and the aggregated answer beside it. A closed-loop load (users). */
+GP_API gp_status gp_disagg_search(const gp_catalog *cat, const gp_capacity_request *req, const gp_link *kv_link,
+                                  gp_disagg_result *out, gp_error *err);
 
 /* KV pool and scheduler limits of one replica under the engine's accounting (vLLM rules via
  * gp_memory_estimate): fills sc; returns GP_EINVAL with a message if the weights do not

@@ -28,7 +28,11 @@ static const char export_help[] =
     "  --data PATH          training: dataset path (Megatron: indexed dataset prefix)\n"
     "  --tokens N           training: tokens to train (sets the iteration count)\n"
     "  --time HH:MM:SS      Slurm time limit (24:00:00)\n"
-    "  --job-name NAME      Slurm job name (gpuplan)\n\n";
+    "  --job-name NAME      Slurm job name (gpuplan)\n"
+    "  --replicas N         serving: copies behind one endpoint; > 1 adds deploy.json (Kubernetes)\n"
+    "                       and serve.sbatch (Slurm array)\n"
+    "  --api-key-env NAME   serving: environment variable holding the API key (API_KEY; \"\": none)\n"
+    "  --audit-log          serving: log every request\n\n";
 
 typedef struct export_opts {
     const char *engine_name;
@@ -38,7 +42,9 @@ typedef struct export_opts {
     const char *data;
     const char *time_limit;
     const char *job_name;
-    int64_t port, gpus, gpus_per_node;
+    int64_t port, gpus, gpus_per_node, replicas;
+    const char *api_key_env;
+    int audit_log;
     double tokens;
     int zero_given, recompute_given;
 } export_opts;
@@ -185,6 +191,9 @@ int cmd_export(int argc, char **argv, cli_common *common)
                                          {"tokens", required_argument, NULL, 5008},
                                          {"time", required_argument, NULL, 5009},
                                          {"job-name", required_argument, NULL, 5010},
+                                         {"replicas", required_argument, NULL, 5011},
+                                         {"api-key-env", required_argument, NULL, 5012},
+                                         {"audit-log", no_argument, NULL, 5013},
                                          {0, 0, 0, 0}};
     cli_model_opts mo;
     cli_workload_opts wo;
@@ -229,6 +238,9 @@ int cmd_export(int argc, char **argv, cli_common *common)
             continue;
         case 5009: eo.time_limit = optarg; continue;
         case 5010: eo.job_name = optarg; continue;
+        case 5011: if (cli_parse_i64(common, "export", "replicas", optarg, 1, 4096, &eo.replicas)) return EXIT_USAGE; continue;
+        case 5012: eo.api_key_env = optarg; continue;
+        case 5013: eo.audit_log = 1; continue;
         case 2106: eo.zero_given = 1; break;
         case 2109: eo.recompute_given = 1; break;
         default: break;
@@ -246,6 +258,7 @@ int cmd_export(int argc, char **argv, cli_common *common)
     if (eo.engine == GP_EXPORT_COUNT)
         return cli_usage_error(common, "export", "give --engine E (vllm, sglang, tgi, llamacpp, trtllm, deepspeed, "
                                                  "megatron, torchrun-fsdp, slurm)");
+    wo.w.task = gp_export_engine_task(eo.engine, wo.w.task); /* megatron, deepspeed, ... train */
     int infer = wo.w.task == GP_TASK_INFER;
     gp_export_kind kind = gp_export_engine_kind(eo.engine);
     if (kind == GP_EXPORT_KIND_TRAIN && infer)
@@ -290,6 +303,9 @@ int cmd_export(int argc, char **argv, cli_common *common)
         snprintf(job.train_data, sizeof job.train_data, "%s", eo.data);
     job.job_name = eo.job_name;
     job.time_limit = eo.time_limit;
+    job.replicas = (int)eo.replicas;
+    job.api_key_env = eo.api_key_env;
+    job.audit_log = eo.audit_log;
 
     gp_export_files *f = malloc(sizeof *f);
     if (!f) {

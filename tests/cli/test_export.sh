@@ -40,12 +40,35 @@ expect_out "pretrain_gpt.py" "megatron entry"; expect_out "--global-batch-size 5
 run export --engine slurm --model llama-3.1-8b --task lora --gpus 8 --tp 1 --pp 1 --out "$TMP/sl"; expect_rc 0 "slurm lora"
 checks=$((checks+1)); [ -f "$TMP/sl/job.sbatch" ] && [ -f "$TMP/sl/fsdp_config.py" ] || fail "slurm lora files"
 
+# --replicas: manifests for all of them; --api-key-env "" drops the key; --audit-log
+run export --engine sglang --model llama-3.1-8b --replicas 3 --audit-log --out "$TMP/sg"; expect_rc 0 "sglang replicas"
+checks=$((checks+1)); jq -e '.items[0].spec.replicas == 3' "$TMP/sg/deploy.json" >/dev/null || fail "3 replicas"
+checks=$((checks+1)); grep -q -- "--log-requests" "$TMP/sg/launch.sh" || fail "sglang request logs"
+run export --engine vllm --model llama-3.1-8b --api-key-env ""; expect_rc 0 "no API key"
+checks=$((checks+1)); ! grep -q -- "--api-key" "$TMP/out" || fail "--api-key-env '' writes no key"
+run export --engine vllm --model llama-3.1-8b --api-key-env MY_KEY; expect_rc 0 "named key"
+expect_out '--api-key "$MY_KEY"' "key from the named variable"
+
 # usage errors exit 2, unsupported layouts exit 1
 run export --engine nosuch --model llama-3.1-8b; expect_rc 2 "unknown engine"; expect_err "unknown engine 'nosuch'" "message"
 run export --model llama-3.1-8b; expect_rc 2 "no engine"
-run export --engine megatron --model llama-3.1-8b; expect_rc 2 "megatron for inference"
-expect_err "launches training" "says why"
+# the engine implies the task: megatron trains without --task train
+run export --engine megatron --model llama-3.1-8b --gpus 8 --tp 1 --pp 1 --dp 8; expect_rc 0 "megatron implies train"
+expect_out "pretrain_gpt.py" "megatron without --task"
 run export --engine vllm --model llama-3.1-8b --task train --gpus 8; expect_rc 2 "vllm for training"
 run export --engine tgi --model llama-3.1-70b --tp 2 --pp 2; expect_rc 1 "tgi has no PP"; expect_err "pipeline" "says PP"
 run export --engine megatron --model llama-3.1-8b --task train; expect_rc 2 "training without a GPU count"
+# DeepSeek-V3's 61 layers on PP 8: uneven first/last stages 6 + 6 x 8 + 7 = 61
+run export --engine megatron --model deepseek-v3 --tp 8 --pp 8 --dp 4 --ep 8 --zero 1 --global-batch 512
+expect_rc 0 "deepseek-v3 PP 8"; expect_out "--decoder-first-pipeline-num-layers 6" "first stage"
+expect_out "--decoder-last-pipeline-num-layers 7" "last stage"
+# the default plan writes the manifests for all 5 replicas behind one Service, API key from a Secret
+run plan --export "$TMP/plan"; expect_rc 0 "plan --export"
+checks=$((checks+1)); jq -e '.items[0].kind == "Deployment" and .items[0].spec.replicas == 5 and .items[1].kind == "Service"' \
+  "$TMP/plan/deploy.json" >/dev/null || fail "deploy.json: 5 replicas behind a Service"
+checks=$((checks+1)); jq -e '.items[0].spec.template.spec.containers[0].env[0].valueFrom.secretKeyRef.key == "api-key"' \
+  "$TMP/plan/deploy.json" >/dev/null || fail "API key from a Secret"
+checks=$((checks+1)); grep -q -- "--enable-log-requests" "$TMP/plan/launch.sh" || fail "audit logging: request logs"
+checks=$((checks+1)); grep -q -- "Llama-3.1-70B-Instruct" "$TMP/plan/launch.sh" || fail "chat service: Instruct"
+checks=$((checks+1)); grep -q -- "--array=0-4" "$TMP/plan/serve.sbatch" || fail "Slurm array of 5"
 finish

@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 
 run serve --help; expect_rc 0 "serve --help"; expect_out "--ttft-p99" "help lists targets"
-run serve --model llama-3.1-8b; expect_rc 2 "no load given"
+run serve --model llama-3.1-8b --gpu H100-SXM-80GB; expect_rc 0 "no load: the default one"; expect_out "no load given, so 256 closed-loop users" "says the default load"
 run serve --model llama-3.1-8b --users 10 --rate 5; expect_rc 2 "two loads"
 run serve --model llama-3.1-8b --users abc; expect_rc 2 "bad number"; expect_err "--users" "names the flag"
 run serve --model llama-3.1-8b --users 10 --redundancy n+x; expect_rc 2 "bad redundancy"

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 
 #include "internal.h"
+#include "export/export_impl.h"
 
 static gp_catalog *cat;
 
@@ -145,7 +146,8 @@ static void test_vllm_llama70b_tp2(void **state)
     check_golden("vllm/llama-3.1-70b-tp2", &f, 1);
     assert_string_equal(f.command, "vllm serve meta-llama/Llama-3.1-70B --tensor-parallel-size 2 "
                                    "--pipeline-parallel-size 1 --max-model-len 8192 --gpu-memory-utilization 0.9 "
-                                   "--max-num-seqs 256 --dtype bfloat16 --port 8000");
+                                   "--max-num-seqs 256 --dtype bfloat16 --served-model-name llama-3.1-70b --host 0.0.0.0 "
+                                   "--port 8000 --api-key \"$API_KEY\"");
     assert_int_equal(f.files[0].executable, 1);
     gp_export_files_free(&f);
     assert_int_equal(f.n, 0);
@@ -288,7 +290,7 @@ static void test_trtllm_llama70b(void **state)
     job.model = &m, job.gpu = h100(), job.w = &w, job.l = &l;
     gp_export_files f;
     render_ok(GP_EXPORT_TRTLLM, &job, &f);
-    check_golden("trtllm/llama-3.1-70b-tp4-pp2", &f, 1);
+    check_golden("trtllm/llama-3.1-70b-tp4-pp2", &f, 2);
     gp_export_files_free(&f);
 }
 
@@ -352,11 +354,13 @@ static void test_megatron_llama70b(void **state)
     check_golden("megatron/llama-3.1-70b-tp8-pp4-dp2-vpp2", &f, 1);
     gp_export_files_free(&f);
 
-    /* an inference job cannot be exported to a training launcher, nor training to vLLM */
+    /* the engine implies the task: a job left at infer trains on Megatron (the same files);
+     * a training job cannot be exported to vLLM */
     gp_error err;
     w.task = GP_TASK_INFER;
-    assert_int_equal(gp_export_render(GP_EXPORT_MEGATRON, &job, &f, &err), GP_EINVAL);
-    assert_non_null(strstr(err.msg, "inference"));
+    render_ok(GP_EXPORT_MEGATRON, &job, &f);
+    check_golden("megatron/llama-3.1-70b-tp8-pp4-dp2-vpp2", &f, 1);
+    gp_export_files_free(&f);
     w.task = GP_TASK_TRAIN;
     assert_int_equal(gp_export_render(GP_EXPORT_VLLM, &job, &f, &err), GP_EINVAL);
     assert_non_null(strstr(err.msg, "serving engine"));
@@ -416,6 +420,203 @@ static void test_slurm_megatron(void **state)
     gp_export_files_free(&f);
 }
 
+
+/* ---- the issue-14 rows: each export now passes the engine's own start-up rule ----------- */
+
+static gp_export_job job_for(gp_model *m, gp_workload *w, gp_layout *l, const char *id, gp_task task)
+{
+    model(id, m);
+    gp_workload_defaults(w, task);
+    gp_layout_defaults(l);
+    gp_export_job job;
+    gp_export_job_defaults(&job);
+    job.model = m, job.gpu = h100(), job.w = w, job.l = l, job.gpus_per_node = 8;
+    return job;
+}
+
+static void expect_in(const gp_export_files *f, int file, const char *text)
+{
+    if (!strstr(f->files[file].content, text))
+        fail_msg("%s lacks '%s'", f->files[file].name, text);
+}
+
+static void test_megatron_rows(void **state)
+{
+    (void)state;
+    gp_model m;
+    gp_workload w;
+    gp_layout l;
+    gp_export_files f;
+    /* DeepSeek-V3, 61 layers on PP 8: no even split; middle stages 8 layers each (61 / 8 = 7.6,
+     * rounded up), 6 x 8 = 48, the remaining 13 as first 6 + last 7 (transformer_config.py:2044) */
+    gp_export_job job = job_for(&m, &w, &l, "deepseek-v3", GP_TASK_TRAIN);
+    l.tp = 8, l.pp = 8, l.dp = 4, l.ep = 8, l.zero = 1, l.sequence_parallel = 1, l.global_batch = 512;
+    render_ok(GP_EXPORT_MEGATRON, &job, &f);
+    check_golden("megatron/deepseek-v3-tp8-pp8-dp4-ep8-uneven", &f, 1);
+    expect_in(&f, 0, "--decoder-first-pipeline-num-layers 6 \\");
+    expect_in(&f, 0, "--decoder-last-pipeline-num-layers 7 \\");
+    gp_export_files_free(&f);
+    int64_t first, last;
+    /* PP 16: middle 14 stages of 4 = 56, rest 5 = 2 + 3 */
+    assert_int_equal(gpx_pipeline_split(61, 16, 1, &first, &last), 1);
+    assert_int_equal(first, 2);
+    assert_int_equal(last, 3);
+    /* 80 layers on PP 4 split evenly; with 2 virtual stages 20 per stage divide too */
+    assert_int_equal(gpx_pipeline_split(80, 4, 2, &first, &last), 0);
+    /* PP 2 of 61: first 30, last 31, no middle stage */
+    assert_int_equal(gpx_pipeline_split(61, 2, 1, &first, &last), 1);
+    assert_int_equal(first + last, 61);
+    /* 3 layers cannot fill 4 stages */
+    assert_int_equal(gpx_pipeline_split(3, 4, 1, &first, &last), -1);
+
+    /* ZeRO-3 with optimizer offload: Megatron-FSDP (CUDA_DEVICE_MAX_CONNECTIONS unset,
+     * fsdp_dtensor checkpoints) and the precision-aware optimizer (arguments.py:1143, :1146, :1804);
+     * no --task: the engine implies training */
+    job = job_for(&m, &w, &l, "llama-3.1-8b", gp_export_engine_task(GP_EXPORT_MEGATRON, GP_TASK_INFER));
+    assert_int_equal(w.task, GP_TASK_TRAIN);
+    w.offload = GP_OFFLOAD_OPTIMIZER;
+    l.dp = 8, l.zero = 3, l.global_batch = 64;
+    render_ok(GP_EXPORT_MEGATRON, &job, &f);
+    check_golden("megatron/llama-3.1-8b-zero3-offload", &f, 1);
+    expect_in(&f, 0, "unset CUDA_DEVICE_MAX_CONNECTIONS");
+    expect_in(&f, 0, "--ckpt-format fsdp_dtensor");
+    expect_in(&f, 0, "--use-precision-aware-optimizer");
+    gp_export_files_free(&f);
+    assert_int_equal(gp_export_engine_task(GP_EXPORT_VLLM, GP_TASK_INFER), GP_TASK_INFER);
+    assert_int_equal(gp_export_engine_task(GP_EXPORT_SLURM, GP_TASK_LORA), GP_TASK_LORA);
+}
+
+static void test_deepspeed_autotp(void **state)
+{
+    (void)state;
+    gp_model m;
+    gp_workload w;
+    gp_layout l;
+    gp_export_files f;
+    /* TP 2 x DP 8 = 16 ranks, micro 2, global 64: accumulation 64 / (2 x 8) = 4; DeepSpeed
+     * counts all 16 ranks: train_batch_size 2 x 4 x 16 = 128 (config.py:924) */
+    gp_export_job job = job_for(&m, &w, &l, "llama-3.1-8b", GP_TASK_TRAIN);
+    l.tp = 2, l.dp = 8, l.zero = 2, l.micro_batch = 2, l.global_batch = 64;
+    render_ok(GP_EXPORT_DEEPSPEED, &job, &f);
+    check_golden("deepspeed/llama-3.1-8b-autotp2-dp8", &f, 3);
+    expect_in(&f, 0, "\"train_batch_size\": 128,");
+    expect_in(&f, 0, "\"gradient_accumulation_steps\": 4,");
+    gp_export_files_free(&f);
+}
+
+static void test_serving_rows(void **state)
+{
+    (void)state;
+    gp_model m;
+    gp_workload w;
+    gp_layout l;
+    gp_export_files f;
+    /* TGI, DeepSeek-V3's own fp8 checkpoint on 8 GPUs: no --dtype (cli.py:117) */
+    gp_export_job job = job_for(&m, &w, &l, "deepseek-v3", GP_TASK_INFER);
+    l.tp = 8;
+    render_ok(GP_EXPORT_TGI, &job, &f);
+    check_golden("tgi/deepseek-v3-fp8-tp8", &f, 1);
+    assert_null(strstr(f.files[0].content, "--dtype"));
+    gp_export_files_free(&f);
+    /* a plan in bf16 gets the fp8 checkpoint as it is, with a note; int4 cannot be made from it */
+    w.dtype = GP_DTYPE_BF16;
+    render_ok(GP_EXPORT_VLLM, &job, &f);
+    assert_non_null(strstr(f.notes, "served as it is"));
+    expect_in(&f, 0, "fp8 weights (pre-quantized checkpoint)");
+    gp_export_files_free(&f);
+    w.dtype = GP_DTYPE_INT4;
+    gp_error err;
+    assert_int_equal(gp_export_render(GP_EXPORT_VLLM, &job, &f, &err), GP_EUNSUPPORTED);
+    assert_non_null(strstr(err.msg, "--model-path"));
+
+    /* llama.cpp, flash attention off but an int8 (q8_0) KV cache: --flash-attn on */
+    job = job_for(&m, &w, &l, "llama-3.1-8b", GP_TASK_INFER);
+    w.flash_attention = 0, w.kv_dtype = GP_DTYPE_INT8;
+    job.model_path = "/models/Llama-3.1-8B-Q4_K_M.gguf";
+    render_ok(GP_EXPORT_LLAMACPP, &job, &f);
+    check_golden("llamacpp/llama-3.1-8b-q8kv-noflash", &f, 1);
+    expect_in(&f, 0, "--flash-attn on \\");
+    gp_export_files_free(&f);
+
+    /* TensorRT-LLM, 405B TP 8 x PP 2 over 2 nodes, context 32768: srun + trtllm-llmapi-launch,
+     * max_num_tokens 32768 (the context; no prefill chunk planned) */
+    job = job_for(&m, &w, &l, "llama-3.1-405b", GP_TASK_INFER);
+    w.context = 32768;
+    l.tp = 8, l.pp = 2;
+    render_ok(GP_EXPORT_TRTLLM, &job, &f);
+    check_golden("trtllm/llama-3.1-405b-tp8-pp2-2nodes", &f, 2);
+    expect_in(&f, 0, "srun --mpi=pmix --nodes 2 --ntasks-per-node 8 trtllm-llmapi-launch \\");
+    expect_in(&f, 0, "--max_num_tokens 32768 \\");
+    expect_in(&f, 1, "enable_chunked_prefill: false");
+    gp_export_files_free(&f);
+
+    /* SGLang with nf4: --quantization bitsandbytes --load-format bitsandbytes */
+    job = job_for(&m, &w, &l, "llama-3.1-8b", GP_TASK_INFER);
+    w.dtype = GP_DTYPE_NF4;
+    render_ok(GP_EXPORT_SGLANG, &job, &f);
+    check_golden("sglang/llama-3.1-8b-nf4", &f, 1);
+    expect_in(&f, 0, "--load-format bitsandbytes \\");
+    gp_export_files_free(&f);
+
+    /* vLLM int4: the 16-bit repo is converted by quantize.sh (W4A16) and launch.sh serves that */
+    job = job_for(&m, &w, &l, "llama-3.1-70b", GP_TASK_INFER);
+    w.dtype = GP_DTYPE_INT4;
+    render_ok(GP_EXPORT_VLLM, &job, &f);
+    check_golden("vllm/llama-3.1-70b-int4-w4a16", &f, 2);
+    expect_in(&f, 0, "vllm serve Llama-3.1-70B-W4A16 \\");
+    assert_string_equal(f.files[1].name, "quantize.sh");
+    expect_in(&f, 1, "scheme=\"W4A16\"");
+    gp_export_files_free(&f);
+
+    /* vLLM TP 2 x DP 2 with planned EP 2: vLLM runs EP = TP x DP = 4 and the file says so */
+    job = job_for(&m, &w, &l, "mixtral-8x7b", GP_TASK_INFER);
+    l.tp = 2, l.dp = 2, l.ep = 2;
+    render_ok(GP_EXPORT_VLLM, &job, &f);
+    expect_in(&f, 0, "run as EP 4");
+    gp_export_files_free(&f);
+}
+
+static void test_service_replicas(void **state)
+{
+    (void)state;
+    gp_model m;
+    gp_workload w;
+    gp_layout l;
+    gp_export_files f;
+    /* the default plan's job: Llama-3.1-70B (chat: the Instruct checkpoint), 5 replicas of
+     * TP 2, audit logs asked: --enable-log-requests, deploy.json (Deployment of 5 + Service),
+     * serve.sbatch (array 0-4) */
+    gp_export_job job = job_for(&m, &w, &l, "llama-3.1-70b", GP_TASK_INFER);
+    w.context = 2400, w.dtype = GP_DTYPE_FP8;
+    l.tp = 2;
+    job.replicas = 5, job.audit_log = 1, job.chat = 1, job.catalog = cat;
+    render_ok(GP_EXPORT_VLLM, &job, &f);
+    check_golden("vllm/llama-3.1-70b-instruct-5-replicas", &f, 3);
+    expect_in(&f, 0, "vllm serve meta-llama/Llama-3.1-70B-Instruct \\");
+    expect_in(&f, 0, "--enable-log-requests");
+    expect_in(&f, 1, "\"replicas\": 5,");
+    expect_in(&f, 1, "\"secretKeyRef\"");
+    expect_in(&f, 2, "#SBATCH --array=0-4");
+    gp_export_files_free(&f);
+    /* 405B TP 8 x PP 2 replicas span 2 nodes: a LeaderWorkerSet of size 2 */
+    job = job_for(&m, &w, &l, "llama-3.1-405b", GP_TASK_INFER);
+    l.tp = 8, l.pp = 2;
+    job.replicas = 2;
+    render_ok(GP_EXPORT_VLLM, &job, &f);
+    assert_int_equal(f.n, 2); /* no Slurm array for multi-node replicas (note says so) */
+    assert_non_null(strstr(f.notes, "serve.sbatch not written"));
+    expect_in(&f, 1, "\"kind\": \"LeaderWorkerSet\"");
+    expect_in(&f, 1, "\"size\": 2,");
+    gp_export_files_free(&f);
+    /* an API key variable that is no shell name, or a negative replica count, is refused */
+    gp_error err;
+    job.api_key_env = "MY-KEY";
+    assert_int_equal(gp_export_render(GP_EXPORT_VLLM, &job, &f, &err), GP_EINVAL);
+    assert_non_null(strstr(err.msg, "shell variable"));
+    job.api_key_env = NULL, job.replicas = -1;
+    assert_int_equal(gp_export_render(GP_EXPORT_VLLM, &job, &f, &err), GP_EINVAL);
+}
+
 /* ---- the engine table ------------------------------------------------------------------- */
 
 static void test_names(void **state)
@@ -456,6 +657,10 @@ int main(void)
         cmocka_unit_test(test_megatron_llama70b),
         cmocka_unit_test(test_torchrun_fsdp),
         cmocka_unit_test(test_slurm_megatron),
+        cmocka_unit_test(test_megatron_rows),
+        cmocka_unit_test(test_deepspeed_autotp),
+        cmocka_unit_test(test_serving_rows),
+        cmocka_unit_test(test_service_replicas),
         cmocka_unit_test(test_names),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -411,7 +411,12 @@ static void step_model(gp_step_model *sm)
 
 static gp_sched_config sched(void)
 {
-    gp_sched_config sc = {256, 8192, 100000, 16, 0, 0};
+    gp_sched_config sc;
+    memset(&sc, 0, sizeof sc);
+    sc.max_num_seqs = 256;
+    sc.max_num_batched_tokens = 8192;
+    sc.kv_blocks = 100000;
+    sc.block_size = 16;
     return sc;
 }
 
@@ -508,6 +513,8 @@ static void test_sim_budget(void **state)
     /* tokens past 2^32 per request are refused, not overflowed */
     t.requests = 10;
     t.prompt.mean = 1e19;
+    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &r, NULL), GP_EINVAL);
+    t.prompt.mean = 5e9; /* past 2^32 */
     gp_error_clear(&err);
     assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &r, &err), GP_EINVAL);
     assert_string_equal(err.field, "prompt_tokens");

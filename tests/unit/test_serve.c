@@ -39,7 +39,7 @@ static void round_gpu(gp_gpu *g)
     g->scale_up_domain = 8;
 }
 
-static const gp_perf_params ideal = {1.0, 1.0, 0.0, 0.0, 0.0};
+static const gp_perf_params ideal = {1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0};
 
 static void step_model(gp_step_model *sm, int tp, double hbm_gbps)
 {
@@ -312,6 +312,161 @@ static void test_capacity_more_users_more_replicas(void **state)
     gp_catalog_free(cat);
 }
 
+
+/* tiny MoE: the tiny model's shape with 16 routed experts of ffn 32, top-2 (Mixtral-style) */
+static void tiny_moe(gp_model *m)
+{
+    static const char cfg[] =
+        "{\"model_type\": \"mixtral\", \"vocab_size\": 100, \"hidden_size\": 16,\n"
+        " \"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"num_key_value_heads\": 2,\n"
+        " \"intermediate_size\": 32, \"num_local_experts\": 16, \"num_experts_per_tok\": 2,\n"
+        " \"tie_word_embeddings\": false, \"max_position_embeddings\": 4096}";
+    assert_int_equal(gp_model_from_hf_config_text(cfg, strlen(cfg), "tiny-moe", m, NULL), GP_OK);
+}
+
+static gp_status moe_model(gp_step_model *sm, int tp, int dp, int ep)
+{
+    gp_model m;
+    tiny_moe(&m);
+    gp_gpu g;
+    round_gpu(&g);
+    gp_workload w;
+    gp_workload_defaults(&w, GP_TASK_INFER);
+    w.dtype = GP_DTYPE_BF16;
+    gp_layout l;
+    gp_layout_defaults(&l);
+    l.tp = tp;
+    l.dp = dp;
+    l.ep = ep;
+    return gp_step_model_init_nodes(&m, &g, NULL, NULL, &w, &l, &ideal, sm, NULL);
+}
+
+/* Attention DP x EP: 16 GPUs over nodes of 8 (round_gpu's scale-up domain): each GPU's
+ * all-to-all reaches 15 others, 7 of them in its node: intra share 7/15; 2 nodes. The MoE
+ * layers see dp = 16 ranks' tokens. Per GPU and token of its rank (tp 1): 2 x k(2) x d(16) x
+ * 2 B x (15/16) x 2 MoE layers = 240 B. */
+static void test_attention_dp_ep(void **state)
+{
+    (void)state;
+    gp_step_model sm;
+    assert_int_equal(moe_model(&sm, 1, 16, 16), GP_OK);
+    assert_int_equal(sm.nodes, 2);
+    assert_true(fabs(sm.a2a_intra_share - 7.0 / 15.0) < 1e-12);
+    assert_true(fabs(sm.expert_token_scale - 16.0) < 1e-12);
+    assert_true(fabs(sm.a2a_bytes_per_token - 240.0) < 1e-9);
+    assert_true(fabs(sm.expert_shards - 16.0) < 1e-12);
+    /* inside one node: no share crosses the network */
+    assert_int_equal(moe_model(&sm, 2, 4, 8), GP_OK);
+    assert_int_equal(sm.nodes, 1);
+    assert_true(fabs(sm.a2a_intra_share - 1.0) < 1e-12);
+    /* attention DP needs ep = tp x dp, and a MoE model */
+    gp_error err;
+    assert_int_equal(moe_model(&sm, 2, 4, 4), GP_EINVAL);
+    gp_model m;
+    tiny(&m);
+    gp_gpu g;
+    round_gpu(&g);
+    gp_workload w;
+    gp_workload_defaults(&w, GP_TASK_INFER);
+    gp_layout l;
+    gp_layout_defaults(&l);
+    l.dp = 2;
+    l.ep = 2;
+    assert_int_equal(gp_step_model_init_nodes(&m, &g, NULL, NULL, &w, &l, &ideal, &sm, &err), GP_EINVAL);
+}
+
+/* Default lengths: log-normal around the mean, clipped at 4x; the spread shows in the
+ * percentiles (p99 above p50) where fixed lengths in a lockstep loop have none. */
+static void test_lognormal_spread(void **state)
+{
+    (void)state;
+    gp_length_spec ls;
+    gp_length_default(&ls, 500);
+    assert_int_equal(ls.dist, GP_LENGTH_LOGNORMAL);
+    assert_true(fabs(ls.sigma - GP_LOGNORMAL_SIGMA) < 1e-12);
+    assert_int_equal(ls.max, 2000);
+    gp_step_model sm;
+    step_model(&sm, 1, 1.0);
+    gp_sched_config sc = {64, 4096, 100000, 16, 0, 0, {0, 0, 0}};
+    gp_traffic t;
+    memset(&t, 0, sizeof t);
+    t.arrival = GP_ARRIVAL_CLOSED_LOOP;
+    t.users = 8;
+    t.requests = 400;
+    t.seed = 3;
+    gp_length_default(&t.prompt, 50);
+    gp_length_default(&t.output, 20);
+    gp_sim_result r;
+    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &r, NULL), GP_OK);
+    assert_true(r.e2e.p99 > 1.5 * r.e2e.p50);
+    assert_true(r.ttft.p99 > r.ttft.p50);
+}
+
+/* Speculative decoding: one request alone, output 101 tokens. Without it, 100 decode steps
+ * after the first token; with 3 drafts accepted at 0.9, each step yields 1 + E[accepted]
+ * = 1 + 0.9 + 0.81 + 0.729 = 3.44 tokens on average, so about 100 / 3.44 = 29 steps: far
+ * fewer (and never fewer than 100 / 4 = 25). */
+static void test_spec_decode_steps(void **state)
+{
+    (void)state;
+    gp_step_model sm;
+    step_model(&sm, 1, 1.0);
+    gp_sched_config sc = {8, 4096, 100000, 16, 0, 0, {0, 0, 0}};
+    gp_traffic t;
+    fixed_traffic(&t, GP_ARRIVAL_BURST, 1, 10, 101);
+    gp_sim_result plain, spec;
+    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &plain, NULL), GP_OK);
+    assert_int_equal(plain.steps, 101); /* 1 prefill + 100 decode */
+    sc.spec.draft_tokens = 3;
+    sc.spec.acceptance = 0.9;
+    sc.spec.draft_cost = 0.0;
+    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &spec, NULL), GP_OK);
+    assert_true(spec.steps >= 1 + 25 && spec.steps <= 1 + 40);
+    assert_true(spec.tpot.p50 < plain.tpot.p50);
+    sc.spec.acceptance = 1.5;
+    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &spec, NULL), GP_EINVAL);
+}
+
+/* Prefix cache: a 100-token prompt with 90% cached computes 10 tokens: the first step's
+ * chunk is 10, so TTFT is that of a 10-token chunk after 90 cached, less than the full
+ * prompt's prefill. */
+static void test_prefix_hit(void **state)
+{
+    (void)state;
+    gp_step_model sm;
+    step_model(&sm, 1, 1.0);
+    gp_sched_config sc = {8, 4096, 100000, 16, 0, 0, {0, 0, 0}};
+    gp_traffic t;
+    fixed_traffic(&t, GP_ARRIVAL_BURST, 1, 100, 2);
+    gp_sim_result cold, warm;
+    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &cold, NULL), GP_OK);
+    t.prefix_hit = 0.9;
+    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &warm, NULL), GP_OK);
+    gp_batch_shape b = {10, 1, 10 * 90 + 10 * 11 / 2.0, 90};
+    assert_true(fabs(warm.ttft.p50 - gp_step_time(&sm, &b, NULL)) < 1e-12);
+    assert_true(warm.ttft.p50 <= cold.ttft.p50);
+    t.prefix_hit = 1.0;
+    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &warm, NULL), GP_EINVAL);
+}
+
+/* Pipeline: two stages, one request: each token waits a full pass (both stage slots), so the
+ * time per output token is the whole pass (the step of the unpipelined model). */
+static void test_pipeline_decode(void **state)
+{
+    (void)state;
+    gp_step_model sm;
+    step_model(&sm, 1, 1.0);
+    gp_sched_config sc = {8, 4096, 100000, 16, 0, 0, {0, 0, 0}};
+    gp_traffic t;
+    fixed_traffic(&t, GP_ARRIVAL_BURST, 1, 10, 11);
+    gp_sim_result one, two;
+    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &one, NULL), GP_OK);
+    sm.pp = 2;
+    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &two, NULL), GP_OK);
+    /* no per-step overhead in `ideal`: a slot is half a pass and a token leaves after two */
+    assert_true(fabs(two.tpot.p50 - one.tpot.p50) < 1e-9 * one.tpot.p50 + 1e-15);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -324,6 +479,11 @@ int main(void)
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_trace_and_errors),
         cmocka_unit_test(test_capacity_more_users_more_replicas),
+        cmocka_unit_test(test_attention_dp_ep),
+        cmocka_unit_test(test_lognormal_spread),
+        cmocka_unit_test(test_spec_decode_steps),
+        cmocka_unit_test(test_prefix_hit),
+        cmocka_unit_test(test_pipeline_decode),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

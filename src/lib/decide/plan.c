@@ -268,6 +268,14 @@ gp_export_engine gp_plan_launch_job(const gp_catalog *cat, const gp_plan_request
     gp_catalog_find_gpu(cat, o->gpu, &g, NULL);
     job->gpu = g;
     job->train_tokens = res->serving ? 0 : req->train.train_tokens;
+    if (res->serving) { /* the service: every replica behind one endpoint (docs/export.md) */
+        job->replicas = o->replicas > 1 ? o->replicas : 1;
+        job->chat = 1;
+        job->catalog = cat;
+        for (int i = 0; i < o->compliance.n_obligations && i < GP_PROFILE_MAX_RULES; i++)
+            if (res->profile.rules[o->compliance.obligations[i]].kind == GP_RULE_AUDIT_LOGGING)
+                job->audit_log = 1;
+    }
     return eng;
 }
 

@@ -57,7 +57,8 @@ typedef struct gpx_ctx {
     gp_export_engine engine;
     const gp_export_job *job;
     const gp_model *m;
-    const gp_workload *w;
+    const gp_workload *w;        /* &wl */
+    gp_workload wl;              /* the job's workload, its task as the engine implies it */
     gp_layout l;                 /* every degree >= 1; micro/global batch filled (training) */
     const char *engine_label;    /* "vLLM" */
     const char *version;         /* version of the engine whose flags are used */
@@ -74,10 +75,33 @@ typedef struct gpx_ctx {
     gp_dtype weights;            /* precision asked for the weights */
     gp_dtype act;                /* 16-bit activation/compute dtype (bf16, fp16 or fp32) */
     int prequantized;            /* the checkpoint carries its own quantization */
+    gp_dtype planned;            /* weights the plan asked, when the checkpoint's own differ */
     int64_t grad_accum;          /* training: global / (micro x dp) */
     int64_t train_iters;         /* training: 0 unknown */
     char data_path[GP_EXPORT_PATH_MAX];
+    /* serving service */
+    int replicas;                /* model copies behind one endpoint (>= 1) */
+    char api_key_env[64];        /* "" : no API key */
+    int audit_log;
+    char served_name[GP_NAME_MAX];
+    char host[64];
+    int instruct;                /* the model path is the family's Instruct checkpoint */
 } gpx_ctx;
+
+/* Serving helpers (serve.c). The API key line ("API_KEY=${API_KEY:?...}") for launch.sh. */
+void gpx_api_key_var(gpx_buf *b, const gpx_ctx *c);
+/* Quantized weights the engine cannot make at start-up: the converted checkpoint's path
+ * (shell-quoted) for the launch command, and quantize.sh, the exact conversion command, run
+ * once before launch.sh. `tool` is "llm-compressor" (vLLM, SGLang, TGI: compressed-tensors),
+ * "modelopt" (TensorRT-LLM) or "gguf" (llama.cpp). gpx_quant_known: a scheme exists. */
+int gpx_quant_known(const gpx_ctx *c, const char *tool);
+int gpx_quant_path(const gpx_ctx *c, const char *tool, char *path, size_t n);
+gp_status gpx_quantize_file(const gpx_ctx *c, const char *tool, gp_export_files *out, gp_error *err);
+/* Kubernetes manifests (deploy.yaml) and a Slurm array (serve.sbatch) running c->replicas
+ * copies of the launch command behind one endpoint (deploy.c). `health` is the engine's
+ * readiness path ("/health"). */
+gp_status gpx_deploy_files(const gpx_ctx *c, const gpx_cmd *cmd, const char *health, gp_export_files *out,
+                           gp_error *err);
 
 /* Opening comment lines shared by every file ("# " prefix given). */
 void gpx_header(gpx_buf *b, const gpx_ctx *c, const char *prefix, const char *what);
@@ -108,7 +132,10 @@ gp_status gpx_render_slurm(const gpx_ctx *c, gp_export_files *out, gp_error *err
 
 /* Shared by megatron.c and slurm.c: pretrain_gpt.py and its arguments. */
 gp_status gpx_megatron_args(const gpx_ctx *c, gpx_cmd *cmd, gp_export_files *out, gp_error *err);
-/* The shell variables those arguments read (DATA_PATH, TOKENIZER, TRAIN_ITERS, LR). */
+/* Decoder layers over pipeline stages: 0 even, 1 uneven (*first, *last layers on the first and
+ * last stage, the rest even), -1 impossible (megatron.c, Megatron-LM's rules). */
+int gpx_pipeline_split(int64_t layers, int pp, int vpp, int64_t *first, int64_t *last);
+/* The shell variables those arguments read (DATA_PATH, TOKENIZER, TRAIN_ITERS, LR, ...). */
 void gpx_megatron_vars(gpx_buf *b, const gpx_ctx *c);
 /* Shared by torchrun.c and slurm.c: the FSDP configuration module (fsdp_config.py). */
 gp_status gpx_fsdp_file(const gpx_ctx *c, gp_export_files *out, gp_error *err);

@@ -1,7 +1,9 @@
 /*
- * llamacpp.c: `llama-server` for a serving layout. Flags: shared/reference/engines.md, section
- * llama_cpp (common/arg.cpp at commit 145b6280). llama.cpp splits a model over the GPUs of
- * one machine by layers; its context (--ctx-size) is shared by the --parallel slots.
+ * llamacpp.c: `llama-server` for a serving layout. Flags: docs/engines.md, section llama_cpp
+ * (common/arg.cpp at commit 145b6280). llama.cpp splits a model over the GPUs of one machine by
+ * layers; its context (--ctx-size) is shared by the --parallel slots. A quantized V cache
+ * needs flash attention: without it context creation fails (src/llama-context.cpp, "V cache
+ * quantization requires flash_attn"), so a q8_0 cache switches flash attention on.
  */
 #include "export_impl.h"
 
@@ -20,16 +22,11 @@ gp_status gpx_render_llamacpp(const gpx_ctx *c, gp_export_files *out, gp_error *
     if (c->max_model_len > INT64_MAX / slots)
         return gpi_fail(err, GP_EINVAL, "context x batch overflows");
     char path[GP_ERROR_PATH_MAX];
-    if (gpi_ends_with(c->model_path_raw, ".gguf"))
+    int convert = !gpi_ends_with(c->model_path_raw, ".gguf");
+    if (convert)
+        gpx_quant_path(c, "gguf", path, sizeof path);
+    else
         gpi_strlcpy(path, c->model_path, sizeof path);
-    else {
-        char raw[GP_ERROR_PATH_MAX];
-        const char *base = strrchr(c->m->id, '/');
-        snprintf(raw, sizeof raw, "%s.gguf", base ? base + 1 : c->m->id);
-        gpx_shq(path, sizeof path, raw);
-        gpx_note(out, "llama.cpp loads GGUF files: convert %s to %s (convert_hf_to_gguf.py) or pass --model a .gguf",
-                 c->model_path_raw, raw);
-    }
     gpx_cmd cmd;
     gpx_cmd_init(&cmd);
     gpx_arg(&cmd, "llama-server");
@@ -50,15 +47,25 @@ gp_status gpx_render_llamacpp(const gpx_ctx *c, gp_export_files *out, gp_error *
                           "not tensor parallel: expect less speed than TP %d",
                      c->replica_gpus, l->tp);
     }
-    gpx_arg(&cmd, "--flash-attn %s", w->flash_attention ? "on" : "off");
-    if (w->kv_dtype == GP_DTYPE_INT8) {
+    int quant_v = w->kv_dtype == GP_DTYPE_INT8;
+    gpx_arg(&cmd, "--flash-attn %s", w->flash_attention || quant_v ? "on" : "off");
+    if (quant_v && !w->flash_attention)
+        gpx_note(out, "a q8_0 V cache needs flash attention (llama.cpp refuses the context without it): "
+                      "--flash-attn on is written");
+    if (quant_v) {
         gpx_arg(&cmd, "--cache-type-k q8_0");
         gpx_arg(&cmd, "--cache-type-v q8_0");
     } else if (w->kv_dtype != GP_DTYPE_UNKNOWN && gp_dtype_bits(w->kv_dtype) < 16)
         gpx_note(out, "llama.cpp has no %s KV cache; q8_0 (--kv-dtype int8) is the nearest", gp_dtype_name(w->kv_dtype));
     if (l->ep > 1 || l->cp > 1)
         gpx_note(out, "llama.cpp has no expert or context parallelism: EP %d / CP %d not exported", l->ep, l->cp);
+    gpx_arg(&cmd, "--alias %s", c->served_name);
+    gpx_arg(&cmd, "--host %s", c->host);
     gpx_arg(&cmd, "--port %d", c->port);
+    if (c->api_key_env[0])
+        gpx_arg(&cmd, "--api-key \"$%s\"", c->api_key_env);
+    if (c->audit_log)
+        gpx_arg(&cmd, "--log-file llama-server.log");
     if (cmd.overflow)
         return gpi_fail(err, GP_ELIMIT, "llama.cpp command line too long");
 
@@ -70,7 +77,13 @@ gp_status gpx_render_llamacpp(const gpx_ctx *c, gp_export_files *out, gp_error *
                 l->dp, c->replica_gpus == 1 ? "" : "s");
         gpx_note(out, "DP %d: run %d llama-server processes on disjoint GPUs and ports", l->dp, l->dp);
     }
+    gpx_api_key_var(&b, c);
     gpx_cmd_lines(&b, &cmd, "  ");
     gpx_cmd_line(out->command, sizeof out->command, &cmd);
-    return gpx_emit(out, "launch.sh", &b, 1, err);
+    gp_status st = gpx_emit(out, "launch.sh", &b, 1, err);
+    if (st == GP_OK && convert)
+        st = gpx_quantize_file(c, "gguf", out, err);
+    if (st == GP_OK && c->replicas > 1)
+        st = gpx_deploy_files(c, &cmd, "/health", out, err);
+    return st;
 }

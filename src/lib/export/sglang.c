@@ -1,6 +1,8 @@
 /*
- * sglang.c: `python -m sglang.launch_server` for a serving layout. Flags: shared/reference/
- * engines.md, section sglang (server_args.py at commit 001067ff, a 2026 main snapshot).
+ * sglang.c: `python -m sglang.launch_server` for a serving layout. Flags: docs/engines.md,
+ * section sglang (server_args.py at commit 001067ff, a 2026 main snapshot). bitsandbytes
+ * quantization loads with --load-format bitsandbytes (server_args.py checks the pair); the
+ * server listens on 127.0.0.1 unless --host says otherwise.
  */
 #include "export_impl.h"
 
@@ -11,7 +13,15 @@ gp_status gpx_render_sglang(const gpx_ctx *c, gp_export_files *out, gp_error *er
     gpx_cmd cmd;
     gpx_cmd_init(&cmd);
     gpx_arg(&cmd, "python -m sglang.launch_server");
-    gpx_arg(&cmd, "--model-path %s", c->model_path);
+    char path[GP_ERROR_PATH_MAX];
+    gpi_strlcpy(path, c->model_path, sizeof path);
+    int convert = !c->prequantized && gp_dtype_bits(c->weights) < 16 && c->weights != GP_DTYPE_FP8 &&
+                  c->weights != GP_DTYPE_NF4;
+    if (convert && !gpx_quant_known(c, "llm-compressor"))
+        return gpi_fail(err, GP_EUNSUPPORTED, "SGLang: no conversion to %s weights is known", gp_dtype_name(c->weights));
+    if (convert)
+        gpx_quant_path(c, "llm-compressor", path, sizeof path);
+    gpx_arg(&cmd, "--model-path %s", path);
     gpx_arg(&cmd, "--tp-size %d", l->tp);
     if (l->pp > 1)
         gpx_arg(&cmd, "--pp-size %d", l->pp);
@@ -27,11 +37,10 @@ gp_status gpx_render_sglang(const gpx_ctx *c, gp_export_files *out, gp_error *er
     gpx_arg(&cmd, "--dtype %s", gpx_torch_dtype(c->act));
     if (!c->prequantized && c->weights == GP_DTYPE_FP8)
         gpx_arg(&cmd, "--quantization fp8");
-    else if (!c->prequantized && c->weights == GP_DTYPE_NF4)
+    else if (!c->prequantized && c->weights == GP_DTYPE_NF4) {
         gpx_arg(&cmd, "--quantization bitsandbytes");
-    else if (!c->prequantized && gp_dtype_bits(c->weights) < 16)
-        gpx_note(out, "SGLang reads %s weights from a pre-quantized checkpoint: point the model at one",
-                 gp_dtype_name(c->weights));
+        gpx_arg(&cmd, "--load-format bitsandbytes");
+    }
     if (w->kv_dtype == GP_DTYPE_FP8)
         gpx_arg(&cmd, "--kv-cache-dtype fp8_e4m3");
     else if (w->kv_dtype != GP_DTYPE_UNKNOWN && gp_dtype_bits(w->kv_dtype) < 16)
@@ -44,7 +53,13 @@ gp_status gpx_render_sglang(const gpx_ctx *c, gp_export_files *out, gp_error *er
     }
     if (l->cp > 1)
         gpx_note(out, "context parallelism (CP %d) is not exported for SGLang serving", l->cp);
+    gpx_arg(&cmd, "--served-model-name %s", c->served_name);
+    gpx_arg(&cmd, "--host %s", c->host);
     gpx_arg(&cmd, "--port %d", c->port);
+    if (c->api_key_env[0])
+        gpx_arg(&cmd, "--api-key \"$%s\"", c->api_key_env);
+    if (c->audit_log)
+        gpx_arg(&cmd, "--log-requests");
     if (cmd.overflow)
         return gpi_fail(err, GP_ELIMIT, "SGLang command line too long");
 
@@ -59,7 +74,13 @@ gp_status gpx_render_sglang(const gpx_ctx *c, gp_export_files *out, gp_error *er
                 c->nodes, c->nodes - 1);
         gpx_note(out, "multi-node: run launch.sh on each of %d nodes with NODE_RANK and HEAD_ADDR set", c->nodes);
     }
+    gpx_api_key_var(&b, c);
     gpx_cmd_lines(&b, &cmd, "  ");
     gpx_cmd_line(out->command, sizeof out->command, &cmd);
-    return gpx_emit(out, "launch.sh", &b, 1, err);
+    gp_status st = gpx_emit(out, "launch.sh", &b, 1, err);
+    if (st == GP_OK && convert)
+        st = gpx_quantize_file(c, "llm-compressor", out, err);
+    if (st == GP_OK && c->replicas > 1)
+        st = gpx_deploy_files(c, &cmd, "/health", out, err);
+    return st;
 }

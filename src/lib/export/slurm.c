@@ -1,8 +1,9 @@
 /*
  * slurm.c: an sbatch script that runs the training layout with `srun torchrun`: Megatron-LM
- * for full training, FSDP (fsdp_config.py) for LoRA/QLoRA. #SBATCH options: shared/reference/
- * engines.md, section slurm_sbatch (slurm-26-05-3-1); one task per node, torchrun starts the
- * GPUs' processes.
+ * for full training, FSDP (fsdp_config.py) for LoRA/QLoRA. #SBATCH options: docs/engines.md,
+ * section slurm_sbatch (slurm-26-05-3-1); one task per node, torchrun starts the GPUs'
+ * processes; --mem=0 gives the job all of each node's memory (sbatch: "a special case"), and
+ * the partition and account lines are placeholders to enable.
  */
 #include "export_impl.h"
 
@@ -33,12 +34,15 @@ gp_status gpx_render_slurm(const gpx_ctx *c, gp_export_files *out, gp_error *err
     gpx_buf_init(&b);
     gpx_add(&b, "#!/bin/bash\n");
     gpx_header(&b, c, "# ", "job.sbatch");
+    gpx_add(&b, "# Set your partition and account: remove one '#' from the two lines below.\n");
+    gpx_add(&b, "##SBATCH --partition=PARTITION\n##SBATCH --account=ACCOUNT\n");
     gpx_add(&b, "#SBATCH --job-name=%s\n", name);
     gpx_add(&b, "#SBATCH --nodes=%d\n", c->nodes);
     gpx_add(&b, "#SBATCH --ntasks-per-node=1\n");
     gpx_add(&b, "#SBATCH --gpus-per-node=%d\n", per_node);
     gpx_add(&b, "#SBATCH --cpus-per-task=%d\n", cpus);
     gpx_add(&b, "#SBATCH --time=%s\n", tl);
+    gpx_add(&b, "#SBATCH --mem=0\n");
     gpx_add(&b, "#SBATCH --exclusive\n");
     gpx_add(&b, "#SBATCH --output=%%x-%%j.out\n\n");
     gpx_add(&b, "set -euo pipefail\n");

@@ -1,6 +1,8 @@
 /*
- * tgi.c: `text-generation-launcher` for a serving layout. Flags: shared/reference/engines.md,
- * section tgi (launcher/src/main.rs at v3.3.7). TGI shards with tensor parallelism on one
+ * tgi.c: `text-generation-launcher` for a serving layout. Flags: docs/engines.md, section
+ * tgi (launcher/src/main.rs at v3.3.7). --dtype and --quantize exclude each other, and a
+ * checkpoint that carries its own quantization_config sets the quantization itself, so no
+ * --dtype is written for it (the shard refuses "Only 1 can be set between dtype and quantize"). TGI shards with tensor parallelism on one
  * machine only (--num-shard); pipeline parallelism and multi-node replicas are refused.
  */
 #include "export_impl.h"
@@ -23,7 +25,13 @@ gp_status gpx_render_tgi(const gpx_ctx *c, gp_export_files *out, gp_error *err)
     gpx_cmd cmd;
     gpx_cmd_init(&cmd);
     gpx_arg(&cmd, "text-generation-launcher");
-    gpx_arg(&cmd, "--model-id %s", c->model_path);
+    char path[GP_ERROR_PATH_MAX];
+    gpi_strlcpy(path, c->model_path, sizeof path);
+    int convert = !c->prequantized && (c->weights == GP_DTYPE_INT4 || c->weights == GP_DTYPE_FP4 ||
+                                       c->weights == GP_DTYPE_MXFP4);
+    if (convert)
+        gpx_quant_path(c, "llm-compressor", path, sizeof path);
+    gpx_arg(&cmd, "--model-id %s", path);
     gpx_arg(&cmd, "--num-shard %d", l->tp);
     gpx_arg(&cmd, "--max-input-tokens %lld", (long long)(c->max_model_len - 1));
     gpx_arg(&cmd, "--max-total-tokens %lld", (long long)c->max_model_len);
@@ -39,13 +47,10 @@ gp_status gpx_render_tgi(const gpx_ctx *c, gp_export_files *out, gp_error *err)
             q = "bitsandbytes-nf4";
         else if (c->weights == GP_DTYPE_INT8)
             q = "bitsandbytes";
-        else if (gp_dtype_bits(c->weights) < 16)
-            gpx_note(out, "TGI reads %s weights from a pre-quantized checkpoint (GPTQ, AWQ): point the model at one",
-                     gp_dtype_name(c->weights));
     }
     if (q)
         gpx_arg(&cmd, "--quantize %s", q);
-    else if (c->act == GP_DTYPE_BF16 || c->act == GP_DTYPE_F16) /* --dtype cannot be combined with --quantize */
+    else if (!c->prequantized && !convert && (c->act == GP_DTYPE_BF16 || c->act == GP_DTYPE_F16))
         gpx_arg(&cmd, "--dtype %s", gpx_torch_dtype(c->act));
     if (w->kv_dtype == GP_DTYPE_FP8)
         gpx_arg(&cmd, "--kv-cache-dtype fp8_e4m3fn");
@@ -54,7 +59,12 @@ gp_status gpx_render_tgi(const gpx_ctx *c, gp_export_files *out, gp_error *err)
                  gp_dtype_name(w->kv_dtype));
     if (l->ep > 1 || l->cp > 1)
         gpx_note(out, "TGI has no expert or context parallelism flags: EP %d / CP %d not exported", l->ep, l->cp);
+    gpx_arg(&cmd, "--hostname %s", c->host);
     gpx_arg(&cmd, "--port %d", c->port);
+    if (c->api_key_env[0])
+        gpx_arg(&cmd, "--api-key \"$%s\"", c->api_key_env);
+    if (c->audit_log)
+        gpx_note(out, "TGI logs every request at its default info level (--json-output for a log collector)");
     if (cmd.overflow)
         return gpi_fail(err, GP_ELIMIT, "TGI command line too long");
 
@@ -67,7 +77,13 @@ gp_status gpx_render_tgi(const gpx_ctx *c, gp_export_files *out, gp_error *err)
                 l->dp, l->dp, l->tp, l->tp == 1 ? "" : "s");
         gpx_note(out, "DP %d: run %d TGI launchers on disjoint GPUs and ports", l->dp, l->dp);
     }
+    gpx_api_key_var(&b, c);
     gpx_cmd_lines(&b, &cmd, "  ");
     gpx_cmd_line(out->command, sizeof out->command, &cmd);
-    return gpx_emit(out, "launch.sh", &b, 1, err);
+    gp_status st = gpx_emit(out, "launch.sh", &b, 1, err);
+    if (st == GP_OK && convert)
+        st = gpx_quantize_file(c, "llm-compressor", out, err);
+    if (st == GP_OK && c->replicas > 1)
+        st = gpx_deploy_files(c, &cmd, "/health", out, err);
+    return st;
 }

@@ -1,6 +1,6 @@
 /*
  * torchrun.c: `torchrun` + PyTorch FSDP for a data-parallel training layout (ZeRO stage ->
- * ShardingStrategy). Launcher flags: shared/reference/engines.md, section torchrun (PyTorch
+ * ShardingStrategy). Launcher flags: docs/engines.md, section torchrun (PyTorch
  * commit 010929fd); the FSDP snippet uses only public torch.distributed.fsdp names.
  * Tensor, pipeline, context and expert parallelism are not plain FSDP: such layouts are
  * refused with a pointer to megatron.

@@ -210,6 +210,24 @@ static void read_quantization(reader *r, gp_model *m)
                  gp_dtype_name(m->dtype));
 }
 
+/* rope_theta and rope_scaling {rope_type|type, factor}: what launchers that rebuild the model
+ * (Megatron-LM's --rotary-base, --use-rope-scaling) must be told. */
+static void read_rope(reader *r, gp_model *m)
+{
+    json_t *t = lookup(r, "rope_theta");
+    m->rope_theta = json_is_number(t) ? json_number_value(t) : 0;
+    json_t *s = lookup(r, "rope_scaling");
+    if (!json_is_object(s))
+        return;
+    json_t *type = json_object_get(s, "rope_type");
+    if (!json_is_string(type))
+        type = json_object_get(s, "type");
+    if (json_is_string(type))
+        gpi_strlcpy(m->rope_scaling_type, json_string_value(type), sizeof m->rope_scaling_type);
+    json_t *f = json_object_get(s, "factor");
+    m->rope_scaling_factor = json_is_number(f) ? json_number_value(f) : 0;
+}
+
 static gp_status read_config(json_t *root, const char *name, gp_model *out, gp_error *err,
                              json_t **defaults);
 
@@ -305,6 +323,7 @@ static gp_status read_config(json_t *root, const char *name, gp_model *out, gp_e
         out->ffn = 4 * out->hidden;
     out->max_context = get_int(&r, "max_position_embeddings n_positions max_sequence_length seq_length n_ctx", NULL);
     out->tied_embeddings = get_bool(&r, "tie_word_embeddings", fam->tied_default);
+    read_rope(&r, out);
 
     /* biases */
     int bias_all = get_bool(&r, "bias", -1);

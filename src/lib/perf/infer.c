@@ -54,6 +54,21 @@
 /* PCIe x16 per direction when the catalog gives no link (Gen4: 31.5 GB/s, PCI-SIG). */
 #define GP_DEFAULT_PCIE_GBPS 31.5
 
+/* Expert load of the busiest GPU over the mean under expert parallelism. With the
+ * engines' load balancers (DeepSeek's EPLB, vLLM --enable-eplb, SGLang --enable-eplb)
+ * replicating hot experts, the busiest GPU carries ~1.1-1.3x the mean; without, more.
+ * Assumed 1.2 (docs/serving.md, "Expert parallelism"); not fitted. */
+#define GP_EXPERT_IMBALANCE 1.2
+/* One all-to-all (dispatch or combine) inside a node: a launch plus a barrier of the EP
+ * group, of the order of the all-reduce latency; assumed 2x it. */
+#define GP_A2A_LATENCY_S 16e-6
+/* Added per collective that crosses nodes: InfiniBand/RoCE small-message latency of a few
+ * microseconds per hop plus the proxy thread of NCCL/NVSHMEM; assumed 15 us. */
+#define GP_INTER_NODE_LATENCY_S 15e-6
+/* Network per GPU between nodes when none is named: 400 Gb/s (InfiniBand NDR, one NIC per
+ * GPU as in DGX H100/H200 nodes): 50 GB/s per direction. */
+#define GP_DEFAULT_INTER_GBPS 50.0
+
 void gp_perf_params_defaults(gp_perf_params *p, gp_engine engine)
 {
     p->compute_efficiency = GP_COMPUTE_EFFICIENCY;
@@ -61,6 +76,9 @@ void gp_perf_params_defaults(gp_perf_params *p, gp_engine engine)
     p->step_overhead_s = engine == GP_ENGINE_TRTLLM ? GP_STEP_OVERHEAD_TRTLLM_S : GP_STEP_OVERHEAD_VLLM_S;
     p->collective_latency_s = GP_COLLECTIVE_LATENCY_S;
     p->seq_overhead_s = 0.0; /* C++ runtimes and vLLM >= 0.6: hidden behind the GPU step */
+    p->a2a_latency_s = GP_A2A_LATENCY_S;
+    p->expert_imbalance = GP_EXPERT_IMBALANCE;
+    p->inter_node_latency_s = GP_INTER_NODE_LATENCY_S;
 }
 
 /* The GEMM precision: W8A8 / FP4 paths when the GPU has them, else 16-bit (weight-only
@@ -83,8 +101,146 @@ static double gemm_peak_tflops(const gp_gpu *g, gp_dtype wt)
     }
 }
 
-gp_status gp_step_model_init(const gp_model *m, const gp_gpu *gpu, const gp_link *link, const gp_workload *w,
-                             const gp_layout *l, const gp_perf_params *params, gp_step_model *out, gp_error *err)
+int gp_serve_node_gpus(const gp_gpu *gpu)
+{
+    return gpu && gpu->scale_up_domain > 1 ? gpu->scale_up_domain : 8;
+}
+
+/* The weight and compute precisions, and the KV precision. */
+static void step_dtypes(const gp_model *m, const gp_workload *w, gp_dtype *wt, gp_dtype *kt)
+{
+    *wt = w->dtype != GP_DTYPE_UNKNOWN ? w->dtype : m->quant != GP_DTYPE_UNKNOWN ? m->quant : m->dtype;
+    if (*wt == GP_DTYPE_UNKNOWN)
+        *wt = GP_DTYPE_BF16;
+    *kt = w->kv_dtype;
+    if (*kt == GP_DTYPE_UNKNOWN)
+        *kt = gp_dtype_bits(*wt) >= 16.0 && *wt != GP_DTYPE_F32 ? *wt : GP_DTYPE_BF16;
+}
+
+static gp_status check_layout(const gp_model *m, const gp_layout *l, gp_error *err)
+{
+    if (l->tp < 1 || l->pp < 1 || l->ep < 1 || l->dp < 1) {
+        gpi_error_set_field(err, "layout");
+        return gpi_fail(err, GP_EINVAL, "tp, pp, ep and dp must be at least 1");
+    }
+    if (m->experts > 0 ? m->experts % l->ep != 0 : l->ep != 1) {
+        gpi_error_set_field(err, "ep");
+        return gpi_fail(err, GP_EINVAL, "ep=%d must divide the %lld routed experts", l->ep, (long long)m->experts);
+    }
+    if (l->ep > 1 && (l->tp * l->dp) % l->ep != 0) {
+        gpi_error_set_field(err, "ep");
+        return gpi_fail(err, GP_EINVAL, "ep=%d must divide tp x dp = %d: experts are spread over those GPUs", l->ep,
+                        l->tp * l->dp);
+    }
+    if (l->dp > 1 && (m->experts <= 0 || l->ep != l->tp * l->dp)) {
+        gpi_error_set_field(err, "dp");
+        return gpi_fail(err, GP_EINVAL,
+                        "attention data parallelism inside a replica (dp=%d) needs a MoE model with ep = tp x dp = %d "
+                        "(vLLM --enable-expert-parallel, SGLang --enable-dp-attention); a dense model's data "
+                        "parallelism is replicas",
+                        l->dp, l->tp * l->dp);
+    }
+    if ((int64_t)l->tp * l->pp * l->dp > 4096) {
+        gpi_error_set_field(err, "layout");
+        return gpi_fail(err, GP_EINVAL, "a replica of %lld GPUs is beyond the model's range (4096)",
+                        (long long)l->tp * l->pp * l->dp);
+    }
+    return GP_OK;
+}
+
+static gp_status check_params(const gp_perf_params *pp, gp_error *err)
+{
+    if (!(pp->compute_efficiency > 0 && pp->compute_efficiency <= 1 && pp->bandwidth_efficiency > 0 &&
+          pp->bandwidth_efficiency <= 1 && pp->step_overhead_s >= 0 && pp->collective_latency_s >= 0 &&
+          pp->seq_overhead_s >= 0 && pp->a2a_latency_s >= 0 && pp->inter_node_latency_s >= 0 &&
+          (pp->expert_imbalance == 0 || (pp->expert_imbalance >= 1 && pp->expert_imbalance <= 64))))
+        return gpi_fail(err, GP_EINVAL,
+                        "efficiencies must be in (0, 1], overheads non-negative and expert imbalance 1 to 64");
+    return GP_OK;
+}
+
+/* Routed experts: per GPU bytes of one expert and FLOPs per token (docs/serving.md). */
+static void step_experts(const gp_model *m, const gp_param_breakdown *p, const gp_layout *l, double wbytes,
+                         const gp_perf_params *pp, gp_step_model *out)
+{
+    if (m->experts <= 0 || p->experts_routed <= 0)
+        return;
+    double per_expert = (double)p->experts_routed / (double)m->experts;
+    double imb = l->ep > 1 ? (pp->expert_imbalance > 0 ? pp->expert_imbalance : GP_EXPERT_IMBALANCE) : 1.0;
+    out->experts = (double)m->experts;
+    out->experts_active = (double)m->experts_active;
+    /* EP spreads whole experts (each split over tp x dp / ep GPUs) over the tp x dp GPUs of
+     * a stage; without EP each expert is split over TP */
+    out->expert_shards = l->ep > 1 ? (double)(l->tp * l->dp) : (double)l->tp;
+    out->expert_bytes = per_expert * wbytes / out->expert_shards;
+    out->expert_flops_per_token = 2.0 * out->experts_active * per_expert / out->expert_shards * imb;
+    out->expert_token_scale = (double)l->dp;
+}
+
+/* Attention core and KV: MLA's latent is replicated over TP, GQA's heads split. */
+static void step_attention(const gp_model *m, const gp_layout *l, gp_dtype kt, gp_step_model *out)
+{
+    const double tp = l->tp;
+    int mla = m->kv_lora_rank > 0;
+    double dqk = mla ? (double)(m->qk_nope_head_dim + m->qk_rope_head_dim) : (double)m->head_dim;
+    double dv = mla ? (double)m->v_head_dim : (double)m->head_dim;
+    double heads_per_gpu = ceil((double)m->heads / tp);
+    out->attn_flops_per_pair = 2.0 * heads_per_gpu * (dqk + dv) * (double)m->layers;
+    double kv_share = 1.0;
+    if (!mla && m->kv_heads > 0)
+        kv_share = ceil((double)m->kv_heads / tp) / (double)m->kv_heads;
+    out->kv_bytes_per_token_replica = (double)gp_model_kv_bytes_per_token(m, kt);
+    out->kv_bytes_per_token = out->kv_bytes_per_token_replica * kv_share;
+}
+
+/* Links: TP inside a node over the scale-up domain (or PCIe), across nodes over `inter`;
+ * the EP all-to-all splits its bytes between the two; pipeline boundaries cross nodes when
+ * the replica spans several. */
+static void step_links(const gp_model *m, const gp_gpu *gpu, const gp_link *intra, const gp_link *inter,
+                       const gp_layout *l, gp_step_model *out)
+{
+    const int node = gp_serve_node_gpus(gpu);
+    double su = gpu->scale_up_domain > 1 ? gpu->scale_up_gbps_bidir / 2.0 : 0.0;
+    double host = intra ? intra->bw_gbps_per_direction : 0.0;
+    if (!(host > 0))
+        host = gpu->pcie_gen == 3 ? 15.75 : gpu->pcie_gen == 5 ? 63.0 : gpu->pcie_gen == 6 ? 121.0 : GP_DEFAULT_PCIE_GBPS;
+    double in_node = (su > 0 ? su : host) * 1e9;
+    double net = (inter && inter->bw_gbps_per_direction > 0 ? inter->bw_gbps_per_direction : GP_DEFAULT_INTER_GBPS) * 1e9;
+    double net_lat = out->params.inter_node_latency_s + (inter ? inter->latency_us * 1e-6 : 0.0);
+    int gpus = l->tp * l->pp * l->dp;
+    out->nodes = (gpus + node - 1) / node;
+    /* a PCIe box with no catalog link and TP beyond it used PCIe before nodes existed */
+    out->link_bytes_per_s = l->tp <= node ? in_node : net;
+    out->tp_latency_s = out->params.collective_latency_s + (l->tp > node ? net_lat : 0.0);
+    if (l->tp > 1) {
+        out->allreduce_bytes_per_token = (double)m->hidden * GP_ACT_BYTES;
+        out->allreduces = 2.0 * (double)m->layers;
+    }
+    int group = l->tp * l->dp;
+    if (l->ep > 1 && m->experts > 0 && group > 1) {
+        double moe_layers = (double)(m->layers - m->dense_layers);
+        double g = group;
+        /* per token of this rank, per GPU: its 1/tp share of the rank's tokens goes to k
+         * experts, (g-1)/g of them on other GPUs; dispatch and combine, 16-bit */
+        out->a2a_bytes_per_token = 2.0 * out->experts_active * (double)m->hidden * GP_ACT_BYTES * (g - 1.0) / g /
+                                   (double)l->tp * moe_layers;
+        int local = group < node ? group : node;
+        out->a2a_intra_share = (double)(local - 1) / (g - 1.0);
+        out->a2a_inter_bytes_per_s = net;
+        out->a2a_count = 2.0 * moe_layers;
+        out->a2a_latency_s = (out->params.a2a_latency_s > 0 ? out->params.a2a_latency_s : GP_A2A_LATENCY_S) +
+                             (group > node ? net_lat : 0.0);
+    }
+    if (l->pp > 1) {
+        out->pp_bytes_per_token = (double)m->hidden * GP_ACT_BYTES * (double)(l->pp - 1);
+        out->pp_link_bytes_per_s = out->nodes > 1 ? net : in_node;
+        out->pp_latency_s = out->params.collective_latency_s + (out->nodes > 1 ? net_lat : 0.0);
+    }
+}
+
+gp_status gp_step_model_init_nodes(const gp_model *m, const gp_gpu *gpu, const gp_link *intra, const gp_link *inter,
+                                   const gp_workload *w, const gp_layout *l, const gp_perf_params *params,
+                                   gp_step_model *out, gp_error *err)
 {
     gp_error_clear(err); /* no stale offset or field from an earlier call */
     memset(out, 0, sizeof *out);
@@ -92,32 +248,17 @@ gp_status gp_step_model_init(const gp_model *m, const gp_gpu *gpu, const gp_link
         return gpi_fail(err, GP_EINVAL, "step model: model, GPU, workload and layout are required");
     gp_param_breakdown p;
     gp_status st = gp_model_params(m, &p, err);
-    if (st)
+    if (st || (st = check_layout(m, l, err)))
         return st;
-    if (l->tp < 1 || l->pp < 1 || l->ep < 1) {
-        gpi_error_set_field(err, "layout");
-        return gpi_fail(err, GP_EINVAL, "tp, pp and ep must be at least 1");
-    }
-    if (m->experts > 0 ? m->experts % l->ep != 0 : l->ep != 1) {
-        gpi_error_set_field(err, "ep");
-        return gpi_fail(err, GP_EINVAL, "ep=%d must divide the %lld routed experts", l->ep, (long long)m->experts);
-    }
     if (params)
         out->params = *params;
     else
         gp_perf_params_defaults(&out->params, w->engine);
+    if ((st = check_params(&out->params, err)))
+        return st;
     const gp_perf_params *pp = &out->params;
-    if (!(pp->compute_efficiency > 0 && pp->compute_efficiency <= 1 && pp->bandwidth_efficiency > 0 &&
-          pp->bandwidth_efficiency <= 1 && pp->step_overhead_s >= 0 && pp->collective_latency_s >= 0 &&
-          pp->seq_overhead_s >= 0))
-        return gpi_fail(err, GP_EINVAL, "efficiencies must be in (0, 1] and overheads non-negative");
-
-    gp_dtype wt = w->dtype != GP_DTYPE_UNKNOWN ? w->dtype : m->quant != GP_DTYPE_UNKNOWN ? m->quant : m->dtype;
-    if (wt == GP_DTYPE_UNKNOWN)
-        wt = GP_DTYPE_BF16;
-    gp_dtype kt = w->kv_dtype;
-    if (kt == GP_DTYPE_UNKNOWN)
-        kt = gp_dtype_bits(wt) >= 16.0 && wt != GP_DTYPE_F32 ? wt : GP_DTYPE_BF16;
+    gp_dtype wt, kt;
+    step_dtypes(m, w, &wt, &kt);
     const double wbytes = gp_dtype_bits(wt) / 8.0;
     const double other_bytes = wbytes >= 2.0 ? wbytes : 2.0;
     const double tp = l->tp;
@@ -129,6 +270,8 @@ gp_status gp_step_model_init(const gp_model *m, const gp_gpu *gpu, const gp_link
     out->tp = l->tp;
     out->pp = l->pp;
     out->ep = l->ep;
+    out->dp = l->dp;
+    out->expert_token_scale = 1.0;
     out->peak_flops = peak * 1e12 * pp->compute_efficiency;
     out->attn_peak_flops = peak16 * 1e12 * pp->compute_efficiency;
     out->hbm_bytes_per_s = gpu->hbm_bandwidth_gbps * 1e9 * pp->bandwidth_efficiency;
@@ -136,49 +279,34 @@ gp_status gp_step_model_init(const gp_model *m, const gp_gpu *gpu, const gp_link
     double dense = (double)(p.attention + p.mlp_dense + p.experts_shared + p.router);
     out->dense_weight_bytes = dense * wbytes / tp;
     out->dense_flops_per_token = 2.0 * dense / tp;
-    if (m->experts > 0 && p.experts_routed > 0) {
-        double per_expert = (double)p.experts_routed / (double)m->experts;
-        out->experts = (double)m->experts;
-        out->experts_active = (double)m->experts_active;
-        out->expert_shards = l->ep > 1 ? (double)l->ep : tp;
-        out->expert_bytes = per_expert * wbytes / out->expert_shards;
-        out->expert_flops_per_token = 2.0 * out->experts_active * per_expert / out->expert_shards;
-    }
+    step_experts(m, &p, l, wbytes, pp, out);
     double head_params = (double)m->vocab * (double)m->hidden;
     out->head_bytes = head_params * other_bytes / tp;
     out->head_flops_per_seq = 2.0 * head_params / tp;
-
-    int mla = m->kv_lora_rank > 0;
-    double dqk = mla ? (double)(m->qk_nope_head_dim + m->qk_rope_head_dim) : (double)m->head_dim;
-    double dv = mla ? (double)m->v_head_dim : (double)m->head_dim;
-    double heads_per_gpu = ceil((double)m->heads / tp);
-    out->attn_flops_per_pair = 2.0 * heads_per_gpu * (dqk + dv) * (double)m->layers;
-    double kv_share = 1.0;
-    if (!mla && m->kv_heads > 0)
-        kv_share = ceil((double)m->kv_heads / tp) / (double)m->kv_heads;
-    out->kv_bytes_per_token = (double)gp_model_kv_bytes_per_token(m, kt) * kv_share;
-
-    /* TP collectives: inside the scale-up domain over its links, else over `link` (PCIe) */
-    double su = gpu->scale_up_gbps_bidir / 2.0;
-    double host = link ? link->bw_gbps_per_direction : 0.0;
-    if (!(host > 0))
-        host = gpu->pcie_gen == 3 ? 15.75 : gpu->pcie_gen == 5 ? 63.0 : gpu->pcie_gen == 6 ? 121.0 : GP_DEFAULT_PCIE_GBPS;
-    out->link_bytes_per_s = (l->tp <= gpu->scale_up_domain && su > 0 ? su : host) * 1e9;
-    if (l->tp > 1) {
-        out->allreduce_bytes_per_token = (double)m->hidden * GP_ACT_BYTES;
-        out->allreduces = 2.0 * (double)m->layers;
-    }
-    if (l->ep > 1 && m->experts > 0) {
-        double moe_layers = (double)(m->layers - m->dense_layers);
-        double e = l->ep;
-        out->a2a_bytes_per_token = 2.0 * out->experts_active * (double)m->hidden * GP_ACT_BYTES * (e - 1.0) / (e * e) *
-                                   moe_layers;
-    }
-    if (l->pp > 1) {
-        out->pp_bytes_per_token = (double)m->hidden * GP_ACT_BYTES * (double)(l->pp - 1);
-        out->pp_link_bytes_per_s = out->link_bytes_per_s;
-    }
+    step_attention(m, l, kt, out);
+    step_links(m, gpu, intra, inter, l, out);
     return GP_OK;
+}
+
+gp_status gp_step_model_init(const gp_model *m, const gp_gpu *gpu, const gp_link *link, const gp_workload *w,
+                             const gp_layout *l, const gp_perf_params *params, gp_step_model *out, gp_error *err)
+{
+    gp_layout ll;
+    if (l) {
+        ll = *l;
+        /* a training layout's dp is replicas, not attention DP inside one */
+        if (!(ll.dp > 1 && ll.ep > 1 && ll.ep == ll.tp * ll.dp))
+            ll.dp = 1;
+        l = &ll;
+    }
+    return gp_step_model_init_nodes(m, gpu, link, NULL, w, l, params, out, err);
+}
+
+double gp_kv_transfer_time(const gp_step_model *sm, double tokens, double bytes_per_s, int gpus)
+{
+    if (!(bytes_per_s > 0) || gpus < 1 || !(tokens > 0))
+        return 0.0;
+    return tokens * sm->kv_bytes_per_token_replica / (bytes_per_s * (double)gpus) + sm->tp_latency_s;
 }
 
 static double maxd(double a, double b) { return a > b ? a : b; }
@@ -198,11 +326,13 @@ double gp_step_time(const gp_step_model *sm, const gp_batch_shape *b, gp_step_br
     double lf = T * sm->dense_flops_per_token, lb = sm->dense_weight_bytes;
     d.linear_s = maxd(lf / sm->peak_flops, lb / bw);
     d.compute_bound = lf / sm->peak_flops > lb / bw;
-    /* routed experts: those the batch touches are read */
+    /* routed experts: those the batch touches are read; under attention DP the MoE layers
+     * carry every rank's tokens (ranks assumed alike) */
     double ef = 0, eb = 0;
     if (sm->experts > 0) {
-        double touched = sm->experts * (1.0 - pow(1.0 - sm->experts_active / sm->experts, T));
-        ef = T * sm->expert_flops_per_token;
+        double G = T * (sm->expert_token_scale > 0 ? sm->expert_token_scale : 1.0);
+        double touched = sm->experts * (1.0 - pow(1.0 - sm->experts_active / sm->experts, G));
+        ef = G * sm->expert_flops_per_token;
         eb = touched * sm->expert_bytes;
         d.experts_s = maxd(ef / sm->peak_flops, eb / bw);
     }
@@ -217,12 +347,16 @@ double gp_step_time(const gp_step_model *sm, const gp_batch_shape *b, gp_step_br
     if (sm->tp > 1) {
         double t = sm->tp;
         d.comm_s += sm->allreduces * (2.0 * (t - 1.0) / t * T * sm->allreduce_bytes_per_token / sm->link_bytes_per_s +
-                                      sm->params.collective_latency_s);
+                                      sm->tp_latency_s);
     }
-    if (sm->a2a_bytes_per_token > 0)
-        d.comm_s += T * sm->a2a_bytes_per_token / sm->link_bytes_per_s;
-    if (sm->pp > 1)
-        d.comm_s += T * sm->pp_bytes_per_token / sm->pp_link_bytes_per_s + (sm->pp - 1) * sm->params.collective_latency_s;
+    if (sm->a2a_bytes_per_token > 0) {
+        double bytes = T * sm->a2a_bytes_per_token;
+        double intra = bytes * sm->a2a_intra_share / sm->link_bytes_per_s;
+        double inter = sm->a2a_intra_share < 1.0 ? bytes * (1.0 - sm->a2a_intra_share) / sm->a2a_inter_bytes_per_s : 0.0;
+        d.comm_s += maxd(intra, inter) + sm->a2a_count * sm->a2a_latency_s;
+    }
+    if (sm->pp > 1 && sm->pp_link_bytes_per_s > 0)
+        d.comm_s += T * sm->pp_bytes_per_token / sm->pp_link_bytes_per_s + (sm->pp - 1) * sm->pp_latency_s;
     d.overhead_s = sm->params.step_overhead_s + sm->params.seq_overhead_s * b->sampled;
     d.flops = lf + ef + af + hf;
     d.bytes = lb + eb + ab + hb;

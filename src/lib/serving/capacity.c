@@ -12,10 +12,11 @@
  * of the three limits applies (the weights do not fit one GPU, the latency target needs TP,
  * the load needs replicas), with the numbers, and when one larger GPU beats two smaller.
  */
-#include "internal.h"
+#include "serving.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- prices (USD per GPU-hour) ---------------------------------------------------------
@@ -63,7 +64,7 @@ double gp_gpu_hourly_price(const gp_gpu *gpu)
 
 /* Price the search ranks by: the catalog's data/prices.json on-demand rate (gpus[].
  * on_demand_usd_per_hour, overridable with --data-dir), else the table above. */
-static double catalog_price(const gp_catalog *cat, const gp_gpu *gpu)
+double gpi_serve_price(const gp_catalog *cat, const gp_gpu *gpu)
 {
     size_t i;
     json_t *e;
@@ -80,6 +81,7 @@ static double catalog_price(const gp_catalog *cat, const gp_gpu *gpu)
 
 static const char *const reason_names[GP_SERVE_REASON_COUNT] = {
     "one_gpu_enough", "model_does_not_fit", "concurrency", "latency", "redundancy", "larger_gpu_better", "no_setup",
+    "multi_node", "expert_parallel",
 };
 
 const char *gp_serve_reason_name(gp_serve_reason_code c)
@@ -109,7 +111,8 @@ gp_status gp_serve_sched_config(const gp_model *m, const gp_gpu *gpu, const gp_w
     if (ww.max_num_batched_tokens <= 0)
         ww.max_num_batched_tokens = trt ? GP_TRTLLM_MAX_TOKENS : big ? GP_VLLM_BIG_TOKENS : GP_VLLM_TOKENS;
     gp_layout ll = *l;
-    ll.dp = 1;
+    if (!(ll.dp > 1 && ll.ep > 1))
+        ll.dp = 1; /* replicas; attention DP ranks inside one keep theirs (one pool each) */
     gp_memory mem;
     gp_status st = gp_memory_estimate(m, gpu, &ww, &ll, &mem, err);
     if (st)
@@ -143,7 +146,7 @@ typedef struct eval_ctx {
 
 static int meets(const gp_sim_result *r, const gp_slo *slo)
 {
-    if (r->requests <= 0)
+    if (r->requests <= 0 || r->stopped_early)
         return 0;
     if (slo->ttft_s > 0 && r->ttft.p99 > slo->ttft_s)
         return 0;
@@ -153,10 +156,13 @@ static int meets(const gp_sim_result *r, const gp_slo *slo)
 }
 
 /* Simulate one replica carrying 1/n of the load. */
-static gp_status sim_share(const eval_ctx *c, const gp_step_model *sm, const gp_sched_config *sc, int n,
-                           gp_sim_result *out, gp_error *err)
+static gp_status sim_share_full(const eval_ctx *c, const gp_step_model *sm, const gp_sched_config *sc, int replicas,
+                                int full, gp_sim_result *out, gp_error *err)
 {
     gp_traffic t = c->req->traffic;
+    /* each attention-DP rank schedules its own share (vLLM and SGLang balance requests over
+     * the ranks); the simulation is one rank's, the step model adds the others' MoE tokens */
+    int n = replicas * (sm->dp > 1 ? sm->dp : 1);
     if (t.arrival == GP_ARRIVAL_CLOSED_LOOP) {
         t.users = (t.users + n - 1) / n;
         if (t.requests <= 0) {
@@ -170,12 +176,20 @@ static gp_status sim_share(const eval_ctx *c, const gp_step_model *sm, const gp_
         if (t.requests <= 0)
             t.requests = GP_SEARCH_MAX_REQUESTS / 2;
     }
-    return gp_simulate(sm, sc, &t, &c->req->slo, out, err);
+    return full ? gp_simulate(sm, sc, &t, &c->req->slo, out, err)
+                : gpi_simulate_until_miss(sm, sc, &t, &c->req->slo, out, err);
+}
+
+static gp_status sim_share(const eval_ctx *c, const gp_step_model *sm, const gp_sched_config *sc, int replicas,
+                           gp_sim_result *out, gp_error *err)
+{
+    return sim_share_full(c, sm, sc, replicas, 0, out, err);
 }
 
 typedef struct tp_eval {
     int fits, latency_ok, meets;
     int replicas_serving;     /* n */
+    gp_layout l;
     gp_sched_config sc;
     gp_step_model sm;
     double single_ttft, single_tpot;
@@ -184,42 +198,102 @@ typedef struct tp_eval {
     char why[GP_ERROR_MSG_MAX];
 } tp_eval;
 
-static gp_status eval_tp(const eval_ctx *c, const gp_gpu *g, int tp, tp_eval *e, gp_error *err)
+static int layout_gpus(const gp_layout *l) { return l->tp * l->pp * l->dp; }
+
+/* "TP8", "TP2 x PP2", "TP1 x DP8 EP8" */
+static void layout_name(const gp_layout *l, char *buf, size_t n)
 {
-    memset(e, 0, sizeof *e);
+    int k = snprintf(buf, n, "TP%d", l->tp);
+    if (l->pp > 1 && k > 0 && (size_t)k < n)
+        k += snprintf(buf + k, n - (size_t)k, " x PP%d", l->pp);
+    if (l->dp > 1 && k > 0 && (size_t)k < n)
+        k += snprintf(buf + k, n - (size_t)k, " x DP%d", l->dp);
+    if (l->ep > 1 && k > 0 && (size_t)k < n)
+        snprintf(buf + k, n - (size_t)k, " EP%d", l->ep);
+}
+
+/* Links for a layout: PCIe inside a PCIe server, the network between nodes. */
+void gpi_serve_links(const gp_catalog *cat, const gp_capacity_request *rq, const gp_gpu *g, const gp_link **intra,
+                     const gp_link **inter)
+{
+    *intra = NULL;
+    *inter = rq->inter_node;
+    if (!cat)
+        return;
+    if (g->scale_up_domain <= 1) {
+        char id[16];
+        snprintf(id, sizeof id, "pcie%d", g->pcie_gen > 0 ? g->pcie_gen : 4);
+        if (gp_catalog_find_link(cat, id, intra, NULL) != GP_OK)
+            *intra = NULL;
+    }
+    if (!*inter && gp_catalog_find_link(cat, "ib-ndr", inter, NULL) != GP_OK)
+        *inter = NULL;
+}
+
+/* Largest decode batch whose step stays within the TPOT target (one rank), by bisection on
+ * the step model; the KV pool and max_num_seqs cap it. */
+static double max_decode_batch(const eval_ctx *c, const tp_eval *e)
+{
+    double hi = (double)e->sc.max_num_seqs, ctx = (double)c->prompt_mean + (double)c->output_mean / 2.0;
+    double kv = (double)(e->sc.kv_blocks * e->sc.block_size) / (ctx > 1 ? ctx : 1);
+    if (kv < hi)
+        hi = kv;
+    if (c->req->slo.tpot_s <= 0 || hi < 1)
+        return hi > 1 ? hi : 1;
+    gp_batch_shape b;
+    gp_batch_decode(&b, hi, ctx);
+    if (gp_step_time(&e->sm, &b, NULL) <= c->req->slo.tpot_s)
+        return hi;
+    double lo = 1;
+    for (int i = 0; i < 20 && hi - lo > 1; i++) {
+        double mid = floor((lo + hi) / 2);
+        gp_batch_decode(&b, mid, ctx);
+        if (gp_step_time(&e->sm, &b, NULL) <= c->req->slo.tpot_s)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* A starting guess for the replica count: the closed loop's users over what one replica
+ * decodes within the TPOT target (the search checks below and above it). */
+static int replicas_guess(const eval_ctx *c, const tp_eval *e, int max_n)
+{
+    const gp_traffic *t = &c->req->traffic;
+    if (t->arrival != GP_ARRIVAL_CLOSED_LOOP)
+        return 1;
+    double per = max_decode_batch(c, e) * (double)(e->l.dp > 1 ? e->l.dp : 1);
+    double n = ceil((double)t->users / (per > 1 ? per : 1));
+    return n < 1 ? 1 : n > max_n ? max_n : (int)n;
+}
+
+/* Memory and the single-request latencies of one layout: 0 when it cannot serve. */
+static gp_status eval_fit(const eval_ctx *c, const gp_gpu *g, tp_eval *e, int64_t maxlen)
+{
     const gp_capacity_request *rq = c->req;
-    gp_layout l;
-    gp_layout_defaults(&l);
-    l.tp = tp;
-    int64_t maxlen = c->prompt_mean + c->output_mean;
-    if (rq->traffic.prompt.max > 0 && rq->traffic.output.max > 0)
-        maxlen = rq->traffic.prompt.max + rq->traffic.output.max;
+    char name[48];
+    layout_name(&e->l, name, sizeof name);
     gp_error e2;
     gp_error_clear(&e2);
-    if (gp_serve_sched_config(rq->model, g, rq->w, &l, maxlen, &e->sc, &e2) != GP_OK) {
-        snprintf(e->why, sizeof e->why, "%s", e2.msg);
+    if (gp_serve_sched_config(rq->model, g, rq->w, &e->l, maxlen, &e->sc, &e2) != GP_OK) {
+        snprintf(e->why, sizeof e->why, "%.40s %.40s: %.400s", g->id, name, e2.msg);
         return GP_OK;
     }
+    e->sc.spec = rq->spec;
     if (e->sc.kv_blocks * e->sc.block_size < maxlen) {
-        snprintf(e->why, sizeof e->why, "%s TP%d: the KV cache holds %lld tokens, less than one %lld-token request",
-                 g->id, tp, (long long)(e->sc.kv_blocks * e->sc.block_size), (long long)maxlen);
+        snprintf(e->why, sizeof e->why, "%s %s: the KV cache holds %lld tokens, less than one %lld-token request",
+                 g->id, name, (long long)(e->sc.kv_blocks * e->sc.block_size), (long long)maxlen);
+        return GP_OK;
+    }
+    const gp_link *intra, *inter;
+    gpi_serve_links(c->cat, rq, g, &intra, &inter);
+    gp_error_clear(&e2);
+    if (gp_step_model_init_nodes(rq->model, g, intra, inter, rq->w, &e->l, rq->params, &e->sm, &e2) != GP_OK) {
+        snprintf(e->why, sizeof e->why, "%s", e2.msg); /* no peak figures, or a layout the model refuses */
         return GP_OK;
     }
     e->fits = 1;
-    const gp_link *link = NULL;
-    if (c->cat && tp > g->scale_up_domain) {
-        char id[16];
-        snprintf(id, sizeof id, "pcie%d", g->pcie_gen > 0 ? g->pcie_gen : 4);
-        if (gp_catalog_find_link(c->cat, id, &link, NULL) != GP_OK)
-            link = NULL;
-    }
-    gp_error_clear(&e2);
-    if (gp_step_model_init(rq->model, g, link, rq->w, &l, rq->params, &e->sm, &e2) != GP_OK) {
-        e->fits = 0; /* a catalog entry without peak figures cannot be timed: skipped */
-        snprintf(e->why, sizeof e->why, "%s", e2.msg);
-        return GP_OK;
-    }
-    gp_status st;
     gp_batch_shape b;
     gp_batch_prefill(&b, (double)c->prompt_mean);
     e->single_ttft = gp_step_time(&e->sm, &b, NULL);
@@ -228,30 +302,60 @@ static gp_status eval_tp(const eval_ctx *c, const gp_gpu *g, int tp, tp_eval *e,
     const gp_slo *slo = &rq->slo;
     if ((slo->ttft_s > 0 && e->single_ttft > slo->ttft_s) || (slo->tpot_s > 0 && e->single_tpot > slo->tpot_s)) {
         snprintf(e->why, sizeof e->why,
-                 "%s TP%d: one request alone already takes TTFT %.3f s and TPOT %.1f ms (targets %.3g s, %.3g ms)",
-                 g->id, tp, e->single_ttft, e->single_tpot * 1e3, slo->ttft_s, slo->tpot_s * 1e3);
+                 "%s %s: one request alone already takes TTFT %.3f s and TPOT %.1f ms (targets %.3g s, %.3g ms)",
+                 g->id, name, e->single_ttft, e->single_tpot * 1e3, slo->ttft_s, slo->tpot_s * 1e3);
         return GP_OK;
     }
     e->latency_ok = 1;
-    /* doubling, then bisection on the number of serving replicas */
+    return GP_OK;
+}
+
+static gp_status eval_layout(const eval_ctx *c, const gp_gpu *g, const gp_layout *l, tp_eval *e, gp_error *err)
+{
+    memset(e, 0, sizeof *e);
+    e->l = *l;
+    const gp_capacity_request *rq = c->req;
+    int64_t maxlen = c->prompt_mean + c->output_mean;
+    if (rq->traffic.prompt.max > 0 && rq->traffic.output.max > 0)
+        maxlen = rq->traffic.prompt.max + rq->traffic.output.max;
+    gp_status st = eval_fit(c, g, e, maxlen);
+    if (st || !e->latency_ok)
+        return st;
+    const gp_slo *slo = &rq->slo;
+    char name[48];
+    layout_name(l, name, sizeof name);
+    /* from the guess: down while the count below also meets, else doubling up; then
+     * bisection between the last miss and the first meet */
     int max_n = rq->max_replicas > 0 ? rq->max_replicas : 1024;
-    int lo = 0, hi = 0; /* lo misses (0: none tried), hi meets */
+    int n = replicas_guess(c, e, max_n), lo = 0, hi = 0; /* lo misses (0: none), hi meets */
     gp_sim_result r, r_lo;
     memset(&r_lo, 0, sizeof r_lo);
-    int n = 1;
     for (;;) {
         if ((st = sim_share(c, &e->sm, &e->sc, n, &r, err)))
             return st;
         if (meets(&r, slo)) {
             hi = n;
             e->sim = r;
-            break;
+            if (lo > 0 || n == 1)
+                break;
+            n = n / 2 > 1 ? n / 2 : 1; /* is the guess too high? */
+            if (n == hi)
+                break;
+            continue;
         }
+        double prev = lo > 0 ? r_lo.ttft.p99 + r_lo.tpot.p99 * 100.0 : INFINITY;
         lo = n;
         r_lo = r;
-        if (n >= max_n) {
-            snprintf(e->why, sizeof e->why, "%s TP%d: %d replicas still miss the targets (p99 TTFT %.3f s, TPOT %.1f ms)",
-                     g->id, tp, n, r.ttft.p99, r.tpot.p99 * 1e3);
+        if (hi)
+            break;
+        /* more replicas stop helping once one rank carries one user, or when doubling them
+         * no longer shortens the tail (a latency floor: the longest prompts' prefill) */
+        const gp_traffic *tr = &rq->traffic;
+        int floor_hit = tr->arrival == GP_ARRIVAL_CLOSED_LOOP && (tr->users + (int64_t)n * l->dp - 1) / ((int64_t)n * l->dp) <= 1;
+        floor_hit |= n >= 4 && r.ttft.p99 + r.tpot.p99 * 100.0 > 0.9 * prev;
+        if (n >= max_n || floor_hit) {
+            snprintf(e->why, sizeof e->why, "%s %s: %d replicas still miss the targets (p99 TTFT %.3f s, TPOT %.1f ms)",
+                     g->id, name, n, r.ttft.p99, r.tpot.p99 * 1e3);
             return GP_OK;
         }
         n = n * 2 > max_n ? max_n : n * 2;
@@ -277,20 +381,25 @@ static gp_status eval_tp(const eval_ctx *c, const gp_gpu *g, int tp, tp_eval *e,
     return GP_OK;
 }
 
-static void fill_option(gp_serve_option *o, const gp_catalog *cat, const gp_gpu *g, int tp, const tp_eval *e,
-                        int replicas, int64_t maxlen, const gp_sim_result *sim)
+static void fill_option(gp_serve_option *o, const gp_catalog *cat, const gp_gpu *g, const tp_eval *e, int replicas,
+                        int64_t maxlen, const gp_sim_result *sim)
 {
     memset(o, 0, sizeof *o);
     snprintf(o->gpu, sizeof o->gpu, "%s", g->id);
-    o->tp = tp;
-    o->pp = 1;
-    o->ep = 1;
+    o->tp = e->l.tp;
+    o->pp = e->l.pp;
+    o->ep = e->l.ep;
+    o->dp = e->l.dp;
+    o->gpus_per_replica = layout_gpus(&e->l);
+    int node = gp_serve_node_gpus(g);
+    o->nodes_per_replica = (o->gpus_per_replica + node - 1) / node;
     o->replicas = replicas;
-    o->gpus_total = tp * replicas;
-    o->usd_per_hour = catalog_price(cat, g) * o->gpus_total;
+    o->gpus_total = o->gpus_per_replica * replicas;
+    o->usd_per_hour = gpi_serve_price(cat, g) * o->gpus_total;
     o->fits = e->fits;
     o->meets = e->meets;
-    o->kv_tokens = e->sc.kv_blocks * e->sc.block_size;
+    /* per replica: every attention-DP rank holds its own pool */
+    o->kv_tokens = e->sc.kv_blocks * e->sc.block_size * (e->l.dp > 1 ? e->l.dp : 1);
     o->max_concurrency = maxlen > 0 ? (double)o->kv_tokens / (double)maxlen : 0;
     if (sim)
         o->sim = *sim;
@@ -326,7 +435,310 @@ static int better(const gp_serve_option *a, const gp_serve_option *b)
 }
 
 #define MAX_GPU_TYPES 64
-#define MAX_TPS 8
+
+/* Layouts of one replica on GPU type g, fewest GPUs first: TP inside a node (NVLink domain,
+ * or up to 8 over PCIe); for MoE models also EP = TP and attention DP x EP over the node
+ * (vLLM --data-parallel-size N --enable-expert-parallel, SGLang --enable-dp-attention);
+ * then over nodes: PP across nodes with TP inside (vLLM's documented multi-node layout),
+ * TP across 2 nodes, and for MoE, attention DP x EP across nodes. */
+static int push_layout(gp_layout *v, int n, int tp, int pp, int dp, int ep)
+{
+    if (n >= MAX_LAYOUTS)
+        return n;
+    gp_layout_defaults(&v[n]);
+    v[n].tp = tp;
+    v[n].pp = pp;
+    v[n].dp = dp;
+    v[n].ep = ep;
+    return n + 1;
+}
+
+static int layout_allowed(const gp_capacity_request *rq, const gp_layout *l, int node, int max_nodes)
+{
+    const gp_model *m = rq->model;
+    if (m->heads % l->tp != 0 || (m->kv_heads > 0 && m->kv_heads % l->tp != 0 && l->tp % m->kv_heads != 0))
+        return 0;
+    if (l->pp > m->layers || (m->experts > 0 && l->ep > 1 && m->experts % l->ep != 0))
+        return 0;
+    if ((layout_gpus(l) + node - 1) / node > max_nodes)
+        return 0;
+    if ((rq->fixed_tp > 0 && l->tp != rq->fixed_tp) || (rq->fixed_pp > 0 && l->pp != rq->fixed_pp) ||
+        (rq->fixed_ep > 0 && l->ep != rq->fixed_ep) || (rq->fixed_dp > 0 && l->dp != rq->fixed_dp))
+        return 0;
+    return 1;
+}
+
+int gpi_serve_layouts(const gp_capacity_request *rq, const gp_gpu *g, gp_layout *out)
+{
+    gp_layout v[MAX_LAYOUTS];
+    int n = 0, node = gp_serve_node_gpus(g), moe = rq->model->experts > 0;
+    int max_nodes = rq->max_nodes > 0 ? rq->max_nodes : 4;
+    for (int tp = 1; tp <= node; tp *= 2) {
+        n = push_layout(v, n, tp, 1, 1, 1);
+        if (moe && tp > 1)
+            n = push_layout(v, n, tp, 1, 1, tp);
+        for (int dp = 2; moe && tp * dp <= node; dp *= 2)
+            n = push_layout(v, n, tp, 1, dp, tp * dp);
+    }
+    for (int nodes = 2; nodes <= max_nodes; nodes *= 2) {
+        n = push_layout(v, n, node, nodes, 1, 1);
+        if (moe)
+            n = push_layout(v, n, node, nodes, 1, node);
+        n = push_layout(v, n, node * nodes, 1, 1, 1);
+        if (moe) {
+            n = push_layout(v, n, node * nodes, 1, 1, node * nodes);
+            n = push_layout(v, n, node, 1, nodes, node * nodes);
+            n = push_layout(v, n, 1, 1, node * nodes, node * nodes);
+        }
+    }
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (layout_allowed(rq, &v[i], node, max_nodes))
+            out[k++] = v[i];
+    /* fewest GPUs per replica first (stable: the order above breaks ties) */
+    for (int i = 1; i < k; i++)
+        for (int j = i; j > 0 && layout_gpus(&out[j]) < layout_gpus(&out[j - 1]); j--) {
+            gp_layout x = out[j];
+            out[j] = out[j - 1];
+            out[j - 1] = x;
+        }
+    return k;
+}
+
+/* per GPU type: the smallest layout that fits, why smaller ones fail, the best option */
+typedef struct per_gpu {
+    int has_best;
+    gp_serve_option best;
+    int fit_gpus;                    /* GPUs of the smallest fitting layout */
+    gp_layout fit_layout;
+    char fit_why[GP_ERROR_MSG_MAX];  /* why layouts below it fail (memory) */
+    char lat_why[GP_ERROR_MSG_MAX];  /* why fitting layouts failed latency */
+    int has_fewer;
+    gp_serve_option fewer;
+    tp_eval best_e;                  /* the best option's step model and scheduler */
+    int has_at_fit;                  /* the smallest fitting layout met the targets */
+    gp_serve_option at_fit;
+    int has_one_node, has_multi_node; /* best single-node and multi-node options */
+    gp_serve_option one_node, multi_node;
+    int skipped_multi_node;           /* one node held the model; multi-node layouts not tried */
+    int has_tp_only, has_ep;          /* MoE: best TP-only and best EP option */
+    gp_serve_option tp_only, ep;
+} per_gpu;
+
+static void note_kinds(per_gpu *pg, const gp_serve_option *o)
+{
+    if (o->nodes_per_replica <= 1 && (!pg->has_one_node || better(o, &pg->one_node))) {
+        pg->has_one_node = 1;
+        pg->one_node = *o;
+    }
+    if (o->nodes_per_replica > 1 && (!pg->has_multi_node || better(o, &pg->multi_node))) {
+        pg->has_multi_node = 1;
+        pg->multi_node = *o;
+    }
+    if (o->ep <= 1 && (!pg->has_tp_only || better(o, &pg->tp_only))) {
+        pg->has_tp_only = 1;
+        pg->tp_only = *o;
+    }
+    if (o->ep > 1 && (!pg->has_ep || better(o, &pg->ep))) {
+        pg->has_ep = 1;
+        pg->ep = *o;
+    }
+}
+
+/* Every layout of one GPU type; `bound` is the cheapest setup found so far over all types
+ * (0: none): a layout whose one replica (+ spares) already costs more is skipped. */
+static gp_status search_gpu(const eval_ctx *c, const gp_gpu *g, double bound, gp_capacity_result *out, per_gpu *pg,
+                            gp_error *err)
+{
+    const gp_capacity_request *req = c->req;
+    memset(pg, 0, sizeof *pg);
+    gp_layout ls[MAX_LAYOUTS];
+    int nl = gpi_serve_layouts(req, g, ls);
+    double price = gpi_serve_price(c->cat, g);
+    int64_t maxlen = c->prompt_mean + c->output_mean;
+    for (int k = 0; k < nl; k++) {
+        double floor_cost = (double)layout_gpus(&ls[k]) * (1 + req->redundancy) * price;
+        if (price > 0 && ((pg->has_best && floor_cost > pg->best.usd_per_hour) || (bound > 0 && floor_cost > bound)))
+            continue; /* one replica of this layout costs more than the best setup */
+        if (pg->fit_gpus && pg->fit_gpus <= gp_serve_node_gpus(g) && layout_gpus(&ls[k]) > gp_serve_node_gpus(g) &&
+            !(req->fixed_pp > 1 || req->fixed_tp > gp_serve_node_gpus(g))) {
+            pg->skipped_multi_node = 1;
+            continue; /* one node holds the model: spanning nodes only adds network collectives */
+        }
+        tp_eval e;
+        gp_status st = eval_layout(c, g, &ls[k], &e, err);
+        if (st)
+            return st;
+        if (!e.fits) {
+            if (!pg->fit_gpus)
+                snprintf(pg->fit_why, sizeof pg->fit_why, "%s", e.why);
+            continue;
+        }
+        if (!pg->fit_gpus) {
+            pg->fit_gpus = layout_gpus(&ls[k]);
+            pg->fit_layout = ls[k];
+        }
+        if (!e.meets) {
+            if (!pg->has_best && !pg->lat_why[0])
+                snprintf(pg->lat_why, sizeof pg->lat_why, "%s", e.why);
+            continue;
+        }
+        gp_serve_option o;
+        fill_option(&o, c->cat, g, &e, e.replicas_serving + req->redundancy, maxlen, &e.sim);
+        note_kinds(pg, &o);
+        if (layout_gpus(&ls[k]) == pg->fit_gpus && !pg->has_at_fit) {
+            pg->has_at_fit = 1;
+            pg->at_fit = o;
+        }
+        if (!pg->has_best || better(&o, &pg->best)) {
+            pg->has_best = 1;
+            pg->best = o;
+            pg->has_fewer = e.has_fewer;
+            pg->best_e = e;
+            if (e.has_fewer)
+                fill_option(&pg->fewer, c->cat, g, &e, e.replicas_serving - 1 + req->redundancy, maxlen, &e.sim_fewer);
+        }
+        if (out->n_options < GP_SERVE_MAX_CANDIDATES)
+            out->options[out->n_options++] = o;
+    }
+    return GP_OK;
+}
+
+static void option_name(const gp_serve_option *o, char *buf, size_t n)
+{
+    gp_layout l;
+    gp_layout_defaults(&l);
+    l.tp = o->tp;
+    l.pp = o->pp;
+    l.dp = o->dp > 0 ? o->dp : 1;
+    l.ep = o->ep;
+    layout_name(&l, buf, n);
+}
+
+/* Why one node or several, and why EP or TP for the MoE layers. */
+static void explain_layout(gp_capacity_result *out, const per_gpu *pg, const gp_serve_option *best)
+{
+    char a[48], b[48];
+    option_name(best, a, sizeof a);
+    if (best->nodes_per_replica > 1 && !pg->has_one_node)
+        add_reason(out, GP_SERVE_MULTI_NODE,
+                   "a replica spans %d nodes (%s, %d GPUs): no layout inside one %s node holds the model with room "
+                   "for a request%s%s; the layers cross the network between nodes",
+                   best->nodes_per_replica, a, best->gpus_per_replica, best->gpu, pg->fit_why[0] ? ": " : "",
+                   pg->fit_why);
+    else if (best->nodes_per_replica <= 1 && pg->has_multi_node) {
+        option_name(&pg->multi_node, b, sizeof b);
+        add_reason(out, GP_SERVE_MULTI_NODE,
+                   "one node per replica (%s) beats spanning nodes (%s: %d GPUs, $%.2f/h against %d, $%.2f/h): "
+                   "model parallelism wants NVLink, and over the network its collectives cost more",
+                   a, b, pg->multi_node.gpus_total, pg->multi_node.usd_per_hour, best->gpus_total, best->usd_per_hour);
+    } else if (best->nodes_per_replica <= 1 && pg->skipped_multi_node) {
+        add_reason(out, GP_SERVE_MULTI_NODE,
+                   "one node per replica: %s holds the model inside one %s node, so no layout spans nodes (model "
+                   "parallelism wants NVLink; over the network its collectives cost more and add nothing here)",
+                   a, best->gpu);
+    } else if (best->nodes_per_replica > 1 && pg->has_one_node) {
+        option_name(&pg->one_node, b, sizeof b);
+        add_reason(out, GP_SERVE_MULTI_NODE, "%s over %d nodes is cheaper than one node per replica (%s: %d GPUs, $%.2f/h)",
+                   a, best->nodes_per_replica, b, pg->one_node.gpus_total, pg->one_node.usd_per_hour);
+    }
+    if (best->ep > 1 && pg->has_tp_only) {
+        option_name(&pg->tp_only, b, sizeof b);
+        add_reason(out, GP_SERVE_EXPERT_PARALLEL,
+                   "expert parallelism (%s) beats tensor parallelism alone for the MoE layers (%s: %d GPUs, $%.2f/h): "
+                   "whole experts per GPU read fewer weights per token and attention DP keeps one KV pool per rank",
+                   a, b, pg->tp_only.gpus_total, pg->tp_only.usd_per_hour);
+    } else if (best->ep <= 1 && pg->has_ep) {
+        option_name(&pg->ep, b, sizeof b);
+        add_reason(out, GP_SERVE_EXPERT_PARALLEL,
+                   "tensor parallelism (%s) beats expert parallelism here (%s: %d GPUs, $%.2f/h): at this load the "
+                   "all-to-all per MoE layer and the expert imbalance cost more than they save",
+                   a, b, pg->ep.gpus_total, pg->ep.usd_per_hour);
+    }
+}
+
+static void explain(gp_capacity_result *out, const gp_capacity_request *req, const per_gpu *pg, int64_t maxlen)
+{
+    const gp_serve_option *best = &out->best;
+    const gp_slo *slo = &req->slo;
+    int serving = best->replicas - req->redundancy;
+    char a[48], f[48];
+    option_name(best, a, sizeof a);
+    if (best->gpus_total == 1)
+        add_reason(out, GP_SERVE_ONE_GPU_ENOUGH, "one %s meets the targets: p99 TTFT %.3f s, p99 TPOT %.1f ms",
+                   best->gpu, best->sim.ttft.p99, best->sim.tpot.p99 * 1e3);
+    if (pg->fit_gpus > 1 && pg->fit_why[0])
+        add_reason(out, GP_SERVE_MODEL_DOES_NOT_FIT, "the model does not fit one %s: %s", best->gpu, pg->fit_why);
+    option_name(&pg->at_fit, f, sizeof f);
+    if (best->gpus_per_replica > pg->fit_gpus && pg->lat_why[0])
+        add_reason(out, GP_SERVE_LATENCY, "%s is needed for latency: %s", a, pg->lat_why);
+    else if (best->gpus_per_replica > pg->fit_gpus && pg->has_at_fit)
+        add_reason(out, GP_SERVE_LATENCY,
+                   "%s per replica for latency: %s holds the model but meets p99 TPOT %.3g ms only with few "
+                   "users per replica (one request alone: TPOT %.1f ms), needing %d GPUs ($%.2f/h) against %d ($%.2f/h)",
+                   a, f, slo->tpot_s * 1e3, pg->at_fit.single_tpot_s * 1e3, pg->at_fit.gpus_total,
+                   pg->at_fit.usd_per_hour, best->gpus_total, best->usd_per_hour);
+    explain_layout(out, pg, best);
+    if (serving > 1) {
+        if (pg->has_fewer)
+            add_reason(out, GP_SERVE_CONCURRENCY,
+                       "the load needs %d serving replicas: with %d, each replica's p99 TTFT is %.3f s and p99 TPOT "
+                       "%.1f ms (targets %.3g s, %.3g ms; a replica holds %.0f concurrent %lld-token sequences in KV)",
+                       serving, serving - 1, pg->fewer.sim.ttft.p99, pg->fewer.sim.tpot.p99 * 1e3, slo->ttft_s,
+                       slo->tpot_s * 1e3, best->max_concurrency, (long long)maxlen);
+        else
+            add_reason(out, GP_SERVE_CONCURRENCY, "the load needs %d serving replicas", serving);
+    }
+    if (req->redundancy > 0)
+        add_reason(out, GP_SERVE_REDUNDANCY,
+                   "n+%d: %d replica%s more, so that with %d down the other %d still meet the targets", req->redundancy,
+                   req->redundancy, req->redundancy > 1 ? "s" : "", req->redundancy, serving);
+}
+
+/* one larger GPU vs two smaller: a meeting type whose replica uses fewer, larger GPUs */
+static void explain_larger(gp_capacity_result *out, const gp_gpu *const *cands, size_t nc, const int *type_has,
+                           const gp_serve_option *type_best)
+{
+    const gp_serve_option *best = &out->best;
+    for (size_t a = 0; a < nc; a++) {
+        if (!type_has[a])
+            continue;
+        for (size_t b = 0; b < nc; b++) {
+            if (!type_has[b] || a == b)
+                continue;
+            const gp_serve_option *L = &type_best[a], *S = &type_best[b];
+            if (cands[a]->memory_bytes > cands[b]->memory_bytes && 2 * L->gpus_per_replica <= S->gpus_per_replica &&
+                better(L, S) && (!strcmp(L->gpu, best->gpu) || !strcmp(S->gpu, best->gpu))) {
+                add_reason(out, GP_SERVE_LARGER_GPU_BETTER,
+                           "%s at TP%d (%d per replica, %d GPUs, $%.2f/h) serves better than %s at TP%d (%d per "
+                           "replica, %d GPUs, $%.2f/h): fewer, larger GPUs hold the weights and more KV with less "
+                           "tensor-parallel traffic",
+                           L->gpu, L->tp, L->gpus_per_replica, L->gpus_total, L->usd_per_hour, S->gpu, S->tp,
+                           S->gpus_per_replica, S->gpus_total, S->usd_per_hour);
+                return;
+            }
+        }
+    }
+}
+
+/* Candidate GPU types: those named, or every priced catalog GPU, cheapest first (so the
+ * cost bound prunes early). */
+static gp_status candidates(const gp_catalog *cat, const gp_capacity_request *req, const gp_gpu **cands, size_t *nc,
+                            gp_error *err)
+{
+    *nc = 0;
+    if (req->gpus && req->n_gpus > 0) {
+        for (size_t i = 0; i < req->n_gpus && *nc < MAX_GPU_TYPES; i++)
+            cands[(*nc)++] = req->gpus[i];
+        return GP_OK;
+    }
+    if (!cat)
+        return gpi_fail(err, GP_EINVAL, "capacity search needs candidate GPUs or a catalog");
+    for (size_t i = 0; i < gp_catalog_gpu_count(cat) && *nc < MAX_GPU_TYPES; i++)
+        if (gpi_serve_price(cat, gp_catalog_gpu_at(cat, i)) > 0)
+            cands[(*nc)++] = gp_catalog_gpu_at(cat, i);
+    return *nc ? GP_OK : gpi_fail(err, GP_EINVAL, "no candidate GPU");
+}
 
 gp_status gp_capacity_search(const gp_catalog *cat, const gp_capacity_request *req, gp_capacity_result *out,
                              gp_error *err)
@@ -354,20 +766,13 @@ gp_status gp_capacity_search(const gp_catalog *cat, const gp_capacity_request *r
             gpi_error_set_field(err, i ? "output_tokens" : "prompt_tokens");
             return gpi_fail(err, GP_EINVAL, "%s lengths must be 1 to 2^32 (4,294,967,296) tokens", i ? "output" : "prompt");
         }
+    if (req->max_nodes < 0 || req->max_nodes > 64)
+        return gpi_fail(err, GP_EINVAL, "max_nodes must be 0 (default 4) to 64");
     const gp_gpu *cands[MAX_GPU_TYPES];
     size_t nc = 0;
-    if (req->gpus && req->n_gpus > 0) {
-        for (size_t i = 0; i < req->n_gpus && nc < MAX_GPU_TYPES; i++)
-            cands[nc++] = req->gpus[i];
-    } else {
-        if (!cat)
-            return gpi_fail(err, GP_EINVAL, "capacity search needs candidate GPUs or a catalog");
-        for (size_t i = 0; i < gp_catalog_gpu_count(cat) && nc < MAX_GPU_TYPES; i++)
-            if (catalog_price(cat, gp_catalog_gpu_at(cat, i)) > 0)
-                cands[nc++] = gp_catalog_gpu_at(cat, i);
-    }
-    if (nc == 0)
-        return gpi_fail(err, GP_EINVAL, "no candidate GPU");
+    gp_status st = candidates(cat, req, cands, &nc, err);
+    if (st)
+        return st;
     gp_work local_work; /* one budget for every simulation of the search */
     gp_capacity_request local_req;
     if (!req->traffic.work) {
@@ -383,147 +788,53 @@ gp_status gp_capacity_search(const gp_catalog *cat, const gp_capacity_request *r
         return gpi_fail(err, GP_EINVAL, "prompt and output lengths must be at least 1 token");
     int64_t maxlen = c.prompt_mean + c.output_mean;
 
-    /* per GPU type: the smallest TP that fits, why smaller TPs fail, the best option */
-    typedef struct per_gpu {
-        int best_tp;         /* 0: none meets */
-        gp_serve_option best;
-        int fit_tp;          /* smallest TP holding the model */
-        char fit_why[GP_ERROR_MSG_MAX];   /* why TP below fit_tp fails (memory) */
-        char lat_why[GP_ERROR_MSG_MAX];   /* why fit_tp..best_tp-1 fail latency */
-        int has_fewer;
-        gp_serve_option fewer;
-        int has_at_fit;      /* the smallest fitting TP met the targets, with more GPUs */
-        gp_serve_option at_fit;
-    } per_gpu;
-    static const int tps[MAX_TPS] = {1, 2, 4, 8, 16, 32, 64, 72};
-    per_gpu pg;
+    per_gpu *pg = malloc(sizeof *pg * 2);
+    if (!pg)
+        return gpi_fail(err, GP_ENOMEM, "out of memory searching");
+    per_gpu *cur = &pg[0], *best_pg = &pg[1];
     int have_best = 0;
-    gp_serve_option best;
-    memset(&best, 0, sizeof best);
-    per_gpu best_pg;
-    memset(&best_pg, 0, sizeof best_pg);
-    const gp_gpu *best_gpu = NULL;
-    /* per GPU type summary for the larger-vs-smaller comparison */
     gp_serve_option type_best[MAX_GPU_TYPES];
     int type_has[MAX_GPU_TYPES];
     memset(type_has, 0, sizeof type_has);
+    char last_why[GP_ERROR_MSG_MAX] = "";
     for (size_t gi = 0; gi < nc; gi++) {
-        const gp_gpu *g = cands[gi];
-        memset(&pg, 0, sizeof pg);
-        int domain = g->scale_up_domain > 1 ? g->scale_up_domain : GP_SEARCH_MAX_PCIE_TP;
-        for (int k = 0; k < MAX_TPS; k++) {
-            int tp = tps[k];
-            if (tp > domain || (req->fixed_tp > 0 && tp != req->fixed_tp))
-                continue;
-            if (req->model->heads % tp != 0)
-                continue;
-            tp_eval e;
-            gp_status st = eval_tp(&c, g, tp, &e, err);
-            if (st)
-                return st;
-            if (!e.fits) {
-                if (!pg.fit_tp)
-                    snprintf(pg.fit_why, sizeof pg.fit_why, "%s", e.why);
-                continue;
-            }
-            if (!pg.fit_tp)
-                pg.fit_tp = tp;
-            if (!e.meets) {
-                if (!pg.best_tp)
-                    snprintf(pg.lat_why, sizeof pg.lat_why, "%s", e.why);
-                continue;
-            }
-            gp_serve_option o;
-            fill_option(&o, cat, g, tp, &e, e.replicas_serving + req->redundancy, maxlen, &e.sim);
-            if (tp == pg.fit_tp) {
-                pg.has_at_fit = 1;
-                pg.at_fit = o;
-            }
-            if (!pg.best_tp || better(&o, &pg.best)) {
-                pg.best_tp = tp;
-                pg.best = o;
-                pg.has_fewer = e.has_fewer;
-                if (e.has_fewer)
-                    fill_option(&pg.fewer, cat, g, tp, &e, e.replicas_serving - 1 + req->redundancy, maxlen, &e.sim_fewer);
-            }
-            if (out->n_options < GP_SERVE_MAX_CANDIDATES)
-                out->options[out->n_options++] = o;
-            /* a larger TP costs at least tp x price per replica: stop once one replica of
-             * the next TP is dearer than the best setup of this type */
-            if (catalog_price(cat, g) > 0 &&
-                2.0 * tp * (1 + req->redundancy) * catalog_price(cat, g) > pg.best.usd_per_hour)
-                break;
+        if ((st = search_gpu(&c, cands[gi], have_best ? best_pg->best.usd_per_hour : 0.0, out, cur, err))) {
+            free(pg);
+            return st;
         }
-        if (pg.best_tp) {
-            type_has[gi] = 1;
-            type_best[gi] = pg.best;
-            if (!have_best || better(&pg.best, &best)) {
-                have_best = 1;
-                best = pg.best;
-                best_pg = pg;
-                best_gpu = g;
-            }
+        if (cur->lat_why[0] || cur->fit_why[0])
+            snprintf(last_why, sizeof last_why, "%s", cur->lat_why[0] ? cur->lat_why : cur->fit_why);
+        if (!cur->has_best)
+            continue;
+        type_has[gi] = 1;
+        type_best[gi] = cur->best;
+        if (!have_best || better(&cur->best, &best_pg->best)) {
+            have_best = 1;
+            per_gpu *x = best_pg;
+            best_pg = cur;
+            cur = x;
         }
     }
     if (!have_best) {
-        add_reason(out, GP_SERVE_NO_SETUP, "no GPU type and TP up to its scale-up domain meets the targets%s%s",
-                   pg.lat_why[0] || pg.fit_why[0] ? ": " : "", pg.lat_why[0] ? pg.lat_why : pg.fit_why);
+        add_reason(out, GP_SERVE_NO_SETUP, "no GPU type and layout up to %d nodes per replica meets the targets%s%s",
+                   req->max_nodes > 0 ? req->max_nodes : 4, last_why[0] ? ": " : "", last_why);
+        free(pg);
         return GP_OK;
     }
     out->found = 1;
-    out->best = best;
-    out->has_fewer = best_pg.has_fewer;
-    out->fewer = best_pg.fewer;
-    const gp_slo *slo = &req->slo;
-    int serving = best.replicas - req->redundancy;
-    if (best.gpus_total == 1)
-        add_reason(out, GP_SERVE_ONE_GPU_ENOUGH, "one %s meets the targets: p99 TTFT %.3f s, p99 TPOT %.1f ms", best.gpu,
-                   best.sim.ttft.p99, best.sim.tpot.p99 * 1e3);
-    if (best_pg.fit_tp > 1)
-        add_reason(out, GP_SERVE_MODEL_DOES_NOT_FIT, "the model does not fit one %s: %s", best.gpu, best_pg.fit_why);
-    if (best.tp > best_pg.fit_tp && best_pg.lat_why[0])
-        add_reason(out, GP_SERVE_LATENCY, "TP%d is needed for latency: %s", best.tp, best_pg.lat_why);
-    else if (best.tp > best_pg.fit_tp && best_pg.has_at_fit)
-        add_reason(out, GP_SERVE_LATENCY,
-                   "TP%d per replica for latency: TP%d holds the model but meets p99 TPOT %.3g ms only with few "
-                   "users per replica (one request alone: TPOT %.1f ms), needing %d GPUs ($%.2f/h) against %d ($%.2f/h)",
-                   best.tp, best_pg.at_fit.tp, slo->tpot_s * 1e3, best_pg.at_fit.single_tpot_s * 1e3,
-                   best_pg.at_fit.gpus_total, best_pg.at_fit.usd_per_hour, best.gpus_total, best.usd_per_hour);
-    if (serving > 1) {
-        if (best_pg.has_fewer)
-            add_reason(out, GP_SERVE_CONCURRENCY,
-                       "the load needs %d serving replicas: with %d, each replica's p99 TTFT is %.3f s and p99 TPOT "
-                       "%.1f ms (targets %.3g s, %.3g ms; a replica holds %.0f concurrent %lld-token sequences in KV)",
-                       serving, serving - 1, best_pg.fewer.sim.ttft.p99, best_pg.fewer.sim.tpot.p99 * 1e3, slo->ttft_s,
-                       slo->tpot_s * 1e3, best.max_concurrency, (long long)maxlen);
-        else
-            add_reason(out, GP_SERVE_CONCURRENCY, "the load needs %d serving replicas", serving);
-    }
-    if (req->redundancy > 0)
-        add_reason(out, GP_SERVE_REDUNDANCY,
-                   "n+%d: %d replica%s more, so that with %d down the other %d still meet the targets", req->redundancy,
-                   req->redundancy, req->redundancy > 1 ? "s" : "", req->redundancy, serving);
-    /* one larger GPU vs two smaller: a meeting type whose replica uses fewer, larger GPUs */
-    for (size_t a = 0; a < nc; a++) {
-        if (!type_has[a])
-            continue;
-        for (size_t b = 0; b < nc; b++) {
-            if (!type_has[b] || a == b)
-                continue;
-            const gp_serve_option *L = &type_best[a], *S = &type_best[b];
-            if (cands[a]->memory_bytes > cands[b]->memory_bytes && 2 * L->tp <= S->tp && better(L, S) &&
-                (L == &best || !strcmp(L->gpu, best.gpu) || !strcmp(S->gpu, best.gpu))) {
-                add_reason(out, GP_SERVE_LARGER_GPU_BETTER,
-                           "%s at TP%d (%d per replica, %d GPUs, $%.2f/h) serves better than %s at TP%d (%d per "
-                           "replica, %d GPUs, $%.2f/h): fewer, larger GPUs hold the weights and more KV with less "
-                           "tensor-parallel traffic",
-                           L->gpu, L->tp, L->tp, L->gpus_total, L->usd_per_hour, S->gpu, S->tp, S->tp, S->gpus_total,
-                           S->usd_per_hour);
-                goto larger_done;
-            }
+    out->best = best_pg->best;
+    if (best_pg->has_fewer && best_pg->fewer.sim.stopped_early) {
+        /* the evidence (one replica fewer misses) in full, not cut at the first certain miss */
+        const tp_eval *e = &best_pg->best_e;
+        if ((st = sim_share_full(&c, &e->sm, &e->sc, e->replicas_serving - 1, 1, &best_pg->fewer.sim, err))) {
+            free(pg);
+            return st;
         }
     }
-larger_done:
-    (void)best_gpu;
+    out->has_fewer = best_pg->has_fewer;
+    out->fewer = best_pg->fewer;
+    explain(out, req, best_pg, maxlen);
+    explain_larger(out, cands, nc, type_has, type_best);
+    free(pg);
     return GP_OK;
 }

@@ -20,7 +20,7 @@
  * the running set a fixed array, results three arrays of the request count, all allocated
  * once per call.
  */
-#include "internal.h"
+#include "serving.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -64,6 +64,22 @@ static uint64_t rng_next(rng *r)
 /* uniform in [0, 1) */
 static double rng_uniform(rng *r) { return (double)(rng_next(r) >> 11) * 0x1.0p-53; }
 static double rng_exp(rng *r, double mean) { return -mean * log(1.0 - rng_uniform(r)); }
+/* standard normal (Box-Muller; one of the pair is used) */
+static double rng_normal(rng *r)
+{
+    double u = 1.0 - rng_uniform(r), v = rng_uniform(r);
+    return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
+}
+
+void gp_length_default(gp_length_spec *ls, double mean)
+{
+    memset(ls, 0, sizeof *ls);
+    ls->dist = GP_LENGTH_LOGNORMAL;
+    ls->mean = mean;
+    ls->sigma = GP_LOGNORMAL_SIGMA;
+    ls->min = 1;
+    ls->max = (int64_t)ceil(4.0 * mean);
+}
 
 static int64_t draw_length(rng *r, const gp_length_spec *ls)
 {
@@ -75,6 +91,13 @@ static int64_t draw_length(rng *r, const gp_length_spec *ls)
     case GP_LENGTH_EXPONENTIAL:
         v = (int64_t)llround(rng_exp(r, ls->mean));
         break;
+    case GP_LENGTH_LOGNORMAL: {
+        /* mean = exp(mu + sigma^2 / 2) */
+        double sg = ls->sigma > 0 ? ls->sigma : GP_LOGNORMAL_SIGMA;
+        double x = exp(log(ls->mean) - sg * sg / 2.0 + sg * rng_normal(r));
+        v = x < 9e15 ? (int64_t)llround(x) : INT64_MAX / 4;
+        break;
+    }
     default:
         v = (int64_t)llround(ls->mean);
         break;
@@ -92,6 +115,10 @@ typedef struct req {
     int64_t blocks;
     int64_t index;     /* issue order */
     int64_t user;      /* closed loop: who sent it */
+    int64_t cached;    /* prompt tokens found in the prefix cache */
+    int64_t draft;     /* speculative tokens verified this step */
+    int group;         /* pipeline micro-batch the sequence travels in */
+    double ready;      /* pipeline: when its last token leaves the last stage */
 } req;
 
 typedef struct deque {
@@ -236,6 +263,17 @@ typedef struct sim {
     int64_t *out_tokens, *in_tokens;
     unsigned char *done;   /* 1 completed, 2 rejected */
     int64_t preemptions, steps, rejected;
+    gp_work *work;         /* the question's budget: running + 1 units a step */
+    int64_t *sched;        /* tokens scheduled this step, parallel to running[] */
+    int64_t finished;
+    int64_t slot;          /* pipeline: the micro-batch (group) scheduled next */
+    int pp;                /* micro-batches in flight (pipeline stages) */
+    double now;
+    double kv_time, kv_peak, run_time, busy;
+    const gp_slo *stop_slo;   /* stop once a p99 target is certainly missed (NULL: never) */
+    int64_t count_lo, count_hi, miss_ttft, miss_tpot, miss_limit;
+    int stop;
+    int empty_slots;  /* pipeline: consecutive slots with nothing ready */
 } sim;
 
 static void make_request(sim *s, int64_t user, double at, req *q)
@@ -253,6 +291,12 @@ static void make_request(sim *s, int64_t user, double at, req *q)
         q->output = draw_length(&s->r, &s->t->output);
     }
     q->len = q->prompt;
+    if (s->t->prefix_hit > 0) {
+        q->cached = (int64_t)floor(s->t->prefix_hit * (double)q->prompt);
+        if (q->cached >= q->prompt)
+            q->cached = q->prompt - 1;
+        q->computed = q->cached;
+    }
     s->arrival_of[q->index] = at;
     s->in_tokens[q->index] = q->prompt;
     s->out_tokens[q->index] = q->output;
@@ -343,7 +387,8 @@ static int preempt_last(sim *s)
     req *v = &s->running[--s->n_running];
     s->free_blocks += v->blocks;
     v->blocks = 0;
-    v->computed = 0;
+    v->computed = v->cached; /* the prefix cache still holds the shared prefix */
+    v->draft = 0;
     s->preemptions++;
     return dq_push_front(&s->waiting, v);
 }
@@ -419,17 +464,20 @@ static gp_status sim_reserve(const gp_sched_config *sc, const gp_traffic *t, int
     return gpi_work_reserve(work, units, bytes, what, "lower the requests, users or token counts", err);
 }
 
-gp_status gp_simulate(const gp_step_model *sm, const gp_sched_config *sc, const gp_traffic *t, const gp_slo *slo,
-                      gp_sim_result *out, gp_error *err)
+static gp_status check_traffic(const gp_sched_config *sc, const gp_traffic *t, int64_t *total_out, gp_error *err)
 {
-    gp_error_clear(err); /* no stale offset or field from an earlier call */
-    memset(out, 0, sizeof *out);
-    if (!sm || !sc || !t)
-        return gpi_fail(err, GP_EINVAL, "simulate: step model, scheduler and traffic are required");
     if (sc->max_num_seqs < 1 || sc->max_num_batched_tokens < 1 || sc->kv_blocks < 1 || sc->block_size < 1)
         return gpi_fail(err, GP_EINVAL, "the engine needs at least one sequence, one batched token and one KV block");
+    if (sc->spec.draft_tokens < 0 || sc->spec.draft_tokens > 16 ||
+        (sc->spec.draft_tokens > 0 && !(sc->spec.acceptance > 0 && sc->spec.acceptance < 1 &&
+                                        sc->spec.draft_cost >= 0 && sc->spec.draft_cost <= 1)))
+        return gpi_fail(err, GP_EINVAL,
+                        "speculative decoding needs 1 to 16 draft tokens, an acceptance rate in (0, 1) and a draft cost "
+                        "in [0, 1] of a target step");
     if ((unsigned)t->arrival >= GP_ARRIVAL_COUNT)
         return gpi_fail(err, GP_EINVAL, "unknown arrival process");
+    if (!(t->prefix_hit >= 0 && t->prefix_hit < 1))
+        return gpi_fail(err, GP_EINVAL, "the prefix-cache hit rate must be in [0, 1), not %g", t->prefix_hit);
     int64_t total = t->requests;
     if (t->arrival == GP_ARRIVAL_TRACE) {
         if (!t->trace || t->trace_len == 0)
@@ -442,9 +490,6 @@ gp_status gp_simulate(const gp_step_model *sm, const gp_sched_config *sc, const 
     }
     if (total < 1 || total > ((int64_t)1 << 31))
         return gpi_fail(err, GP_EINVAL, "requests must be between 1 and 2^31, not %lld", (long long)total);
-    gp_status vst = sim_check_limits(sc, t, total, err);
-    if (vst)
-        return vst;
     if ((t->arrival == GP_ARRIVAL_POISSON || t->arrival == GP_ARRIVAL_FIXED_RATE) && !(t->rate > 0 && isfinite(t->rate)))
         return gpi_fail(err, GP_EINVAL, "an open-loop arrival rate must be a positive finite number (use burst for inf)");
     if (t->arrival == GP_ARRIVAL_CLOSED_LOOP && (t->users < 1 || t->users > ((int64_t)1 << 24) || t->think_time_s < 0))
@@ -452,270 +497,439 @@ gp_status gp_simulate(const gp_step_model *sm, const gp_sched_config *sc, const 
     if (t->arrival != GP_ARRIVAL_TRACE) {
         if ((unsigned)t->prompt.dist >= GP_LENGTH_COUNT || (unsigned)t->output.dist >= GP_LENGTH_COUNT ||
             !(t->prompt.mean >= 1 || t->prompt.dist == GP_LENGTH_UNIFORM) ||
-            !(t->output.mean >= 1 || t->output.dist == GP_LENGTH_UNIFORM))
-            return gpi_fail(err, GP_EINVAL, "prompt and output lengths must be at least 1 token");
+            !(t->output.mean >= 1 || t->output.dist == GP_LENGTH_UNIFORM) || !(t->prompt.mean < 1e12) ||
+            !(t->output.mean < 1e12) || !(t->prompt.sigma >= 0 && t->prompt.sigma <= 4) ||
+            !(t->output.sigma >= 0 && t->output.sigma <= 4))
+            return gpi_fail(err, GP_EINVAL, "prompt and output lengths must be at least 1 token (log-normal sigma 0 to 4)");
     }
+    *total_out = total;
+    return GP_OK;
+}
 
+static void sim_free(sim *s)
+{
+    free(s->waiting.v);
+    free(s->running);
+    free(s->sched);
+    free(s->ttft);
+    free(s->tpot);
+    free(s->e2e);
+    free(s->arrival_of);
+    free(s->out_tokens);
+    free(s->in_tokens);
+    free(s->done);
+    free(s->heap);
+}
+
+static gp_status sim_alloc(sim *s, gp_error *err)
+{
+    size_t n = (size_t)s->total, seqs = (size_t)s->sc->max_num_seqs;
+    s->running = malloc(seqs * sizeof *s->running);
+    s->sched = malloc(seqs * sizeof *s->sched);
+    s->ttft = malloc(n * sizeof *s->ttft);
+    s->tpot = malloc(n * sizeof *s->tpot);
+    s->e2e = malloc(n * sizeof *s->e2e);
+    s->arrival_of = malloc(n * sizeof *s->arrival_of);
+    s->out_tokens = malloc(n * sizeof *s->out_tokens);
+    s->in_tokens = malloc(n * sizeof *s->in_tokens);
+    s->done = calloc(n, 1);
+    int closed = s->t->arrival == GP_ARRIVAL_CLOSED_LOOP;
+    if (closed)
+        s->heap = malloc((size_t)s->t->users * sizeof *s->heap);
+    if (!s->running || !s->sched || !s->ttft || !s->tpot || !s->e2e || !s->arrival_of || !s->out_tokens ||
+        !s->in_tokens || !s->done || (closed && !s->heap))
+        return gpi_fail(err, GP_ENOMEM, "out of memory for %lld simulated requests", (long long)s->total);
+    return GP_OK;
+}
+
+/* Closed-loop users start spread over one think time, or, without think time, over about
+ * one request's duration (prefill + output decode steps at the concurrency), so that they
+ * do not move in lockstep; `lockstep` keeps the old all-at-t=0 start. */
+static double closed_loop_spread(const sim *s)
+{
+    const gp_traffic *t = s->t;
+    if (t->think_time_s > 0)
+        return t->think_time_s;
+    if (t->lockstep)
+        return 0.0;
+    gp_batch_shape b;
+    double prompt = t->prompt.dist == GP_LENGTH_UNIFORM ? (t->prompt.min + t->prompt.max) / 2.0 : t->prompt.mean;
+    double out = t->output.dist == GP_LENGTH_UNIFORM ? (t->output.min + t->output.max) / 2.0 : t->output.mean;
+    double conc = (double)(t->users < s->sc->max_num_seqs ? t->users : s->sc->max_num_seqs);
+    gp_batch_prefill(&b, prompt);
+    double ttft = gp_step_time(s->sm, &b, NULL);
+    gp_batch_decode(&b, conc, prompt + out / 2.0);
+    return ttft * conc / 4.0 + out * gp_step_time(s->sm, &b, NULL);
+}
+
+static void seed_arrivals(sim *s)
+{
+    const gp_traffic *t = s->t;
+    if (t->arrival == GP_ARRIVAL_CLOSED_LOOP) {
+        double spread = closed_loop_spread(s);
+        for (int64_t u = 0; u < t->users && u < s->total; u++)
+            heap_push(s->heap, &s->heap_n, (hnode){spread > 0 ? rng_uniform(&s->r) * spread : 0.0, u});
+    } else if (t->arrival == GP_ARRIVAL_POISSON) {
+        s->next_arrival = rng_exp(&s->r, 1.0 / t->rate);
+    } else if (t->arrival == GP_ARRIVAL_TRACE) {
+        s->next_arrival = t->trace[0].arrival_s;
+    } else {
+        s->next_arrival = 0.0;
+    }
+}
+
+/* Tokens a running sequence asks for: the rest of its prompt, or 1 when decoding (1 + the
+ * draft tokens under speculative decoding, never past its output). */
+static int64_t wants(const sim *s, req *q)
+{
+    int64_t want = q->len - q->computed;
+    q->draft = 0;
+    if (want == 1 && q->generated > 0 && s->sc->spec.draft_tokens > 0) {
+        int64_t left = q->output - q->generated - 1;
+        q->draft = left < s->sc->spec.draft_tokens ? (left > 0 ? left : 0) : s->sc->spec.draft_tokens;
+        want += q->draft;
+    }
+    return want;
+}
+
+/* Schedule the running sequences of this micro-batch, then admit waiting ones. Returns the
+ * budget left, -1 on out of memory; *preempted tells whether it preempted. */
+static int64_t schedule(sim *s, int *preempted)
+{
+    const gp_sched_config *sc = s->sc;
+    const int64_t bs = sc->block_size;
+    const int group = (int)(s->slot % s->pp);
+    int64_t budget = sc->max_num_batched_tokens, i;
+    *preempted = 0;
+    for (i = 0; i < s->n_running; i++)
+        s->sched[i] = 0;
+    for (i = 0; i < s->n_running && budget > 0; i++) {
+        req *q = &s->running[i];
+        if (q->group != group || q->ready > s->now)
+            continue;
+        int64_t want = wants(s, q);
+        if (want > budget) {
+            want = budget;
+            q->draft = 0;
+        }
+        int64_t need = ceil_div(q->computed + want, bs) - q->blocks;
+        while (need > s->free_blocks && s->n_running > i + 1) {
+            if (preempt_last(s))
+                return -1;
+            *preempted = 1;
+        }
+        if (need > s->free_blocks) { /* even alone it cannot grow: preempt it too */
+            if (preempt_last(s))
+                return -1;
+            *preempted = 1;
+            break;
+        }
+        if (need > 0) {
+            s->free_blocks -= need;
+            q->blocks += need;
+        }
+        s->sched[i] = want;
+        budget -= want;
+    }
+    while (!*preempted && budget > 0 && s->waiting.n > 0 && s->n_running < sc->max_num_seqs) {
+        req *q = dq_front(&s->waiting);
+        int64_t want = q->len - q->computed;
+        if (want > budget)
+            want = budget;
+        int64_t need = ceil_div(sc->reserve_full ? q->prompt + q->output : q->computed + want, bs) - q->blocks;
+        if (need > s->free_blocks)
+            break;
+        s->free_blocks -= need;
+        q->blocks += need;
+        q->group = group;
+        q->draft = 0;
+        s->running[s->n_running] = *q;
+        s->sched[s->n_running] = want;
+        s->n_running++;
+        dq_pop_front(&s->waiting);
+        budget -= want;
+    }
+    return budget;
+}
+
+/* The step's shape and duration: one micro-batch's pass; with pp stages in flight the
+ * engine starts a micro-batch every 1/pp of a full pass (plus the per-step overhead). */
+static double step_duration(sim *s, int *spec)
+{
+    gp_batch_shape b = {0, 0, 0, 0};
+    *spec = 0;
+    for (int64_t i = 0; i < s->n_running; i++) {
+        const req *q = &s->running[i];
+        double c = (double)q->computed, k = (double)s->sched[i];
+        if (k <= 0)
+            continue;
+        b.tokens += k;
+        b.attn_pairs += k * c + k * (k + 1.0) / 2.0;
+        b.kv_tokens += c;
+        if (q->computed + s->sched[i] >= q->len)
+            b.sampled += 1 + (double)q->draft; /* verification samples every draft position */
+        *spec |= q->draft > 0;
+    }
+    gp_step_breakdown d;
+    double dt = gp_step_time(s->sm, &b, &d);
+    if (*spec)
+        dt += (double)s->sc->spec.draft_tokens * s->sc->spec.draft_cost * dt;
+    if (s->pp > 1)
+        dt = (dt - d.overhead_s) / (double)s->pp + d.overhead_s;
+    return dt;
+}
+
+static void finish_request(sim *s, req *q, double at)
+{
+    int64_t idx = q->index;
+    s->done[idx] = 1;
+    s->ttft[idx] = q->first_token - q->arrival;
+    s->e2e[idx] = at - q->arrival;
+    s->tpot[idx] = q->output > 1 ? (s->e2e[idx] - s->ttft[idx]) / (double)(q->output - 1) : 0.0;
+    s->free_blocks += q->blocks;
+    s->finished++;
+    user_done(s, q->user, at);
+    if (s->stop_slo && idx >= s->count_lo && idx < s->count_hi) {
+        s->miss_ttft += s->stop_slo->ttft_s > 0 && s->ttft[idx] > s->stop_slo->ttft_s;
+        s->miss_tpot += s->stop_slo->tpot_s > 0 && q->output > 1 && s->tpot[idx] > s->stop_slo->tpot_s;
+        if (s->miss_ttft > s->miss_limit || s->miss_tpot > s->miss_limit)
+            s->stop = 1;
+    }
+}
+
+/* Tokens sampled by a sequence that completed its scheduled tokens: 1, or under
+ * speculative decoding 1 + the accepted drafts (each accepted with probability a until the
+ * first rejection). */
+static int64_t accepted(sim *s, const req *q)
+{
+    int64_t a = 0;
+    while (a < q->draft && rng_uniform(&s->r) < s->sc->spec.acceptance)
+        a++;
+    return a;
+}
+
+static void advance(sim *s, double dt)
+{
+    /* a token leaves the pipeline after the remaining stages (pp - 1 more slots) */
+    double out_at = s->now + (double)(s->pp - 1) * dt;
+    int64_t w = 0;
+    for (int64_t i = 0; i < s->n_running; i++) {
+        req *q = &s->running[i];
+        int64_t k = s->sched[i];
+        int done = 0;
+        if (k > 0 && q->computed + k >= q->len) {
+            int64_t a = q->draft > 0 ? accepted(s, q) : 0;
+            int64_t gen = 1 + a;
+            q->computed = q->len + a;
+            q->len += gen;
+            q->ready = out_at;
+            q->generated += gen;
+            if (q->generated == gen)
+                q->first_token = out_at;
+            if (q->generated >= q->output) {
+                finish_request(s, q, out_at);
+                done = 1;
+            }
+        } else {
+            q->computed += k;
+        }
+        q->draft = 0;
+        if (!done) {
+            if (w != i)
+                s->running[w] = *q;
+            w++;
+        }
+    }
+    s->n_running = w;
+}
+
+/* One scheduler iteration: 0 go on, 1 finished (nothing left), <0 error status. */
+static gp_status step_once(sim *s, int *stop, gp_error *err)
+{
+    *stop = 0;
+    if (admit_arrivals(s, s->now))
+        return gpi_fail(err, GP_ENOMEM, "out of memory for the waiting queue");
+    if (s->n_running == 0 && s->waiting.n == 0) {
+        double nx = next_event_time(s);
+        if (!isfinite(nx))
+            *stop = 1; /* nothing left to arrive */
+        else if (nx > s->now)
+            s->now = nx;
+        return GP_OK;
+    }
+    int preempted;
+    int64_t budget = schedule(s, &preempted);
+    if (budget < 0)
+        return gpi_fail(err, GP_ENOMEM, "out of memory for the waiting queue");
+    if (budget == s->sc->max_num_batched_tokens) {
+        /* nothing scheduled: after a preemption retry; another micro-batch may have work;
+         * else wait for the next arrival */
+        if (preempted) /* a retry is work too */
+            return gpi_work_spend(s->work, 1.0, err);
+        if (s->pp > 1 && s->n_running > 0) {
+            s->slot++;
+            if (++s->empty_slots >= s->pp) { /* every micro-batch is still in the pipeline */
+                double first = INFINITY;
+                for (int64_t i = 0; i < s->n_running; i++)
+                    if (s->running[i].ready > s->now && s->running[i].ready < first)
+                        first = s->running[i].ready;
+                s->empty_slots = 0;
+                if (isfinite(first))
+                    s->now = first;
+            }
+            return GP_OK;
+        }
+        double nx = next_event_time(s);
+        if (!isfinite(nx))
+            return gpi_fail(err, GP_EINVAL, "the scheduler cannot make progress (KV pool too small for one request)");
+        if (nx > s->now)
+            s->now = nx;
+        return GP_OK;
+    }
+    int spec;
+    double dt = step_duration(s, &spec);
+    double used = (double)(s->sc->kv_blocks - s->free_blocks) / (double)s->sc->kv_blocks;
+    s->kv_time += used * dt;
+    s->run_time += (double)s->n_running * dt;
+    s->busy += dt;
+    if (used > s->kv_peak)
+        s->kv_peak = used;
+    s->now += dt;
+    s->steps++;
+    gp_status wst = gpi_work_spend(s->work, (double)s->n_running + 1.0, err);
+    if (wst)
+        return wst;
+    s->slot++;
+    s->empty_slots = 0;
+    advance(s, dt);
+    return GP_OK;
+}
+
+static void count_window(const gp_traffic *t, int64_t total, int64_t *lo, int64_t *hi)
+{
+    *lo = 0;
+    *hi = total;
+    if (t->arrival == GP_ARRIVAL_CLOSED_LOOP && total >= 3 * t->users) {
+        *lo = t->users;
+        *hi = total - t->users;
+    }
+}
+
+/* Closed loop: each user's first request (the start-up) and the last N issued (the drain)
+ * are left out when there are at least 3N requests. */
+static void collect(sim *s, const gp_slo *slo, gp_sim_result *out)
+{
+    const gp_traffic *t = s->t;
+    int64_t lo, hi;
+    count_window(t, s->total, &lo, &hi);
+    int64_t nc = 0, nt = 0, good = 0;
+    double first = INFINITY, last = 0, out_tok = 0, in_tok = 0;
+    double *tp = s->tpot; /* compact in place: tpot only for outputs > 1 token */
+    for (int64_t i = lo; i < hi; i++) {
+        if (s->done[i] != 1)
+            continue;
+        double fin = s->arrival_of[i] + s->e2e[i];
+        if (s->arrival_of[i] < first)
+            first = s->arrival_of[i];
+        if (fin > last)
+            last = fin;
+        out_tok += (double)s->out_tokens[i];
+        in_tok += (double)s->in_tokens[i];
+        int ok = (!slo || slo->ttft_s <= 0 || s->ttft[i] <= slo->ttft_s) &&
+                 (!slo || slo->tpot_s <= 0 || s->tpot[i] <= slo->tpot_s);
+        good += ok;
+        s->ttft[nc] = s->ttft[i];
+        s->e2e[nc] = s->e2e[i];
+        if (s->out_tokens[i] > 1)
+            tp[nt++] = s->tpot[i];
+        nc++;
+    }
+    out->requests = nc;
+    out->rejected = s->rejected;
+    out->duration_s = nc ? last - first : 0.0;
+    stats(s->ttft, nc, &out->ttft);
+    stats(tp, nt, &out->tpot);
+    stats(s->e2e, nc, &out->e2e);
+    if (out->duration_s > 0) {
+        out->requests_per_s = (double)nc / out->duration_s;
+        out->output_tokens_per_s = out_tok / out->duration_s;
+        out->total_tokens_per_s = (out_tok + in_tok) / out->duration_s;
+        out->goodput_requests_per_s = (double)good / out->duration_s;
+    }
+    out->slo_attainment = nc ? (double)good / (double)nc : 0.0;
+    out->kv_utilization_mean = s->busy > 0 ? s->kv_time / s->busy : 0.0;
+    out->kv_utilization_peak = s->kv_peak;
+    out->mean_running = s->busy > 0 ? s->run_time / s->busy : 0.0;
+    out->preemptions = s->preemptions;
+    out->steps = s->steps;
+}
+
+static gp_status simulate(const gp_step_model *sm, const gp_sched_config *sc, const gp_traffic *t, const gp_slo *slo,
+                          int stop_on_miss, gp_sim_result *out, gp_error *err)
+{
+    gp_error_clear(err); /* no stale offset or field from an earlier call */
+    memset(out, 0, sizeof *out);
+    if (!sm || !sc || !t)
+        return gpi_fail(err, GP_EINVAL, "simulate: step model, scheduler and traffic are required");
+    int64_t total = 0;
+    gp_status st = check_traffic(sc, t, &total, err);
+    if (!st)
+        st = sim_check_limits(sc, t, total, err);
+    if (st)
+        return st;
     gp_work local_work;
     gp_work *work = t->work;
     if (!work) { /* a call of its own: the default budget, counted here */
         gp_work_init(&local_work, 0);
         work = &local_work;
     }
-    if ((vst = sim_reserve(sc, t, total, work, err)))
-        return vst;
-
+    if ((st = sim_reserve(sc, t, total, work, err)))
+        return st;
     sim s;
     memset(&s, 0, sizeof s);
     s.sm = sm;
     s.sc = sc;
     s.t = t;
+    s.work = work;
     s.total = total;
     s.free_blocks = sc->kv_blocks;
+    s.pp = sm->pp > 1 ? sm->pp : 1;
     rng_seed(&s.r, t->seed);
-    size_t n = (size_t)total;
-    s.running = malloc((size_t)sc->max_num_seqs * sizeof *s.running);
-    s.ttft = malloc(n * sizeof *s.ttft);
-    s.tpot = malloc(n * sizeof *s.tpot);
-    s.e2e = malloc(n * sizeof *s.e2e);
-    s.arrival_of = malloc(n * sizeof *s.arrival_of);
-    s.out_tokens = malloc(n * sizeof *s.out_tokens);
-    s.in_tokens = malloc(n * sizeof *s.in_tokens);
-    s.done = calloc(n, 1);
-    if (t->arrival == GP_ARRIVAL_CLOSED_LOOP)
-        s.heap = malloc((size_t)t->users * sizeof *s.heap);
-    gp_status st = GP_OK;
-    if (!s.running || !s.ttft || !s.tpot || !s.e2e || !s.arrival_of || !s.out_tokens || !s.in_tokens || !s.done ||
-        (t->arrival == GP_ARRIVAL_CLOSED_LOOP && !s.heap)) {
-        st = gpi_fail(err, GP_ENOMEM, "out of memory for %lld simulated requests", (long long)total);
-        goto done;
+    if ((st = sim_alloc(&s, err))) {
+        sim_free(&s);
+        return st;
     }
-
-    /* first arrivals */
-    if (t->arrival == GP_ARRIVAL_CLOSED_LOOP) {
-        /* users start spread over one think time (all at once without think time) */
-        for (int64_t u = 0; u < t->users && u < total; u++)
-            heap_push(s.heap, &s.heap_n, (hnode){t->think_time_s > 0 ? rng_uniform(&s.r) * t->think_time_s : 0.0, u});
-    } else if (t->arrival == GP_ARRIVAL_POISSON) {
-        s.next_arrival = rng_exp(&s.r, 1.0 / t->rate);
-    } else if (t->arrival == GP_ARRIVAL_TRACE) {
-        s.next_arrival = t->trace[0].arrival_s;
-    } else {
-        s.next_arrival = 0.0;
+    if (stop_on_miss && slo && (slo->ttft_s > 0 || slo->tpot_s > 0)) {
+        s.stop_slo = slo;
+        count_window(t, total, &s.count_lo, &s.count_hi);
+        /* more than 1% of the samples above the target, with a margin of one rank for the
+         * interpolation, puts the p99 above it */
+        s.miss_limit = (int64_t)floor(0.01 * (double)(s.count_hi - s.count_lo)) + 1;
     }
-
-    double now = next_event_time(&s);
-    if (now < 0)
-        now = 0;
-    double kv_time = 0, kv_peak = 0, run_time = 0, busy = 0;
-    const int64_t bs = sc->block_size;
-    int64_t finished = 0;
-    /* per-step scheduled tokens, parallel to running[] */
-    int64_t *sched = malloc((size_t)sc->max_num_seqs * sizeof *sched);
-    if (!sched) {
-        st = gpi_fail(err, GP_ENOMEM, "out of memory");
-        goto done;
-    }
-    while (finished + s.rejected < total) {
-        if (admit_arrivals(&s, now)) {
-            st = gpi_fail(err, GP_ENOMEM, "out of memory for the waiting queue");
-            break;
-        }
-        if (s.n_running == 0 && s.waiting.n == 0) {
-            double nx = next_event_time(&s);
-            if (!isfinite(nx))
-                break; /* nothing left to arrive */
-            now = nx > now ? nx : now;
-            continue;
-        }
-        /* ---- schedule ---- */
-        int64_t budget = sc->max_num_batched_tokens;
-        int preempted = 0;
-        gp_batch_shape b = {0, 0, 0, 0};
-        int64_t i;
-        for (i = 0; i < s.n_running && budget > 0; i++) {
-            req *q = &s.running[i];
-            int64_t want = q->len - q->computed;
-            if (want > budget)
-                want = budget;
-            int64_t need = ceil_div(q->computed + want, bs) - q->blocks;
-            while (need > s.free_blocks && s.n_running > i + 1) {
-                if (preempt_last(&s)) {
-                    st = gpi_fail(err, GP_ENOMEM, "out of memory for the waiting queue");
-                    goto loop_out;
-                }
-                preempted = 1;
-            }
-            if (need > s.free_blocks) { /* even alone it cannot grow: preempt it too */
-                if (preempt_last(&s)) {
-                    st = gpi_fail(err, GP_ENOMEM, "out of memory for the waiting queue");
-                    goto loop_out;
-                }
-                preempted = 1;
-                break;
-            }
-            if (need > 0) {
-                s.free_blocks -= need;
-                q->blocks += need;
-            }
-            sched[i] = want;
-            budget -= want;
-        }
-        for (; i < s.n_running; i++)
-            sched[i] = 0; /* out of budget this step */
-        /* admit waiting requests */
-        while (!preempted && budget > 0 && s.waiting.n > 0 && s.n_running < sc->max_num_seqs) {
-            req *q = dq_front(&s.waiting);
-            int64_t want = q->len - q->computed;
-            if (want > budget)
-                want = budget;
-            int64_t need = ceil_div(sc->reserve_full ? q->prompt + q->output : q->computed + want, bs) - q->blocks;
-            if (need > s.free_blocks)
-                break;
-            s.free_blocks -= need;
-            q->blocks += need;
-            s.running[s.n_running] = *q;
-            sched[s.n_running] = want;
-            s.n_running++;
-            dq_pop_front(&s.waiting);
-            budget -= want;
-        }
-        if (budget == sc->max_num_batched_tokens) {
-            /* nothing scheduled: after a preemption retry; else wait for the next arrival */
-            if (preempted) {
-                if ((st = gpi_work_spend(work, 1.0, err))) /* a retry is work too */
-                    break;
-                continue;
-            }
-            double nx = next_event_time(&s);
-            if (!isfinite(nx)) {
-                st = gpi_fail(err, GP_EINVAL, "the scheduler cannot make progress (KV pool too small for one request)");
-                break;
-            }
-            now = nx > now ? nx : now;
-            continue;
-        }
-        /* ---- batch shape ---- */
-        for (i = 0; i < s.n_running; i++) {
-            const req *q = &s.running[i];
-            double c = (double)q->computed, k = (double)sched[i];
-            if (k <= 0)
-                continue;
-            b.tokens += k;
-            b.attn_pairs += k * c + k * (k + 1.0) / 2.0;
-            b.kv_tokens += c;
-            if (q->computed + sched[i] == q->len)
-                b.sampled += 1;
-        }
-        double dt = gp_step_time(sm, &b, NULL);
-        double used = (double)(sc->kv_blocks - s.free_blocks) / (double)sc->kv_blocks;
-        kv_time += used * dt;
-        run_time += (double)s.n_running * dt;
-        busy += dt;
-        if (used > kv_peak)
-            kv_peak = used;
-        now += dt;
-        s.steps++;
-        if ((st = gpi_work_spend(work, (double)s.n_running + 1.0, err)))
-            break;
-        /* ---- advance ---- */
-        int64_t w = 0;
-        for (i = 0; i < s.n_running; i++) {
-            req *q = &s.running[i];
-            int64_t k = sched[i];
-            q->computed += k;
-            int finished_now = 0;
-            if (k > 0 && q->computed == q->len) {
-                q->generated++;
-                q->len++;
-                if (q->generated == 1)
-                    q->first_token = now;
-                if (q->generated >= q->output) {
-                    int64_t idx = q->index;
-                    s.done[idx] = 1;
-                    s.ttft[idx] = q->first_token - q->arrival;
-                    s.e2e[idx] = now - q->arrival;
-                    s.tpot[idx] = q->output > 1 ? (s.e2e[idx] - s.ttft[idx]) / (double)(q->output - 1) : 0.0;
-                    s.free_blocks += q->blocks;
-                    finished++;
-                    finished_now = 1;
-                    user_done(&s, q->user, now);
-                }
-            }
-            if (!finished_now) {
-                if (w != i)
-                    s.running[w] = *q;
-                w++;
-            }
-        }
-        s.n_running = w;
-    }
-loop_out:
-    free(sched);
-    if (st)
-        goto done;
-
-    /* ---- results: closed loop excludes each user's first request (the initial burst) and
-     * the requests issued after the last full-concurrency point ---- */
-    {
-        int64_t lo = 0, hi = total;
-        if (t->arrival == GP_ARRIVAL_CLOSED_LOOP && total >= 3 * t->users) {
-            lo = t->users;
-            hi = total - t->users;
-        }
-        int64_t nc = 0, nt = 0, good = 0;
-        double first = INFINITY, last = 0, out_tok = 0, in_tok = 0;
-        double *tp = s.tpot; /* compact in place: tpot only for outputs > 1 token */
-        for (int64_t i = lo; i < hi; i++) {
-            if (s.done[i] != 1)
-                continue;
-            double fin = s.arrival_of[i] + s.e2e[i];
-            if (s.arrival_of[i] < first)
-                first = s.arrival_of[i];
-            if (fin > last)
-                last = fin;
-            out_tok += (double)s.out_tokens[i];
-            in_tok += (double)s.in_tokens[i];
-            int ok = (!slo || slo->ttft_s <= 0 || s.ttft[i] <= slo->ttft_s) &&
-                     (!slo || slo->tpot_s <= 0 || s.tpot[i] <= slo->tpot_s);
-            good += ok;
-            s.ttft[nc] = s.ttft[i];
-            s.e2e[nc] = s.e2e[i];
-            if (s.out_tokens[i] > 1)
-                tp[nt++] = s.tpot[i];
-            nc++;
-        }
-        out->requests = nc;
-        out->rejected = s.rejected;
-        out->duration_s = nc ? last - first : 0.0;
-        stats(s.ttft, nc, &out->ttft);
-        stats(tp, nt, &out->tpot);
-        stats(s.e2e, nc, &out->e2e);
-        if (out->duration_s > 0) {
-            out->requests_per_s = (double)nc / out->duration_s;
-            out->output_tokens_per_s = out_tok / out->duration_s;
-            out->total_tokens_per_s = (out_tok + in_tok) / out->duration_s;
-            out->goodput_requests_per_s = (double)good / out->duration_s;
-        }
-        out->slo_attainment = nc ? (double)good / (double)nc : 0.0;
-        out->kv_utilization_mean = busy > 0 ? kv_time / busy : 0.0;
-        out->kv_utilization_peak = kv_peak;
-        out->mean_running = busy > 0 ? run_time / busy : 0.0;
-        out->preemptions = s.preemptions;
-        out->steps = s.steps;
-    }
-done:
-    free(s.waiting.v);
-    free(s.running);
-    free(s.ttft);
-    free(s.tpot);
-    free(s.e2e);
-    free(s.arrival_of);
-    free(s.out_tokens);
-    free(s.in_tokens);
-    free(s.done);
-    free(s.heap);
+    seed_arrivals(&s);
+    s.now = next_event_time(&s);
+    if (!(s.now >= 0))
+        s.now = 0;
+    int stop = 0;
+    while (!st && !stop && !s.stop && s.finished + s.rejected < total)
+        st = step_once(&s, &stop, err);
+    if (!st)
+        collect(&s, slo, out);
+    out->stopped_early = s.stop;
+    sim_free(&s);
     return st;
+}
+
+gp_status gp_simulate(const gp_step_model *sm, const gp_sched_config *sc, const gp_traffic *t, const gp_slo *slo,
+                      gp_sim_result *out, gp_error *err)
+{
+    return simulate(sm, sc, t, slo, 0, out, err);
+}
+
+gp_status gpi_simulate_until_miss(const gp_step_model *sm, const gp_sched_config *sc, const gp_traffic *t,
+                                  const gp_slo *slo, gp_sim_result *out, gp_error *err)
+{
+    return simulate(sm, sc, t, slo, 1, out, err);
 }
 
 /* ---- traces ------------------------------------------------------------------------------ */
@@ -812,9 +1026,9 @@ gp_status gp_trace_read(const char *path, gp_trace_request **out, size_t *n, gp_
             json_t *o = json_loads(p, 0, &je);
             int fa, fi, fo;
             if (o) {
+                r.arrival_s = json_num_any(o, k_arr, &fa);
                 /* tokens read as double and range-checked before the cast (a cast of 1e19
                  * to int64 is undefined) */
-                r.arrival_s = json_num_any(o, k_arr, &fa);
                 r.prompt_tokens = trace_tokens(json_num_any(o, k_in, &fi));
                 r.output_tokens = trace_tokens(json_num_any(o, k_out, &fo));
                 json_decref(o);
