@@ -77,7 +77,7 @@ GP_API void gp_error_clear(gp_error *err);
  * Work budget and progress (docs/reliability.md, "Bounded work")
  *
  * Every question that simulates or searches (gp_simulate, gp_capacity_search,
- * gp_train_search, gp_plan) has a work budget: it estimates its work before it allocates and
+ * gp_disagg_search, gp_train_search, gp_plan) has a work budget: it estimates its work before it allocates and
  * refuses with GP_ELIMIT, naming what to lower, when the estimate is over; it counts the work
  * done and stops with GP_ELIMIT if the count passes the limit anyway (preemptions). A unit is
  * one running sequence in one simulated engine step, or 1/GP_WORK_PER_LAYOUT of a layout
