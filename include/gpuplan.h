@@ -359,6 +359,9 @@ typedef struct gp_gpu {
     int pcie_gen;
     double tdp_w;
     int launch_year;
+    int consumer;                 /* 1: a consumer (GeForce) card: no datacenter ECC/NVLink, and a
+                                     driver licence that excludes datacenter deployment
+                                     (gpus.json "consumer") */
 } gp_gpu;
 
 
@@ -508,12 +511,16 @@ typedef enum gp_reason_code {
     GP_REASON_ACTIVATIONS_EXCEED_VRAM,    /* model states fit; activations do not */
     GP_REASON_LARGER_GPU_FITS,            /* one larger catalog GPU holds it alone */
     GP_REASON_NO_LAYOUT_FITS,             /* no layout up to the search limit fits */
+    GP_REASON_INVALID_LAYOUT,             /* the layout asked cannot run (TP must divide the heads) */
+    GP_REASON_CONTEXT_ABOVE_MODEL_MAX,    /* the context asked exceeds the model's maximum */
+    GP_REASON_LOWER_PRECISION_FITS,       /* 8-bit weights would fit one GPU of the type */
+    GP_REASON_UNITS,                      /* GB (10^9) vs GiB (2^30) and marketed vs reported memory */
     GP_REASON_COUNT
 } gp_reason_code;
 
 GP_API const char *gp_reason_name(gp_reason_code c); /* "weights_exceed_vram" */
 
-#define GP_MAX_REASONS 8
+#define GP_MAX_REASONS 12
 #define GP_MAX_ALTERNATIVES 8
 
 typedef struct gp_reason {
@@ -536,6 +543,14 @@ typedef struct gp_fit_result {
     uint64_t larger_capacity[GP_MAX_ALTERNATIVES];
     int n_reasons;
     gp_reason reasons[GP_MAX_REASONS];
+    /* the verdict as asked (issue 16): */
+    int asked_valid;          /* the asked layout can run (TP divides the attention heads, ...) */
+    int asked_fits;           /* valid and fits: "fits" in the JSON (one GPU unless a layout is given) */
+    int context_capped;       /* max_context was capped at the model's own maximum */
+    int n_lower;              /* 8-bit weight precisions that fit ONE GPU of the type (when the
+                                 asked precision does not) */
+    gp_dtype lower[2];
+    uint64_t lower_bytes[2];  /* per GPU with them */
 } gp_fit_result;
 
 /* Decide: does the workload fit on one `gpu`; if not, the smallest count and layout that

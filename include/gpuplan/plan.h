@@ -52,6 +52,7 @@ GP_API const char *gp_deploy_kind_name(gp_deploy_kind k); /* "cloud", "baremetal
 typedef struct gp_deployment {
     char id[48];             /* "hyperscaler-br" */
     char name[128];
+    char name_pt[128];       /* in Brazilian Portuguese ("" : name) */
     gp_deploy_kind kind;
     gp_price_tier tier;      /* which hourly column prices it */
     char country[8];         /* ISO 3166-1 alpha-2 of where the GPUs are */
@@ -75,6 +76,27 @@ typedef struct gp_currency {
     char source[GP_SOURCE_MAX];
 } gp_currency;
 
+/* One server of a GPU type: how many GPUs it holds and its height in the rack. */
+typedef struct gp_server_spec {
+    char gpu[64];
+    int gpus_per_server;
+    int rack_units;
+    char source[GP_SOURCE_MAX];
+} gp_server_spec;
+
+#define GP_PRICES_MAX_LOW_CONFIDENCE 32
+
+typedef struct gp_price_risks {
+    double exchange_rate_move;       /* fraction the local currency may lose against USD */
+    int n_import_duties;
+    char import_duty_country[GP_PRICES_MAX_COUNTRIES][8];
+    double import_duty[GP_PRICES_MAX_COUNTRIES]; /* fraction of the purchase, by country */
+    double lead_time_months;         /* from order to servers running */
+    double utilization_low;          /* fraction of the planned load in the what-if */
+    int n_low_confidence;            /* GPU or deployment ids whose prices are low-confidence */
+    char low_confidence[GP_PRICES_MAX_LOW_CONFIDENCE][48];
+} gp_price_risks;
+
 /* Everything of data/prices.json, USD unless stated. */
 typedef struct gp_prices {
     char as_of[32];
@@ -97,6 +119,12 @@ typedef struct gp_prices {
     double pue;                      /* facility energy / IT energy */
     int amortization_months;         /* straight-line life of owned servers */
     double egress_bytes_per_output_token;
+    /* servers (prices.json "servers"): what one server of a GPU holds */
+    int n_servers;
+    gp_server_spec servers[GP_PRICES_MAX_GPUS];
+    gp_server_spec server_default;   /* a GPU without a row */
+    /* what-ifs the report sizes its risks with (prices.json "risks") */
+    gp_price_risks risks;
 } gp_prices;
 
 /* Read the catalog's prices (built-in data/prices.json, overridden by --data-dir). */
@@ -106,6 +134,12 @@ GP_API const gp_gpu_price *gp_prices_find_gpu(const gp_prices *p, const char *gp
 GP_API const gp_deployment *gp_prices_find_deployment(const gp_prices *p, const char *id);
 /* Units of `code` per USD; GP_ENOTFOUND (field "currency") if the file has no such rate. */
 GP_API gp_status gp_prices_rate(const gp_prices *p, const char *code, double *per_usd, gp_error *err);
+/* The server spec of a GPU (the file's default when it has no row of its own). */
+GP_API const gp_server_spec *gp_prices_server(const gp_prices *p, const char *gpu_id);
+/* Is this GPU's or deployment's price marked low-confidence in the file? */
+GP_API int gp_prices_low_confidence(const gp_prices *p, const char *id);
+/* Import duty on bought hardware in a country (fraction; 0 if none known). */
+GP_API double gp_prices_import_duty(const gp_prices *p, const char *country);
 /* Price per GPU-hour of a GPU on a cloud/bare-metal deployment (USD): on-demand or
  * reserved column of the deployment's tier x region multiplier. 0 if unknown. */
 GP_API double gp_prices_gpu_hour(const gp_prices *p, const gp_gpu *gpu, const gp_deployment *d,
@@ -144,8 +178,12 @@ typedef struct gp_cost {
     double per_million_tokens;       /* total / output tokens over the horizon x 10^6 (0: n/a) */
     double per_run;                  /* training: one run (cloud: hourly x hours; owned:
                                         monthly_amortized x hours / hours_per_month) */
-    double power_kw;                 /* owned: IT load of the servers */
+    double power_kw;                 /* IT load of the servers (every kind: what is rented draws it too) */
     int months;                      /* horizon */
+    int servers;                     /* ceil(GPUs / GPUs per server) */
+    int gpus_per_server;
+    int rack_units;                  /* servers x rack units of one */
+    double usd_exposed;              /* part of total priced in USD (exchange-rate exposure), in `currency` */
     double cumulative[GP_COST_MAX_MONTHS + 1]; /* spent by the end of month m (0: upfront) */
 } gp_cost;
 
@@ -165,6 +203,7 @@ typedef enum gp_rule_kind {
     GP_RULE_MIN_WEIGHT_BITS, /* no weights below min_bits */
     GP_RULE_REDUNDANCY,      /* at least `replicas` spare replicas */
     GP_RULE_AUDIT_LOGGING,   /* audit logs available (an obligation on every option) */
+    GP_RULE_DATACENTER_GPU,  /* no consumer (GeForce) GPUs (gp_gpu.consumer) */
     GP_RULE_KIND_COUNT
 } gp_rule_kind;
 
@@ -179,6 +218,7 @@ typedef struct gp_rule {
     double min_bits;                 /* GP_RULE_MIN_WEIGHT_BITS */
     int replicas;                    /* GP_RULE_REDUNDANCY */
     char citation[GP_RULE_TEXT_MAX]; /* the norm, article by article */
+    char citation_pt[GP_RULE_TEXT_MAX]; /* the same in Brazilian Portuguese ("": citation) */
     char url[256];
     char text_en[GP_RULE_TEXT_MAX];
     char text_pt[GP_RULE_TEXT_MAX];  /* pt-BR */
@@ -191,6 +231,7 @@ typedef struct gp_profile {
     int n_rules;
     gp_rule rules[GP_PROFILE_MAX_RULES];
     char disclaimer_en[GP_RULE_TEXT_MAX], disclaimer_pt[GP_RULE_TEXT_MAX];
+    char redundancy_why_en[GP_RULE_TEXT_MAX], redundancy_why_pt[GP_RULE_TEXT_MAX]; /* its default, said */
 } gp_profile;
 
 /* Load a profile by id (case-insensitive) from the catalog's compliance data.
@@ -202,6 +243,7 @@ typedef struct gp_compliance_subject {
     const gp_deployment *deployment;
     gp_dtype weight_dtype;           /* precision the weights are served/trained in */
     int spare_replicas;              /* redundancy the option has (serving); -1: n/a */
+    int consumer_gpu;                /* 1: a consumer card (gp_gpu.consumer) */
 } gp_compliance_subject;
 
 typedef struct gp_compliance_verdict {
@@ -290,6 +332,7 @@ typedef struct gp_plan_request {
     int n_deployments;               /* deployment ids to consider (0: all in prices) */
     char deployments[GP_PRICES_MAX_DEPLOYMENTS][48];
     gp_reliability_params reliability;
+    int allow_consumer;              /* 1: keep consumer GPUs in regulated/production plans */
 } gp_plan_request;
 
 /* Defaults: task infer, no load, compliance "none", USD, 36 months, egress from tokens,
@@ -318,6 +361,7 @@ typedef struct gp_plan_option {
     int break_even_month;            /* owned: vs renting the same setup (0: none in horizon) */
     char break_even_vs[48];          /* the deployment compared with */
     gp_compliance_verdict compliance;
+    int consumer;                    /* the GPU is a consumer card (gp_gpu.consumer) */
 } gp_plan_option;
 
 typedef struct gp_plan_point {       /* throughput vs GPU count (a chart) */
@@ -327,6 +371,60 @@ typedef struct gp_plan_point {       /* throughput vs GPU count (a chart) */
     double throughput_tokens_per_s;
     int meets;
 } gp_plan_point;
+
+/* The best alternative of one kind to the recommendation (docs/cost.md, "The decision"). */
+typedef enum gp_alt_kind {
+    GP_ALT_CLOUD = 0,        /* rent by the hour in a cloud */
+    GP_ALT_BAREMETAL,        /* rent dedicated servers by the month */
+    GP_ALT_OWNED,            /* buy the servers */
+    GP_ALT_OTHER_GPU,        /* another GPU type (e.g. one bigger GPU instead of several) */
+    GP_ALT_OTHER_PRECISION,  /* other weights (quantize, or keep 16-bit) */
+    GP_ALT_KIND_COUNT
+} gp_alt_kind;
+
+GP_API const char *gp_alt_kind_name(gp_alt_kind k); /* "cloud", "baremetal", "owned", "other_gpu", "other_precision" */
+
+typedef struct gp_plan_alternative {
+    gp_alt_kind kind;
+    int option;              /* index into options: the cheapest allowed one of the kind (-1: none) */
+    int excluded;            /* none allowed: index into excluded of the cheapest (-1: none) */
+    double extra;            /* its total (serving) or cost per run (training) - the recommended's */
+    int break_even_month;    /* recommended owned vs this rental: month (0: not within the horizon;
+                                -1: not applicable) */
+} gp_plan_alternative;
+
+typedef enum gp_risk_kind {
+    GP_RISK_EXCHANGE_RATE = 0, /* the local currency loses `parameter` against USD */
+    GP_RISK_IMPORT_DUTY,       /* owned: import duty `parameter` x purchase, not in the price */
+    GP_RISK_PRICE_CONFIDENCE,  /* prices marked low-confidence; `parameter`: the gap that reverses
+                                  the ranking, as a fraction of the recommended total */
+    GP_RISK_LEAD_TIME,         /* owned: `parameter` months to delivery, bridged by renting */
+    GP_RISK_UTILIZATION,       /* the load is `parameter` of the plan: rented capacity shrinks, owned
+                                  does not */
+    GP_RISK_KIND_COUNT
+} gp_risk_kind;
+
+GP_API const char *gp_risk_kind_name(gp_risk_kind k); /* "exchange_rate", ... */
+
+typedef struct gp_plan_risk {
+    gp_risk_kind kind;
+    double parameter;        /* the what-if (see gp_risk_kind) */
+    double size;             /* extra cost of the recommended option under it (currency) */
+    double alt_size;         /* the same what-if on the runner-up */
+    int flips;               /* 1: under it the runner-up costs less than the recommendation */
+    int low_confidence;      /* price confidence: bit 0 the recommended's prices, bit 1 the runner-up's */
+} gp_plan_risk;
+
+/* What a data rule costs: the cheapest option only that rule excludes, vs the recommendation. */
+typedef struct gp_plan_rule_price {
+    int rule;                /* index into profile.rules */
+    int excluded;            /* index into excluded (-1: the rule alone excludes nothing cheaper) */
+    double saving;           /* recommended total - that option's total (> 0: the rule costs this);
+                                a redundancy rule: the share of the spares it asks for */
+    int priced;              /* 1: saving is meaningful */
+} gp_plan_rule_price;
+
+#define GP_PLAN_MAX_RISKS 8
 
 typedef struct gp_plan_result {
     int serving;                     /* 1: serving plan, 0: training plan */
@@ -348,6 +446,14 @@ typedef struct gp_plan_result {
     double egress_tb_per_month;
     char launch_engine[32];          /* engine of launch_command ("vllm") */
     char launch_command[4096];       /* the recommended option's launch command ("": none) */
+    /* the decision (docs/cost.md "The decision"): filled when there is a recommendation */
+    gp_plan_alternative alternatives[GP_ALT_KIND_COUNT]; /* by kind */
+    int runner_up;                   /* index into options of the cheapest other option (-1: none) */
+    int n_risks;
+    gp_plan_risk risks[GP_PLAN_MAX_RISKS];
+    int n_rule_prices;
+    gp_plan_rule_price rule_prices[GP_PROFILE_MAX_RULES];
+    double pue;                      /* facility energy / IT energy (prices.json), for "from the grid" */
 } gp_plan_result;
 
 /* Plan. `out` is large (caller-owned, heap it). */

@@ -119,6 +119,7 @@ typedef struct gp_scenario {
     gp_scenario_list gpu;              /* one (or, for plan, candidates); default H100-SXM-80GB */
     int64_t gpus, gpus_per_node, max_gpus;
     char intra_node[48], inter_node[48];
+    char framework[16];                /* --framework: megatron (default), fsdp, deepspeed */
     /* workload */
     int task;                          /* gp_task */
     gp_scenario_list dtype;            /* plan: precisions to compare; else the last */
@@ -146,6 +147,8 @@ typedef struct gp_scenario {
     char compliance[32], currency[8], format[16], lang[8], title[256];
     int64_t horizon_months;
     double availability, egress_tb_per_month;
+    int allow_consumer;                /* keep consumer GPUs in regulated/production plans */
+    int report_html;                   /* --json: the HTML report inside (the web page's download) */
     gp_scenario_list deployment;
     char out[GP_SCENARIO_PATH_MAX], export_dir[GP_SCENARIO_PATH_MAX];
     /* export */

@@ -6,6 +6,35 @@
 #ifndef GPUPLAN_TRAIN_H
 #define GPUPLAN_TRAIN_H
 
+/* The training software stack: what overlaps with compute and how parameters are gathered
+ * (docs/performance.md, "Frameworks"). */
+typedef enum gp_framework {
+    GP_FRAMEWORK_MEGATRON = 0,  /* Megatron-Core / NeMo (the default) */
+    GP_FRAMEWORK_FSDP,          /* PyTorch FSDP2 / torchtitan */
+    GP_FRAMEWORK_DEEPSPEED,     /* DeepSpeed ZeRO */
+    GP_FRAMEWORK_COUNT
+} gp_framework;
+
+/* "megatron" (also "nemo", "megatron-core"), "fsdp" ("torchtitan", "fsdp2"), "deepspeed";
+ * GP_FRAMEWORK_COUNT if unknown. */
+GP_API gp_framework gp_framework_parse(const char *s);
+GP_API const char *gp_framework_name(gp_framework f);
+
+/* The attention kernel the stack runs (docs/performance.md, "Where each rate comes from"). */
+typedef enum gp_attention {
+    GP_ATTENTION_DEFAULT = 0,   /* the framework's: Megatron-Core the GPU's usual (cuDNN via
+                                   Transformer Engine on Hopper/Blackwell, FlashAttention-2
+                                   before); FSDP / DeepSpeed stacks FlashAttention-2 (what the
+                                   torchtitan and llm-foundry measurements behave like) */
+    GP_ATTENTION_FA2,
+    GP_ATTENTION_FA3,
+    GP_ATTENTION_CUDNN,         /* cuDNN fused attention (Transformer Engine) */
+    GP_ATTENTION_COUNT
+} gp_attention;
+
+struct gpi_gpu_rates;
+struct gpi_link_curve;
+
 /* Where the GPUs sit: how many per node, and the links inside and between nodes. */
 typedef struct gp_cluster {
     int gpus_per_node;          /* GPUs sharing the scale-up link (8 for HGX/DGX) */
@@ -13,6 +42,13 @@ typedef struct gp_cluster {
     double inter_gbps;          /* per GPU, one direction, GB/s, between nodes (NIC share) */
     char intra_name[48];        /* "NVLink 4", "pcie5" */
     char inter_name[48];        /* "ib-ndr" */
+    gp_framework framework;     /* the training stack (default Megatron-Core) */
+    gp_attention attention;     /* its attention kernel (default: the framework's) */
+    /* Measured rates (data/kernels.json), set by gp_cluster_defaults / gp_cluster_set_link:
+     * pointers into the catalog, valid while it is open. NULL (a cluster built by hand): the
+     * model falls back to the datasheet peaks with the generic efficiencies of train.c. */
+    const struct gpi_gpu_rates *rates;
+    const struct gpi_link_curve *intra_curve, *inter_curve;
 } gp_cluster;
 
 /* Defaults for a GPU: its scale-up domain as the node (8 for PCIe cards), its own scale-up
@@ -20,6 +56,9 @@ typedef struct gp_cluster {
  * (`inter` may be NULL: InfiniBand NDR, 50 GB/s per GPU). */
 GP_API void gp_cluster_defaults(gp_cluster *c, const gp_catalog *cat, const gp_gpu *gpu,
                                 const gp_link *inter);
+/* Replace the link inside (inter = 0) or between (inter = 1) nodes by a catalog link: its
+ * bandwidth, name and measured bus-bandwidth curve. */
+GP_API void gp_cluster_set_link(gp_cluster *c, const gp_catalog *cat, const gp_link *link, int inter);
 
 /* One training step under a layout, and what it costs. Times in seconds, per step. */
 typedef struct gp_train_perf {
@@ -44,6 +83,13 @@ typedef struct gp_train_perf {
     double mfu;                     /* model_tflops / dense peak of the compute dtype */
     double hfu;                     /* hw_tflops / dense peak */
     double time_to_train_s;         /* for the tokens asked (0 if none) */
+    /* the honest range: the 10th-90th percentile of gpuplan's signed error on comparable
+     * published runs (data/kernels.json "fit" range_p10 / range_p90) applied to this
+     * prediction; *_low is the pessimistic end for rates, the optimistic one for times */
+    double step_time_s_low, step_time_s_high;
+    double tokens_per_s_low, tokens_per_s_high;
+    double model_tflops_per_gpu_low, model_tflops_per_gpu_high;
+    double time_to_train_s_low, time_to_train_s_high;
     int64_t micro_batches;          /* per step per data-parallel replica */
     int gpus;
 } gp_train_perf;

@@ -130,11 +130,20 @@ int cmd_fit(int argc, char **argv, cli_common *common)
         for (int i = 0; i < r.n_larger; i++)
             json_array_append_new(larger, json_pack("{ss sI}", "gpu", r.larger[i], "capacity_bytes",
                                                     (json_int_t)r.larger_capacity[i]));
-        json_t *verdict = json_pack("{sb sb si so* so sI sI so}", "fits", r.fits, "single_gpu_sufficient",
+        /* "fits": the job as asked (one GPU unless a layout is given); "layout_found": some layout does */
+        json_t *verdict = json_pack("{sb sb si so* so sI sI so}", "fits", r.asked_fits, "single_gpu_sufficient",
                                     r.single_gpu_sufficient, "min_gpus", r.min_gpus, "min_layout",
                                     r.fits ? layout_json(&r.min_layout) : NULL, "reasons", reasons, "max_context",
                                     (json_int_t)r.max_context, "max_batch", (json_int_t)r.max_batch,
                                     "larger_gpus", larger);
+        json_object_set_new(verdict, "layout_found", json_boolean(r.fits));
+        json_object_set_new(verdict, "asked_valid", json_boolean(r.asked_valid));
+        json_object_set_new(verdict, "context_capped", json_boolean(r.context_capped));
+        json_t *lower = json_array();
+        for (int i = 0; i < r.n_lower; i++)
+            json_array_append_new(lower, json_pack("{ss sI}", "dtype", gp_dtype_name(r.lower[i]), "per_gpu_bytes",
+                                                   (json_int_t)r.lower_bytes[i]));
+        json_object_set_new(verdict, "lower_precisions_fit_one_gpu", lower);
         json_t *o = json_pack("{ss ss ss ss ss so so so so}", "model", m.id, "gpu", gpu->id, "task",
                               gp_task_name(wo.w.task), "dtype",
                               gp_dtype_name(wo.w.dtype != GP_DTYPE_UNKNOWN ? wo.w.dtype : m.dtype), "engine",

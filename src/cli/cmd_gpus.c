@@ -11,12 +11,12 @@ static json_t *gpu_json(const gp_gpu *g)
     for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++)
         json_object_set_new(t, gp_dtype_name(ts[i]), g->tflops[ts[i]] > 0 ? json_real(g->tflops[ts[i]]) : json_null());
     json_object_set_new(t, "tf32", g->tf32_tflops > 0 ? json_real(g->tf32_tflops) : json_null());
-    return json_pack("{ss ss ss sf sI sf so s{ss sf si} si sf si}", "id", g->id, "vendor", g->vendor,
+    return json_pack("{ss ss ss sf sI sf so s{ss sf si} si sf si sb}", "id", g->id, "vendor", g->vendor,
                      "name", g->name, "memory_marketed_gb", g->memory_marketed_gb, "memory_bytes",
                      (json_int_t)g->memory_bytes, "hbm_bandwidth_gbps", g->hbm_bandwidth_gbps,
                      "dense_tflops", t, "scale_up", "name", g->scale_up_name, "bw_gbps_bidir",
                      g->scale_up_gbps_bidir, "domain_size", g->scale_up_domain, "pcie_gen", g->pcie_gen,
-                     "tdp_w", g->tdp_w, "launch_year", g->launch_year);
+                     "tdp_w", g->tdp_w, "launch_year", g->launch_year, "consumer", g->consumer);
 }
 
 int cmd_gpus(int argc, char **argv, cli_common *common)
@@ -69,9 +69,9 @@ int cmd_gpus(int argc, char **argv, cli_common *common)
         snprintf(su, sizeof su, "%.20s %.0f x%d", g->scale_up_name, g->scale_up_gbps_bidir, g->scale_up_domain);
         snprintf(f8, sizeof f8, g->tflops[GP_DTYPE_FP8] > 0 ? "%.0f" : "-", g->tflops[GP_DTYPE_FP8]);
         snprintf(f4, sizeof f4, g->tflops[GP_DTYPE_FP4] > 0 ? "%.0f" : "-", g->tflops[GP_DTYPE_FP4]);
-        printf("%-16s %-8s %9.1f %9.0f %8.0f %8s %8s %-28s %5d %5.0f\n", g->id, g->vendor,
+        printf("%-16s %-8s %9.1f %9.0f %8.0f %8s %8s %-28s %5d %5.0f%s\n", g->id, g->vendor,
                (double)g->memory_bytes / 1073741824.0, g->hbm_bandwidth_gbps, g->tflops[GP_DTYPE_BF16], f8, f4,
-               su, g->pcie_gen, g->tdp_w);
+               su, g->pcie_gen, g->tdp_w, g->consumer ? "  consumer card (GeForce licence: no datacenter use)" : "");
     }
     return EXIT_OK;
 }

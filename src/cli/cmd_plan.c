@@ -40,6 +40,8 @@ static const char plan_help[] =
     "  --horizon-months N   months to cost (default 36, at most 120)\n"
     "  --deployment ID      consider only these deployments (repeatable; default all)\n"
     "  --availability F     serving: fraction of time the load must be served (0.999)\n"
+    "  --allow-consumer     keep consumer GPUs (GeForce) in regulated and production plans\n"
+    "  --report-html        with --json: the HTML report as the key report_html (the web page's download)\n"
     "  --egress-tb-per-month X  data moved out per month (default: from output tokens)\n"
     "report:\n"
     "  --format F           text (default), json, markdown, html (one self-contained file)\n"
@@ -56,7 +58,7 @@ enum {
     O_GPUS = 4001, O_TOKENS, O_DEADLINE, O_MAXGPUS, O_TPACROSS, O_GPN, O_INTRA, O_INTER, O_TOP, O_RANK, O_PRICE,
     O_SCALING,
     O_COMPLIANCE = 5001, O_CURRENCY, O_HORIZON, O_FORMAT, O_LANG, O_OUT, O_EXPORT, O_AVAIL, O_EGRESS, O_DEPLOY,
-    O_TITLE
+    O_TITLE, O_CONSUMER, O_REPORT_HTML
 };
 
 static const struct option plan_opts[] = {CLI_COMMON_OPTS,
@@ -97,6 +99,8 @@ static const struct option plan_opts[] = {CLI_COMMON_OPTS,
                                           {"out", required_argument, NULL, O_OUT},
                                           {"export", required_argument, NULL, O_EXPORT},
                                           {"availability", required_argument, NULL, O_AVAIL},
+                                          {"allow-consumer", no_argument, NULL, O_CONSUMER},
+                                          {"report-html", no_argument, NULL, O_REPORT_HTML},
                                           {"egress-tb-per-month", required_argument, NULL, O_EGRESS},
                                           {"deployment", required_argument, NULL, O_DEPLOY},
                                           {"title", required_argument, NULL, O_TITLE},
@@ -110,7 +114,7 @@ typedef struct plan_opts_t {
     cli_workload_opts wo;
     int64_t users, requests, prompt, output, max_seqs, max_gpus, gpus;
     double rate, ttft, tpot, think, tokens, deadline, availability, egress;
-    int rate_set, rate_inf, redundancy, fixed_arrival, tp_across, horizon;
+    int rate_set, rate_inf, redundancy, fixed_arrival, tp_across, horizon, allow_consumer, report_html;
     gp_length_dist lengths;
     uint64_t seed;
     const char *compliance, *currency, *format, *lang, *out, *export_dir, *title;
@@ -212,6 +216,8 @@ static int parse_args(int argc, char **argv, cli_common *common, plan_opts_t *o,
             continue;
         case O_MAXGPUS: if (cli_parse_i64(common, "plan", "max-gpus", optarg, 1, 1 << 20, &o->max_gpus)) return EXIT_USAGE; continue;
         case O_TPACROSS: o->tp_across = 1; continue;
+        case O_CONSUMER: o->allow_consumer = 1; continue;
+        case O_REPORT_HTML: o->report_html = 1; continue;
         case O_GPN: case O_INTRA: case O_INTER: case O_TOP: case O_RANK: case O_PRICE: case O_SCALING:
             return cli_usage_error(common, "plan", "'%s' is a 'gpuplan train' flag plan does not take yet: plan uses the "
                                    "GPU's default node shape and ranks by cost (docs/scenario.md)", argv[optind - 1]);
@@ -508,6 +514,7 @@ int cmd_plan(int argc, char **argv, cli_common *common)
     if (o->horizon > 0)
         req->horizon_months = o->horizon;
     req->egress_tb_per_month = o->egress;
+    req->allow_consumer = o->allow_consumer;
     for (int i = 0; i < o->n_deploy; i++)
         snprintf(req->deployments[req->n_deployments++], sizeof req->deployments[0], "%s", o->deploy[i]);
 
@@ -527,7 +534,16 @@ int cmd_plan(int argc, char **argv, cli_common *common)
     if (o->out) {
         rc = write_file(common, o->out, report, len, 0);
     } else if (ro.format == GP_REPORT_JSON) {
-        rc = cli_print_json(common, json_loads(report, 0, NULL));
+        json_t *j = json_loads(report, 0, NULL);
+        if (j && o->report_html) { /* the web page's report download: the HTML inside the JSON */
+            gp_report_opts ho = ro;
+            char *html = NULL;
+            ho.format = GP_REPORT_HTML;
+            if (gp_report_render(req, res, &ho, &html, NULL, &err) == GP_OK)
+                json_object_set_new(j, "report_html", json_string(html));
+            gp_report_free(html);
+        }
+        rc = cli_print_json(common, j);
     } else {
         fwrite(report, 1, len, stdout);
     }

@@ -26,6 +26,7 @@ static const char train_help[] =
     "  --gpus-per-node N    GPUs sharing the scale-up link (default: the GPU's NVLink domain, 8)\n"
     "  --intra-node L       link inside a node: nvlink (the GPU's own), pcie, or a link id\n"
     "  --inter-node L       link between nodes: ib-ndr (default), ib-hdr, ib-xdr, roce-400, ...\n"
+    "  --framework F        megatron (default: Megatron-Core/NeMo), fsdp (FSDP2/torchtitan), deepspeed\n"
     "  --tokens N           tokens to train: 15e12, 15T, 300B, 2.5M (fills time to train)\n"
     "  --deadline D         without --gpus: the smallest GPU count finishing --tokens within D\n"
     "                       (30d, 12h, 90m, 2w, or seconds)\n"
@@ -39,7 +40,7 @@ static const char train_help[] =
 
 typedef struct train_opts {
     int64_t gpus, gpus_per_node, max_gpus, top;
-    const char *intra, *inter;
+    const char *intra, *inter, *framework;
     double tokens, deadline_s, price;
     gp_rank_by rank;
     int scaling, allow_tp_across;
@@ -82,13 +83,21 @@ static json_t *perf_json(const gp_train_perf *p, double cost)
                           "tp_comm_s", p->tp_comm_s, "cp_comm_s", p->cp_comm_s, "ep_comm_s", p->ep_comm_s,
                           "pp_comm_s", p->pp_comm_s, "dp_comm_s", p->dp_comm_s, "bubble_s", p->bubble_s,
                           "optimizer_s", p->optimizer_s);
-    return json_pack("{sf sf sf sf sf sf sf sf sf sf sf sI so sf}", "step_time_s", p->step_time_s, "tokens_per_s",
+    json_t *j = json_pack("{sf sf sf sf sf sf sf sf sf sf sf sI so sf}", "step_time_s", p->step_time_s, "tokens_per_s",
                      p->tokens_per_s, "tokens_per_s_per_gpu", p->tokens_per_s_per_gpu, "model_tflops_per_gpu",
                      p->model_tflops_per_gpu, "hw_tflops_per_gpu", p->hw_tflops_per_gpu, "mfu", p->mfu, "hfu", p->hfu,
                      "time_to_train_s", p->time_to_train_s, "model_flops_per_token", p->model_flops_per_token,
                      "hw_flops_per_token", p->hw_flops_per_token, "bubble_fraction",
                      p->step_time_s > 0 ? p->bubble_s / p->step_time_s : 0.0, "micro_batches",
                      (json_int_t)p->micro_batches, "breakdown", b, "cost", cost);
+    json_t *o = json_pack("{sf sf sf sf sf sf sf sf}", "step_time_s_low", p->step_time_s_low, "step_time_s_high",
+                          p->step_time_s_high, "tokens_per_s_low", p->tokens_per_s_low, "tokens_per_s_high",
+                          p->tokens_per_s_high, "model_tflops_per_gpu_low", p->model_tflops_per_gpu_low,
+                          "model_tflops_per_gpu_high", p->model_tflops_per_gpu_high, "time_to_train_s_low",
+                          p->time_to_train_s_low, "time_to_train_s_high", p->time_to_train_s_high);
+    json_object_update(j, o);
+    json_decref(o);
+    return j;
 }
 
 static json_t *memory_json(const gp_memory *m)
@@ -151,11 +160,17 @@ static void print_result(const gp_model *m, const gp_train_candidate *best, cons
     print_breakdown(p);
     printf("  throughput     %s tokens/s, %s tokens/s per GPU\n", cli_fmt_si(a, sizeof a, p->tokens_per_s),
            cli_fmt_si(b, sizeof b, p->tokens_per_s_per_gpu));
+    printf("  likely range   %s-%s tokens/s (10th-90th percentile of the error on published runs)\n",
+           cli_fmt_si(a, sizeof a, p->tokens_per_s_low), cli_fmt_si(b, sizeof b, p->tokens_per_s_high));
     printf("  TFLOP/s/GPU    %.1f model (MFU %.1f%%), %.1f hardware (HFU %.1f%%)\n", p->model_tflops_per_gpu,
            100.0 * p->mfu, p->hw_tflops_per_gpu, 100.0 * p->hfu);
     if (to->tokens > 0)
-        printf("  time to train  %s tokens: %s\n", cli_fmt_si(a, sizeof a, to->tokens),
-               fmt_duration(b, sizeof b, p->time_to_train_s));
+    {
+        char lo[64], hi[64];
+        printf("  time to train  %s tokens: %s (likely %s-%s)\n", cli_fmt_si(a, sizeof a, to->tokens),
+               fmt_duration(b, sizeof b, p->time_to_train_s), fmt_duration(lo, sizeof lo, p->time_to_train_s_low),
+               fmt_duration(hi, sizeof hi, p->time_to_train_s_high));
+    }
     if (to->price > 0)
         printf("  cost           %.4g at %.4g per GPU-hour (%s)\n", best->cost, to->price,
                to->tokens > 0 ? "whole run" : "per step");
@@ -317,8 +332,12 @@ static int build_cluster(cli_common *common, const gp_gpu *gpu, const train_opts
             return cli_error(common, &err);
         if (intra->kind == GP_LINK_SCALE_OUT)
             return cli_usage_error(common, "train", "--intra-node takes a link inside a node (nvlink, pcie, ...), not '%s'", to->intra);
-        c->intra_gbps = intra->bw_gbps_per_direction;
-        snprintf(c->intra_name, sizeof c->intra_name, "%s", intra->id);
+        gp_cluster_set_link(c, cat, intra, 0);
+    }
+    if (to->framework) {
+        c->framework = gp_framework_parse(to->framework);
+        if (c->framework == GP_FRAMEWORK_COUNT)
+            return cli_usage_error(common, "train", "--framework takes megatron, fsdp or deepspeed, not '%s'", to->framework);
     }
     if (to->gpus_per_node > 0)
         c->gpus_per_node = (int)to->gpus_per_node;
@@ -332,6 +351,7 @@ int cmd_train(int argc, char **argv, cli_common *common)
                                          {"gpus-per-node", required_argument, NULL, 4002},
                                          {"intra-node", required_argument, NULL, 4003},
                                          {"inter-node", required_argument, NULL, 4004},
+                                         {"framework", required_argument, NULL, 4090},
                                          {"tokens", required_argument, NULL, 4005},
                                          {"deadline", required_argument, NULL, 4006},
                                          {"top", required_argument, NULL, 4007},
@@ -366,6 +386,7 @@ int cmd_train(int argc, char **argv, cli_common *common)
         case 4002: if (cli_parse_i64(common, "train", "gpus-per-node", optarg, 1, 4096, &to.gpus_per_node)) return EXIT_USAGE; continue;
         case 4003: to.intra = optarg; continue;
         case 4004: to.inter = optarg; continue;
+        case 4090: to.framework = optarg; continue;
         case 4005:
             if (cli_parse_tokens(optarg, &to.tokens))
                 return cli_usage_error(common, "train", "--tokens takes a token count such as 15e12, 15T, 300B or 2.5M, not '%s'", optarg);

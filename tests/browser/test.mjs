@@ -1,11 +1,17 @@
 // test.mjs: the web page in a real browser. Starts `gpuplan web` on a free loopback port,
 // opens the page in the system's headless Chromium (Debian package; playwright-core drives it,
-// no browser is downloaded), picks Llama-3.1-70B, 300 users and H100s, and checks that the
-// verdict and the figures shown are the CLI's (`gpuplan serve|fit ... --json` on the same
-// scenario). Saves a screenshot. Usage: node test.mjs GPUPLAN_BINARY OUT_DIR
+// no browser is downloaded) and walks the journeys of issue 16 at desktop width and at phone
+// width (390 px), in English and in Brazilian Portuguese (the browser's Accept-Language):
+//  1. any GPU: Llama-3.1-8B for 300 users gives the same cheapest setup as `gpuplan serve`
+//     without --gpu, and the plan's rows are `gpuplan plan`'s;
+//  2. health data in Brazil, in BRL: the plan, its break-even and every card in reais;
+//  3. one GPU or several: Llama-3.1-70B on an H100, the verdict and the precision table;
+//  4. training: cost per run, not months of rent;
+//  5. an error replaces the stale results; the URL holds the state; the report downloads.
+// Saves screenshots of the page and of the report. Usage: node test.mjs GPUPLAN_BINARY OUT_DIR
 import { chromium } from 'playwright-core';
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, rmSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -44,133 +50,223 @@ function cliArgs(cmd, scenario) {
   }
   return [...args, '--json'];
 }
-const cli = (cmd, scenario) => JSON.parse(execFileSync(gp, cliArgs(cmd, scenario), { encoding: 'utf8' }));
+const cli = (cmd, scenario) => JSON.parse(execFileSync(gp, cliArgs(cmd, scenario), { encoding: 'utf8', maxBuffer: 1 << 26 }));
 
-// Wait until the page has answered a scenario that has `want`'s keys and values ('object': any
-// object); the page shows the scenario it sent in #scenario and its state in #status.
+// page.waitForFunction evaluates a string, which the page's Content-Security-Policy (no
+// 'unsafe-eval') refuses in playwright-core 1.49: poll with page.evaluate instead.
+async function waitFor(page, fn, arg, timeout) {
+  const end = Date.now() + (timeout || 60000);
+  for (;;) {
+    if (await page.evaluate(fn, arg)) return;
+    if (Date.now() > end) throw new Error('timed out waiting for ' + String(fn).slice(0, 120));
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+// Wait until the page has answered a scenario with `want`'s keys and values ('object': any
+// object; undefined: absent) and its plan (status done or error).
 async function settled(page, want) {
-  await page.waitForFunction((w) => {
+  await waitFor(page, (w) => {
     const st = document.getElementById('status').dataset.state;
     if (st !== 'done' && st !== 'error') return false;
     let s;
     try { s = JSON.parse(document.getElementById('scenario').textContent); } catch { return false; }
-    return Object.entries(w).every(([k, v]) => (v === 'object' ? typeof s[k] === 'object' : s[k] === v));
-  }, want, { timeout: 30000 });
+    return Object.entries(w).every(([k, v]) => (v === 'object' ? typeof s[k] === 'object' : v === null ? !(k in s) : s[k] === v));
+  }, want, 60000);
+}
+const scenarioOf = async (page) => JSON.parse(await page.locator('#scenario').textContent());
+const fig = (page, id) => page.locator('#' + id).getAttribute('data-value');
+
+// ---- journeys ------------------------------------------------------------------------------
+async function anyGpu(page, tag, lang) {
+  await page.fill('#model', 'llama-3.1-8b');
+  await page.fill('#users', '300');
+  await page.selectOption('#gpu', '');
+  await page.selectOption('#currency', '');
+  await page.selectOption('#compliance', '');
+  await settled(page, { model: 'llama-3.1-8b', users: 300, gpu: null });
+  check(await page.locator('#status').getAttribute('data-state') === 'done', tag + ': computed: ' + await page.locator('#status').textContent());
+  const sc = await scenarioOf(page);
+  const serve = cli('serve', sc);
+  check(serve.found, tag + ': CLI finds a setup');
+  check(await fig(page, 'serve-gpus') === String(serve.layout.gpus_total), tag + ': any GPU: GPUs = serve without --gpu (' + serve.layout.gpus_total + ')');
+  check((await page.locator('#serve-gpus').textContent()).includes(serve.gpu), tag + ': any GPU: the GPU is serve\'s (' + serve.gpu + ')');
+  check(await fig(page, 'serve-cost') === String(serve.usd_per_hour), tag + ': price per hour = CLI');
+  check(await fig(page, 'serve-layout') === serve.layout.tp + 'x' + serve.layout.replicas, tag + ': TP x replicas = CLI');
+  check(await fig(page, 'serve-ttft') === String(serve.perf.ttft_p99_s), tag + ': TTFT p99 = CLI');
+  check(await page.locator('#options tbody tr').count() === serve.options.length, tag + ': one row per CLI option');
+  const noPrice = serve.options.filter((o) => !o.usd_per_hour).length;
+  const shownNoPrice = await page.locator('#options tbody td', { hasText: lang === 'pt-BR' ? 'sem preço' : 'no price' }).count();
+  check(shownNoPrice === noPrice, tag + ': GPUs without a price say so (' + noPrice + '), never $0.00');
+  check(!(await page.locator('#options').textContent()).includes('0.00/h'), tag + ': no $0.00/h');
+  const plan = cli('plan', Object.assign({}, sc, lang === 'pt-BR' ? { lang: 'pt-BR' } : {}));
+  check(await page.locator('#plan-options tbody tr').count() === Math.min(10, plan.options.length), tag + ': plan rows = CLI');
+  check(await page.locator('#plan-options tbody tr:first-child td:nth-child(4)').getAttribute('data-value') ===
+        String(plan.options[0].cost.monthly), tag + ': plan monthly = CLI');
+  const rec = plan.recommended.hardware;
+  check((await page.locator('#plan-options tbody tr:first-child td:nth-child(2)').textContent()).startsWith(rec.gpus_total + ' × ' + rec.gpu),
+        tag + ': plan\'s recommendation = CLI (' + rec.gpus_total + ' x ' + rec.gpu + ')');
+  check(await page.locator('[data-testid=decision]').count() === 1, tag + ': the decision in plain words');
+  return sc;
 }
 
-const profile = mkdtempSync(join(tmpdir(), 'gpuplan-chromium-'));
+async function health(page, tag, lang) {
+  await page.fill('#model', 'llama-3.1-70b');
+  await page.fill('#users', '300');
+  await page.selectOption('#gpu', '');
+  await page.selectOption('#currency', 'BRL');
+  await page.selectOption('#compliance', 'health');
+  await settled(page, { model: 'llama-3.1-70b', gpu: null });
+  await waitFor(page, () => document.getElementById('status').dataset.state === 'done' &&
+                                   document.getElementById('plan-excluded') !== null, null, 60000);
+  const sc = await scenarioOf(page);
+  const plan = cli('plan', Object.assign({}, sc, { currency: 'BRL', compliance: 'health' }));
+  check(await page.locator('#plan-options tbody tr').count() === Math.min(10, plan.options.length), tag + ': health/BRL rows = CLI');
+  check(await page.locator('#plan-options tbody tr:first-child td:nth-child(4)').getAttribute('data-value') ===
+        String(plan.options[0].cost.monthly), tag + ': health/BRL monthly = CLI');
+  const rules = [...new Set(plan.excluded.map((x) => x.rule))].sort();
+  const shown = (await page.locator('#plan-excluded li').evaluateAll((ls) => ls.map((l) => l.dataset.rule))).sort();
+  check(JSON.stringify(shown) === JSON.stringify(rules), tag + ': excluding rules = CLI (' + rules.join(', ') + ')');
+  const be = plan.recommended.cost.break_even_month;
+  if (be) check(await page.locator('[data-break-even]').getAttribute('data-break-even') === String(be), tag + ': break-even month = CLI (' + be + ')');
+  // one currency everywhere: the serving card too
+  const cost = await page.locator('#serve-cost').textContent();
+  check(/R\$|BRL/.test(cost), tag + ': the serving card is in reais too (' + cost + ')');
+  const spares = (plan.recommended.reliability || {}).spare_replicas || 0;
+  check(await fig(page, 'serve-spares') === String(spares), tag + ': the spare the plan adds is shown (' + spares + ')');
+  if (lang === 'pt-BR') {
+    const txt = await page.locator('#plan-card').textContent();
+    check(/R\$ \d{1,3}(\.\d{3})+/.test(txt), tag + ': money as R$ 1.234.567');
+    check(!/BRL \d/.test(txt), tag + ': no "BRL 3..." in Portuguese');
+  }
+}
+
+async function oneOrSeveral(page, tag, lang) {
+  await page.fill('#model', 'llama-3.1-70b');
+  await page.selectOption('#currency', '');
+  await page.selectOption('#compliance', '');
+  await page.selectOption('#gpu', 'H100-SXM-80GB');
+  await settled(page, { model: 'llama-3.1-70b', gpu: 'H100-SXM-80GB' });
+  const sc = await scenarioOf(page);
+  const ctx = sc.prompt_tokens + sc.output_tokens;
+  const fit = cli('fit', { model: sc.model, gpu: sc.gpu, context: ctx });
+  const v = page.locator('#verdict');
+  check(await v.getAttribute('data-fits') === String(fit.verdict.fits), tag + ': verdict fits = CLI (' + fit.verdict.fits + ')');
+  check(await v.getAttribute('data-single-gpu') === String(fit.verdict.single_gpu_sufficient), tag + ': single GPU = CLI');
+  check(await v.getAttribute('data-min-gpus') === String(fit.verdict.min_gpus), tag + ': min GPUs = CLI');
+  check(!(await v.getAttribute('class')).includes('ok') || fit.verdict.single_gpu_sufficient, tag + ': "not enough" is not green');
+  check(await page.locator('#reasons li').count() === fit.verdict.reasons.length, tag + ': one line per reason');
+  if (lang === 'pt-BR') {
+    const first = await page.locator('#reasons li').first().textContent();
+    check(/^Só os pesos têm 141,1 GB/.test(first), tag + ': the reasons in Portuguese (' + first.slice(0, 60) + ')');
+    check(await page.locator('#reasons li[data-code=units]', { hasText: 'GiB' }).count() === 1, tag + ': GB vs GiB explained once');
+  }
+  for (const d of ['bf16', 'fp8', 'int8', 'int4']) {
+    const f = cli('fit', { model: sc.model, gpu: sc.gpu, context: ctx, dtype: d });
+    const row = page.locator('#precisions tr[data-dtype=' + d + '] td:nth-child(4)');
+    check(await row.getAttribute('data-value') === String(f.verdict.min_gpus), tag + ': ' + d + ' needs ' + f.verdict.min_gpus + ' GPU(s) = CLI');
+  }
+}
+
+async function training(page, tag) {
+  await page.fill('#model', 'llama-3.1-8b');
+  await page.selectOption('#task', 'train');
+  await page.selectOption('#gpu', 'H100-SXM-80GB');
+  await page.fill('#gpus', '8');
+  await page.fill('#tokens', '1e9');
+  await settled(page, { task: 'train', model: 'llama-3.1-8b', gpu: 'H100-SXM-80GB' });
+  await waitFor(page, () => document.getElementById('status').dataset.state === 'done', null, 60000);
+  const sc = await scenarioOf(page);
+  const plan = cli('plan', sc);
+  const run = plan.recommended.cost.per_run;
+  check(await fig(page, 'train-run') === String(run), tag + ': cost per run = CLI plan (' + run + ')');
+  check(run < plan.recommended.cost.total, tag + ': a run costs less than the horizon');
+  await page.selectOption('#task', 'infer');
+}
+
+async function errors(page, tag) {
+  await page.fill('#model', 'no-such-model');
+  await waitFor(page, () => document.getElementById('status').dataset.state === 'error', null, 30000);
+  check(!(await page.locator('#error').isHidden()), tag + ': the error is shown');
+  check((await page.locator('#serve-gpus').textContent()) === '–', tag + ': stale results are cleared');
+  await page.fill('#model', 'llama-3.1-8b');
+  await waitFor(page, () => document.getElementById('status').dataset.state === 'done', null, 60000);
+  check(await page.locator('#error').isHidden(), tag + ': the error goes away with a good answer');
+}
+
+// ---- run -----------------------------------------------------------------------------------
 mkdirSync(outDir, { recursive: true });
 const { proc, url } = await startServer();
-let context;
+const profiles = [];
 try {
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: { width: 1400, height: 1000 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-           '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  const page = context.pages()[0] || await context.newPage();
-  const problems = [];
-  page.on('console', (m) => {
-    const t = m.text();
-    if (m.type() === 'error' && !/Failed to load resource/.test(t)) problems.push(t);
-  });
-  page.on('pageerror', (e) => problems.push(String(e)));
-  // the page must work offline: refuse anything that is not our server
-  await context.route((u) => !u.href.startsWith(url), (r) => { problems.push('external request ' + r.request().url()); r.abort(); });
-
-  await page.goto(url);
-  await settled(page, {});
-  check(await page.locator('#gpu option').count() > 10, 'GPU list loaded from /api/gpus');
-
-  // the user's question: Llama-3.1-70B, 300 users, H100s
-  await page.fill('#model', 'Llama-3.1-70B');
-  await page.fill('#users', '300');
-  await page.selectOption('#gpu', 'H100-SXM-80GB');
-  await settled(page, { model: 'Llama-3.1-70B', users: 300, gpu: 'H100-SXM-80GB' });
-  check(await page.locator('#status').getAttribute('data-state') === 'done', 'page computed without error: ' +
-        await page.locator('#status').textContent());
-
-  const scenario = JSON.parse(await page.locator('#scenario').textContent());
-  const serve = cli('serve', scenario);
-  const fig = async (id) => page.locator('#' + id).getAttribute('data-value');
-  check(serve.found, 'CLI finds a setup');
-  check(await fig('serve-gpus') === String(serve.layout.gpus_total), 'GPUs shown = CLI layout.gpus_total (' + serve.layout.gpus_total + ')');
-  check((await page.locator('#serve-gpus').textContent()).includes(serve.layout.gpus_total + ' × ' + serve.gpu), 'GPU text names count and type');
-  check(await fig('serve-layout') === serve.layout.tp + 'x' + serve.layout.replicas, 'TP x replicas = CLI');
-  check(await fig('serve-ttft') === String(serve.perf.ttft_p99_s), 'TTFT p99 = CLI');
-  check(await fig('serve-tpot') === String(serve.perf.tpot_p99_s), 'TPOT p99 = CLI');
-  check(await fig('serve-throughput') === String(serve.perf.throughput_tokens_per_s), 'throughput = CLI');
-  check(await fig('serve-cost') === String(serve.usd_per_hour), '$/hour = CLI');
-  check(await fig('serve-slo') === String(serve.slo.met), 'SLO met = CLI');
-  check(await page.locator('#options tbody tr').count() === serve.options.length, 'one row per CLI option');
-  check(await page.locator('#chart svg rect').count() === Math.min(12, serve.options.length), 'chart bars');
-  check((await page.locator('#launch').textContent()).includes('--tensor-parallel-size ' + serve.layout.tp), 'launch command has the TP');
-
-  // the verdict: fit of one prompt + output sequence on the GPU
-  const fit = cli('fit', { model: scenario.model, gpu: scenario.gpu,
-                           context: scenario.prompt_tokens + scenario.output_tokens });
-  const v = page.locator('#verdict');
-  check(await v.getAttribute('data-fits') === String(fit.verdict.fits), 'verdict fits = CLI');
-  check(await v.getAttribute('data-single-gpu') === String(fit.verdict.single_gpu_sufficient), 'single GPU = CLI');
-  check(await v.getAttribute('data-min-gpus') === String(fit.verdict.min_gpus), 'min GPUs = CLI (' + fit.verdict.min_gpus + ')');
-  check((await v.textContent()).includes('at least ' + fit.verdict.min_gpus), 'verdict text: ' + await v.textContent());
-  check(await page.locator('#reasons li').count() === fit.verdict.reasons.length, 'one line per reason');
-  const perGpu = await page.locator('#memory-legend li[data-component=per_gpu]').getAttribute('data-value');
-  check(perGpu === String(fit.recommended.memory.per_gpu_bytes), 'memory per GPU = CLI recommended');
-  const weights = await page.locator('#memory-legend li[data-component=weights]').getAttribute('data-value');
-  check(weights === String(fit.recommended.memory.components.weights), 'weights bar = CLI');
-  // the plan (cost and compliance), when this build has `gpuplan plan`
-  const planRows = await page.locator('#plan-options tbody tr').count();
-  if (planRows > 0) {
-    const plan = cli('plan', scenario);
-    check(planRows === Math.min(10, plan.options.length), 'plan rows = CLI options');
-    const monthly = await page.locator('#plan-options tbody tr:first-child td:nth-child(4)').getAttribute('data-value');
-    check(monthly === String(plan.options[0].cost.monthly), 'plan monthly cost = CLI (' + plan.options[0].cost.monthly + ')');
-    // the decision inputs: health data in Brazil, in BRL: the same options and exclusions as
-    // `gpuplan plan ... --currency BRL --compliance health`
-    await page.selectOption('#currency', 'BRL');
-    await page.selectOption('#compliance', 'health');
-    await page.waitForFunction(() => document.getElementById('status').dataset.state === 'done' &&
-                                     /BRL/.test(document.getElementById('plan').textContent) &&
-                                     document.getElementById('plan-excluded') !== null, null, { timeout: 60000 });
-    const planBr = cli('plan', Object.assign({}, scenario, { currency: 'BRL', compliance: 'health' }));
-    check(await page.locator('#plan-options tbody tr').count() === Math.min(10, planBr.options.length),
-          'health/BRL plan rows = CLI options (' + planBr.options.length + ')');
-    const monthlyBr = await page.locator('#plan-options tbody tr:first-child td:nth-child(4)').getAttribute('data-value');
-    check(monthlyBr === String(planBr.options[0].cost.monthly), 'health/BRL monthly cost = CLI');
-    const rules = [...new Set(planBr.excluded.map((x) => x.rule))].sort();
-    const shown = (await page.locator('#plan-excluded li').evaluateAll((ls) => ls.map((l) => l.dataset.rule))).sort();
-    check(JSON.stringify(shown) === JSON.stringify(rules), 'excluding rules shown = CLI (' + rules.join(', ') + ')');
-    await page.selectOption('#currency', '');
-    await page.selectOption('#compliance', '');
-    await page.waitForFunction(() => document.getElementById('status').dataset.state === 'done' &&
-                                     !/BRL/.test(document.getElementById('plan').textContent), null, { timeout: 60000 });
-  } else {
-    console.log('note: no plan shown: ' + await page.locator('#plan').textContent());
+  for (const lang of ['en', 'pt-BR']) {
+    for (const [w, h, kind] of [[1400, 1000, 'desktop'], [390, 844, 'phone']]) {
+      const tag = lang + '/' + kind;
+      const profile = mkdtempSync(join(tmpdir(), 'gpuplan-chromium-'));
+      profiles.push(profile);
+      const context = await chromium.launchPersistentContext(profile, {
+        executablePath: CHROMIUM, headless: true, viewport: { width: w, height: h }, locale: lang,
+        isMobile: kind === 'phone', hasTouch: kind === 'phone', acceptDownloads: true,
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--lang=' + lang,
+               '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      });
+      try {
+        const page = context.pages()[0] || await context.newPage();
+        const problems = [];
+        page.on('console', (m) => { if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) problems.push(m.text()); });
+        page.on('pageerror', (e) => problems.push(String(e)));
+        await context.route((u) => !u.href.startsWith(url), (r) => { problems.push('external request ' + r.request().url()); r.abort(); });
+        await page.goto(url);
+        await settled(page, {});
+        check(await page.locator('html').getAttribute('lang') === lang, tag + ': the page follows Accept-Language (' + lang + ')');
+        check(await page.locator('#gpu').inputValue() === '', tag + ': "any GPU" is the default');
+        await anyGpu(page, tag, lang);
+        // the URL holds the question: reloading it asks the same
+        const here = page.url();
+        check(/model=llama-3.1-8b/.test(here), tag + ': state in the URL');
+        await page.goto(here);
+        await settled(page, { model: 'llama-3.1-8b', users: 300 });
+        check(await page.locator('#model').inputValue() === 'llama-3.1-8b', tag + ': the URL restores the form');
+        if (kind === 'phone') {
+          const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+          check(wide <= 390, tag + ': nothing wider than the phone (' + wide + ' px)');
+          check(await page.evaluate(() => getComputedStyle(document.getElementById('form')).position) !== 'sticky',
+                tag + ': the form does not cover the results');
+        }
+        await page.screenshot({ path: join(outDir, 'page-' + lang + '-' + kind + '.png'), fullPage: true });
+        if (kind === 'phone') // the plan card alone, legible at phone width
+          await page.locator('#plan-card').screenshot({ path: join(outDir, 'plan-card-' + lang + '-phone.png') });
+        await health(page, tag, lang);
+        if (kind === 'desktop') {
+          await page.screenshot({ path: join(outDir, 'page-' + lang + '-health.png'), fullPage: true });
+          await oneOrSeveral(page, tag, lang);
+          await training(page, tag);
+          await errors(page, tag);
+          // the board report, downloaded in the page's language, then shown for review
+          const want = lang;
+          const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 60000 }),
+                                          page.click(want === 'pt-BR' ? '#report-pt' : '#report-en')]);
+          check(/gpuplan-report-/.test(dl.suggestedFilename()), tag + ': report downloaded (' + dl.suggestedFilename() + ')');
+          check(await page.locator('#plan-card').getAttribute('data-report') === want, tag + ': report in ' + want);
+          const sc = await scenarioOf(page);
+          const doc = cli('plan', Object.assign({}, sc, { lang: want, report_html: true }));
+          writeFileSync(join(outDir, 'report-' + want + '.html'), doc.report_html);
+          const rp = await context.newPage();
+          await rp.setContent(doc.report_html);
+          await rp.screenshot({ path: join(outDir, 'report-' + want + '.png'), fullPage: true });
+          await rp.close();
+        }
+        check(problems.length === 0, tag + ': no console errors or external requests: ' + problems.join(' | '));
+      } finally {
+        await context.close();
+      }
+    }
   }
-  await page.screenshot({ path: join(outDir, 'web.png'), fullPage: true });
-
-  // a pasted config.json: broken, then a small valid one (sent inline, answered)
-  await page.locator('#config-box summary').click();
-  await page.fill('#config', '{"hidden_size": 4096,');
-  await page.waitForFunction(() => document.getElementById('status').dataset.state === 'error');
-  check((await page.locator('#status').textContent()).startsWith('config.json:'), 'broken config.json is reported');
-  await page.fill('#config', JSON.stringify({ model_type: 'llama', hidden_size: 2048, intermediate_size: 5632,
-    num_hidden_layers: 22, num_attention_heads: 32, num_key_value_heads: 4, vocab_size: 32000,
-    max_position_embeddings: 2048, torch_dtype: 'bfloat16' }));
-  await settled(page, { model: 'object' });
-  check(await page.locator('#status').getAttribute('data-state') === 'done', 'inline config answered: ' +
-        await page.locator('#status').textContent());
-  check(await v.getAttribute('data-single-gpu') === 'true', 'a 1.1B model fits one GPU');
-  check(problems.length === 0, 'no console errors, CSP violations or external requests: ' + problems.join(' | '));
 } finally {
-  if (context) await context.close();
   proc.kill('SIGTERM');
-  rmSync(profile, { recursive: true, force: true });
+  for (const p of profiles) rmSync(p, { recursive: true, force: true });
 }
 const code = await new Promise((r) => (proc.exitCode !== null ? r(proc.exitCode) : proc.on('exit', r)));
 check(code === 0, 'server stopped cleanly on SIGTERM (exit ' + code + ')');
-console.log(`browser: ${checks - failures} passed, ${failures} failed; screenshot ${join(outDir, 'web.png')}`);
+console.log(`browser: ${checks - failures} passed, ${failures} failed; screenshots in ${outDir}`);
 process.exit(failures ? 1 : 0);

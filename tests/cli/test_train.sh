@@ -71,7 +71,19 @@ expect_json ".perf.breakdown.tp_comm_s > $nv" true "TP over PCIe costs more"
 run train $TINY --gpus 16 --seq 512 --global-batch 16 --inter-node ib-hdr --json
 expect_rc 0 "--inter-node"; expect_json .cluster.inter_gbps 25 "HDR 25 GB/s per GPU"
 
+# the honest range (issue 11): [low, high] brackets the prediction; FSDP's FlashAttention-2 is
+# slower than Megatron-Core's cuDNN attention on H100 at a long sequence
+run train --model llama-3.1-8b --tp 1 --pp 1 --dp 8 --micro-batch 1 --zero 3 --seq 16384 --global-batch 8 --json
+expect_rc 0 "megatron"; mg=$(jq .perf.tokens_per_s "$TMP/out")
+expect_json '.perf.tokens_per_s_low < .perf.tokens_per_s and .perf.tokens_per_s < .perf.tokens_per_s_high' true "range brackets tokens/s"
+expect_json '.perf.step_time_s_low < .perf.step_time_s and .perf.step_time_s < .perf.step_time_s_high' true "range brackets the step"
+run train --model llama-3.1-8b --tp 1 --pp 1 --dp 8 --micro-batch 1 --zero 3 --seq 16384 --global-batch 8 --framework fsdp --json
+expect_rc 0 "--framework fsdp"; expect_json ".perf.tokens_per_s < $mg" true "FA2 under FSDP is slower than cuDNN"
+run train --model llama-3.1-8b --gpus 8 --seq 4096 --tokens 1T
+expect_out "likely range" "text range"; expect_out "(likely " "time-to-train range"
+
 # bad usage exits 2, bad input 1
+run train $TINY --gpus 8 --framework jax; expect_rc 2 "bad --framework"; expect_err "--framework" "names the flag"
 run train $TINY --seq 512; expect_rc 2 "no --gpus nor --deadline"; expect_err "--gpus" "says what is missing"
 run train $TINY --deadline 30d --seq 512; expect_rc 2 "deadline without tokens"
 run train $TINY --gpus 8 --tokens lots; expect_rc 2 "bad --tokens"; expect_err "--tokens" "names the flag"

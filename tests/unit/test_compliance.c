@@ -56,8 +56,9 @@ static void test_health(void **state)
     gp_error err;
     assert_int_equal(gp_compliance_profile(cat, "HEALTH", &p, &err), GP_OK);
     assert_string_equal(p.jurisdiction, "BR");
-    /* five rules: in_country, dedicated, min_weight_bits 8, redundancy 1, audit_logging */
-    assert_int_equal(p.n_rules, 5);
+    /* six rules: in_country, dedicated, min_weight_bits 8, redundancy 1, datacenter_gpu,
+     * audit_logging */
+    assert_int_equal(p.n_rules, 6);
     assert_int_equal(gp_compliance_redundancy(&p), 1);
     for (int i = 0; i < p.n_rules; i++) {
         assert_true(strlen(p.rules[i].citation) > 10); /* every rule cites its norm */
@@ -69,7 +70,7 @@ static void test_health(void **state)
     gp_compliance_verdict v;
     /* shared public cloud in the US: out of the country and not dedicated */
     gp_deployment us = dep("US", 1);
-    gp_compliance_subject s = {&us, GP_DTYPE_BF16, 1};
+    gp_compliance_subject s = {&us, GP_DTYPE_BF16, 1, 0};
     gp_compliance_check(&p, &s, &v);
     assert_false(v.allowed);
     assert_int_equal(v.n_violated, 2);
@@ -122,7 +123,7 @@ static void test_other_profiles(void **state)
     assert_int_equal(gp_compliance_profile(cat, "finance", &p, &err), GP_OK);
     assert_non_null(strstr(p.rules[0].citation, "4,893/2021"));
     gp_deployment brs = dep("BR", 1), us = dep("US", 0);
-    gp_compliance_subject s = {&brs, GP_DTYPE_INT4, 1};
+    gp_compliance_subject s = {&brs, GP_DTYPE_INT4, 1, 0};
     gp_compliance_check(&p, &s, &v);
     assert_true(v.allowed);
     s.deployment = &us;
@@ -133,6 +134,25 @@ static void test_other_profiles(void **state)
     s.deployment = &brs;
     gp_compliance_check(&p, &s, &v);
     assert_true(violates(&p, &v, "public-sector.dedicated"));
+    /* public sector states its redundancy: n+1 (it had none), and why */
+    assert_int_equal(gp_compliance_redundancy(&p), 1);
+    assert_true(strlen(p.redundancy_why_en) > 0 && strlen(p.redundancy_why_pt) > 0);
+    /* regulated profiles keep consumer cards out (GeForce licence 2.1.3), with the citation */
+    const char *regulated[] = {"health", "finance", "public-sector"};
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(gp_compliance_profile(cat, regulated[k], &p, &err), GP_OK);
+        gp_compliance_subject c = {&brs, GP_DTYPE_BF16, 1, 1};
+        gp_deployment ded = dep("BR", 0);
+        c.deployment = &ded;
+        gp_compliance_check(&p, &c, &v);
+        char id[64];
+        snprintf(id, sizeof id, "%s.datacenter_gpu", regulated[k]);
+        assert_true(violates(&p, &v, id));
+        c.consumer_gpu = 0;
+        gp_compliance_check(&p, &c, &v);
+        assert_false(violates(&p, &v, id));
+    }
+    assert_string_equal(gp_rule_kind_name(GP_RULE_DATACENTER_GPU), "datacenter_gpu");
     /* none: everything allowed */
     assert_int_equal(gp_compliance_profile(cat, "none", &p, &err), GP_OK);
     assert_int_equal(p.n_rules, 0);

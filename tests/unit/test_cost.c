@@ -150,15 +150,28 @@ static void test_owned_and_break_even(void **state)
     in.deployment = &cloud;
     assert_int_equal(gp_cost_estimate(&P, &in, "USD", &c36, &err), GP_OK);
     assert_int_equal(gp_cost_break_even_month(&o36, &c36), 0);
-    /* training: a 730-hour run costs one amortized month owned ($13,466.40) and 730 x $9.60 =
-     * $7,008 rented reserved (36 months >= 12) */
+    /* training: a 730-hour run costs one amortized month owned ($13,466.40) and, rented, 730 h
+     * x 8 GPUs x $2.00 on-demand = $11,680: a one-month run cannot use a one-year reservation
+     * however long the horizon */
     in.run_hours = 730;
     in.deployment = &own;
     assert_int_equal(gp_cost_estimate(&P, &in, "USD", &o36, &err), GP_OK);
     assert_float_equal(o36.per_run, 13466.4, 1e-6);
     in.deployment = &cloud;
     assert_int_equal(gp_cost_estimate(&P, &in, "USD", &c36, &err), GP_OK);
-    assert_float_equal(c36.per_run, 7008.0, 1e-6);
+    assert_float_equal(c36.per_run, 11680.0, 1e-6);
+    /* bare metal is rented by the month: a 100-hour run pays one month of 8 x $1.20 reserved x
+     * 730 h = $7,008 (plus the month's egress, 2 TB x $90 = $180) */
+    gp_deployment bm = dep(GP_DEPLOY_BAREMETAL, GP_TIER_NEOCLOUD, 1.0);
+    in.deployment = &bm;
+    in.run_hours = 100;
+    assert_int_equal(gp_cost_estimate(&P, &in, "USD", &c36, &err), GP_OK);
+    assert_float_equal(c36.per_run, 7188.0, 1e-6);
+    /* 8 GPUs with no server row of their own: the default server of the file (zeroed here: 8
+     * GPUs in 4U): one server, 4 rack units; the rented GPUs draw 11.2 kW like owned ones */
+    assert_int_equal(c36.servers, 1);
+    assert_int_equal(c36.rack_units, 4);
+    assert_float_equal(c36.power_kw, 11.2, 1e-9);
     /* no purchase price: no owned option */
     P.gpus[0].purchase_usd = 0;
     in.deployment = &own;

@@ -150,7 +150,16 @@ static void test_report(void **state)
     gp_report_free(s);
     o.lang = "pt-BR";
     assert_int_equal(gp_report_render(&req, &res, &o, &s, &n, &err), GP_OK);
-    assert_non_null(strstr(s, "Excluídas pelas regras de dados"));
+    assert_non_null(strstr(s, "Apêndice: opções excluídas pelas regras de dados"));
+    /* the decision up front, in Brazilian Portuguese with its money and numbers */
+    assert_non_null(strstr(s, "Investimento inicial (CapEx): "));
+    assert_non_null(strstr(s, "Custo total de propriedade em 12 meses"));
+    assert_null(strstr(s, "BRL 1"));
+    assert_null(strstr(s, "As regras abaixo"));
+    assert_null(strstr(s, "Precision unknown"));
+    /* citations in Portuguese too */
+    assert_non_null(strstr(s, "dados pessoais sensíveis, inclusive de saúde"));
+    assert_null(strstr(s, "sensitive personal data, including health"));
     assert_non_null(strstr(s, "lang=\"pt-BR\""));
     gp_report_free(s);
     o.format = GP_REPORT_JSON;
@@ -175,6 +184,127 @@ static void test_report(void **state)
     o.lang = "fr";
     assert_int_equal(gp_report_render(&req, &res, &o, &s, &n, &err), GP_EINVAL);
     assert_string_equal(err.field, "lang");
+}
+
+/* Break-even only against rentals the rules allow (issue 16): every owned option names an
+ * allowed rental of the same setup, and its month is the first m with upfront + m x monthly
+ * <= m x the rental's monthly, worked out here from the two curves' parts. */
+static void test_break_even_allowed_only(void **state)
+{
+    (void)state;
+    int owned = 0;
+    for (int i = 0; i < res.n_options; i++) {
+        const gp_plan_option *o = &res.options[i];
+        if (o->deployment.kind != GP_DEPLOY_OWNED)
+            continue;
+        owned++;
+        const gp_plan_option *vs = NULL;
+        for (int j = 0; j < res.n_options; j++)
+            if (!strcmp(res.options[j].deployment.id, o->break_even_vs) && !strcmp(res.options[j].gpu, o->gpu) &&
+                res.options[j].dtype == o->dtype && res.options[j].gpus_total == o->gpus_total)
+                vs = &res.options[j];
+        assert_non_null(vs); /* among the allowed options, never an excluded one */
+        assert_true(vs->compliance.allowed);
+        assert_int_not_equal(vs->deployment.kind, GP_DEPLOY_OWNED);
+        int m = 0;
+        if (vs->cost.monthly > o->cost.monthly) {
+            m = (int)ceil(o->cost.upfront / (vs->cost.monthly - o->cost.monthly) - 1e-9);
+            if (m > res.horizon_months)
+                m = 0;
+        }
+        assert_int_equal(o->break_even_month, m);
+    }
+    assert_true(owned > 0);
+}
+
+/* The shopping list: servers = ceil(GPUs / 8) for the H100 (DGX H100: 8 GPUs, 8U), rack units
+ * 8 per server, IT power GPUs x 700 W x 1.8214 (prices.json system_power_factor) */
+static void test_servers_power_rack(void **state)
+{
+    (void)state;
+    for (int i = 0; i < res.n_options; i++) {
+        const gp_plan_option *o = &res.options[i];
+        assert_int_equal(o->cost.gpus_per_server, 8);
+        assert_int_equal(o->cost.servers, (o->gpus_total + 7) / 8);
+        assert_int_equal(o->cost.rack_units, 8 * o->cost.servers);
+        assert_float_equal(o->cost.power_kw, o->gpus_total * 0.700 * 1.8214, 1e-9);
+        /* capex is the month-0 point of the curve, opex the slope */
+        assert_float_equal(o->cost.cumulative[0], o->cost.upfront, 1e-6);
+        assert_true(fabs(o->cost.cumulative[1] - o->cost.cumulative[0] - o->cost.monthly) < 1e-6 * o->cost.monthly);
+    }
+}
+
+/* The decision: alternatives of each kind are the cheapest of that kind (allowed first),
+ * risks have the file's what-ifs, and the redundancy rule is priced at its spare's share. */
+static void test_decision(void **state)
+{
+    (void)state;
+    const gp_plan_option *rec = &res.options[res.recommended];
+    for (int k = 0; k < GP_ALT_KIND_COUNT; k++) {
+        const gp_plan_alternative *a = &res.alternatives[k];
+        if (a->option < 0)
+            continue;
+        const gp_plan_option *o = &res.options[a->option];
+        assert_true(o != rec);
+        assert_float_equal(a->extra, o->cost.total - rec->cost.total, 1e-6);
+        for (int i = 0; i < a->option; i++) /* nothing cheaper of the same kind but the recommendation */
+            if (&res.options[i] != rec && k <= GP_ALT_OWNED)
+                assert_int_not_equal((int)res.options[i].deployment.kind, k);
+    }
+    /* health allows no shared cloud: the cloud alternative is an excluded one, with its rule */
+    assert_int_equal(res.alternatives[GP_ALT_CLOUD].option, -1);
+    assert_true(res.alternatives[GP_ALT_CLOUD].excluded >= 0);
+    int fx = 0;
+    for (int i = 0; i < res.n_risks; i++)
+        if (res.risks[i].kind == GP_RISK_EXCHANGE_RATE) {
+            fx = 1;
+            /* 20% of what is priced in dollars: everything but the Brazilian power bill */
+            assert_float_equal(res.risks[i].parameter, 0.20, 1e-12);
+            assert_float_equal(res.risks[i].size, 0.2 * (rec->cost.total - 12 * rec->cost.power_monthly), 1e-6);
+        }
+    assert_true(fx);
+    for (int i = 0; i < res.n_rule_prices; i++) {
+        const gp_rule *r = &res.profile.rules[res.rule_prices[i].rule];
+        if (r->kind == GP_RULE_REDUNDANCY) {
+            assert_true(res.rule_prices[i].priced);
+            assert_float_equal(res.rule_prices[i].saving, rec->cost.total / rec->replicas, 1e-6);
+        }
+    }
+}
+
+/* Consumer cards (RTX 4090: no NVLink, GeForce licence) in a production plan: out, with
+ * gpuplan's own rule, unless allow_consumer; and marked in the catalog */
+static void test_consumer(void **state)
+{
+    (void)state;
+    const gp_gpu *rtx;
+    assert_int_equal(gp_catalog_find_gpu(cat, "rtx-4090", &rtx, NULL), GP_OK);
+    assert_true(rtx->consumer);
+    const gp_gpu *h100;
+    assert_int_equal(gp_catalog_find_gpu(cat, "h100", &h100, NULL), GP_OK);
+    assert_false(h100->consumer);
+    gp_plan_request r = req;
+    r.n_gpus = 0;
+    r.gpus[r.n_gpus++] = rtx;
+    r.n_dtypes = 1;
+    r.dtypes[0] = GP_DTYPE_BF16;
+    snprintf(r.compliance, sizeof r.compliance, "none");
+    r.redundancy = 1; /* production: a spare */
+    gp_plan_result *out = calloc(1, sizeof *out);
+    assert_non_null(out);
+    assert_int_equal(gp_plan(cat, &r, out, NULL), GP_OK);
+    assert_int_equal(out->n_options, 0);
+    assert_true(out->n_excluded > 0);
+    assert_string_equal(out->profile.rules[out->excluded[0].compliance.violated[0]].id, "production.datacenter_gpu");
+    r.allow_consumer = 1;
+    assert_int_equal(gp_plan(cat, &r, out, NULL), GP_OK);
+    assert_true(out->n_options > 0);
+    /* no redundancy asked, no profile: a lab's plan, consumer cards allowed */
+    r.allow_consumer = 0;
+    r.redundancy = 0;
+    assert_int_equal(gp_plan(cat, &r, out, NULL), GP_OK);
+    assert_true(out->n_options > 0);
+    free(out);
 }
 
 static void test_errors(void **state)
@@ -204,6 +334,10 @@ int main(void)
         cmocka_unit_test(test_options_and_exclusions),
         cmocka_unit_test(test_cost_relations),
         cmocka_unit_test(test_report),
+        cmocka_unit_test(test_break_even_allowed_only),
+        cmocka_unit_test(test_servers_power_rack),
+        cmocka_unit_test(test_decision),
+        cmocka_unit_test(test_consumer),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

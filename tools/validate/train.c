@@ -64,6 +64,11 @@ void validate_train_throughput(const gp_catalog *cat, json_t *c, vrows *rs)
     json_t *hw = json_object_get(c, "hardware"), *set = json_object_get(c, "settings");
     json_t *meas = json_object_get(c, "measured");
     const char *name = json_string_value(json_object_get(mod, "name"));
+    if (id && (strncmp(id, "mbridge-", 8) == 0 || strncmp(id, "nemo25", 6) == 0 || strncmp(id, "torchtitan-", 11) == 0 ||
+               strncmp(id, "automodel-", 10) == 0)) {
+        validate_train_preset(cat, c, rs);
+        return;
+    }
     const gp_gpu *g = gpu_named(cat, json_string_value(json_object_get(hw, "gpu")));
     if (!g || !id)
         return;
@@ -156,12 +161,25 @@ void validate_train_throughput(const gp_catalog *cat, json_t *c, vrows *rs)
     if (l.global_batch % ((int64_t)l.dp * l.micro_batch) != 0)
         l.global_batch = (l.global_batch / ((int64_t)l.dp * l.micro_batch) + 1) * l.dp * l.micro_batch;
 
+    /* Megatron SC'21 (2021) and BLOOM (2022) predate FlashAttention in Megatron: the s x s
+     * scores went through HBM (fused scale-mask-softmax) */
+    if ((megatron || bloom) && !vcontains(json_string_value(json_object_get(set, "attention")), "flash"))
+        w.flash_attention = 0;
     gp_cluster cl;
     const gp_link *inter = NULL;
     const char *ic = json_string_value(json_object_get(hw, "interconnect"));
     if (ic && (vcontains(ic, "200Gb/s HDR") || vcontains(ic, "1600 Gbps") || vcontains(ic, "Omni-Path")))
         gp_catalog_find_link(cat, "ib-hdr", &inter, NULL); /* 8 x 200 Gb/s per node: 25 GB/s per GPU */
     gp_cluster_defaults(&cl, cat, g, inter);
+    /* the training stack the source names: MPT (Composer + FSDP) and IBM's runs are FSDP */
+    const char *fw = json_string_value(json_object_get(set, "framework"));
+    if (mpt || ibm || (fw && (vcontains(fw, "FSDP") || vcontains(fw, "torchtitan"))))
+        cl.framework = GP_FRAMEWORK_FSDP;
+    /* MPT's tables (2023) and IBM's runs predate PyTorch 2.5's cuDNN SDPA: FlashAttention-2 */
+    if (mpt || ibm)
+        cl.attention = GP_ATTENTION_FA2;
+    else if (fw && vcontains(fw, "DeepSpeed") && !bloom)
+        cl.framework = GP_FRAMEWORK_DEEPSPEED;
     gp_train_perf perf;
     if (gp_train_perf_estimate(&m, g, &cl, &w, &l, 0, &perf, NULL) != GP_OK)
         return;

@@ -58,6 +58,8 @@ int vcontains(const char *hay, const char *needle);
 void validate_infer_memory(const gp_catalog *cat, json_t *c, vrows *rs);
 void validate_train_memory(const gp_catalog *cat, json_t *c, vrows *rs);
 void validate_finetune_memory(const gp_catalog *cat, json_t *c, vrows *rs);
+/* train_throughput cases naming a catalog model and their layout (train_presets.c) */
+void validate_train_preset(const gp_catalog *cat, json_t *c, vrows *rs);
 void validate_train_throughput(const gp_catalog *cat, json_t *c, vrows *rs);
 void validate_infer_throughput(const gp_catalog *cat, json_t *c, vrows *rs);
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 static const char *const rule_kind_names[GP_RULE_KIND_COUNT] = {
-    "in_country", "dedicated", "min_weight_bits", "redundancy", "audit_logging",
+    "in_country", "dedicated", "min_weight_bits", "redundancy", "audit_logging", "datacenter_gpu",
 };
 
 const char *gp_rule_kind_name(gp_rule_kind k)
@@ -34,6 +34,10 @@ static gp_status parse_profile(json_t *e, gp_profile *out, json_t *root, gp_erro
     json_t *disc = json_object_get(root, "disclaimer");
     gpi_strlcpy(out->disclaimer_en, str(disc, "en"), sizeof out->disclaimer_en);
     gpi_strlcpy(out->disclaimer_pt, str(disc, "pt-BR"), sizeof out->disclaimer_pt);
+    json_t *why = json_object_get(json_object_get(e, "redundancy_default"), "why");
+    gpi_strlcpy(out->redundancy_why_en, str(why, "en"), sizeof out->redundancy_why_en);
+    gpi_strlcpy(out->redundancy_why_pt, *str(why, "pt-BR") ? str(why, "pt-BR") : out->redundancy_why_en,
+                sizeof out->redundancy_why_pt);
     size_t i;
     json_t *r;
     json_array_foreach(json_object_get(e, "rules"), i, r) {
@@ -49,7 +53,7 @@ static gp_status parse_profile(json_t *e, gp_profile *out, json_t *root, gp_erro
         if (rule->kind == GP_RULE_KIND_COUNT) {
             gpi_error_set_field(err, "kind");
             return gpi_fail(err, GP_EPARSE, "compliance.json: profile '%s' rule %zu: unknown kind '%s' "
-                            "(in_country, dedicated, min_weight_bits, redundancy, audit_logging)", out->id, i, kind);
+                            "(in_country, dedicated, min_weight_bits, redundancy, audit_logging, datacenter_gpu)", out->id, i, kind);
         }
         if (!*str(r, "id") || !*str(r, "citation")) {
             gpi_error_set_field(err, *str(r, "id") ? "citation" : "id");
@@ -68,6 +72,8 @@ static gp_status parse_profile(json_t *e, gp_profile *out, json_t *root, gp_erro
         rule->min_bits = json_is_number(mb) ? json_number_value(mb) : 0;
         rule->replicas = json_is_integer(rp) ? (int)json_integer_value(rp) : 0;
         gpi_strlcpy(rule->citation, str(r, "citation"), sizeof rule->citation);
+        gpi_strlcpy(rule->citation_pt, *str(r, "citation_pt") ? str(r, "citation_pt") : rule->citation,
+                    sizeof rule->citation_pt);
         gpi_strlcpy(rule->url, str(r, "url"), sizeof rule->url);
         json_t *text = json_object_get(r, "text");
         gpi_strlcpy(rule->text_en, str(text, "en"), sizeof rule->text_en);
@@ -118,6 +124,9 @@ void gp_compliance_check(const gp_profile *p, const gp_compliance_subject *s, gp
             break;
         case GP_RULE_REDUNDANCY:
             broken = s->spare_replicas >= 0 && s->spare_replicas < r->replicas;
+            break;
+        case GP_RULE_DATACENTER_GPU:
+            broken = s->consumer_gpu;
             break;
         case GP_RULE_AUDIT_LOGGING:
             broken = s->deployment && !s->deployment->audit_logging;

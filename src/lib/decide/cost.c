@@ -56,6 +56,45 @@ static gp_status bad_entry(gp_error *err, const char *list, size_t i, const char
     return gpi_fail(err, GP_EPARSE, "prices.json: %s[%zu].%s %s", list, i, field, what);
 }
 
+static void server_spec(json_t *e, gp_server_spec *s)
+{
+    gpi_strlcpy(s->gpu, str(e, "id"), sizeof s->gpu);
+    s->gpus_per_server = num(e, "gpus_per_server") >= 1 ? (int)num(e, "gpus_per_server") : 8;
+    s->rack_units = num(e, "rack_units") >= 1 ? (int)num(e, "rack_units") : 4;
+    gpi_strlcpy(s->source, str(e, "source"), sizeof s->source);
+}
+
+/* "servers" and "risks": optional blocks; without them a server is 8 GPUs in 4U and the
+ * what-ifs have the defaults docs/cost.md gives. */
+static void load_servers_and_risks(json_t *root, gp_prices *out)
+{
+    json_t *sv = json_object_get(root, "servers");
+    server_spec(json_object_get(sv, "default"), &out->server_default);
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(sv, "gpus"), i, e) {
+        if (out->n_servers < GP_PRICES_MAX_GPUS)
+            server_spec(e, &out->servers[out->n_servers++]);
+    }
+    json_t *r = json_object_get(root, "risks");
+    gp_price_risks *k = &out->risks;
+    k->exchange_rate_move = json_object_get(r, "exchange_rate_move") ? num(json_object_get(r, "exchange_rate_move"), "value") : 0.2;
+    k->lead_time_months = json_object_get(r, "lead_time_months") ? num(json_object_get(r, "lead_time_months"), "value") : 3;
+    k->utilization_low = json_object_get(r, "utilization_low") ? num(json_object_get(r, "utilization_low"), "value") : 0.5;
+    const char *key;
+    json_t *v;
+    json_object_foreach(json_object_get(r, "import_duty"), key, v) {
+        if (k->n_import_duties >= GP_PRICES_MAX_COUNTRIES)
+            break;
+        gpi_strlcpy(k->import_duty_country[k->n_import_duties], key, sizeof k->import_duty_country[0]);
+        k->import_duty[k->n_import_duties++] = num(v, "value");
+    }
+    json_array_foreach(json_object_get(r, "low_confidence_prices"), i, e) {
+        if (json_is_string(e) && k->n_low_confidence < GP_PRICES_MAX_LOW_CONFIDENCE)
+            gpi_strlcpy(k->low_confidence[k->n_low_confidence++], json_string_value(e), sizeof k->low_confidence[0]);
+    }
+}
+
 gp_status gp_prices_load(const gp_catalog *cat, gp_prices *out, gp_error *err)
 {
     gp_error_clear(err);
@@ -132,6 +171,7 @@ gp_status gp_prices_load(const gp_catalog *cat, gp_prices *out, gp_error *err)
             return bad_entry(err, "deployments", i, "country", "is required (ISO 3166 code)");
         gpi_strlcpy(d->id, str(e, "id"), sizeof d->id);
         gpi_strlcpy(d->name, str(e, "name"), sizeof d->name);
+        gpi_strlcpy(d->name_pt, str(e, "name_pt"), sizeof d->name_pt);
         d->tier = !strcmp(str(e, "tier"), "hyperscaler") ? GP_TIER_HYPERSCALER : GP_TIER_NEOCLOUD;
         gpi_strlcpy(d->country, str(e, "country"), sizeof d->country);
         d->shared = json_is_true(json_object_get(e, "shared"));
@@ -152,7 +192,32 @@ gp_status gp_prices_load(const gp_catalog *cat, gp_prices *out, gp_error *err)
         gpi_strlcpy(g->source, str(e, "source"), sizeof g->source);
         out->n_gpus++;
     }
+    load_servers_and_risks(root, out);
     return GP_OK;
+}
+
+const gp_server_spec *gp_prices_server(const gp_prices *p, const char *gpu_id)
+{
+    for (int i = 0; p && gpu_id && i < p->n_servers; i++)
+        if (gpi_strcaseeq(p->servers[i].gpu, gpu_id))
+            return &p->servers[i];
+    return p ? &p->server_default : NULL;
+}
+
+int gp_prices_low_confidence(const gp_prices *p, const char *id)
+{
+    for (int i = 0; p && id && i < p->risks.n_low_confidence; i++)
+        if (gpi_strcaseeq(p->risks.low_confidence[i], id))
+            return 1;
+    return 0;
+}
+
+double gp_prices_import_duty(const gp_prices *p, const char *country)
+{
+    for (int i = 0; p && country && i < p->risks.n_import_duties; i++)
+        if (gpi_strcaseeq(p->risks.import_duty_country[i], country))
+            return p->risks.import_duty[i];
+    return 0.0;
 }
 
 const gp_gpu_price *gp_prices_find_gpu(const gp_prices *p, const char *gpu_id)
@@ -213,6 +278,21 @@ static const gp_country_costs *country(const gp_prices *p, const char *code)
     return NULL;
 }
 
+/* One training run: owned, its share of the amortized month; cloud, on-demand hours unless the
+ * run itself lasts a reservation term; bare metal, whole months of rent (it is rented by the
+ * month). */
+static double run_cost(const gp_prices *p, const gp_cost_input *in, const gp_deployment *d, const gp_cost *c)
+{
+    double hpm = p->hours_per_month;
+    if (d->kind == GP_DEPLOY_OWNED)
+        return c->monthly_amortized * in->run_hours / hpm;
+    if (d->kind == GP_DEPLOY_BAREMETAL)
+        return ceil(in->run_hours / hpm) * c->monthly;
+    int reserve = in->run_hours >= p->reserved_min_months * hpm;
+    double per_gpu = reserve ? c->gpu_hour_reserved : c->gpu_hour_on_demand;
+    return per_gpu * in->gpus * in->run_hours;
+}
+
 gp_status gp_cost_estimate(const gp_prices *p, const gp_cost_input *in, const char *currency, gp_cost *out,
                            gp_error *err)
 {
@@ -235,6 +315,11 @@ gp_status gp_cost_estimate(const gp_prices *p, const gp_cost_input *in, const ch
     out->kind = d->kind;
     out->months = in->horizon_months;
     double n = in->gpus, hpm = p->hours_per_month;
+    const gp_server_spec *sv = gp_prices_server(p, in->gpu->id);
+    out->gpus_per_server = sv && sv->gpus_per_server > 0 ? sv->gpus_per_server : 8;
+    out->servers = (in->gpus + out->gpus_per_server - 1) / out->gpus_per_server;
+    out->rack_units = out->servers * (sv && sv->rack_units > 0 ? sv->rack_units : 4);
+    out->power_kw = n * in->gpu->tdp_w * p->system_power_factor / 1000.0;
     double usd_upfront = 0, usd_monthly = 0, usd_hourly = 0, usd_egress = 0, usd_power = 0, usd_hosting = 0;
     if (d->kind == GP_DEPLOY_OWNED) {
         const gp_gpu_price *g = gp_prices_find_gpu(p, in->gpu->id);
@@ -242,7 +327,6 @@ gp_status gp_cost_estimate(const gp_prices *p, const gp_cost_input *in, const ch
         if (!g || g->purchase_usd <= 0 || !cc || in->gpu->tdp_w <= 0)
             return GP_OK; /* available = 0: no purchase price, country costs or TDP */
         usd_upfront = n * g->purchase_usd * p->system_multiplier;
-        out->power_kw = n * in->gpu->tdp_w * p->system_power_factor / 1000.0;
         usd_power = out->power_kw * p->pue * hpm * cc->power_usd_per_kwh;
         usd_hosting = out->power_kw * cc->hosting_usd_per_kw_month;
         usd_monthly = usd_power + usd_hosting;
@@ -269,11 +353,12 @@ gp_status gp_cost_estimate(const gp_prices *p, const gp_cost_input *in, const ch
     for (int m = 0; m <= in->horizon_months; m++)
         out->cumulative[m] = out->upfront + out->monthly * m;
     out->total = out->cumulative[in->horizon_months];
+    /* what a weaker local currency would raise: everything but the local power bill */
+    out->usd_exposed = (out->total - out->power_monthly * in->horizon_months) * (rate != 1.0);
     if (in->output_tokens_per_month > 0)
         out->per_million_tokens = out->total / (in->output_tokens_per_month * in->horizon_months) * 1e6;
     if (in->run_hours > 0)
-        out->per_run = d->kind == GP_DEPLOY_OWNED ? out->monthly_amortized * in->run_hours / hpm
-                                                  : out->hourly * in->run_hours;
+        out->per_run = run_cost(p, in, d, out);
     return GP_OK;
 }
 

@@ -23,7 +23,8 @@
 
 static const char *const reason_names[GP_REASON_COUNT] = {
     "fits", "weights_exceed_vram", "kv_cache_exceeds_vram", "training_state_exceeds_vram",
-    "activations_exceed_vram", "larger_gpu_fits", "no_layout_fits"};
+    "activations_exceed_vram", "larger_gpu_fits", "no_layout_fits", "invalid_layout",
+    "context_above_model_max", "lower_precision_fits", "units"};
 
 const char *gp_reason_name(gp_reason_code c)
 {
@@ -135,6 +136,76 @@ static int64_t max_fitting(const gp_model *m, const gp_gpu *g, const gp_workload
     return lo;
 }
 
+/* Can the asked layout run at all? TP must divide the attention heads (each GPU holds whole
+ * heads: vLLM's and Megatron's check) and pipeline stages cannot outnumber the layers. If not,
+ * the reason names the TP degrees that would, and *search drops the bad dimension so the
+ * answer is the smallest valid layout. */
+static void check_asked(const gp_model *m, const gp_gpu *gpu, const gp_layout *given, gp_layout *search,
+                        gp_fit_result *out)
+{
+    out->asked_valid = 1;
+    if (!given)
+        return;
+    if (given->tp > 0 && !tp_valid(m, given->tp)) {
+        char ok[96] = "";
+        int domain = gpu->scale_up_domain >= GP_PCIE_SERVER_GPUS ? gpu->scale_up_domain : GP_PCIE_SERVER_GPUS;
+        for (int tp = 1; tp <= domain; tp *= 2)
+            if (tp_valid(m, tp))
+                snprintf(ok + strlen(ok), sizeof ok - strlen(ok), "%s%d", ok[0] ? ", " : "", tp);
+        add_reason(out, GP_REASON_INVALID_LAYOUT,
+                   "Tensor parallelism %d cannot run: %d does not divide the model's %lld attention heads (each GPU must hold whole heads). Use TP %s.",
+                   given->tp, given->tp, (long long)m->heads, ok);
+        out->asked_valid = 0;
+        search->tp = 0;
+    }
+    if (given->pp > 0 && given->pp > m->layers) {
+        add_reason(out, GP_REASON_INVALID_LAYOUT, "Pipeline parallelism %d cannot run: the model has only %lld layers.",
+                   given->pp, (long long)m->layers);
+        out->asked_valid = 0;
+        search->pp = 0;
+    }
+}
+
+/* Sizes are GB (10^9 bytes) throughout; the marketed size is usually GiB and the device
+ * reports less than it. One sentence so "80 GB" in the list and "85.5 GB" here agree. */
+static void explain_units(const gp_gpu *gpu, gp_fit_result *out)
+{
+    double gib = (double)gpu->memory_bytes / 1073741824.0;
+    add_reason(out, GP_REASON_UNITS,
+               "Sizes are in GB of 10^9 bytes. The %s is sold as %.0f GB (in fact GiB, 2^30 bytes); the device reports %.1f GB (%.1f GiB), the figure used here.",
+               gpu->id, gpu->memory_marketed_gb, (double)gpu->memory_bytes / GB, gib);
+}
+
+/* When the asked weights do not fit one GPU: would 8-bit weights (fp8 where the GPU computes
+ * it, int8) fit it? 8 bits is the floor of gpuplan's strictest data profile (health), so these
+ * are allowed under every profile. */
+static void lower_precision(const gp_model *m, const gp_gpu *gpu, const gp_workload *w, const gp_layout *one,
+                            gp_fit_result *out)
+{
+    gp_dtype asked = w->dtype != GP_DTYPE_UNKNOWN ? w->dtype : (m->quant ? m->quant : m->dtype);
+    if (w->task != GP_TASK_INFER || gp_dtype_bits(asked) <= 8)
+        return;
+    static const gp_dtype cand[2] = {GP_DTYPE_FP8, GP_DTYPE_INT8};
+    char list[160] = "";
+    for (int i = 0; i < 2; i++) {
+        if (cand[i] == GP_DTYPE_FP8 && gpu->tflops[GP_DTYPE_FP8] <= 0)
+            continue;
+        gp_workload lw = *w;
+        lw.dtype = cand[i];
+        gp_memory mm;
+        if (!fits(m, gpu, &lw, one, &mm))
+            continue;
+        out->lower[out->n_lower] = cand[i];
+        out->lower_bytes[out->n_lower++] = mm.per_gpu;
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s (%.1f GB of %.1f GB)", list[0] ? ", " : "",
+                 gp_dtype_name(cand[i]), (double)mm.per_gpu / GB, (double)gpu->memory_bytes / GB);
+    }
+    if (out->n_lower)
+        add_reason(out, GP_REASON_LOWER_PRECISION_FITS,
+                   "With 8-bit weights one %s holds it: %s. 8-bit weights change outputs little and every gpuplan data profile allows them; check the quality on your task.",
+                   gpu->id, list);
+}
+
 gp_status gp_fit(const gp_catalog *cat, const gp_model *m, const gp_gpu *gpu, const gp_workload *w,
                  const gp_layout *given, gp_fit_result *out, gp_error *err)
 {
@@ -165,6 +236,15 @@ gp_status gp_fit(const gp_catalog *cat, const gp_model *m, const gp_gpu *gpu, co
     if (st)
         return st;
 
+    gp_layout search_given;
+    if (given)
+        search_given = *given;
+    check_asked(m, gpu, given, &search_given, out);
+    if (given)
+        given = &search_given;
+    if (!out->asked_valid)
+        out->asked_memory.fits = 0;
+
     /* one GPU of this type, everything else as asked */
     gp_layout one = base;
     gp_memory one_mem;
@@ -175,6 +255,7 @@ gp_status gp_fit(const gp_catalog *cat, const gp_model *m, const gp_gpu *gpu, co
     const double cap = (double)gpu->memory_bytes;
     const char *what = w->task == GP_TASK_INFER ? "serve" : "train";
 
+    int first_reason = out->n_reasons; /* why one GPU is or is not enough */
     if (one_mem.fits) {
         add_reason(out, GP_REASON_FITS,
                    "One %s holds it: %.1f GB needed of %.1f GB, %.1f GB to spare.", gpu->id,
@@ -220,8 +301,10 @@ gp_status gp_fit(const gp_catalog *cat, const gp_model *m, const gp_gpu *gpu, co
                    GP_FIT_MAX_GPUS, gpu->id, what);
     } else {
         const gp_layout *l = &out->min_layout;
-        int64_t ctx_limit = w->task == GP_TASK_INFER ? (m->max_context > 0 ? m->max_context * 4 : 1 << 22) : 1 << 22;
+        /* no longer than the model itself takes (engines refuse more) */
+        int64_t ctx_limit = w->task == GP_TASK_INFER ? (m->max_context > 0 ? m->max_context : 1 << 22) : 1 << 22;
         out->max_context = max_fitting(m, gpu, w, l, 0, ctx_limit);
+        out->context_capped = w->task == GP_TASK_INFER && m->max_context > 0 && out->max_context == m->max_context;
         out->max_batch = max_fitting(m, gpu, w, l, 1, 1 << 20);
         if (!one_mem.fits) {
             char how[128];
@@ -231,15 +314,24 @@ gp_status gp_fit(const gp_catalog *cat, const gp_model *m, const gp_gpu *gpu, co
                 snprintf(how, sizeof how, "TP %d x PP %d x DP %d with ZeRO-%d", l->tp, l->pp, l->dp, l->zero);
             double kv_tokens = (double)out->max_batch * (double)w->context;
             if (w->task == GP_TASK_INFER)
-                add_reason(out, out->reasons[0].code,
+                add_reason(out, out->reasons[first_reason].code,
                            "%d x %s (%s) hold it: %.1f GB per GPU of %.1f GB; room for %lld concurrent %lld-token sequences (%.0f tokens of KV cache), or one sequence of up to %lld tokens.",
                            out->min_gpus, gpu->id, how, (double)out->min_memory.per_gpu / GB, cap / GB,
                            (long long)out->max_batch, (long long)w->context, kv_tokens, (long long)out->max_context);
             else
-                add_reason(out, out->reasons[0].code, "%d x %s (%s) hold it: %.1f GB per GPU of %.1f GB.",
+                add_reason(out, out->reasons[first_reason].code, "%d x %s (%s) hold it: %.1f GB per GPU of %.1f GB.",
                            out->min_gpus, gpu->id, how, (double)out->min_memory.per_gpu / GB, cap / GB);
         }
     }
+
+    if (w->task == GP_TASK_INFER && m->max_context > 0 && w->context > m->max_context)
+        add_reason(out, GP_REASON_CONTEXT_ABOVE_MODEL_MAX,
+                   "Warning: the context asked (%lld tokens) is longer than the model's maximum of %lld tokens; engines refuse longer sequences (vLLM: max_model_len above max_position_embeddings), so plan for %lld.",
+                   (long long)w->context, (long long)m->max_context, (long long)m->max_context);
+    if (!one_mem.fits)
+        lower_precision(m, gpu, w, &one, out);
+    out->asked_fits = out->asked_valid && out->asked_memory.fits;
+    explain_units(gpu, out);
 
     /* one larger GPU instead of several smaller ones */
     if (!one_mem.fits && cat) {

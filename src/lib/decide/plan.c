@@ -7,7 +7,7 @@
  * Options a rule excludes go to `excluded` with the rules; the rest are ranked by total cost
  * over the horizon (serving) or cost per run (training), then GPU count.
  */
-#include "internal.h"
+#include "decide.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -209,8 +209,9 @@ static int same_setup(const gp_plan_option *a, const gp_plan_option *b)
            a->layout.tp == b->layout.tp && a->replicas == b->replicas;
 }
 
-/* Owned options: the month owning breaks even with renting the same setup in the same
- * country (the cheapest such cloud option, allowed or not). */
+/* Owned options: the month owning breaks even with renting the same setup, against the
+ * cheapest rental (cloud or bare metal) the data rules allow: an excluded rental is not an
+ * alternative anyone could pick. No allowed rental: no break-even (break_even_vs ""). */
 static void break_even(gp_plan_option *list, int n, gp_plan_option *all, int n_all)
 {
     for (int i = 0; i < n; i++) {
@@ -220,8 +221,8 @@ static void break_even(gp_plan_option *list, int n, gp_plan_option *all, int n_a
         const gp_plan_option *best = NULL;
         for (int j = 0; j < n_all; j++) {
             const gp_plan_option *c = &all[j];
-            if (c->deployment.kind == GP_DEPLOY_CLOUD && same_setup(o, c) &&
-                gpi_strcaseeq(c->deployment.country, o->deployment.country) && (!best || c->cost.total < best->cost.total))
+            if (c->deployment.kind != GP_DEPLOY_OWNED && c->compliance.allowed && same_setup(o, c) &&
+                (!best || c->cost.total < best->cost.total))
                 best = c;
         }
         if (best) {
@@ -229,6 +230,33 @@ static void break_even(gp_plan_option *list, int n, gp_plan_option *all, int n_a
             gpi_strlcpy(o->break_even_vs, best->deployment.id, sizeof o->break_even_vs);
         }
     }
+}
+
+/* Consumer GPUs stay out of production plans (a spare or an availability target was asked)
+ * even under a profile without a datacenter_gpu rule: gpuplan adds its own rule, so the
+ * exclusion names a reason and a citation like every other. --allow-consumer lifts it. */
+static void production_rule(const gp_plan_request *req, gp_plan_result *out)
+{
+    gp_profile *p = &out->profile;
+    int has = 0;
+    for (int i = 0; i < p->n_rules; i++)
+        has |= p->rules[i].kind == GP_RULE_DATACENTER_GPU;
+    if (has || req->allow_consumer || !out->serving || (out->redundancy < 1 && req->availability <= 0) ||
+        p->n_rules >= GP_PROFILE_MAX_RULES)
+        return;
+    gp_rule *r = &p->rules[p->n_rules++];
+    memset(r, 0, sizeof *r);
+    gpi_strlcpy(r->id, "production.datacenter_gpu", sizeof r->id);
+    r->kind = GP_RULE_DATACENTER_GPU;
+    gpi_strlcpy(r->citation, "NVIDIA 'License For Customer Use of NVIDIA GeForce Software', section 2.1.3 (No Datacenter Deployment)",
+                sizeof r->citation);
+    gpi_strlcpy(r->citation_pt, "Licença da NVIDIA para uso do software GeForce, seção 2.1.3 (proibição de uso em datacenter)",
+                sizeof r->citation_pt);
+    gpi_strlcpy(r->url, "https://www.nvidia.com/en-us/drivers/geforce-license/", sizeof r->url);
+    gpi_strlcpy(r->text_en, "A production service (spares or an availability target were asked) runs on datacenter GPUs: consumer GeForce cards carry a driver licence that excludes datacenter deployment and lack datacenter ECC and NVLink. Use --allow-consumer to include them.",
+                sizeof r->text_en);
+    gpi_strlcpy(r->text_pt, "Um serviço em produção (com réplicas de reserva ou meta de disponibilidade) roda em GPUs de datacenter: as placas GeForce de consumo têm licença de driver que proíbe o uso em datacenter e não têm ECC nem NVLink de datacenter. Use --allow-consumer para incluí-las.",
+                sizeof r->text_pt);
 }
 
 static int deployment_wanted(const gp_plan_request *req, const gp_deployment *d)
@@ -336,6 +364,7 @@ gp_status gp_plan(const gp_catalog *cat, const gp_plan_request *req, gp_plan_res
     if (out->serving && gp_compliance_redundancy(&out->profile) > redundancy)
         redundancy = gp_compliance_redundancy(&out->profile);
     out->redundancy = out->serving ? redundancy : 0;
+    production_rule(req, out);
 
     /* candidates: the request's, or every catalog GPU with a price */
     const gp_gpu *gpus[GP_PLAN_MAX_GPUS];
@@ -354,6 +383,9 @@ gp_status gp_plan(const gp_catalog *cat, const gp_plan_request *req, gp_plan_res
         dtypes[n_dtypes++] = req->dtypes[i];
     if (n_dtypes == 0)
         dtypes[n_dtypes++] = req->w.dtype;
+    for (int i = 0; i < n_dtypes; i++) /* "unknown" is the model's own precision: say which */
+        if (dtypes[i] == GP_DTYPE_UNKNOWN)
+            dtypes[i] = req->model->quant != GP_DTYPE_UNKNOWN ? req->model->quant : req->model->dtype;
 
     gp_plan_option *all = calloc(GP_PLAN_MAX_OPTIONS * 2, sizeof *all);
     if (!all) {
@@ -408,7 +440,9 @@ gp_status gp_plan(const gp_catalog *cat, const gp_plan_request *req, gp_plan_res
                 o->serve_rel = s.serve_rel;
                 o->train = s.train;
                 o->train_rel = s.train_rel;
-                gp_compliance_subject cs = {d, s.dtype, out->serving ? s.spares : -1};
+                o->consumer = s.gpu->consumer;
+                gp_compliance_subject cs = {d, s.dtype, out->serving ? s.spares : -1,
+                                            s.gpu->consumer && !req->allow_consumer};
                 gp_compliance_check(&out->profile, &cs, &o->compliance);
                 n_all++;
             }
@@ -417,8 +451,8 @@ gp_status gp_plan(const gp_catalog *cat, const gp_plan_request *req, gp_plan_res
                      "no price for this GPU in any deployment considered (prices.json)");
         }
     }
-    free(prices);
     if (st) {
+        free(prices);
         free(all);
         return st;
     }
@@ -435,8 +469,12 @@ gp_status gp_plan(const gp_catalog *cat, const gp_plan_request *req, gp_plan_res
     qsort(out->excluded, (size_t)out->n_excluded, sizeof out->excluded[0], out->serving ? cmp_serving : cmp_training);
     for (int i = 0; i < out->n_options; i++)
         out->options[i].rank = i + 1;
-    if (out->n_options > 0) {
+    if (out->n_options > 0)
         out->recommended = 0;
+    out->pue = prices->pue;
+    gpi_plan_decide(prices, out);
+    free(prices);
+    if (out->n_options > 0) {
         /* the recommended option's launch command (docs/export.md) */
         gp_workload w;
         gp_layout l;

@@ -7,6 +7,7 @@
  * the published config it copies.
  */
 #include "internal.h"
+#include "hw/kernels.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@ struct gp_catalog {
     json_t *link_aliases; /* array parallel to links (owned) */
     json_t *prices;       /* data/prices.json, merged with the user's (owned) */
     json_t *compliance;   /* data/compliance.json, merged with the user's (owned) */
+    gpi_kernels *kernels; /* data/kernels.json, precomputed per GPU and link (owned) */
 };
 
 static gp_status load_json(const char *text, size_t len, const char *name, json_t **out,
@@ -158,6 +160,7 @@ static gp_status parse_gpu(json_t *e, gp_gpu *g, const char *name, gp_error *err
     g->pcie_gen = (int)num_or_zero(json_object_get(e, "pcie_gen"));
     g->tdp_w = num_or_zero(json_object_get(e, "tdp_w"));
     g->launch_year = (int)num_or_zero(json_object_get(e, "launch_year"));
+    g->consumer = json_is_object(json_object_get(e, "consumer")) || json_is_true(json_object_get(e, "consumer"));
     return GP_OK;
 }
 
@@ -203,6 +206,20 @@ static gp_status load_decision_file(const char *data_dir, const char *file, cons
 
 json_t *gpi_catalog_prices(const gp_catalog *cat) { return cat ? cat->prices : NULL; }
 json_t *gpi_catalog_compliance(const gp_catalog *cat) { return cat ? cat->compliance : NULL; }
+const gpi_kernels *gpi_catalog_kernels(const gp_catalog *cat) { return cat ? cat->kernels : NULL; }
+
+/* data/kernels.json (merged with the user's like prices.json), precomputed for the GPUs and
+ * links just loaded (src/lib/hw/kernels.c). */
+static gp_status load_kernels(const char *data_dir, gp_catalog *cat, gp_error *err)
+{
+    static const char *const lists[] = {"gemm", "attention", "hbm", "collectives", NULL};
+    json_t *root = NULL;
+    gp_status st = load_decision_file(data_dir, "kernels.json", lists, &root, err);
+    if (!st)
+        st = gpi_kernels_load(root, cat->gpus, cat->n_gpus, cat->links, cat->n_links, &cat->kernels, err);
+    json_decref(root);
+    return st;
+}
 
 void gp_catalog_free(gp_catalog *cat)
 {
@@ -213,6 +230,7 @@ void gp_catalog_free(gp_catalog *cat)
     json_decref(cat->link_aliases);
     json_decref(cat->prices);
     json_decref(cat->compliance);
+    gpi_kernels_free(cat->kernels);
     free(cat->gpus);
     free(cat->links);
     free(cat);
@@ -319,6 +337,8 @@ gp_status gp_catalog_open(const char *data_dir, gp_catalog **out, gp_error *err)
         static const char *const rule_lists[] = {"profiles", NULL};
         st = load_decision_file(data_dir, "compliance.json", rule_lists, &cat->compliance, err);
     }
+    if (!st)
+        st = load_kernels(data_dir, cat, err);
     json_decref(mroot);
     json_decref(groot);
     json_decref(lroot);

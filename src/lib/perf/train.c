@@ -33,39 +33,27 @@
  * recomputed forward. The calibrated constants are few and physical; see GP_TRAIN_* below.
  */
 #include "internal.h"
+#include "hw/kernels.h"
+#include "perf/train_internal.h"
 
 #include <math.h>
 #include <string.h>
 
-/* ---- calibrated constants (docs/performance.md, "Calibration") ---- */
-/* Fraction of the dense peak large GEMMs reach in training (cuBLAS on A100/H100 reaches
- * 70-90% of peak on large bf16 GEMMs); fitted: 0.80. */
-#define GP_TRAIN_GEMM_EFFICIENCY 0.80
-/* Width at which a GEMM runs at half its large-shape efficiency: the shape factor is
- * d / (d + GP_TRAIN_GEMM_HALF_DIM) for the per-GPU hidden width d (fitted on MPT sizes). */
-#define GP_TRAIN_GEMM_HALF_DIM 100.0 /* fitted */
-/* Attention is charged the whole s x s score work (the model-FLOP convention) at this
- * fraction of the 16-bit peak. Causal kernels that skip the masked half at ~60% of peak
- * (FlashAttention-2 reports 50-73% of A100 peak, Dao 2023 sec. 4.1) take the same time;
- * fitted: 0.30. */
-#define GP_TRAIN_ATTN_EFFICIENCY 0.30
-/* Share of the full score work the attention kernels are charged (see above). */
-#define GP_TRAIN_ATTN_WORK_FRACTION 1.0
-/* Memory-bound traffic per token per layer, forward + backward, in units of h x 2 bytes:
- * two norms (read, write, and backward re-reads), two residual adds, rotary, dropout-free
- * softmax statistics, and the activation function over the MLP width (counted apart, in
- * units of f x 2 bytes); kernel-launch gaps show up here too. Fitted (120 and 12) on the
- * MPT A100 spread of model sizes: small models feel it most. */
-#define GP_TRAIN_ELEMENTWISE_H 120.0
-#define GP_TRAIN_ELEMENTWISE_F 12.0
-/* Fraction of HBM bandwidth streaming kernels reach (STREAM-like copies reach ~90%). */
-#define GP_TRAIN_HBM_EFFICIENCY 0.85
-/* Fraction of the link bandwidth NCCL collectives reach as bus bandwidth (nccl-tests on
- * NVLink and InfiniBand report ~75-90%). */
+/* ---- constants ------------------------------------------------------------------------
+ * The hardware rates (GEMM, attention, HBM, bus bandwidth) come from data/kernels.json via
+ * src/lib/hw/kernels.c; the fitted constants from its "fit" object. The values below are
+ * only the fallback for a gp_cluster built by hand without rates (no catalog), and the
+ * latencies NCCL's measured curves do not cover (rings longer than the 8- and 32-rank
+ * measurements). */
+#define GP_FALLBACK_GEMM_EFFICIENCY 0.80
+#define GP_FALLBACK_GEMM_HALF_DIM 100.0
+#define GP_FALLBACK_ATTN_EFFICIENCY 0.30
+#define GP_FALLBACK_ELEMENTWISE_H 120.0
+#define GP_FALLBACK_ELEMENTWISE_F 12.0
+#define GP_FALLBACK_HBM_EFFICIENCY 0.85
 #define GP_NCCL_BW_EFFICIENCY 0.8
-/* Latency per ring step of a collective: NCCL's low-latency protocol takes ~1-2 us per
- * NVLink hop (an 8-GPU NVSwitch all-reduce of a few KB completes in ~20-30 us, 14 steps);
- * a hop over InfiniBand/RoCE costs several us (NVIDIA's aiconfigurator uses 10 us flat). */
+/* Latency per ring step across nodes: a hop over InfiniBand/RoCE costs several us (NVIDIA's
+ * aiconfigurator uses 10 us flat); inside a node the measured curves include it. */
 #define GP_COLLECTIVE_STEP_LATENCY_S 2e-6
 #define GP_COLLECTIVE_STEP_LATENCY_INTER_S 8e-6
 /* Bytes of optimizer traffic per parameter for AdamW (fp32 master, m, v: read + write,
@@ -73,6 +61,55 @@
 #define GP_OPTIMIZER_BYTES_PER_PARAM 30.0
 /* InfiniBand NDR, one 400 Gb/s NIC per GPU (DGX H100), when no inter-node link is given. */
 #define GP_DEFAULT_INTER_GBPS 50.0
+/* Megatron-Core's DDP bucket: 40 M parameters (bucket_size in DistributedDataParallelConfig);
+ * the gradient all-reduce runs in messages of this size. */
+#define GP_DP_BUCKET_PARAMS 40e6
+/* Eager attention: passes of the s x s score matrix over HBM in the forward (GEMM output
+ * written, softmax read and written, read by the AV GEMM); counted from Megatron-LM's fused
+ * scale-mask-softmax path (Korthikanti et al. 2022, sec. 4: the softmax and its output
+ * dominate the activation memory). */
+#define GP_EAGER_SCORE_PASSES 4.0
+/* DeepSpeed ZeRO-3 gathers each module's parameters separately and fetches at most this many
+ * parameter elements ahead of use (prefetch_bucket_size, default 5e7:
+ * deepspeed/runtime/zero/config.py, "Maximum number of parameter elements to fetch ahead"). */
+#define GP_DEEPSPEED_PREFETCH_PARAMS 5e7
+/* FlashAttention counts the backward as 2.5 forwards (the score recomputed: Dao 2023). */
+#define GP_ATTN_BWD_WORK 2.5
+
+gp_framework gp_framework_parse(const char *s)
+{
+    if (!s)
+        return GP_FRAMEWORK_COUNT;
+    if (gpi_strcaseeq(s, "megatron") || gpi_strcaseeq(s, "megatron-core") || gpi_strcaseeq(s, "nemo"))
+        return GP_FRAMEWORK_MEGATRON;
+    if (gpi_strcaseeq(s, "fsdp") || gpi_strcaseeq(s, "fsdp2") || gpi_strcaseeq(s, "torchtitan"))
+        return GP_FRAMEWORK_FSDP;
+    if (gpi_strcaseeq(s, "deepspeed") || gpi_strcaseeq(s, "zero"))
+        return GP_FRAMEWORK_DEEPSPEED;
+    return GP_FRAMEWORK_COUNT;
+}
+
+const char *gp_framework_name(gp_framework f)
+{
+    static const char *const names[GP_FRAMEWORK_COUNT] = {"megatron", "fsdp", "deepspeed"};
+    return f >= 0 && f < GP_FRAMEWORK_COUNT ? names[f] : "unknown";
+}
+
+void gp_cluster_set_link(gp_cluster *c, const gp_catalog *cat, const gp_link *link, int inter)
+{
+    if (!link)
+        return;
+    const gpi_link_curve *lc = gpi_link_curve_of(cat, link->id);
+    if (inter) {
+        c->inter_gbps = link->bw_gbps_per_direction;
+        gpi_strlcpy(c->inter_name, link->id, sizeof c->inter_name);
+        c->inter_curve = lc ? lc : gpi_kernels_scale_out(gpi_catalog_kernels(cat));
+    } else {
+        c->intra_gbps = link->bw_gbps_per_direction;
+        gpi_strlcpy(c->intra_name, link->id, sizeof c->intra_name);
+        c->intra_curve = lc;
+    }
+}
 
 void gp_cluster_defaults(gp_cluster *c, const gp_catalog *cat, const gp_gpu *gpu, const gp_link *inter)
 {
@@ -98,18 +135,12 @@ void gp_cluster_defaults(gp_cluster *c, const gp_catalog *cat, const gp_gpu *gpu
         c->inter_gbps = GP_DEFAULT_INTER_GBPS;
         gpi_strlcpy(c->inter_name, "ib-ndr", sizeof c->inter_name);
     }
-}
-
-/* Ring collective over n ranks: all-reduce (factor 2) or all-gather/reduce-scatter (1);
- * `inter` when the ring crosses nodes (higher step latency). */
-static double ring_time(double bytes, int n, double gbps, int allreduce, int inter)
-{
-    if (n <= 1 || bytes <= 0)
-        return 0.0;
-    double k = allreduce ? 2.0 : 1.0;
-    double bw = gbps * 1e9 * GP_NCCL_BW_EFFICIENCY;
-    double lat = inter ? GP_COLLECTIVE_STEP_LATENCY_INTER_S : GP_COLLECTIVE_STEP_LATENCY_S;
-    return k * (n - 1) * lat + k * (double)(n - 1) / n * bytes / bw;
+    c->framework = GP_FRAMEWORK_MEGATRON;
+    c->rates = gpi_gpu_rates_of(cat, gpu);
+    c->intra_curve = gpi_link_curve_of(cat, intra ? intra->id : "pcie4");
+    c->inter_curve = gpi_link_curve_of(cat, c->inter_name);
+    if (!c->inter_curve)
+        c->inter_curve = gpi_kernels_scale_out(gpi_catalog_kernels(cat));
 }
 
 static int crosses(const gp_cluster *c, int n, int stride)
@@ -133,6 +164,26 @@ static double group_gbps(const gp_cluster *c, int n, int stride)
     return bw < c->intra_gbps ? bw : c->intra_gbps;
 }
 
+/* Time of one collective over n ranks `stride` GPUs apart, moving a `bytes` tensor (the
+ * all-reduce's buffer, the all-gather's output) in messages of `msg` bytes: the measured
+ * bus bandwidth of the link at that message size (data/kernels.json), time = factor x bytes
+ * / busbw with factor 2(n-1)/n for all-reduce and (n-1)/n otherwise (nccl-tests
+ * PERFORMANCE.md); across nodes plus the ring's per-hop latency. */
+static double coll_time(const gp_cluster *c, gpi_coll_op op, double bytes, double msg, int n, int stride)
+{
+    if (n <= 1 || bytes <= 0)
+        return 0.0;
+    int x = crosses(c, n, stride);
+    double gbps = group_gbps(c, n, stride);
+    const gpi_link_curve *lc = x ? c->inter_curve : c->intra_curve;
+    double bus = lc ? gpi_collective_busbw(lc, op, msg > 0 ? msg : bytes, gbps) : 0.0;
+    if (bus <= 0)
+        bus = gbps * 1e9 * GP_NCCL_BW_EFFICIENCY;
+    double k = op == GPI_COLL_ALL_REDUCE ? 2.0 : 1.0;
+    double lat = x ? k * (n - 1) * GP_COLLECTIVE_STEP_LATENCY_INTER_S : lc ? 0.0 : k * (n - 1) * GP_COLLECTIVE_STEP_LATENCY_S;
+    return lat + k * (double)(n - 1) / n * bytes / bus;
+}
+
 static double peak_tflops(const gp_gpu *g, gp_dtype t)
 {
     double p = g->tflops[t];
@@ -141,16 +192,315 @@ static double peak_tflops(const gp_gpu *g, gp_dtype t)
     return p;
 }
 
-gp_status gp_train_perf_estimate(const gp_model *m, const gp_gpu *gpu, const gp_cluster *c,
-                                 const gp_workload *w, const gp_layout *l, double train_tokens,
-                                 gp_train_perf *out, gp_error *err)
-{
-    gp_error_clear(err); /* no stale offset or field from an earlier call */
-    memset(out, 0, sizeof *out);
+/* The per-micro-batch work of the slowest stage, split by kind, and the rates it runs at. */
+typedef struct tctx {
+    const gp_model *m;
+    const gp_gpu *gpu;
+    const gp_cluster *c;
+    const gp_workload *w;
+    const gp_layout *l;
     gp_param_breakdown p;
-    gp_status st = gp_model_params(m, &p, err);
-    if (st)
-        return st;
+    const gpi_gpu_rates *r;     /* NULL: fallback to peaks */
+    gpi_kdtype kdt;             /* the GEMMs' format */
+    gpi_attn_kernel attn_kernel;/* Megatron-Core: the GPU's usual (cuDNN via Transformer Engine on
+                                   Hopper/Blackwell); FSDP / DeepSpeed stacks: FlashAttention-2
+                                   (flash-attn, SDPA's flash path); unless the cluster names one */
+    double peak, peak16, hbm;   /* FLOP/s, FLOP/s, bytes/s */
+    double half_dim, gemm_frac, attn_frac, elem_h, elem_f, layer_overhead, moe_imbalance;
+    double T;                   /* tokens per GPU per micro-batch */
+    double stage_layers, moe_layers_stage, dense_layers_stage;
+    int lora, qlora;
+} tctx;
+
+static void ctx_rates(tctx *x)
+{
+    const gpi_kernel_fit *f = x->r ? x->r->fit : NULL;
+    x->half_dim = f ? f->gemm_half_dim : GP_FALLBACK_GEMM_HALF_DIM;
+    x->gemm_frac = f ? f->gemm_train_fraction : GP_FALLBACK_GEMM_EFFICIENCY;
+    x->attn_frac = f ? f->attn_train_fraction : 1.0;
+    if (f && x->r && (x->attn_kernel == GPI_ATTN_CUDNN || x->attn_kernel == GPI_ATTN_FA3 ||
+                      (x->attn_kernel == GPI_ATTN_DEFAULT && x->r->attn_default != GPI_ATTN_FA2)))
+        x->attn_frac = f->attn_train_fraction_cudnn;
+    x->elem_h = f ? f->elementwise_h : GP_FALLBACK_ELEMENTWISE_H;
+    x->elem_f = f ? f->elementwise_f : GP_FALLBACK_ELEMENTWISE_F;
+    x->layer_overhead = f ? f->layer_overhead_s : 0.0;
+    x->moe_imbalance = f ? f->moe_imbalance : 1.0;
+    x->hbm = x->r ? gpi_hbm_bw(x->r) : x->gpu->hbm_bandwidth_gbps * 1e9 * GP_FALLBACK_HBM_EFFICIENCY;
+}
+
+/* Seconds of one m x k by k x n GEMM, forward. */
+static double gemm_s(const tctx *x, double m, double n, double k)
+{
+    if (m <= 0 || n <= 0 || k <= 0)
+        return 0.0;
+    double rate;
+    if (x->r)
+        rate = gpi_gemm_rate(x->r, x->kdt, m, n, k) * x->gemm_frac;
+    else {
+        double d = m < n ? m : n;
+        d = d < k ? d : k;
+        rate = x->peak * x->gemm_frac * d / (d + x->half_dim);
+    }
+    return rate > 0 ? 2.0 * m * n * k / rate : 0.0;
+}
+
+/* Forward GEMM seconds of one layer (dense or MoE) on this GPU; `frozen` gets the part
+ * whose weights LoRA freezes (all of it), `routed` the routed experts' part. */
+static double layer_gemm_fwd(const tctx *x, int moe, double *routed)
+{
+    const gp_model *m = x->m;
+    double h = (double)m->hidden, tp = x->l->tp, T = x->T, L = (double)m->layers;
+    double att = (double)x->p.attention / L;                  /* q, k, v, o (or MLA) per layer */
+    double t = gemm_s(x, T, att / h / tp, h);
+    *routed = 0.0;
+    if (!moe) {
+        double nd = m->experts > 0 ? (double)m->dense_layers : L;
+        double mlp = nd > 0 ? (double)x->p.mlp_dense / nd : 0.0;
+        return t + gemm_s(x, T, mlp / h / tp, h);
+    }
+    double nm = (double)(m->layers - m->dense_layers);
+    double per_expert = (double)x->p.experts_routed / ((double)m->experts * nm);
+    double k = (double)m->experts_active, E = (double)m->experts, ep = x->l->ep;
+    /* grouped GEMM: each local expert sees T k ep / E tokens; all T k pairs are computed here */
+    double m_e = T * k * ep / E;
+    double one = gemm_s(x, m_e, per_expert / h / tp, h);
+    *routed = one * (E / ep) * x->moe_imbalance;
+    double shared = (double)x->p.experts_shared / nm, router = (double)x->p.router / nm;
+    return t + *routed + gemm_s(x, T, shared / h / tp, h) + gemm_s(x, T, router / h, h);
+}
+
+/* Attention core (scores and values) of one layer: forward and backward seconds. */
+static void layer_attn(const tctx *x, double ctx, double *fwd, double *bwd)
+{
+    const gp_model *m = x->m;
+    double dqk = m->kv_lora_rank > 0 ? (double)(m->qk_nope_head_dim + m->qk_rope_head_dim) : (double)m->head_dim;
+    double dv = m->kv_lora_rank > 0 ? (double)m->v_head_dim : (double)m->head_dim;
+    double full = x->T * 2.0 * (double)m->heads * (dqk + dv) * ctx / x->l->tp; /* the s x s work */
+    double seq_local = ctx / x->l->cp;
+    if (!x->w->flash_attention) {
+        /* eager attention (Megatron before FlashAttention): QK^T and AV as batched GEMMs over
+         * the full s x s scores (masked, not skipped), and the scores cross HBM: written,
+         * softmax read + written, read by AV forward; the backward twice that
+         * (GP_EAGER_SCORE_PASSES) */
+        double heads = (double)m->heads / x->l->tp, b = (double)x->l->micro_batch;
+        double g = gemm_s(x, seq_local, ctx, dqk) + gemm_s(x, seq_local, dv, ctx);
+        double bytes = b * heads * seq_local * ctx * 2.0;
+        *fwd = b * heads * g + bytes * GP_EAGER_SCORE_PASSES / x->hbm;
+        *bwd = 2.0 * b * heads * g + 2.0 * bytes * GP_EAGER_SCORE_PASSES / x->hbm;
+        return;
+    }
+    if (x->r) {
+        double rf = gpi_attn_rate(x->r, x->attn_kernel, 0, 1, dqk, seq_local) * x->attn_frac;
+        double rb = gpi_attn_rate(x->r, x->attn_kernel, 1, 1, dqk, seq_local) * x->attn_frac;
+        *fwd = rf > 0 ? full / 2.0 / rf : 0.0;   /* causal: the unmasked half */
+        *bwd = rb > 0 ? GP_ATTN_BWD_WORK * full / 2.0 / rb : 0.0;
+    } else {
+        double rate = x->peak16 * GP_FALLBACK_ATTN_EFFICIENCY;
+        *fwd = full / rate;
+        *bwd = 2.0 * full / rate;
+    }
+}
+
+typedef struct mb_time {
+    double compute, memory, bwd_share, attn, per_layer, gemm, experts;
+} mb_time;
+
+/* Compute and memory-bound seconds of one micro-batch on the slowest stage. */
+static void microbatch_compute(const tctx *x, mb_time *o)
+{
+    const gp_model *m = x->m;
+    const gp_layout *l = x->l;
+    double fwd_passes = 1.0 + (l->recompute == GP_RECOMPUTE_FULL ? 1.0 : l->recompute == GP_RECOMPUTE_OP ? 0.5 : 0.0);
+    int attn_recompute = l->recompute == GP_RECOMPUTE_FULL || l->recompute == GP_RECOMPUTE_SELECTIVE;
+    /* backward of a linear: dgrad + wgrad = 2 forwards; frozen weights (LoRA) skip wgrad */
+    double bwd_mult = x->lora ? 1.0 : 2.0;
+    double routed_d = 0.0, routed_m = 0.0;
+    double g_dense = layer_gemm_fwd(x, 0, &routed_d), g_moe = m->experts > 0 ? layer_gemm_fwd(x, 1, &routed_m) : 0.0;
+    double g_fwd = g_dense * x->dense_layers_stage + g_moe * x->moe_layers_stage;
+    double h = (double)m->hidden;
+    double head = gemm_s(x, x->T, (double)m->vocab / l->tp, h);
+    /* LoRA adapters: per linear an (in x r) and (r x out) GEMM; sum of in + out per layer is
+     * about linear params / h + 7 h (the q, k, v, o, gate, up, down projections) */
+    double adapters = 0.0;
+    if (x->lora && x->w->lora_rank > 0) {
+        double r = (double)x->w->lora_rank, io = (double)x->p.linear_active / m->layers / h + 7.0 * h;
+        adapters = 3.0 * x->stage_layers * (gemm_s(x, x->T, r, io / 2.0) + gemm_s(x, x->T, io / 2.0, r));
+    }
+    double afw_full, abw_full, afw_win = 0, abw_win = 0;
+    double L = (double)m->layers, win_layers = 0;
+    layer_attn(x, (double)x->w->seq, &afw_full, &abw_full);
+    if (m->sliding_window > 0 && m->sliding_window < x->w->seq) {
+        layer_attn(x, (double)m->sliding_window, &afw_win, &abw_win);
+        win_layers = (double)m->sliding_layers * x->stage_layers / L;
+    }
+    double full_layers = x->stage_layers - win_layers;
+    double a_fwd = full_layers * afw_full + win_layers * afw_win, a_bwd = full_layers * abw_full + win_layers * abw_win;
+    double attn = a_fwd * (1.0 + (attn_recompute ? 1.0 : 0.0)) + a_bwd;
+    o->attn = attn;
+    o->gemm = g_fwd * (fwd_passes + bwd_mult);
+    o->experts = m->experts > 0 ? routed_m * x->moe_layers_stage * (fwd_passes + bwd_mult) : 0.0;
+    /* DeepSeek-V3's multi-token prediction: per module one more (MoE) layer, its attention,
+     * a 2h -> h projection and the shared output head, on the last stage (DeepSeek-V3 report,
+     * sec. 2.2); charged to the slowest stage as the head is */
+    double mtp = 0.0;
+    if (m->mtp_layers > 0) {
+        double one = (m->experts > 0 ? g_moe : g_dense) + gemm_s(x, x->T, h, 2.0 * h);
+        mtp = (double)m->mtp_layers * (one * (1.0 + bwd_mult) + head * 3.0 + afw_full + abw_full);
+    }
+    o->compute = g_fwd * (fwd_passes + bwd_mult) + head * 3.0 + adapters + attn + mtp;
+    o->bwd_share = g_fwd * bwd_mult + head * 2.0 + a_bwd;
+    /* memory-bound: norms, residuals, rotary, activation function (docs/performance.md) */
+    double moe_frac = m->experts > 0 ? (double)(m->layers - m->dense_layers) / L : 0.0;
+    double f_act = m->experts > 0 ? (double)(m->experts_active * m->moe_ffn) * moe_frac + (double)m->ffn * (1 - moe_frac) : (double)m->ffn;
+    double sp = l->sequence_parallel ? l->tp : 1.0;
+    double bytes = x->T * x->stage_layers * 2.0 * (x->elem_h * h / sp + x->elem_f * f_act / l->tp) * (fwd_passes + 2.0) / 3.0;
+    /* MoE permutation: tokens copied to expert order and back, forward and backward */
+    bytes += x->T * x->moe_layers_stage * (double)m->experts_active * h * 2.0 * 2.0 * 2.0;
+    /* QLoRA: NF4 weights dequantized to 16 bits for every forward and backward pass */
+    if (x->qlora)
+        bytes += (double)x->p.linear_active * x->stage_layers / L / l->tp * 2.5 * (fwd_passes + 1.0);
+    o->memory = bytes / x->hbm + x->layer_overhead * x->stage_layers;
+    o->per_layer = x->stage_layers > 0 ? (o->compute + o->memory) / x->stage_layers : 0.0;
+}
+
+/* Exposed communication of one micro-batch on the slowest stage (TP, CP, EP, PP). */
+static void microbatch_comm(const tctx *x, const mb_time *mt, double *t_tp, double *t_cp, double *t_ep, double *t_pp)
+{
+    const gp_model *m = x->m;
+    const gp_layout *l = x->l;
+    const gp_cluster *c = x->c;
+    double h = (double)m->hidden, fwd_passes = 1.0 + (l->recompute == GP_RECOMPUTE_FULL ? 1.0 : l->recompute == GP_RECOMPUTE_OP ? 0.5 : 0.0);
+    double sp = l->sequence_parallel ? l->tp : 1.0;
+    /* TP: 2 collectives forward, 2 backward, 2 per recomputed forward, of T x h x 2 bytes
+     * (with SP a reduce-scatter + all-gather: the same bytes at the ring's bandwidth) */
+    double tp_bytes = x->T * h * 2.0;
+    double one = l->sequence_parallel
+                     ? coll_time(c, GPI_COLL_REDUCE_SCATTER, tp_bytes, tp_bytes, l->tp, 1) + coll_time(c, GPI_COLL_ALL_GATHER, tp_bytes, tp_bytes, l->tp, 1)
+                     : 2.0 * coll_time(c, GPI_COLL_ALL_REDUCE, tp_bytes, tp_bytes, l->tp, 1);
+    *t_tp = l->tp > 1 ? x->stage_layers * (fwd_passes + 1.0) * one : 0.0;
+    /* Megatron-Core with sequence parallelism overlaps the TP all-gather / reduce-scatter
+     * with the neighbouring GEMMs (Transformer Engine userbuffers, tp_comm_overlap, which
+     * NeMo's performance recipes enable): only the excess over the layer GEMMs shows */
+    if (c->framework == GP_FRAMEWORK_MEGATRON && l->sequence_parallel && l->tp > 1)
+        *t_tp = *t_tp > mt->gemm ? *t_tp - mt->gemm : 0.0;
+    /* CP: K and V of the local chunk pass cp - 1 hops per layer (fwd, bwd: 3 passes),
+     * overlapped with the attention; only the excess and the hop latencies show */
+    *t_cp = 0.0;
+    if (l->cp > 1) {
+        double kv_bytes = x->T * 2.0 * (double)(m->kv_heads * m->head_dim) / l->tp * 2.0;
+        double hop = coll_time(c, GPI_COLL_ALL_GATHER, kv_bytes * l->cp, kv_bytes * l->cp, l->cp, l->tp);
+        double comm = x->stage_layers * 3.0 * hop;
+        double lat = crosses(c, l->cp, l->tp) ? GP_COLLECTIVE_STEP_LATENCY_INTER_S : GP_COLLECTIVE_STEP_LATENCY_S;
+        *t_cp = (comm > mt->attn ? comm - mt->attn : 0.0) + x->stage_layers * 3.0 * (l->cp - 1) * lat;
+    }
+    /* EP: all-to-all dispatch and combine of T x top-k x h x 2 bytes, forward and backward
+     * (and per recomputed forward); not overlapped (Megatron's default dispatcher) */
+    *t_ep = 0.0;
+    if (m->experts > 0 && l->ep > 1) {
+        double a2a = x->T * h * 2.0 * (double)m->experts_active;
+        double one_a2a = coll_time(c, GPI_COLL_ALL_TO_ALL, a2a, a2a, l->ep, l->tp);
+        *t_ep = x->moe_layers_stage * (2.0 * fwd_passes + 2.0) * one_a2a;
+        /* Megatron-Core overlaps dispatch/combine with the expert GEMMs of another micro-batch
+         * (--overlap-moe-expert-parallel-comm, Megatron-Core 0.14 MoE README): only the excess */
+        if (c->framework == GP_FRAMEWORK_MEGATRON)
+            *t_ep = *t_ep > mt->experts ? *t_ep - mt->experts : 0.0;
+    }
+    /* PP: activations to the next stage, forward and backward (point-to-point) */
+    *t_pp = 0.0;
+    if (l->pp > 1) {
+        double act = x->T * h * 2.0 / sp;
+        *t_pp = 2.0 * coll_time(c, GPI_COLL_ALL_GATHER, 2.0 * act, act, 2, l->tp * l->cp * l->dp);
+    }
+}
+
+/* One data-parallel group's collectives for `bytes` of 16-bit parameters over n ranks:
+ * per layer (ZeRO-3) and per step. */
+typedef struct dp_parts {
+    double ag_layer, rs_layer;  /* ZeRO-3: one layer's gather / reduce-scatter */
+    double rs, ag, ar;          /* the whole stage: reduce-scatter, all-gather, all-reduce */
+} dp_parts;
+
+static void dp_group(const tctx *x, double bytes, int n, dp_parts *d)
+{
+    const gp_cluster *c = x->c;
+    int stride = x->l->tp;
+    double bucket = GP_DP_BUCKET_PARAMS * 2.0;
+    memset(d, 0, sizeof *d);
+    if (x->l->zero >= 3) {
+        double layer = bytes / (x->stage_layers > 0 ? x->stage_layers : 1.0);
+        d->ag_layer = coll_time(c, GPI_COLL_ALL_GATHER, layer, layer, n, stride);
+        d->rs_layer = coll_time(c, GPI_COLL_REDUCE_SCATTER, layer, layer, n, stride);
+    } else if (x->l->zero == 2) {
+        d->rs = coll_time(c, GPI_COLL_REDUCE_SCATTER, bytes, bucket, n, stride);
+        d->ag = coll_time(c, GPI_COLL_ALL_GATHER, bytes, bucket, n, stride);
+    }
+    d->ar = x->l->zero >= 3 ? 0.0 : coll_time(c, GPI_COLL_ALL_REDUCE, bytes, bucket, n, stride);
+}
+
+/* DeepSpeed ZeRO-3: one all-gather per module (the layer's linear layers) per pass and a
+ * reduce-scatter of its gradients, each hidden only behind the compute of the parameters
+ * prefetched ahead (GP_DEEPSPEED_PREFETCH_PARAMS) or of the module itself, whichever is less;
+ * each collective pays the ring's latency over all n ranks. Exposed seconds per micro-batch. */
+static double deepspeed_zero3(const tctx *x, const mb_time *mt, double params, int n)
+{
+    const gp_layout *l = x->l;
+    double layers = x->stage_layers > 0 ? x->stage_layers : 1.0;
+    double layer_params = params / layers;
+    double mods = 4.0 + (x->m->mlp == GP_MLP_PLAIN ? 2.0 : 3.0);
+    double events = 3.0 + (l->recompute == GP_RECOMPUTE_FULL ? 1.0 : 0.0); /* AG fwd, AG bwd, RS (+ AG) */
+    double bytes = layer_params * 2.0 / mods;
+    double comm = coll_time(x->c, GPI_COLL_ALL_GATHER, bytes, bytes, n, l->tp);
+    double per_event = mt->per_layer / events; /* the layer's compute per pass */
+    double ahead = layer_params > 0 ? per_event * (GP_DEEPSPEED_PREFETCH_PARAMS < layer_params ? GP_DEEPSPEED_PREFETCH_PARAMS / layer_params : 1.0) : 0.0;
+    double window = per_event / mods < ahead ? per_event / mods : ahead;
+    double excess = comm > window ? comm - window : 0.0;
+    return layers * events * mods * excess + comm;
+}
+
+/* Data-parallel and ZeRO communication: exposed seconds per micro-batch (ZeRO-3 gathers,
+ * ZeRO-2 reduce-scatters) and per step (the gradient all-reduce tail, ZeRO-2's gather).
+ * Dense parameters travel over the data-parallel group (dp x cp ranks); routed experts,
+ * already split over EP, over the expert-data-parallel group (dp x cp / ep ranks, at least
+ * one: Megatron-Core's expert_data_parallel). */
+static void dp_comm(const tctx *x, const mb_time *mt, double dense_params, double expert_params, int64_t m_micro,
+                    double *per_mb, double *per_step)
+{
+    const gp_layout *l = x->l;
+    int n = l->dp * l->cp, ne = n / (l->ep > 1 ? l->ep : 1);
+    *per_mb = *per_step = 0.0;
+    if (x->lora || n <= 1)
+        return; /* LoRA: the frozen base sends nothing; only the adapters' tiny gradients */
+    dp_parts d, e;
+    dp_group(x, dense_params * 2.0, n, &d);
+    memset(&e, 0, sizeof e);
+    if (ne > 1 && expert_params > 0)
+        dp_group(x, expert_params * 2.0, ne, &e);
+    if (l->zero >= 3 && x->c->framework == GP_FRAMEWORK_DEEPSPEED) {
+        *per_mb = deepspeed_zero3(x, mt, dense_params + expert_params, n);
+    } else if (l->zero >= 3) {
+        /* per layer: all-gather (fwd, again for a full recompute and for the backward),
+         * reduce-scatter of its gradients; prefetch one layer ahead hides each layer's
+         * traffic behind the previous layer's compute: only the excess shows, plus the
+         * first layer's gather (Zhao et al. 2023, FSDP sec. 4; torchtitan, DeepSpeed alike) */
+        double ag = d.ag_layer + e.ag_layer, rs = d.rs_layer + e.rs_layer;
+        double comm_layer = ag * (2.0 + (l->recompute == GP_RECOMPUTE_FULL ? 1.0 : 0.0)) + rs;
+        double excess = comm_layer > mt->per_layer ? comm_layer - mt->per_layer : 0.0;
+        *per_mb = x->stage_layers * excess + ag;
+    } else if (l->zero == 2 && m_micro > 1) {
+        double rs = d.rs + e.rs;
+        *per_mb = rs > mt->bwd_share ? rs - mt->bwd_share : 0.0;
+        *per_step = d.ag + e.ag;
+    } else {
+        /* bucketed gradient all-reduce overlapped with the last micro-batch's backward
+         * (Megatron overlap_grad_reduce, DDP); ZeRO-1: reduce-scatter + all-gather, the same */
+        double ar = d.ar + e.ar;
+        *per_step = ar > mt->bwd_share ? ar - mt->bwd_share : 0.0;
+    }
+}
+
+static gp_status check_request(const gp_model *m, const gp_cluster *c, const gp_workload *w, const gp_layout *l,
+                               int64_t gb, gp_error *err)
+{
     if (l->tp < 1 || l->pp < 1 || l->dp < 1 || l->cp < 1 || l->ep < 1 || l->micro_batch < 1 || l->pp > m->layers) {
         gpi_error_set_field(err, "layout");
         return gpi_fail(err, GP_EINVAL, "every parallel degree and the micro-batch must be at least 1, and pp at most the layers");
@@ -159,7 +509,6 @@ gp_status gp_train_perf_estimate(const gp_model *m, const gp_gpu *gpu, const gp_
         gpi_error_set_field(err, "cluster");
         return gpi_fail(err, GP_EINVAL, "the cluster needs GPUs per node and positive link bandwidths");
     }
-    int64_t gb = l->global_batch > 0 ? l->global_batch : (int64_t)l->dp * l->micro_batch;
     if (gb % ((int64_t)l->dp * l->micro_batch) != 0) {
         gpi_error_set_field(err, "global_batch");
         return gpi_fail(err, GP_EINVAL, "global batch %lld is not a multiple of dp x micro-batch = %lld",
@@ -170,136 +519,130 @@ gp_status gp_train_perf_estimate(const gp_model *m, const gp_gpu *gpu, const gp_
         return gpi_fail(err, GP_EINVAL, "sequence length %lld must be a positive multiple of cp = %d",
                         (long long)w->seq, l->cp);
     }
-    gp_dtype cdt = w->dtype == GP_DTYPE_FP8 || w->dtype == GP_DTYPE_FP4 ? w->dtype : GP_DTYPE_BF16;
-    const double peak = peak_tflops(gpu, cdt) * 1e12;
-    const double peak16 = peak_tflops(gpu, GP_DTYPE_BF16) * 1e12;
-    const double hbm = gpu->hbm_bandwidth_gbps * 1e9 * GP_TRAIN_HBM_EFFICIENCY;
-    if (peak <= 0 || hbm <= 0) {
+    return GP_OK;
+}
+
+/* FLOP counts, rates and the honest range (the fit's signed-error percentiles). */
+static void fill_rates(const tctx *x, int64_t gb, double train_tokens, gp_train_perf *out)
+{
+    const gp_model *m = x->m;
+    double L = (double)m->layers, seq = (double)x->w->seq, h = (double)m->hidden;
+    double dqk = m->kv_lora_rank > 0 ? (double)(m->qk_nope_head_dim + m->qk_rope_head_dim) : (double)m->head_dim;
+    double dv = m->kv_lora_rank > 0 ? (double)m->v_head_dim : (double)m->head_dim;
+    double win = m->sliding_window > 0 && m->sliding_window < x->w->seq ? (double)m->sliding_layers : 0.0;
+    double attn_model = 2.0 * 2.0 * (double)m->heads * (dqk + dv) * ((L - win) * seq + win * (double)m->sliding_window);
+    out->tokens_per_s = (double)gb * seq / out->step_time_s;
+    out->tokens_per_s_per_gpu = out->tokens_per_s / out->gpus;
+    out->model_flops_per_token = 6.0 * ((double)x->p.linear_active + (double)m->vocab * h) + 3.0 * attn_model;
+    double extra = 0.0;
+    if (x->l->recompute == GP_RECOMPUTE_FULL)
+        extra = 2.0 * (double)x->p.linear_active + attn_model; /* layers only; the head is not recomputed */
+    else if (x->l->recompute == GP_RECOMPUTE_SELECTIVE)
+        extra = attn_model;
+    else if (x->l->recompute == GP_RECOMPUTE_OP)
+        extra = (double)x->p.linear_active;
+    out->hw_flops_per_token = out->model_flops_per_token + extra;
+    out->model_tflops_per_gpu = out->model_flops_per_token * out->tokens_per_s_per_gpu / 1e12;
+    out->hw_tflops_per_gpu = out->hw_flops_per_token * out->tokens_per_s_per_gpu / 1e12;
+    out->mfu = out->model_tflops_per_gpu * 1e12 / x->peak;
+    out->hfu = out->hw_tflops_per_gpu * 1e12 / x->peak;
+    if (train_tokens > 0)
+        out->time_to_train_s = train_tokens / out->tokens_per_s;
+    /* predicted / actual - 1 lies in [p10, p90] on comparable runs: actual = predicted / (1 + e) */
+    const gpi_kernel_fit *f = x->r ? x->r->fit : NULL;
+    double lo = f ? 1.0 + f->range_p10 : 1.0, hi = f ? 1.0 + f->range_p90 : 1.0;
+    out->step_time_s_low = out->step_time_s * lo, out->step_time_s_high = out->step_time_s * hi;
+    out->tokens_per_s_low = out->tokens_per_s / hi, out->tokens_per_s_high = out->tokens_per_s / lo;
+    out->model_tflops_per_gpu_low = out->model_tflops_per_gpu / hi, out->model_tflops_per_gpu_high = out->model_tflops_per_gpu / lo;
+    out->time_to_train_s_low = out->time_to_train_s * lo, out->time_to_train_s_high = out->time_to_train_s * hi;
+}
+
+static gp_status ctx_init(tctx *x, const gp_model *m, const gp_param_breakdown *p, const gp_gpu *gpu,
+                          const gp_cluster *c, const gp_workload *w, const gp_layout *l, gp_error *err)
+{
+    memset(x, 0, sizeof *x);
+    x->m = m, x->gpu = gpu, x->c = c, x->w = w, x->l = l;
+    x->p = *p;
+    gp_dtype cdt = w->dtype == GP_DTYPE_FP8 || w->dtype == GP_DTYPE_FP4 || w->dtype == GP_DTYPE_MXFP4 ? w->dtype : GP_DTYPE_BF16;
+    x->kdt = gpi_kdtype_of(cdt);
+    x->attn_kernel = c->attention == GP_ATTENTION_FA2     ? GPI_ATTN_FA2
+                     : c->attention == GP_ATTENTION_FA3   ? GPI_ATTN_FA3
+                     : c->attention == GP_ATTENTION_CUDNN ? GPI_ATTN_CUDNN
+                     : c->framework == GP_FRAMEWORK_MEGATRON ? GPI_ATTN_DEFAULT : GPI_ATTN_FA2;
+    x->peak = peak_tflops(gpu, cdt) * 1e12;
+    x->peak16 = peak_tflops(gpu, GP_DTYPE_BF16) * 1e12;
+    x->r = c->rates && c->rates->gemm[x->kdt] > 0 ? c->rates : NULL;
+    ctx_rates(x);
+    if (x->peak <= 0 || x->hbm <= 0) {
         gpi_error_set_field(err, "gpu");
         return gpi_fail(err, GP_EINVAL, "GPU %s has no dense peak or memory bandwidth in the catalog", gpu->id);
     }
-    const double L = (double)m->layers, h = (double)m->hidden, tp = l->tp, seq = (double)w->seq;
+    x->lora = w->task == GP_TASK_LORA || w->task == GP_TASK_QLORA;
+    x->qlora = w->task == GP_TASK_QLORA;
+    x->T = (double)l->micro_batch * (double)w->seq / l->cp;
+    x->stage_layers = ceil((double)m->layers / l->pp);
+    double moe_frac = m->experts > 0 ? (double)(m->layers - m->dense_layers) / (double)m->layers : 0.0;
+    x->moe_layers_stage = x->stage_layers * moe_frac;
+    x->dense_layers_stage = x->stage_layers - x->moe_layers_stage;
+    return GP_OK;
+}
+
+gp_status gp_train_perf_estimate(const gp_model *m, const gp_gpu *gpu, const gp_cluster *c,
+                                 const gp_workload *w, const gp_layout *l, double train_tokens,
+                                 gp_train_perf *out, gp_error *err)
+{
+    gp_error_clear(err); /* no stale offset or field from an earlier call */
+    memset(out, 0, sizeof *out);
+    gp_param_breakdown p;
+    gp_status st = gp_model_params(m, &p, err);
+    return st ? st : gpi_train_perf_estimate_p(m, &p, gpu, c, w, l, train_tokens, out, err);
+}
+
+gp_status gpi_train_perf_estimate_p(const gp_model *m, const gp_param_breakdown *pb, const gp_gpu *gpu,
+                                    const gp_cluster *c, const gp_workload *w, const gp_layout *l,
+                                    double train_tokens, gp_train_perf *out, gp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    int64_t gb = l->global_batch > 0 ? l->global_batch : (int64_t)l->dp * l->micro_batch;
+    gp_status st = check_request(m, c, w, l, gb, err);
+    tctx x;
+    if (!st)
+        st = ctx_init(&x, m, pb, gpu, c, w, l, err);
+    if (st)
+        return st;
     const int64_t m_micro = gb / ((int64_t)l->dp * l->micro_batch);
-    const double tokens_mb = (double)l->micro_batch * seq / l->cp; /* per GPU per micro-batch */
-    const double stage_layers = ceil(L / l->pp);
-    const double moe_frac = m->experts > 0 ? (double)(m->layers - m->dense_layers) / L : 0.0;
+    mb_time mt;
+    microbatch_compute(&x, &mt);
+    double t_tp, t_cp, t_ep, t_pp;
+    microbatch_comm(&x, &mt, &t_tp, &t_cp, &t_ep, &t_pp);
+    double t_mb = mt.compute + mt.memory + t_tp + t_cp + t_ep + t_pp;
 
-    /* --- compute per micro-batch on the slowest stage ------------------------------- */
-    const double lin_per_layer = (double)p.linear_active / L;            /* active, whole layer */
-    const double head = (double)m->vocab * h;                            /* the output projection */
-    const double dqk = m->kv_lora_rank > 0 ? (double)(m->qk_nope_head_dim + m->qk_rope_head_dim) : (double)m->head_dim;
-    const double dv = m->kv_lora_rank > 0 ? (double)m->v_head_dim : (double)m->head_dim;
-    double attn_ctx = seq; /* keys each query sees, full (model-FLOP convention) */
-    double attn_layers_full = L, attn_layers_win = 0;
-    if (m->sliding_window > 0 && m->sliding_window < w->seq) {
-        attn_layers_win = (double)m->sliding_layers;
-        attn_layers_full = L - attn_layers_win;
-    }
-    /* forward attention FLOPs per token per layer (QK^T and AV), full convention */
-    const double attn_fwd_tok_layer = 2.0 * (double)m->heads * (dqk + dv) * attn_ctx;
-    const double attn_fwd_tok_layer_win = 2.0 * (double)m->heads * (dqk + dv) * (double)m->sliding_window;
-
-    double d_gemm = h / tp;
-    double shape = d_gemm / (d_gemm + GP_TRAIN_GEMM_HALF_DIM);
-    double gemm_rate = peak * GP_TRAIN_GEMM_EFFICIENCY * shape;
-    double attn_rate = peak16 * GP_TRAIN_ATTN_EFFICIENCY * shape; /* flash attention runs in 16 bits */
-
-    /* forward passes of the matmuls: full recomputation repeats the forward; op-level
-     * checkpointing recomputes every other matmul */
-    double fwd_passes = 1.0 + (l->recompute == GP_RECOMPUTE_FULL ? 1.0 : l->recompute == GP_RECOMPUTE_OP ? 0.5 : 0.0);
-    double attn_fwd_passes = 1.0 + (l->recompute == GP_RECOMPUTE_FULL || l->recompute == GP_RECOMPUTE_SELECTIVE ? 1.0 : 0.0);
-    /* matmul work on the stage (fwd + bwd + recompute), per micro-batch per GPU */
-    double stage_lin = lin_per_layer * stage_layers / tp;
-    /* the last stage (the slowest) also runs the output head, which is never recomputed */
-    double mm_flops = 2.0 * tokens_mb * (stage_lin * (2.0 + fwd_passes) + head / tp * 3.0);
-    double stage_frac = stage_layers / L;
-    double attn_tok = (attn_layers_full * attn_fwd_tok_layer + attn_layers_win * attn_fwd_tok_layer_win) *
-                      GP_TRAIN_ATTN_WORK_FRACTION * stage_frac;
-    double attn_flops = tokens_mb * attn_tok / tp * (2.0 + attn_fwd_passes);
-    double t_compute = mm_flops / gemm_rate + attn_flops / attn_rate;
-
-    /* memory-bound work */
-    double f_act = m->experts > 0 ? (double)(m->experts_active * m->moe_ffn) * moe_frac + (double)m->ffn * (1 - moe_frac)
-                                  : (double)m->ffn;
-    double sp = l->sequence_parallel ? tp : 1.0;
-    double elem_bytes = tokens_mb * stage_layers * 2.0 *
-                        (GP_TRAIN_ELEMENTWISE_H * h / sp + GP_TRAIN_ELEMENTWISE_F * f_act / tp) *
-                        (fwd_passes + 2.0) / 3.0;
-    double t_memory = elem_bytes / hbm;
-
-    /* tensor parallel: 2 collectives forward, 2 backward, 2 per recomputed forward */
-    int stride_tp = 1;
-    double tp_bw = group_gbps(c, l->tp, stride_tp);
-    double tp_bytes = tokens_mb * h * 2.0;
-    double n_tp_coll = stage_layers * (2.0 * fwd_passes + 2.0);
-    double t_tp = l->tp > 1 ? n_tp_coll * ring_time(tp_bytes, l->tp, tp_bw, 1, crosses(c, l->tp, 1)) : 0.0;
-
-    /* context parallel: K and V of the local chunk travel cp-1 hops per layer, fwd + bwd */
-    double t_cp = 0.0;
-    if (l->cp > 1) {
-        double kv_bytes = tokens_mb * 2.0 * (double)(m->kv_heads * m->head_dim) / tp * 2.0;
-        double cp_bw = group_gbps(c, l->cp, l->tp) * 1e9 * GP_NCCL_BW_EFFICIENCY;
-        double lat = crosses(c, l->cp, l->tp) ? GP_COLLECTIVE_STEP_LATENCY_INTER_S : GP_COLLECTIVE_STEP_LATENCY_S;
-        double t_comm = stage_layers * 3.0 * (l->cp - 1) * kv_bytes / cp_bw;
-        double t_attn = attn_flops / attn_rate;
-        /* the ring overlaps with attention; its per-hop latency does not hide */
-        t_cp = (t_comm > t_attn ? t_comm - t_attn : 0.0) + stage_layers * 3.0 * (l->cp - 1) * lat;
-    }
-
-    /* expert parallel: dispatch + combine, forward and backward, per MoE layer */
-    double t_ep = 0.0;
-    if (m->experts > 0 && l->ep > 1) {
-        double a2a_bytes = tokens_mb * h * 2.0 * (double)m->experts_active * (l->ep - 1) / l->ep;
-        double ep_bw = group_gbps(c, l->ep, l->tp) * 1e9 * GP_NCCL_BW_EFFICIENCY;
-        t_ep = stage_layers * moe_frac * (2.0 * fwd_passes + 2.0) * a2a_bytes / ep_bw;
-    }
-
-    /* pipeline: activations to the next stage, forward and backward */
-    double t_pp = 0.0;
-    if (l->pp > 1) {
-        double pp_bw = group_gbps(c, 2, l->tp * l->cp * l->dp) * 1e9 * GP_NCCL_BW_EFFICIENCY;
-        t_pp = 2.0 * tokens_mb * h * 2.0 / sp / pp_bw + 2.0 * GP_COLLECTIVE_STEP_LATENCY_S;
-    }
-    double t_mb = t_compute + t_memory + t_tp + t_cp + t_ep + t_pp;
-
-    /* --- data parallel and ZeRO ------------------------------------------------------ */
-    double stage_params = ((double)(p.total - p.embedding - p.head) * stage_layers / L +
-                           (double)(m->tied_embeddings ? p.embedding : p.head)) / tp;
-    int dp_group = l->dp * l->cp;
-    double dp_bw = group_gbps(c, dp_group, l->tp);
-    double t_dp = 0.0, t_fsdp_mb = 0.0;
-    double bwd_share = t_compute * 2.0 / (2.0 + fwd_passes); /* backward part of a micro-batch */
-    if (dp_group > 1) {
-        int x = crosses(c, dp_group, l->tp);
-        double ag = ring_time(stage_params * 2.0, dp_group, dp_bw, 0, x);
-        double rs = ring_time(stage_params * 2.0, dp_group, dp_bw, 0, x);
-        if (l->zero >= 3) {
-            /* per micro-batch: all-gather (fwd), all-gather (bwd), reduce-scatter grads */
-            double comm = ag * (1.0 + (l->recompute == GP_RECOMPUTE_FULL ? 1.0 : 0.0)) + ag + rs;
-            t_fsdp_mb = comm > t_mb ? comm - t_mb : 0.0; /* prefetch overlaps with compute */
-        } else if (l->zero == 2 && m_micro > 1) {
-            /* sharded gradients: reduce-scatter every micro-batch's gradients (overlapped with
-             * its backward), then all-gather the updated weights once per step */
-            t_fsdp_mb = rs > bwd_share ? rs - bwd_share : 0.0;
-            t_dp = ag;
-        } else {
-            double ar = ring_time(stage_params * 2.0, dp_group, dp_bw, 1, x);
-            t_dp = ar > bwd_share ? ar - bwd_share : 0.0; /* bucketed, overlapped with backward */
-        }
-    }
+    double L = (double)m->layers;
+    /* this GPU's parameters: dense ones split over TP, routed experts over TP x EP */
+    double routed = (double)x.p.experts_routed * x.stage_layers / L / l->tp / l->ep;
+    double dense = ((double)(x.p.total - x.p.embedding - x.p.head - x.p.experts_routed) * x.stage_layers / L +
+                    (double)(m->tied_embeddings ? x.p.embedding : x.p.head)) / l->tp;
+    double t_fsdp_mb, t_dp;
+    dp_comm(&x, &mt, dense, routed, m_micro, &t_fsdp_mb, &t_dp);
     double t_mb_total = t_mb + t_fsdp_mb;
     double v = l->virtual_stages > 1 ? (double)l->virtual_stages : 1.0;
     double bubble = l->pp > 1 ? (double)(l->pp - 1) / v * t_mb_total : 0.0;
     double pipeline = (double)m_micro * t_mb_total + bubble;
 
-    /* optimizer step on this GPU's shard */
-    double opt_params = stage_params / (l->zero >= 1 ? (double)dp_group : 1.0);
-    double t_opt = opt_params * GP_OPTIMIZER_BYTES_PER_PARAM / hbm;
+    /* optimizer step on this GPU's shard (LoRA: the adapters only, negligible); offloaded
+     * states cross PCIe: gradients down and updated 16-bit weights up */
+    int n_dp = l->dp * l->cp, n_edp = n_dp / l->ep > 1 ? n_dp / l->ep : 1;
+    double opt_params = x.lora ? 0.0 : l->zero >= 1 ? dense / n_dp + routed / n_edp : dense + routed;
+    double t_opt = opt_params * GP_OPTIMIZER_BYTES_PER_PARAM / x.hbm;
+    if (w->offload != GP_OFFLOAD_NONE && opt_params > 0) {
+        double pcie = (gpu->pcie_gen >= 5 ? 63.0 : gpu->pcie_gen == 4 ? 31.5 : 15.75) * 1e9 * GP_NCCL_BW_EFFICIENCY;
+        t_opt = opt_params * (2.0 + 2.0) / pcie;
+    }
 
     out->step_time_s = pipeline + t_dp + t_opt;
     double mm = (double)m_micro;
-    out->compute_s = mm * t_compute;
-    out->memory_s = mm * t_memory;
+    out->compute_s = mm * mt.compute;
+    out->memory_s = mm * mt.memory;
     out->tp_comm_s = mm * t_tp;
     out->cp_comm_s = mm * t_cp;
     out->ep_comm_s = mm * t_ep;
@@ -309,25 +652,6 @@ gp_status gp_train_perf_estimate(const gp_model *m, const gp_gpu *gpu, const gp_
     out->optimizer_s = t_opt;
     out->micro_batches = m_micro;
     out->gpus = gp_layout_gpus(l);
-
-    double tokens_step = (double)gb * seq;
-    out->tokens_per_s = tokens_step / out->step_time_s;
-    out->tokens_per_s_per_gpu = out->tokens_per_s / out->gpus;
-    double attn_model = 2.0 * (attn_layers_full * attn_fwd_tok_layer + attn_layers_win * attn_fwd_tok_layer_win);
-    out->model_flops_per_token = 6.0 * ((double)p.linear_active + head) + 3.0 * attn_model;
-    double extra = 0.0;
-    if (l->recompute == GP_RECOMPUTE_FULL)
-        extra = 2.0 * (double)p.linear_active + attn_model; /* layers only; the head is not recomputed */
-    else if (l->recompute == GP_RECOMPUTE_SELECTIVE)
-        extra = attn_model;
-    else if (l->recompute == GP_RECOMPUTE_OP)
-        extra = (double)p.linear_active; /* half the matmuls' forward again */
-    out->hw_flops_per_token = out->model_flops_per_token + extra;
-    out->model_tflops_per_gpu = out->model_flops_per_token * out->tokens_per_s_per_gpu / 1e12;
-    out->hw_tflops_per_gpu = out->hw_flops_per_token * out->tokens_per_s_per_gpu / 1e12;
-    out->mfu = out->model_tflops_per_gpu * 1e12 / peak;
-    out->hfu = out->hw_tflops_per_gpu * 1e12 / peak;
-    if (train_tokens > 0)
-        out->time_to_train_s = train_tokens / out->tokens_per_s;
+    fill_rates(&x, gb, train_tokens, out);
     return GP_OK;
 }

@@ -3,7 +3,7 @@
  * SVG charts from svg.c; no scripts, fonts, images or links to fetch), in English or
  * Brazilian Portuguese. Renders into memory; the caller writes it where it wants.
  */
-#include "render.h"
+#include "messages.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -58,33 +58,6 @@ static const char *dep_name_pt(const char *kind)
     return !strcmp(kind, "cloud") ? "nuvem" : !strcmp(kind, "baremetal") ? "bare metal dedicado" : "próprio";
 }
 
-/* 1234567.8 -> "1,234,568" (en) or "1.234.568" (pt-BR); two decimals below 100. */
-static const char *money(char *out, size_t n, double v, int pt_br)
-{
-    char digits[64];
-    if (fabs(v) < 100) {
-        snprintf(out, n, "%.2f", v);
-        if (pt_br)
-            for (char *p = out; *p; p++)
-                if (*p == '.')
-                    *p = ',';
-        return out;
-    }
-    snprintf(digits, sizeof digits, "%.0f", fabs(v));
-    size_t len = strlen(digits), k = 0;
-    char tmp[96];
-    if (v < 0)
-        tmp[k++] = '-';
-    for (size_t i = 0; i < len && k < sizeof tmp - 2; i++) {
-        if (i > 0 && (len - i) % 3 == 0)
-            tmp[k++] = pt_br ? '.' : ',';
-        tmp[k++] = digits[i];
-    }
-    tmp[k] = 0;
-    snprintf(out, n, "%s", tmp);
-    return out;
-}
-
 static void question(char *out, size_t n, const gp_plan_request *req, const gp_plan_result *res, int pt_br)
 {
     const char *model = req->model ? (req->model->name[0] ? req->model->name : req->model->id) : "?";
@@ -98,13 +71,17 @@ static void question(char *out, size_t n, const gp_plan_request *req, const gp_p
         snprintf(load, sizeof load, pt_br ? "%lld usuários simultâneos" : "%lld concurrent users", (long long)t->users);
     else
         snprintf(load, sizeof load, pt_br ? "%.3g requisições/s" : "%.3g requests/s", t->rate);
-    snprintf(out, n, pt_br ? "Servir %s a %s (%.0f + %.0f tokens), TTFT p99 <= %.3g s%s"
-                           : "Serve %s to %s (%.0f + %.0f tokens), TTFT p99 <= %.3g s%s",
-             model, load, t->prompt.mean, t->output.mean, req->slo.ttft_s,
-             req->slo.tpot_s > 0 ? (pt_br ? ", TPOT p99 limitado" : ", TPOT p99 bounded") : "");
+    char ttft[64] = "", tpot[64] = "", v[32];
+    if (req->slo.ttft_s > 0)
+        snprintf(ttft, sizeof ttft, ", TTFT p99 <= %s s", gpi_fmt_num(v, sizeof v, req->slo.ttft_s, req->slo.ttft_s < 1 ? 2 : 1, pt_br));
+    if (req->slo.tpot_s > 0)
+        snprintf(tpot, sizeof tpot, ", TPOT p99 <= %s s", gpi_fmt_num(v, sizeof v, req->slo.tpot_s, 3, pt_br));
+    snprintf(out, n, pt_br ? "Servir %s a %s (%.0f + %.0f tokens)%s%s" : "Serve %s to %s (%.0f + %.0f tokens)%s%s", model,
+             load, t->prompt.mean, t->output.mean, ttft, tpot);
 }
 
 static const char *rule_text(const gp_rule *r, int pt_br) { return pt_br ? r->text_pt : r->text_en; }
+static const char *cite(const gp_rule *r, int pt_br) { return pt_br && r->citation_pt[0] ? r->citation_pt : r->citation; }
 
 static void setup_str(char *out, size_t n, const gp_plan_option *o, int serving, const words *W)
 {
@@ -129,7 +106,7 @@ static const char *break_even_str(char *out, size_t n, const gp_plan_option *o, 
 
 static json_t *rule_json(const gp_rule *r, int pt_br)
 {
-    return json_pack("{ss ss ss ss ss}", "rule", r->id, "kind", gp_rule_kind_name(r->kind), "citation", r->citation,
+    return json_pack("{ss ss ss ss ss}", "rule", r->id, "kind", gp_rule_kind_name(r->kind), "citation", cite(r, pt_br),
                      "url", r->url, "text", rule_text(r, pt_br));
 }
 
@@ -175,6 +152,15 @@ static json_t *option_json(const gp_plan_result *res, const gp_plan_option *o, i
                              "per_million_tokens", c->per_million_tokens, "per_run", c->per_run, "horizon_months",
                              c->months, "break_even_vs", o->break_even_vs, "cumulative", cumulative);
     json_object_set_new(cost, "break_even_month", o->break_even_month > 0 ? json_integer(o->break_even_month) : json_null());
+    /* investment and running cost apart (capex / opex), and what to buy or rent */
+    json_object_set_new(cost, "capex", json_real(c->upfront));
+    json_object_set_new(cost, "opex_monthly", json_real(c->monthly));
+    json_object_set_new(hw, "servers", json_integer(c->servers));
+    json_object_set_new(hw, "gpus_per_server", json_integer(c->gpus_per_server));
+    json_object_set_new(hw, "rack_units", json_integer(c->rack_units));
+    json_object_set_new(hw, "power_kw", json_real(c->power_kw));
+    json_object_set_new(hw, "consumer", json_boolean(o->consumer));
+    json_object_set_new(json_object_get(hw, "deployment"), "name_pt", json_string(d->name_pt[0] ? d->name_pt : d->name));
     json_t *violated = json_array(), *oblig = json_array();
     for (int i = 0; i < o->compliance.n_violated; i++)
         json_array_append_new(violated, rule_json(&res->profile.rules[o->compliance.violated[i]], pt_br));
@@ -197,10 +183,57 @@ static json_t *option_json(const gp_plan_result *res, const gp_plan_option *o, i
     if (!o->compliance.allowed && o->compliance.n_violated > 0) {
         const gp_rule *r = &res->profile.rules[o->compliance.violated[0]];
         json_object_set_new(opt, "rule", json_string(r->id));
-        json_object_set_new(opt, "citation", json_string(r->citation));
+        json_object_set_new(opt, "citation", json_string(cite(r, pt_br)));
         json_object_set_new(opt, "reason", json_string(rule_text(r, pt_br)));
     }
     return opt;
+}
+
+/* The decision around the recommendation (plan.h "the decision"): indexes become the
+ * options' ranks, or the excluded option's deployment and rule. */
+static json_t *ref_json(const gp_plan_result *res, int option, int excluded)
+{
+    if (option >= 0) {
+        const gp_plan_option *o = &res->options[option];
+        return json_pack("{si ss ss ss si sf}", "rank", o->rank, "gpu", o->gpu, "dtype", gp_dtype_name(o->dtype),
+                         "deployment", o->deployment.id, "gpus_total", o->gpus_total, "total",
+                         res->serving ? o->cost.total : o->cost.per_run);
+    }
+    if (excluded >= 0) {
+        const gp_plan_option *o = &res->excluded[excluded];
+        return json_pack("{sn ss ss ss si sf ss}", "rank", "gpu", o->gpu, "dtype", gp_dtype_name(o->dtype),
+                         "deployment", o->deployment.id, "gpus_total", o->gpus_total, "total",
+                         res->serving ? o->cost.total : o->cost.per_run, "excluded_by",
+                         o->compliance.n_violated ? res->profile.rules[o->compliance.violated[0]].id : "");
+    }
+    return json_null();
+}
+
+static json_t *decision_json(const gp_plan_result *res)
+{
+    json_t *alts = json_object(), *risks = json_array(), *rules = json_array();
+    for (int k = 0; k < GP_ALT_KIND_COUNT; k++) {
+        const gp_plan_alternative *a = &res->alternatives[k];
+        json_t *j = json_pack("{so}", "option", ref_json(res, a->option, a->excluded));
+        json_object_set_new(j, "extra", a->option >= 0 ? json_real(a->extra) : json_null());
+        json_object_set_new(j, "break_even_month", a->break_even_month > 0 ? json_integer(a->break_even_month)
+                                                   : a->break_even_month == 0 ? json_integer(0) : json_null());
+        json_object_set_new(alts, gp_alt_kind_name(a->kind), j);
+    }
+    for (int i = 0; i < res->n_risks; i++) {
+        const gp_plan_risk *r = &res->risks[i];
+        json_array_append_new(risks, json_pack("{ss sf sf sf sb si}", "risk", gp_risk_kind_name(r->kind), "parameter",
+                                               r->parameter, "size", r->size, "runner_up_size", r->alt_size, "flips",
+                                               r->flips, "low_confidence", r->low_confidence));
+    }
+    for (int i = 0; i < res->n_rule_prices; i++) {
+        const gp_plan_rule_price *rp = &res->rule_prices[i];
+        json_array_append_new(rules, json_pack("{ss so so}", "rule", res->profile.rules[rp->rule].id, "cheapest_excluded",
+                                               ref_json(res, -1, rp->excluded), "price",
+                                               rp->priced ? json_real(rp->saving) : json_null()));
+    }
+    return json_pack("{so so so so}", "alternatives", alts, "runner_up", ref_json(res, res->runner_up, -1), "risks",
+                     risks, "rule_prices", rules);
 }
 
 static json_t *plan_json(const gp_plan_request *req, const gp_plan_result *res, const gp_report_opts *opts)
@@ -221,7 +254,7 @@ static json_t *plan_json(const gp_plan_request *req, const gp_plan_result *res, 
                                                 "throughput_tokens_per_s", res->points[i].throughput_tokens_per_s,
                                                 "meets", res->points[i].meets));
     json_t *rec = res->recommended >= 0 ? option_json(res, &res->options[res->recommended], pt_br) : json_null();
-    return json_pack("{ss ss ss s{ss ss ss} ss sf si ss sf si so so so so so s{ss ss} ss}", "question",
+    json_t *j = json_pack("{ss ss ss s{ss ss ss} ss sf si ss sf si so so so so so s{ss ss} ss}", "question",
                      opts && opts->question ? opts->question : q, "task", res->serving ? "serve" : "train", "model",
                      req->model ? req->model->id : "", "profile", "id", res->profile.id, "name",
                      pt_br ? res->profile.name_pt : res->profile.name_en, "jurisdiction", res->profile.jurisdiction,
@@ -230,6 +263,9 @@ static json_t *plan_json(const gp_plan_request *req, const gp_plan_result *res, 
                      res->redundancy, "options", options, "excluded", excluded, "recommended", rec, "notes", notes,
                      "scaling", points, "launch", "engine", res->launch_engine, "command", res->launch_command,
                      "disclaimer", pt_br ? res->profile.disclaimer_pt : res->profile.disclaimer_en);
+    if (j && res->recommended >= 0)
+        json_object_set_new(j, "decision", decision_json(res));
+    return j;
 }
 
 /* ---- text and Markdown ------------------------------------------------------------------ */
@@ -239,14 +275,14 @@ static void rows(gpi_buf *b, const gp_plan_result *res, const gp_plan_option *li
 {
     char a[64], c[64], e[64], f[96], s[64];
     if (md) {
-        gpi_buf_printf(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", excluded ? W->rule : W->rank,
+        gpi_buf_printf(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", excluded ? W->rule : W->rank,
                        W->gpu, W->precision, W->deployment, W->setup, W->gpus, res->serving ? W->ttft : W->train_time,
-                       W->monthly, W->total, res->serving ? W->per_mtok : W->per_run, W->break_even);
-        gpi_buf_printf(b, "|---|---|---|---|---|--:|--:|--:|--:|--:|---|\n");
+                       W->upfront, W->monthly, W->total, res->serving ? W->per_mtok : W->per_run, W->break_even);
+        gpi_buf_printf(b, "|---|---|---|---|---|--:|--:|--:|--:|--:|--:|---|\n");
     } else {
-        gpi_buf_printf(b, "  %-22s %-16s %-9s %-15s %-18s %5s %9s %14s %16s %18s  %s\n", excluded ? W->rule : W->rank,
+        gpi_buf_printf(b, "  %-26s %-16s %-9s %-15s %-18s %5s %9s %16s %14s %16s %18s  %s\n", excluded ? W->rule : W->rank,
                        W->gpu, W->precision, W->deployment, W->setup, W->gpus, res->serving ? W->ttft : W->train_time,
-                       W->monthly, W->total, res->serving ? W->per_mtok : W->per_run, W->break_even);
+                       W->upfront, W->monthly, W->total, res->serving ? W->per_mtok : W->per_run, W->break_even);
     }
     for (int i = 0; i < n; i++) {
         const gp_plan_option *o = &list[i];
@@ -258,21 +294,24 @@ static void rows(gpi_buf *b, const gp_plan_result *res, const gp_plan_option *li
         setup_str(s, sizeof s, o, res->serving, W);
         char lat[32];
         if (res->serving)
-            snprintf(lat, sizeof lat, "%.3f s", o->serve.sim.ttft.p99);
+            (void)gpi_fmt_num(lat, sizeof lat - 3, o->serve.sim.ttft.p99, 3, pt_br), strcat(lat, " s");
         else
-            snprintf(lat, sizeof lat, "%.1f d", o->train_rel.time_to_train_s / 86400);
-        money(a, sizeof a, o->cost.kind == GP_DEPLOY_OWNED ? o->cost.monthly_amortized : o->cost.monthly, pt_br);
-        money(c, sizeof c, o->cost.total, pt_br);
-        money(e, sizeof e, res->serving ? o->cost.per_million_tokens : o->cost.per_run, pt_br);
+            (void)gpi_fmt_num(lat, sizeof lat - 3, o->train_rel.time_to_train_s / 86400, 1, pt_br), strcat(lat, " d");
+        gpi_fmt_money(a, sizeof a, o->cost.monthly, res->currency, pt_br);
+        gpi_fmt_money(c, sizeof c, o->cost.total, res->currency, pt_br);
+        gpi_fmt_money(e, sizeof e, res->serving ? o->cost.per_million_tokens : o->cost.per_run, res->currency, pt_br);
+        char u[64];
+        if (o->cost.upfront > 0)
+            gpi_fmt_money(u, sizeof u, o->cost.upfront, res->currency, pt_br);
+        else
+            snprintf(u, sizeof u, "-");
         break_even_str(f, sizeof f, o, W);
         if (md)
-            gpi_buf_printf(b, "| %s | %s | %s | %s | %s | %d | %s | %s %s | %s %s | %s %s | %s |\n", first, o->gpu,
-                           gp_dtype_name(o->dtype), o->deployment.id, s, o->gpus_total, lat, res->currency, a,
-                           res->currency, c, res->currency, e, f);
+            gpi_buf_printf(b, "| %s | %s | %s | %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", first, o->gpu,
+                           gp_dtype_name(o->dtype), o->deployment.id, s, o->gpus_total, lat, u, a, c, e, f);
         else
-            gpi_buf_printf(b, "  %-22s %-16s %-9s %-15s %-18s %5d %9s %10s %3s %12s %3s %14s %3s  %s\n", first, o->gpu,
-                           gp_dtype_name(o->dtype), o->deployment.id, s, o->gpus_total, lat, a, res->currency, c,
-                           res->currency, e, res->currency, f);
+            gpi_buf_printf(b, "  %-26s %-16s %-9s %-15s %-18s %5d %9s %16s %14s %16s %18s  %s\n", first, o->gpu,
+                           gp_dtype_name(o->dtype), o->deployment.id, s, o->gpus_total, lat, u, a, c, e, f);
     }
 }
 
@@ -285,21 +324,24 @@ static void render_text(gpi_buf *b, const gp_plan_request *req, const gp_plan_re
     question(q, sizeof q, req, res, pt_br);
     const char *h1 = md ? "# " : "", *h2 = md ? "\n## " : "\n";
     gpi_buf_printf(b, "%s%s: %s\n\n", h1, opts && opts->title ? opts->title : W->title, opts && opts->question ? opts->question : q);
-    gpi_buf_printf(b, "%s%s: %s (%s)%s%s: %s (1 USD = %.4f %s)%s%s: %d %s%s%s: %s\n", md ? "- " : "", W->profile,
+    char rate[32];
+    gpi_fmt_num(rate, sizeof rate, res->per_usd, 4, pt_br);
+    gpi_buf_printf(b, "%s%s: %s (%s)%s%s: %s (1 USD = %s %s)%s%s: %d %s%s%s: %s\n", md ? "- " : "", W->profile,
                    res->profile.id, pt_br ? res->profile.name_pt : res->profile.name_en, md ? "\n- " : "; ",
-                   W->currency, res->currency, res->per_usd, res->currency, md ? "\n- " : "; ", W->horizon,
+                   W->currency, res->currency, rate, res->currency, md ? "\n- " : "; ", W->horizon,
                    res->horizon_months, W->months, md ? "\n- " : "; ", W->prices_as_of, res->prices_as_of);
+    gpi_render_decision(b, res, pt_br, md ? 1 : 0);
     if (res->recommended >= 0) {
         const gp_plan_option *o = &res->options[res->recommended];
         char s[64], t[64], m[64];
         setup_str(s, sizeof s, o, res->serving, W);
-        money(t, sizeof t, o->cost.total, pt_br);
-        money(m, sizeof m, res->serving ? o->cost.per_million_tokens : o->cost.per_run, pt_br);
-        gpi_buf_printf(b, "%s%s: %s %s, %s (%s), %s = %d GPUs; %s %s %s %d %s; %s %s %s\n", h2, W->recommended,
+        gpi_fmt_money(t, sizeof t, o->cost.total, res->currency, pt_br);
+        gpi_fmt_money(m, sizeof m, res->serving ? o->cost.per_million_tokens : o->cost.per_run, res->currency, pt_br);
+        gpi_buf_printf(b, "%s%s: %s %s, %s (%s), %s = %d GPUs; %s %s / %d %s; %s %s\n", h2, W->recommended,
                        o->gpu, gp_dtype_name(o->dtype), o->deployment.id,
                        pt_br ? dep_name_pt(gp_deploy_kind_name(o->deployment.kind)) : gp_deploy_kind_name(o->deployment.kind),
-                       s, o->gpus_total, W->total, res->currency, t, res->horizon_months, W->months,
-                       res->serving ? W->per_mtok : W->per_run, res->currency, m);
+                       s, o->gpus_total, W->total, t, res->horizon_months, W->months,
+                       res->serving ? W->per_mtok : W->per_run, m);
         if (res->launch_command[0])
             gpi_buf_printf(b, "%s%s (%s):\n%s%s\n%s", md ? "\n" : "  ", W->launch, res->launch_engine,
                            md ? "\n```sh\n" : "    ", res->launch_command, md ? "```\n" : "");
@@ -310,7 +352,7 @@ static void render_text(gpi_buf *b, const gp_plan_request *req, const gp_plan_re
     else
         gpi_buf_printf(b, "  %s\n", W->no_options);
     if (res->n_excluded) {
-        gpi_buf_printf(b, "%s%s\n%s", h2, W->excluded, md ? "\n" : "");
+        gpi_buf_printf(b, "%s%s\n%s", h2, gpi_msg(MSG_APPENDIX, pt_br), md ? "\n" : "");
         rows(b, res, res->excluded, res->n_excluded, md, W, pt_br, 1);
         /* each rule that excluded something, once, with its citation */
         gpi_buf_printf(b, "%s", md ? "\n" : "\n");
@@ -323,7 +365,7 @@ static void render_text(gpi_buf *b, const gp_plan_request *req, const gp_plan_re
                 continue;
             const gp_rule *rule = &res->profile.rules[r];
             gpi_buf_printf(b, "%s[%s] %s (%s: %s)\n", md ? "- " : "  - ", rule->id, rule_text(rule, pt_br), W->citation,
-                           rule->citation);
+                           cite(rule, pt_br));
         }
     }
     int any_oblig = 0;
@@ -332,15 +374,19 @@ static void render_text(gpi_buf *b, const gp_plan_request *req, const gp_plan_re
             if (!any_oblig++)
                 gpi_buf_printf(b, "%s%s\n%s", h2, W->obligations, md ? "\n" : "");
             gpi_buf_printf(b, "%s[%s] %s (%s)\n", md ? "- " : "  - ", res->profile.rules[r].id,
-                           rule_text(&res->profile.rules[r], pt_br), res->profile.rules[r].citation);
+                           rule_text(&res->profile.rules[r], pt_br), cite(&res->profile.rules[r], pt_br));
         }
     if (res->recommended >= 0) {
         const gp_plan_option *o = &res->options[res->recommended];
         gpi_buf_printf(b, "%s%s\n%s", h2, W->reliability, md ? "\n" : "");
         if (res->serving)
-            gpi_buf_printf(b, "%s%d %s + %d %s; %s %.6f%s\n", md ? "- " : "  ", o->serve_rel.serving, W->replicas_word,
-                           o->serve_rel.spares, W->spares, W->availability, o->serve_rel.availability,
-                           o->serve_rel.target > 0 ? "" : "");
+        {
+            char av[32];
+            gpi_fmt_num(av, sizeof av - 2, o->serve_rel.availability * 100, 4, pt_br);
+            strcat(av, "%");
+            gpi_buf_printf(b, "%s%d %s + %d %s; %s %s\n", md ? "- " : "  ", o->serve_rel.serving, W->replicas_word,
+                           o->serve_rel.spares, W->spares, W->availability, av);
+        }
         else
             gpi_buf_printf(b, "%s%s %.1f; %s %.0f s; %s %.1f%%\n", md ? "- " : "  ", W->interruptions,
                            o->train_rel.expected_interruptions, W->ckpt, o->train_rel.checkpoint_interval_s, W->overhead,
@@ -362,18 +408,22 @@ static void html_table(gpi_buf *b, const gp_plan_result *res, const gp_plan_opti
                        int pt_br, int excluded)
 {
     gpi_buf_printf(b, "<table><thead><tr><th>%s</th><th>%s</th><th>%s</th><th>%s</th><th>%s</th><th>%s</th><th>%s</th>"
-                      "<th>%s</th><th>%s</th><th>%s</th><th>%s</th><th>%s</th></tr></thead><tbody>\n",
+                      "<th>%s</th><th>%s</th><th>%s</th><th>%s</th><th>%s</th><th>%s</th></tr></thead><tbody>\n",
                    excluded ? W->rule : W->rank, W->gpu, W->precision, W->deployment, W->setup, W->gpus,
-                   res->serving ? W->ttft : W->train_time, res->serving ? W->throughput : W->upfront, W->monthly, W->total,
+                   res->serving ? W->ttft : W->train_time, W->throughput, W->upfront,
+                   W->monthly, W->total,
                    res->serving ? W->per_mtok : W->per_run, excluded ? W->citation : W->break_even);
     for (int i = 0; i < n; i++) {
         const gp_plan_option *o = &list[i];
         char s[64], a[64], c[64], e[64], f[96], u[64];
         setup_str(s, sizeof s, o, res->serving, W);
-        money(a, sizeof a, o->cost.kind == GP_DEPLOY_OWNED ? o->cost.monthly_amortized : o->cost.monthly, pt_br);
-        money(c, sizeof c, o->cost.total, pt_br);
-        money(e, sizeof e, res->serving ? o->cost.per_million_tokens : o->cost.per_run, pt_br);
-        money(u, sizeof u, o->cost.upfront, pt_br);
+        gpi_fmt_money(a, sizeof a, o->cost.monthly, res->currency, pt_br);
+        gpi_fmt_money(c, sizeof c, o->cost.total, res->currency, pt_br);
+        gpi_fmt_money(e, sizeof e, res->serving ? o->cost.per_million_tokens : o->cost.per_run, res->currency, pt_br);
+        if (o->cost.upfront > 0)
+            gpi_fmt_money(u, sizeof u, o->cost.upfront, res->currency, pt_br);
+        else
+            snprintf(u, sizeof u, "-");
         gpi_buf_printf(b, "<tr%s><td>", !excluded && o->rank == 1 ? " class=\"best\"" : "");
         if (excluded) {
             for (int k = 0; k < o->compliance.n_violated; k++) {
@@ -386,19 +436,25 @@ static void html_table(gpi_buf *b, const gp_plan_result *res, const gp_plan_opti
         }
         gpi_buf_printf(b, "</td><td>");
         gpi_buf_html(b, o->gpu);
+        if (o->consumer)
+            gpi_buf_printf(b, " <small>(%s)</small>", pt_br ? "placa de consumo" : "consumer card");
         gpi_buf_printf(b, "</td><td>%s</td><td>", gp_dtype_name(o->dtype));
-        gpi_buf_html(b, o->deployment.name);
+        gpi_buf_html(b, pt_br && o->deployment.name_pt[0] ? o->deployment.name_pt : o->deployment.name);
         gpi_buf_printf(b, "</td><td>%s</td><td class=\"n\">%d</td>", s, o->gpus_total);
         if (res->serving)
-            gpi_buf_printf(b, "<td class=\"n\">%.3f s</td><td class=\"n\">%.0f</td>", o->serve.sim.ttft.p99,
-                           o->throughput_tokens_per_s);
+        {
+            char l[32], t[32];
+            gpi_fmt_num(l, sizeof l, o->serve.sim.ttft.p99, 3, pt_br);
+            gpi_fmt_num(t, sizeof t, o->throughput_tokens_per_s, 0, pt_br);
+            gpi_buf_printf(b, "<td class=\"n\">%s s</td><td class=\"n\">%s</td>", l, t);
+        }
         else
-            gpi_buf_printf(b, "<td class=\"n\">%.1f d</td><td class=\"n\">%s %s</td>", o->train_rel.time_to_train_s / 86400,
-                           res->currency, u);
-        gpi_buf_printf(b, "<td class=\"n\">%s %s</td><td class=\"n\">%s %s</td><td class=\"n\">%s %s</td><td>",
-                       res->currency, a, res->currency, c, res->currency, e);
+            gpi_buf_printf(b, "<td class=\"n\">%.1f d</td><td class=\"n\">%.0f</td>", o->train_rel.time_to_train_s / 86400,
+                           o->throughput_tokens_per_s);
+        gpi_buf_printf(b, "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td>",
+                       u, a, c, e);
         if (excluded)
-            gpi_buf_html(b, res->profile.rules[o->compliance.violated[0]].citation);
+            gpi_buf_html(b, cite(&res->profile.rules[o->compliance.violated[0]], pt_br));
         else
             gpi_buf_html(b, break_even_str(f, sizeof f, o, W));
         gpi_buf_printf(b, "</td></tr>\n");
@@ -450,19 +506,20 @@ static void html_charts(gpi_buf *b, const gp_plan_result *res, const words *W)
                 const gp_plan_option *o = &list[i];
                 if (strcmp(o->gpu, best->gpu) || o->dtype != best->dtype || o->gpus_total != best->gpus_total)
                     continue;
-                snprintf(names[ns], sizeof names[ns], "%s%s", o->deployment.id, pass ? " (x)" : "");
+                snprintf(names[ns], sizeof names[ns], "%s%s", o->deployment.id,
+                         pass ? " (x)" : o == best ? (W == &pt ? " (recomendada)" : " (recommended)") : "");
                 series[ns].name = names[ns];
                 series[ns].y = o->cost.cumulative;
                 series[ns].n = o->cost.months + 1;
-                if (o->deployment.kind == GP_DEPLOY_OWNED && o->break_even_month > 0 && !mark)
-                    mark = o->break_even_month;
+                if (o == best && o->deployment.kind == GP_DEPLOY_OWNED && o->break_even_month > 0)
+                    mark = o->break_even_month; /* the recommendation's, against the allowed rental */
                 ns++;
             }
         }
-        char title[160], ylab[64], ml[64];
+        char title[160], ylab[64], ml[128];
         snprintf(title, sizeof title, "%s (%s %s)", W->cost_chart, best->gpu, gp_dtype_name(best->dtype));
         snprintf(ylab, sizeof ylab, "%s (%s)", W->cost_axis, res->currency);
-        snprintf(ml, sizeof ml, "%s: %s %d", W->break_even, W->month_axis, mark);
+        snprintf(ml, sizeof ml, "%s: %s %d %s %s", W->break_even, W->month_axis, mark, W->vs, best->break_even_vs);
         gpi_buf_printf(b, "<figure>");
         gpi_svg_lines(b, title, W->month_axis, ylab, series, ns, mark, mark ? ml : NULL);
         gpi_buf_printf(b, "</figure>\n");
@@ -501,7 +558,10 @@ static void render_html(gpi_buf *b, const gp_plan_request *req, const gp_plan_re
                       ".box{border:1px solid #9c9;background:#f6fbf6;padding:0.6em 1em;margin:1em 0}\n"
                       ".disc{font-size:12px;color:#555;border-top:1px solid #ccc;margin-top:2em;padding-top:0.5em}\n"
                       "figure{margin:1em 0;page-break-inside:avoid}svg{max-width:100%%;height:auto;font-family:sans-serif}\n"
-                      "@media print{body{margin:0;max-width:none}.box,pre{page-break-inside:avoid}}\n"
+                      ".board{border:2px solid #2a6;padding:0.2em 1.2em 0.8em;margin:1em 0;background:#fbfefb}.board h2{margin-top:0.8em}\n"
+                      "@media print{@page{size:A4;margin:14mm}body{margin:0;max-width:none;font-size:11px}"
+                      ".board{page-break-after:always;border:none;padding:0}.box,pre,figure,tr{page-break-inside:avoid}"
+                      "h2.appendix{page-break-before:always}table{font-size:9px}}\n"
                       "</style></head><body>\n<h1>");
     gpi_buf_html(b, title);
     gpi_buf_printf(b, "</h1>\n<p><strong>");
@@ -510,23 +570,25 @@ static void render_html(gpi_buf *b, const gp_plan_request *req, const gp_plan_re
     gpi_buf_html(b, res->profile.id);
     gpi_buf_printf(b, "</code> ");
     gpi_buf_html(b, pt_br ? res->profile.name_pt : res->profile.name_en);
-    gpi_buf_printf(b, "</li><li>%s: %s (1 USD = %.4f %s)</li><li>%s: %d %s</li><li>%s: ", W->currency, res->currency,
-                   res->per_usd, res->currency, W->horizon, res->horizon_months, W->months, W->prices_as_of);
+    char rate[32];
+    gpi_fmt_num(rate, sizeof rate, res->per_usd, 4, pt_br);
+    gpi_buf_printf(b, "</li><li>%s: %s (1 USD = %s %s)</li><li>%s: %d %s</li><li>%s: ", W->currency, res->currency,
+                   rate, res->currency, W->horizon, res->horizon_months, W->months, W->prices_as_of);
     gpi_buf_html(b, res->prices_as_of);
     gpi_buf_printf(b, "; %s %.2f TB/%s</li></ul>\n", W->egress, res->egress_tb_per_month, W->month_axis);
+    gpi_render_decision(b, res, pt_br, 2);
     if (res->recommended >= 0) {
         const gp_plan_option *o = &res->options[res->recommended];
         char s[64], t[64], m[64];
         setup_str(s, sizeof s, o, res->serving, W);
-        money(t, sizeof t, o->cost.total, pt_br);
-        money(m, sizeof m, res->serving ? o->cost.per_million_tokens : o->cost.per_run, pt_br);
+        gpi_fmt_money(t, sizeof t, o->cost.total, res->currency, pt_br);
+        gpi_fmt_money(m, sizeof m, res->serving ? o->cost.per_million_tokens : o->cost.per_run, res->currency, pt_br);
         gpi_buf_printf(b, "<div class=\"box\"><h2>%s</h2><p><strong>", W->recommended);
         gpi_buf_html(b, o->gpu);
         gpi_buf_printf(b, " %s</strong>, ", gp_dtype_name(o->dtype));
-        gpi_buf_html(b, o->deployment.name);
-        gpi_buf_printf(b, ": %s = %d GPUs. %s: %s %s / %d %s; %s: %s %s.</p>\n", s, o->gpus_total, W->total,
-                       res->currency, t, res->horizon_months, W->months, res->serving ? W->per_mtok : W->per_run,
-                       res->currency, m);
+        gpi_buf_html(b, pt_br && o->deployment.name_pt[0] ? o->deployment.name_pt : o->deployment.name);
+        gpi_buf_printf(b, ": %s = %d GPUs. %s: %s / %d %s; %s: %s.</p>\n", s, o->gpus_total, W->total, t,
+                       res->horizon_months, W->months, res->serving ? W->per_mtok : W->per_run, m);
         if (res->launch_command[0]) {
             gpi_buf_printf(b, "<p>%s (%s):</p><pre>", W->launch, res->launch_engine);
             gpi_buf_html(b, res->launch_command);
@@ -540,7 +602,7 @@ static void render_html(gpi_buf *b, const gp_plan_request *req, const gp_plan_re
     else
         gpi_buf_printf(b, "<p>%s</p>\n", W->no_options);
     if (res->n_excluded) {
-        gpi_buf_printf(b, "<h2>%s</h2>\n", W->excluded);
+        gpi_buf_printf(b, "<h2 class=\"appendix\">%s</h2>\n", gpi_msg(MSG_APPENDIX, pt_br));
         html_table(b, res, res->excluded, res->n_excluded, W, pt_br, 1);
         gpi_buf_printf(b, "<ul>");
         for (int r = 0; r < res->profile.n_rules; r++) {
@@ -550,7 +612,7 @@ static void render_html(gpi_buf *b, const gp_plan_request *req, const gp_plan_re
             gpi_buf_printf(b, "</code>: ");
             gpi_buf_html(b, rule_text(rule, pt_br));
             gpi_buf_printf(b, " <em>");
-            gpi_buf_html(b, rule->citation);
+            gpi_buf_html(b, cite(rule, pt_br));
             gpi_buf_printf(b, "</em></li>\n"); /* the norms' addresses are in the JSON and docs/compliance.md:
                                                  the HTML file names nothing outside itself */
         }

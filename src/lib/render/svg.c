@@ -191,11 +191,19 @@ void gpi_svg_lines(gpi_buf *b, const char *title, const char *x_label, const cha
                    top + plot_h / 2, top + plot_h / 2);
     gpi_buf_html(b, y_label);
     gpi_buf_printf(b, "</text>");
-    for (int s = 0; s < n_series; s++) {
-        gpi_buf_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", palette[s % PALETTE_N]);
+    /* drawn last to first: the first series (the recommendation) lies on top, thicker; series
+     * named "... (x)" (excluded by a rule) are dashed */
+    for (int s = n_series - 1; s >= 0; s--) {
+        const char *nm = series[s].name ? series[s].name : "";
+        size_t nl = strlen(nm);
+        int dashed = nl >= 3 && !strcmp(nm + nl - 3, "(x)");
+        gpi_buf_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%s\"%s points=\"", palette[s % PALETTE_N],
+                       s == 0 ? "4" : "1.5", dashed ? " stroke-dasharray=\"5 3\"" : "");
         for (int i = 0; i < series[s].n; i++)
             gpi_buf_printf(b, "%.1f,%.1f ", left + plot_w * i / xmax, top + plot_h * (1 - series[s].y[i] / ymax));
         gpi_buf_printf(b, "\"/>");
+    }
+    for (int s = 0; s < n_series; s++) {
         double ly = top + 14 + 18.0 * s;
         gpi_buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"3\" fill=\"%s\"/>", left + plot_w + 10,
                        ly - 4, palette[s % PALETTE_N]);
@@ -205,8 +213,8 @@ void gpi_svg_lines(gpi_buf *b, const char *title, const char *x_label, const cha
         double x = left + plot_w * mark_x / xmax;
         gpi_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000\" "
                           "stroke-dasharray=\"4 3\"/>", x, top, x, top + plot_h);
-        if (mark_label)
-            text(b, x + 4, top + 12, "start", 10, mark_label);
+        if (mark_label) /* left of the line in the right half, clear of the legend */
+            text(b, mark_x * 2 > xmax ? x - 4 : x + 4, top + 12, mark_x * 2 > xmax ? "end" : "start", 10, mark_label);
     }
     gpi_buf_printf(b, "</svg>\n");
 }

@@ -30,6 +30,7 @@
  * allocated per layout.
  */
 #include "internal.h"
+#include "perf/train_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -95,6 +96,7 @@ typedef struct ctx {
     const gp_train_search_opts *o;
     gp_error *err;              /* first estimator error, if any */
     gp_status st;
+    gp_param_breakdown params;  /* the model's counts, made once for every layout */
     gp_work *work;              /* the question's budget (GP_WORK_PER_LAYOUT per layout) */
 } ctx;
 
@@ -219,7 +221,7 @@ static void consider(ctx *x, state *s, const gp_layout *l)
     }
     if (!c.mem.fits)
         return;
-    gp_status st = gp_train_perf_estimate(x->m, x->gpu, x->c, x->w, l, x->o->train_tokens, &c.p, x->err);
+    gp_status st = gpi_train_perf_estimate_p(x->m, &x->params, x->gpu, x->c, x->w, l, x->o->train_tokens, &c.p, x->err);
     if (st != GP_OK) {
         if (x->st == GP_OK)
             x->st = st;
@@ -717,14 +719,17 @@ gp_status gp_train_search(const gp_model *m, const gp_gpu *gpu, const gp_cluster
     gp_status st = check_inputs(m, gpu, c, w, o, err);
     if (st)
         return st;
+    gp_work local_work;
+    gp_work_init(&local_work, 0);
+    ctx x = {m, gpu, c, w, o, err, GP_OK, {0}, o->work ? o->work : &local_work};
+    st = gp_model_params(m, &x.params, err);
+    if (st)
+        return st;
     state s;
     memset(&s, 0, sizeof s);
     s.pareto = malloc(sizeof(cand) * GP_SEARCH_PARETO_BUF);
     if (!s.pareto)
         return gpi_fail(err, GP_ENOMEM, "out of memory for the layout search");
-    gp_work local_work;
-    gp_work_init(&local_work, 0);
-    ctx x = {m, gpu, c, w, o, err, GP_OK, o->work ? o->work : &local_work};
 
     int n = o->gpus, deadline_met = 0;
     char a[64], b[64];

@@ -1,0 +1,174 @@
+/*
+ * messages.c: every sentence of the report's decision section, in English and Brazilian
+ * Portuguese (one row each), and numbers and money written the way each reader writes them.
+ */
+#include "messages.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct msg_row {
+    const char *en, *pt;
+} msg_row;
+
+static const msg_row table[MSG_COUNT] = {
+    [MSG_BOARD_TITLE] = {"The decision", "A decisão"},
+    [MSG_RECOMMEND_OWNED] = {"Recommendation: {0} {1} GPUs in {2} you own {3}.",
+                             "Recomendação: {0} GPUs {1} em {2} próprios {3}."},
+    [MSG_RECOMMEND_BAREMETAL] = {"Recommendation: {0} {1} GPUs in {2} rented by the month (bare metal) {3}.",
+                                 "Recomendação: {0} GPUs {1} em {2} dedicados, em locação mensal (bare metal) {3}."},
+    [MSG_RECOMMEND_CLOUD] = {"Recommendation: {0} {1} GPUs rented by the hour in the cloud: {2}.",
+                             "Recomendação: {0} GPUs {1} em locação por hora na nuvem: {2}."},
+    [MSG_RECOMMEND_TRAIN] = {"Recommendation: train on {0} {1} GPUs, {2}.", "Recomendação: treinar em {0} GPUs {1}, {2}."},
+    [MSG_SETUP_SERVE] = {"Weights in {0}; {1} replicas of {2} GPU(s) each, {3} of them spare.",
+                         "Pesos em {0}; {1} réplicas de {2} GPU(s) cada, {3} de reserva."},
+    [MSG_CAPEX] = {"Investment (CapEx): {0}, paid up front.", "Investimento inicial (CapEx): {0}, pago no início."},
+    [MSG_NO_CAPEX] = {"Investment (CapEx): none; nothing is bought.",
+                      "Investimento inicial (CapEx): nenhum; nada é comprado."},
+    [MSG_OPEX] = {"Monthly cost (OpEx): {0} ({1}).", "Custo mensal (OpEx): {0} ({1})."},
+    [MSG_TCO] = {"Total cost of ownership over {0} months: {1}.", "Custo total de propriedade em {0} meses: {1}."},
+    [MSG_PER_MTOK] = {"{0} per million output tokens.", "{0} por milhão de tokens gerados."},
+    [MSG_PER_RUN] = {"One training run: {0}; it takes {1}.", "Um treinamento: {0}; leva {1}."},
+    [MSG_WHY_TITLE] = {"Why it wins, against the best alternative of each kind",
+                       "Por que vence, contra a melhor alternativa de cada tipo"},
+    [MSG_ALT_CLOUD] = {"Rent in the cloud", "Locação em nuvem pública"},
+    [MSG_ALT_BAREMETAL] = {"Rent dedicated servers (bare metal)", "Locação de servidores dedicados (bare metal)"},
+    [MSG_ALT_OWNED] = {"Own the servers", "Servidores próprios"},
+    [MSG_ALT_OTHER_GPU] = {"Another GPU", "Outra GPU"},
+    [MSG_ALT_OTHER_PRECISION] = {"Other weights (quantized or not)", "Outra precisão dos pesos (quantizados ou não)"},
+    [MSG_ALT_MORE] = {"{0}: {1}, {2}, costs {3}: {4} more.", "{0}: {1}, {2}, custa {3}: {4} a mais."},
+    [MSG_ALT_LESS_EXCLUDED] = {"{0}: the cheapest, {1}, {2}, at {3}, is excluded by {4}: {5}",
+                               "{0}: a mais barata, {1}, {2}, por {3}, é excluída pela regra {4}: {5}"},
+    [MSG_ALT_EXCLUDED] = {"{0}: excluded by {4} ({1}, {2}, {3}).", "{0}: excluída pela regra {4} ({1}, {2}, {3})."},
+    [MSG_ALT_NONE] = {"{0}: no option with a price.", "{0}: nenhuma opção com preço."},
+    [MSG_BREAK_EVEN] = {" Owning pays back against it in month {0} of {1}.",
+                        " A compra se paga frente a ela no mês {0} de {1}."},
+    [MSG_BREAK_EVEN_NEVER] = {" Owning does not pay back against it within {1} months.",
+                              " A compra não se paga frente a ela em {1} meses."},
+    [MSG_BUY_TITLE] = {"What to buy or rent", "O que comprar ou alugar"},
+    [MSG_BUY_OWNED] = {"{0} x {1} in {2} ({3} GPUs per server): {4} rack units, {5} kW of IT load ({6} kW from the grid with the facility's PUE of {7}).",
+                       "{0} x {1} em {2} ({3} GPUs por servidor): {4} unidades de rack (U), {5} kW de carga de TI ({6} kW da rede com o PUE de {7} do datacenter)."},
+    [MSG_BUY_RENTED] = {"{0} x {1} in {2} rented ({3} GPUs per server); they draw {5} kW, inside the rent.",
+                        "{0} x {1} em {2} alugados ({3} GPUs por servidor); consomem {5} kW, já incluídos na locação."},
+    [MSG_RISKS_TITLE] = {"Risks, with their size", "Riscos e seu tamanho"},
+    [MSG_RISK_FX] = {"Exchange rate: if the real loses {0} against the dollar, the recommendation costs {1} more and the runner-up {2} more (GPUs, rent and colocation are priced in dollars).",
+                     "Câmbio: se o real perder {0} frente ao dólar, a recomendação custa {1} a mais e a segunda colocada {2} a mais (GPUs, locação e colocation têm preço em dólar)."},
+    [MSG_RISK_DUTY] = {"Import taxes: servers imported into Brazil pay {0} import duty (GECEX resolution 852/2026), {1} more, not in the price above; IPI, PIS/COFINS and ICMS come on top.",
+                       "Impostos de importação: servidores importados pagam {0} de Imposto de Importação (Resolução GECEX 852/2026), {1} a mais, fora do preço acima; IPI, PIS/COFINS e ICMS vêm por cima."},
+    [MSG_RISK_CONF] = {"Price confidence: {0} rest on low-confidence quotes; a price error of {1} would reverse the order against the runner-up.",
+                       "Confiança dos preços: {0} vêm de cotações de baixa confiança; um erro de {1} nos preços inverteria a ordem frente à segunda colocada."},
+    [MSG_RISK_LEAD] = {"Lead time: servers take about {0} months to arrive; renting the same setup meanwhile costs {1} more.",
+                       "Prazo de entrega: os servidores levam cerca de {0} meses para chegar; alugar a mesma configuração nesse meio-tempo custa {1} a mais."},
+    [MSG_RISK_UTIL_OWNED] = {"Use below plan: at {0} of the planned load, owned servers cost the same, while the runner-up, rented, would cost {1} less.",
+                             "Uso abaixo do planejado: com {0} da carga planejada, os servidores próprios custam o mesmo, enquanto a segunda colocada, alugada, custaria {1} a menos."},
+    [MSG_RISK_UTIL_RENTED] = {"Use below plan: at {0} of the planned load, rented capacity can shrink by {1}.",
+                              "Uso abaixo do planejado: com {0} da carga planejada, a capacidade alugada pode encolher {1}."},
+    [MSG_RISK_FLIPS] = {" Under this what-if the runner-up ({0}) becomes the cheaper choice.",
+                        " Nesse cenário a segunda colocada ({0}) passa a ser a mais barata."},
+    [MSG_POLICY_TITLE] = {"Data rules as company policy, and what each costs",
+                          "Regras de dados como política da empresa, e quanto custa cada uma"},
+    [MSG_POLICY_INTRO] = {"Profile {0}. Each rule is a policy choice you can change (--compliance, or your own rules with --data-dir); its price is what the cheapest option it alone excludes would save.",
+                          "Perfil {0}. Cada regra é uma escolha de política que pode ser alterada (--compliance, ou regras próprias com --data-dir); o preço dela é o que a opção mais barata excluída só por ela economizaria."},
+    [MSG_POLICY_PRICE] = {"costs {0} (without it: {1}, {2})", "custa {0} (sem ela: {1}, {2})"},
+    [MSG_POLICY_FREE] = {"costs nothing here (the cheapest option it alone excludes, {1}, costs more)",
+                         "não custa nada aqui (a opção mais barata excluída só por ela, {1}, custa mais)"},
+    [MSG_POLICY_NOTHING] = {"excludes nothing cheaper on its own", "sozinha não exclui nada mais barato"},
+    [MSG_POLICY_SPARE] = {"costs {0}: the spare replica", "custa {0}: a réplica de reserva"},
+    [MSG_POLICY_ALL] = {"Without any data rule the cheapest option would be {0}, {1}, at {2}: all the rules together cost {3}.",
+                        "Sem nenhuma regra de dados, a opção mais barata seria {0}, {1}, por {2}: todas as regras juntas custam {3}."},
+    [MSG_REDUNDANCY] = {"Redundancy: {0} spare replica(s). {1}", "Redundância: {0} réplica(s) de reserva. {1}"},
+    [MSG_APPENDIX] = {"Appendix: options the data rules exclude", "Apêndice: opções excluídas pelas regras de dados"},
+    [MSG_COUNTRY_BR] = {"in Brazil", "no Brasil"},
+    [MSG_COUNTRY_US] = {"in the United States", "nos Estados Unidos"},
+    [MSG_WHERE_IN] = {"in {0}", "em {0}"},
+};
+
+const char *gpi_msg(gpi_msg_id id, int pt_br)
+{
+    if ((unsigned)id >= MSG_COUNT || !table[id].en)
+        return "";
+    return pt_br ? table[id].pt : table[id].en;
+}
+
+void gpi_msg_fill(char *out, size_t n, const char *tmpl, const char *const *args, int nargs)
+{
+    size_t k = 0;
+    if (!n)
+        return;
+    for (const char *p = tmpl; *p && k + 1 < n; p++) {
+        if (p[0] == '{' && p[1] >= '0' && p[1] <= '9' && p[2] == '}') {
+            int i = p[1] - '0';
+            const char *a = i < nargs && args[i] ? args[i] : "";
+            while (*a && k + 1 < n)
+                out[k++] = *a++;
+            p += 2;
+            continue;
+        }
+        out[k++] = *p;
+    }
+    out[k] = 0;
+}
+
+void gpi_buf_msg(gpi_buf *b, int pt_br, gpi_msg_id id, ...)
+{
+    const char *args[10];
+    int n = 0;
+    va_list ap;
+    va_start(ap, id);
+    for (const char *a; n < 10 && (a = va_arg(ap, const char *)) != NULL;)
+        args[n++] = a;
+    va_end(ap);
+    char s[2048];
+    gpi_msg_fill(s, sizeof s, gpi_msg(id, pt_br), args, n);
+    gpi_buf_printf(b, "%s", s);
+}
+
+const char *gpi_fmt_num(char *out, size_t n, double v, int decimals, int pt_br)
+{
+    char digits[64];
+    if (decimals < 0)
+        decimals = 0;
+    if (decimals > 6)
+        decimals = 6;
+    if (!isfinite(v)) {
+        snprintf(out, n, "-");
+        return out;
+    }
+    snprintf(digits, sizeof digits, "%.*f", decimals, fabs(v));
+    char *dot = strchr(digits, '.');
+    size_t int_len = dot ? (size_t)(dot - digits) : strlen(digits);
+    char tmp[96];
+    size_t k = 0;
+    int neg = v < 0 && strspn(digits, "0.") != strlen(digits);
+    if (neg)
+        tmp[k++] = '-';
+    for (size_t i = 0; i < int_len && k < sizeof tmp - 3; i++) {
+        if (i > 0 && (int_len - i) % 3 == 0)
+            tmp[k++] = pt_br ? '.' : ',';
+        tmp[k++] = digits[i];
+    }
+    if (dot) {
+        tmp[k++] = pt_br ? ',' : '.';
+        for (const char *p = dot + 1; *p && k < sizeof tmp - 1; p++)
+            tmp[k++] = *p;
+    }
+    tmp[k] = 0;
+    snprintf(out, n, "%s", tmp);
+    return out;
+}
+
+const char *gpi_fmt_money(char *out, size_t n, double v, const char *currency, int pt_br)
+{
+    char num[80];
+    gpi_fmt_num(num, sizeof num, v, fabs(v) < 100 ? 2 : 0, pt_br);
+    const char *c = currency && *currency ? currency : "USD";
+    if (!strcmp(c, "BRL"))
+        snprintf(out, n, pt_br ? "R$ %s" : "BRL %s", num);
+    else if (!strcmp(c, "USD"))
+        snprintf(out, n, pt_br ? "US$ %s" : "$%s", num);
+    else
+        snprintf(out, n, "%s %s", c, num);
+    return out;
+}

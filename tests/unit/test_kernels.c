@@ -1,0 +1,175 @@
+/*
+ * test_kernels.c: the hardware-rate accessors (src/lib/hw/kernels.c) against figures worked
+ * by hand from data/kernels.json's published points and rules (each comment shows the sum).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "hw/kernels.h"
+
+static gp_catalog *cat;
+
+static int setup(void **state)
+{
+    (void)state;
+    return gp_catalog_open(NULL, &cat, NULL) == GP_OK ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    gp_catalog_free(cat);
+    return 0;
+}
+
+static const gpi_gpu_rates *rates(const char *id)
+{
+    const gp_gpu *g;
+    assert_int_equal(gp_catalog_find_gpu(cat, id, &g, NULL), GP_OK);
+    const gpi_gpu_rates *r = gpi_gpu_rates_of(cat, g);
+    assert_non_null(r);
+    return r;
+}
+
+#define near(a, b, rel) assert_true(fabs((a) - (b)) <= (rel) * fabs(b))
+
+static void gemm_large_and_small(void **state)
+{
+    (void)state;
+    const gpi_gpu_rates *h = rates("H100-SXM-80GB");
+    /* MAMF 794.5 TF (ml-engineering table); 8192 x 1024 x 4096: d = 1024, half_dim 100
+     * (kernels.json "fit"), s = 1024 / 1124 = 0.911032 -> 723.82 TF. Roofline: 2mnk / (2 (mk + kn + mn)) = 6.872e10 / 9.227e7 = 744.7
+     * FLOP/B x 3015 GB/s = 2245 TF: compute-bound. */
+    near(gpi_gemm_rate(h, GPI_K_BF16, 8192, 1024, 4096), 723.82e12, 1e-4);
+    /* decode, 1 x 8192 x 8192: intensity 2 x 8192^2 / (2 (8192 + 8192^2 + 8192)) = 0.999756;
+     * HBM achievable 0.90 x 3350 GB/s = 3015 GB/s -> 3.0143 TF (memory-bound) */
+    near(gpi_gemm_rate(h, GPI_K_BF16, 1, 8192, 8192), 3.0143e12, 1e-3);
+    /* its own fp8 row: 1402.6 at a large shape, s(8192) = 8192 / 8292 */
+    near(gpi_gemm_rate(h, GPI_K_FP8, 8192, 8192, 8192), 1402.6e12 * 8192.0 / 8292.0, 1e-6);
+    assert_true(h->gemm_measured[GPI_K_BF16] && h->gemm_measured[GPI_K_FP8]);
+}
+
+static void gemm_derivations(void **state)
+{
+    (void)state;
+    /* H100 PCIe: peak 756.5 x H100 SXM efficiency 794.5 / 989.5 = 607.41 TF */
+    near(rates("H100-PCIE-80GB")->gemm[GPI_K_BF16], 607.41e12, 1e-4);
+    assert_false(rates("H100-PCIE-80GB")->gemm_measured[GPI_K_BF16]);
+    /* H200: "H200 is the same" as H100 in bf16 (794.5); its own fp8 row 1453.4 */
+    near(rates("H200-SXM-141GB")->gemm[GPI_K_BF16], 794.5e12, 1e-9);
+    near(rates("H200-SXM-141GB")->gemm[GPI_K_FP8], 1453.4e12, 1e-9);
+    /* A100: no fp8 tensor cores, fp8 runs at the bf16 MAMF 271.2 */
+    near(rates("A100-SXM-80GB")->gemm[GPI_K_FP8], 271.2e12, 1e-9);
+    /* B200 NVFP4: fp4 peak 9000 x its fp8 efficiency 3432.5 / 4500 = 6865 TF */
+    near(rates("B200")->gemm[GPI_K_NVFP4], 6865e12, 1e-6);
+    /* weight-only int4 computes in 16 bits: the bf16 rate */
+    near(rates("B200")->gemm[GPI_K_W4], 1745e12, 1e-9);
+    /* block-scaled fp8 on Hopper: DeepGEMM's 1550 */
+    near(rates("H100-SXM-80GB")->gemm[GPI_K_FP8_BLOCK], 1550e12, 1e-9);
+    /* MI300X fp8: peak 2614.9 x bf16 eff (668.4 / 1307.4) x H100's fp8/bf16 efficiency ratio
+     * (1402.6 / 1979) / (794.5 / 989.5): 2614.9 x 0.511244 x 0.882681 = 1180.0 TF */
+    near(rates("MI300X")->gemm[GPI_K_FP8], 1180.0e12, 2e-4);
+}
+
+static void attention(void **state)
+{
+    (void)state;
+    const gpi_gpu_rates *h = rates("H100-SXM-80GB");
+    assert_int_equal(h->attn_default, GPI_ATTN_CUDNN);
+    /* FA3 paper: cuDNN forward, d128, 2k: 617 TF full, 484 causal; backward 465 */
+    near(gpi_attn_rate(h, GPI_ATTN_DEFAULT, 0, 0, 128, 2048), 617e12, 1e-9);
+    near(gpi_attn_rate(h, GPI_ATTN_CUDNN, 0, 1, 128, 2048), 484e12, 1e-9);
+    near(gpi_attn_rate(h, GPI_ATTN_CUDNN, 1, 0, 128, 2048), 465e12, 1e-9);
+    /* 3000 lies (3000 - 2048) / 2048 = 0.46484 of the way to 4096 (609): 617 - 8 x 0.46484 */
+    near(gpi_attn_rate(h, GPI_ATTN_CUDNN, 0, 0, 128, 3000), 613.28e12, 1e-4);
+    /* causal backward is not published: bwd x fwd_causal / fwd = 465 x 484 / 617 = 364.76 */
+    near(gpi_attn_rate(h, GPI_ATTN_CUDNN, 1, 1, 128, 2048), 364.76e12, 1e-4);
+    /* head dim 64: x 324 / 370 (FA2's d64 / d128 at 16k) */
+    near(gpi_attn_rate(h, GPI_ATTN_FA2, 0, 0, 64, 16384), 370e12 * 324.0 / 370.0, 1e-9);
+    /* A100 FA2: its two anchors 156 @ 512 and 228 @ 16k against H100 FA2 309 and 370 give a
+     * scale (156/309 + 228/370) / 2 = 0.560532; at 512: 309 x 0.560532 = 173.20 TF */
+    near(gpi_attn_rate(rates("A100-SXM-80GB"), GPI_ATTN_DEFAULT, 0, 0, 128, 512), 173.20e12, 1e-4);
+    /* B200 cuDNN: its one anchor, 1605 / 1.3 = 1234.6 -> 1235 @ 16k, on H100's cuDNN 595: at
+     * 16k exactly 1235 */
+    near(gpi_attn_rate(rates("B200"), GPI_ATTN_CUDNN, 0, 0, 128, 16384), 1235e12, 1e-9);
+}
+
+static void collectives(void **state)
+{
+    (void)state;
+    /* A100 NVLink 3, nccl-tests: 1 GiB 229.04 GB/s, 16 GiB 234.89 (link 300 GB/s) */
+    const gpi_link_curve *nv3 = gpi_link_curve_of(cat, "nvlink3");
+    near(gpi_collective_busbw(nv3, GPI_COLL_ALL_REDUCE, 1073741824.0, 300), 229.04e9, 1e-9);
+    near(gpi_collective_busbw(nv3, GPI_COLL_ALL_REDUCE, 1e12, 300), 234.89e9, 1e-9); /* clamped */
+    /* 1.5 GiB: halfway between 1 GiB (229.04) and 2 GiB (231.41) = 230.225 */
+    near(gpi_collective_busbw(nv3, GPI_COLL_ALL_REDUCE, 1.5 * 1073741824.0, 300), 230.225e9, 1e-9);
+    /* H200 NVLink 4: all-reduce with NVLS 482.26 at 16 GiB; all-gather at the ring's 367.61 */
+    const gpi_link_curve *nv4 = gpi_link_curve_of(cat, "nvlink4");
+    near(gpi_collective_busbw(nv4, GPI_COLL_ALL_REDUCE, 17179869184.0, 450), 482.26e9, 1e-9);
+    near(gpi_collective_busbw(nv4, GPI_COLL_ALL_GATHER, 17179869184.0, 450), 367.61e9, 1e-9);
+    /* ... and at 16 MiB the ring asymptote times the NVLS curve's shape: 367.61 x 219.89 / 482.26 */
+    near(gpi_collective_busbw(nv4, GPI_COLL_REDUCE_SCATTER, 16777216.0, 450), 367.61e9 * 219.89 / 482.26, 1e-9);
+    /* all-to-all over NVLink 4: DeepEP's 155.5 of 160 GB/s (H800), large message */
+    near(gpi_collective_busbw(nv4, GPI_COLL_ALL_TO_ALL, 17179869184.0, 450), 450e9 * 155.5 / 160.0, 1e-9);
+    /* IB NDR: the 4-node B200 curve, 381.8 of the 8 pooled NICs' 400 GB/s */
+    near(gpi_collective_busbw(gpi_link_curve_of(cat, "ib-ndr"), GPI_COLL_ALL_REDUCE, 17179869184.0, 400), 381.8e9, 1e-9);
+    /* PCIe 4 (31.5 GB/s): the RTX 5090 PCIe 5 share 28 / 63, so 14.0 GB/s at large sizes */
+    near(gpi_collective_busbw(gpi_link_curve_of(cat, "pcie4"), GPI_COLL_ALL_REDUCE, 17179869184.0, 31.5), 14.0e9, 1e-9);
+    /* TCP Ethernet: half the RDMA curve: 12.5 GB/s x 0.9545 x 0.5 = 5.966 */
+    near(gpi_collective_busbw(gpi_link_curve_of(cat, "ethernet-100"), GPI_COLL_ALL_REDUCE, 17179869184.0, 12.5), 12.5e9 * 381.8 / 400 * 0.5, 1e-9);
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void user_file_errors_and_refit(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/gp_kernels_XXXXXX", path[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/kernels.json", dir);
+    /* a 'fit' object replaces the fitted constants key by key */
+    write_file(path, "{\"fit\": {\"gemm_half_dim\": 0}}");
+    gp_catalog *c2;
+    assert_int_equal(gp_catalog_open(dir, &c2, NULL), GP_OK);
+    const gp_gpu *g;
+    assert_int_equal(gp_catalog_find_gpu(c2, "H100-SXM-80GB", &g, NULL), GP_OK);
+    /* half dim 0: s = 1, the MAMF itself */
+    near(gpi_gemm_rate(gpi_gpu_rates_of(c2, g), GPI_K_BF16, 8192, 1024, 4096), 794.5e12, 1e-9);
+    gp_catalog_free(c2);
+    /* an entry without a source is refused, naming the list */
+    write_file(path, "{\"gemm\": [{\"id\": \"x\", \"gpu\": \"H100-SXM-80GB\", \"dtype\": \"bf16\", \"tflops\": 1}]}");
+    gp_error err;
+    assert_int_equal(gp_catalog_open(dir, &c2, &err), GP_EPARSE);
+    assert_string_equal(err.field, "gemm");
+    write_file(path, "{\"fit\": {\"gemm_train_fraction\": -1}}");
+    assert_int_equal(gp_catalog_open(dir, &c2, &err), GP_EPARSE);
+    assert_string_equal(err.field, "fit");
+    unlink(path);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(gemm_large_and_small), cmocka_unit_test(gemm_derivations),
+        cmocka_unit_test(attention), cmocka_unit_test(collectives),
+        cmocka_unit_test(user_file_errors_and_refit),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,159 @@
+/*
+ * test_train_perf.c: the training step model (src/lib/perf/train.c) on the measured rates of
+ * data/kernels.json, against figures worked by hand. A kernels.json in a temporary --data-dir
+ * turns the fitted constants off (fractions 1, no shape penalty, no element-wise traffic, no
+ * launch floor) so that each term is the table's rate and nothing else.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static gp_catalog *cat;
+static char dir[] = "/tmp/gp_train_perf_XXXXXX";
+static char path[64];
+
+static int setup(void **state)
+{
+    (void)state;
+    if (!mkdtemp(dir))
+        return -1;
+    snprintf(path, sizeof path, "%s/kernels.json", dir);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fputs("{\"fit\": {\"gemm_half_dim\": 0, \"gemm_train_fraction\": 1, \"attn_train_fraction\": 1,"
+          " \"attn_train_fraction_cudnn\": 1, \"elementwise_h\": 0, \"elementwise_f\": 0,"
+          " \"layer_overhead_us\": 0, \"range_p10\": -0.2, \"range_p90\": 0.25}}", f);
+    fclose(f);
+    return gp_catalog_open(dir, &cat, NULL) == GP_OK ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    gp_catalog_free(cat);
+    unlink(path);
+    rmdir(dir);
+    return 0;
+}
+
+/* One GPT layer: h 4096, 32 heads of 128, plain MLP f 16384, tied vocabulary 4096. */
+static void one_layer(gp_model *m)
+{
+    memset(m, 0, sizeof *m);
+    m->layers = 1, m->hidden = 4096, m->heads = 32, m->kv_heads = 32, m->head_dim = 128;
+    m->ffn = 16384, m->vocab = 4096, m->mlp = GP_MLP_PLAIN, m->norm = GP_NORM_LAYER;
+    m->norms_per_layer = 2, m->tied_embeddings = 1, m->dtype = GP_DTYPE_BF16;
+    assert_int_equal(gp_model_validate(m, NULL), GP_OK);
+}
+
+static double compute_s_task(gp_dtype dt, gp_task task)
+{
+    gp_model m;
+    one_layer(&m);
+    const gp_gpu *g;
+    assert_int_equal(gp_catalog_find_gpu(cat, "H100-SXM-80GB", &g, NULL), GP_OK);
+    gp_cluster c;
+    gp_cluster_defaults(&c, cat, g, NULL);
+    gp_workload w;
+    gp_workload_defaults(&w, task);
+    w.seq = 2048, w.dtype = dt, w.lora_rank = 16;
+    gp_layout l;
+    gp_layout_defaults(&l);
+    gp_train_perf p;
+    assert_int_equal(gp_train_perf_estimate(&m, g, &c, &w, &l, 0, &p, NULL), GP_OK);
+    assert_int_equal(p.micro_batches, 1);
+    assert_true(p.memory_s < 1e-12); /* no element-wise traffic, no launch floor */
+    /* the range: step x (1 + p10) .. step x (1 + p90) */
+    assert_true(fabs(p.step_time_s_low - 0.8 * p.step_time_s) < 1e-12);
+    assert_true(fabs(p.step_time_s_high - 1.25 * p.step_time_s) < 1e-12);
+    return p.compute_s;
+}
+
+static double compute_s(gp_dtype dt) { return compute_s_task(dt, GP_TASK_TRAIN); }
+
+static void bf16_step(void **state)
+{
+    (void)state;
+    /* T = 2048 tokens. GEMMs (H100 bf16 MAMF 794.5 TF; every dimension >= 2048 is compute-
+     * bound: intensity >= 1024 FLOP/B x 3015 GB/s): q,k,v,o as one T x 4h x h and the MLP as
+     * T x 2f x h: 2 x 2048 x 49152 x 4096 = 824.6 GFLOP forward, x 3 with the backward:
+     * 3.11378 ms; the head T x V x h, 68.7 GFLOP x 3: 0.25948 ms. Attention (cuDNN, causal,
+     * s = 2048): full work T x 2 x 32 x 256 x 2048 = 68.72 GFLOP, half counted; forward at
+     * 484 TF: 70.99 us; backward 2.5 x at 465 x 484 / 617 = 364.76 TF: 235.49 us.
+     * Sum: 3.67975 ms. */
+    assert_true(fabs(compute_s(GP_DTYPE_BF16) - 3.67975e-3) < 2e-8);
+}
+
+static void fp8_only_gemms(void **state)
+{
+    (void)state;
+    /* fp8: the GEMMs at H100's fp8 MAMF 1402.6 TF (3.11378 + 0.25948 ms x 794.5 / 1402.6 =
+     * 1.91079 ms); attention stays at its 16-bit rate (306.48 us): 2.21727 ms */
+    assert_true(fabs(compute_s(GP_DTYPE_FP8) - 2.21727e-3) < 2e-8);
+}
+
+static void lora_skips_frozen_gradients(void **state)
+{
+    (void)state;
+    /* LoRA r = 16: the frozen weights' backward computes only the input gradient: 824.6 GFLOP
+     * x 2 = 2.07585 ms; head and attention as in bf16_step (0.25948 + 0.30648 ms); adapters:
+     * per layer an (in x r) and (r x out) GEMM over in + out = linear params / h + 7h = 49152 +
+     * 28672 = 77824, as T x 16 x 38912 and T x 38912 x 16: intensity 2.55 GFLOP / 160.7 MB =
+     * 15.87 FLOP/B x 3015 GB/s = 47.8 TF (memory-bound), 53.3 us each, x 3 passes: 319.79 us.
+     * Sum: 2.96161 ms */
+    assert_true(fabs(compute_s_task(GP_DTYPE_BF16, GP_TASK_LORA) - 2.96161e-3) < 2e-8);
+}
+
+/* DeepSpeed ZeRO-3 at scale: GPT-3 175B data-parallel only on 1,024 A100s over HDR. FSDP2's
+ * per-layer gathers hide behind each layer's compute (~150 ms against ~30 ms of traffic);
+ * DeepSpeed gathers 6 modules per layer, each hidden only behind the compute of the 5e7
+ * parameters it prefetches (1.8 B per layer: 2.8% of a pass), each paying 1,023 ring hops of
+ * 8 us: its exposed traffic is more than ten times FSDP's. An invariant, with the built-in
+ * (fitted) constants. */
+static void deepspeed_zero3_at_scale(void **state)
+{
+    (void)state;
+    gp_catalog *c0;
+    assert_int_equal(gp_catalog_open(NULL, &c0, NULL), GP_OK);
+    gp_model m;
+    assert_int_equal(gp_catalog_find_model(c0, "gpt-3-175b", &m, NULL), GP_OK);
+    const gp_gpu *g;
+    const gp_link *hdr;
+    assert_int_equal(gp_catalog_find_gpu(c0, "A100-SXM-80GB", &g, NULL), GP_OK);
+    assert_int_equal(gp_catalog_find_link(c0, "ib-hdr", &hdr, NULL), GP_OK);
+    gp_cluster c;
+    gp_cluster_defaults(&c, c0, g, hdr);
+    gp_workload w;
+    gp_workload_defaults(&w, GP_TASK_TRAIN);
+    w.seq = 2048;
+    gp_layout l;
+    gp_layout_defaults(&l);
+    l.dp = 1024, l.zero = 3, l.recompute = GP_RECOMPUTE_FULL, l.global_batch = 2048;
+    gp_train_perf fsdp, ds;
+    c.framework = GP_FRAMEWORK_FSDP;
+    assert_int_equal(gp_train_perf_estimate(&m, g, &c, &w, &l, 0, &fsdp, NULL), GP_OK);
+    c.framework = GP_FRAMEWORK_DEEPSPEED;
+    assert_int_equal(gp_train_perf_estimate(&m, g, &c, &w, &l, 0, &ds, NULL), GP_OK);
+    assert_true(ds.dp_comm_s > 10.0 * fsdp.dp_comm_s);
+    assert_true(ds.step_time_s > fsdp.step_time_s);
+    assert_true(fabs(ds.compute_s - fsdp.compute_s) < 1e-9); /* same kernels: only overlap differs */
+    gp_catalog_free(c0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(bf16_step), cmocka_unit_test(fp8_only_gemms),
+                                       cmocka_unit_test(lora_skips_frozen_gradients),
+                                       cmocka_unit_test(deepspeed_zero3_at_scale)};
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

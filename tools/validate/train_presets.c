@@ -1,0 +1,109 @@
+/*
+ * train_presets.c: train_throughput cases that name a catalog model ("preset") and state their
+ * layout (Megatron-Bridge, NeMo docs, torchtitan, NeMo AutoModel: validation/train_*.jsonl).
+ * Compared on tokens/s per GPU, which every such source prints and which needs no FLOP
+ * convention. The training stack comes from settings.framework.
+ */
+#include "validate.h"
+
+#include <string.h>
+
+static gp_dtype precision_of(const char *p)
+{
+    if (p && (vcontains(p, "fp4") || vcontains(p, "nvfp4")))
+        return GP_DTYPE_FP4;
+    if (p && vcontains(p, "fp8"))
+        return GP_DTYPE_FP8; /* tensor, current, block or MX scaling: the fp8 GEMM rate */
+    return GP_DTYPE_BF16;
+}
+
+static gp_recompute recompute_of(const char *r)
+{
+    if (!r || vcontains(r, "none") || strcmp(r, "no") == 0)
+        return GP_RECOMPUTE_NONE;
+    if (vcontains(r, "per-op") || vcontains(r, "op"))
+        return GP_RECOMPUTE_OP;
+    return vcontains(r, "selective") ? GP_RECOMPUTE_SELECTIVE : GP_RECOMPUTE_FULL;
+}
+
+/* The layout the case states; 0 if it does not add up. */
+static int layout_of(json_t *c, const gp_model *m, gp_layout *l, gp_framework *fw)
+{
+    json_t *par = json_object_get(c, "parallel"), *set = json_object_get(c, "settings");
+    json_t *hw = json_object_get(c, "hardware");
+    const char *framework = json_string_value(json_object_get(set, "framework"));
+    const char *zero = json_string_value(json_object_get(par, "zero"));
+    gp_layout_defaults(l);
+    l->tp = vint(par, "tp", 1), l->pp = vint(par, "pp", 1), l->cp = vint(par, "cp", 1);
+    l->ep = vint(par, "ep", 1);
+    l->micro_batch = vint(par, "micro_batch", 1);
+    l->dp = vint(par, "dp", 0);
+    int count = vint(hw, "count", 0);
+    if (l->dp <= 0 && count > 0)
+        l->dp = count / (l->tp * l->pp * l->cp);
+    if (l->dp <= 0 || l->pp > m->layers)
+        return 0;
+    l->virtual_stages = vint(par, "virtual_pp", 1) > 0 ? vint(par, "virtual_pp", 1) : 1;
+    l->recompute = recompute_of(json_string_value(json_object_get(par, "recompute")));
+    *fw = framework && (vcontains(framework, "torchtitan") || vcontains(framework, "AutoModel") || vcontains(framework, "FSDP2"))
+              ? GP_FRAMEWORK_FSDP : GP_FRAMEWORK_MEGATRON;
+    /* Megatron-Core recipes: distributed optimizer (ZeRO-1) and sequence parallelism with TP;
+     * FSDP2 / Megatron-FSDP: parameters sharded (ZeRO-3); torchtitan's TP is sequence-parallel */
+    l->zero = zero && vcontains(zero, "FSDP") && !vcontains(zero, "FSDP = 0") && !vcontains(zero, "FSDP=0") ? 3 : 1;
+    if (zero && (vcontains(zero, "= 1)") || vcontains(zero, "FSDP2 1")) && !vcontains(zero, "= 16"))
+        l->zero = l->dp > 1 ? 1 : 0; /* a sharding group of one: replicated parameters */
+    l->sequence_parallel = l->tp > 1;
+    int64_t gb = vint(par, "global_batch", 0);
+    /* torchtitan's pipeline splits each rank's local batch into micro-batches of one */
+    if (*fw == GP_FRAMEWORK_FSDP && l->pp > 1 && framework && vcontains(framework, "torchtitan")) {
+        if (gb <= 0)
+            gb = (int64_t)l->dp * l->micro_batch;
+        l->micro_batch = 1;
+    }
+    if (gb <= 0) {
+        int ga = vint(par, "grad_accum", 1);
+        gb = (int64_t)l->dp * l->micro_batch * (ga > 0 ? ga : 1);
+    }
+    if (l->ep > 1 && (m->experts <= 0 || m->experts % l->ep != 0))
+        return 0;
+    if (gb % ((int64_t)l->dp * l->micro_batch) != 0)
+        gb = (gb / ((int64_t)l->dp * l->micro_batch) + 1) * l->dp * l->micro_batch;
+    l->global_batch = gb;
+    return 1;
+}
+
+void validate_train_preset(const gp_catalog *cat, json_t *c, vrows *rs)
+{
+    json_t *mod = json_object_get(c, "model"), *set = json_object_get(c, "settings");
+    const char *preset = json_string_value(json_object_get(mod, "preset"));
+    const char *gpu_id = json_string_value(json_object_get(json_object_get(c, "hardware"), "gpu"));
+    double tps = vnum(json_object_get(c, "measured"), "tokens_per_sec_per_gpu");
+    const gp_gpu *g;
+    gp_model m;
+    if (!preset || !gpu_id || isnan(tps) || gp_catalog_find_gpu(cat, gpu_id, &g, NULL) != GP_OK ||
+        gp_catalog_find_model(cat, preset, &m, NULL) != GP_OK)
+        return;
+    const char *variant = json_string_value(json_object_get(set, "model_variant"));
+    json_t *mtp = json_object_get(set, "mtp");
+    if (json_is_false(mtp) || (variant && vcontains(variant, "w/o MTP")))
+        m.mtp_layers = 0;
+    gp_workload w;
+    gp_workload_defaults(&w, GP_TASK_TRAIN);
+    w.seq = vint(mod, "seq_len", 8192); /* torchtitan's llama3 configs: seq_len 8192 */
+    w.dtype = precision_of(json_string_value(json_object_get(set, "precision")));
+    gp_layout l;
+    gp_framework fw;
+    if (!layout_of(c, &m, &l, &fw) || w.seq % l.cp != 0)
+        return;
+    gp_cluster cl;
+    gp_cluster_defaults(&cl, cat, g, NULL);
+    cl.framework = fw;
+    /* NeMo AutoModel runs Transformer Engine's kernels (cuDNN attention) under FSDP2 */
+    const char *kern = json_string_value(json_object_get(set, "kernel_optimizations"));
+    if (kern && vcontains(kern, "TE"))
+        cl.attention = GP_ATTENTION_CUDNN;
+    gp_train_perf perf;
+    if (gp_train_perf_estimate(&m, g, &cl, &w, &l, 0, &perf, NULL) != GP_OK)
+        return;
+    vadd(rs, c, "tokens/s per GPU", tps, perf.tokens_per_s_per_gpu, "tok/s");
+}
