@@ -41,6 +41,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_sim: %s\n", err.msg);
         return 1;
     }
+    gp_step_model_use_rates(&sm, cat, g, NULL); /* as the capacity search runs it */
     for (int k = 0; k < 2; k++) {
         gp_traffic t;
         memset(&t, 0, sizeof t);

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Load on `gpuplan web` with wrk, on loopback only and bounded in time: plans per second and
 # latency (p50, p99) for POST /api/fit and POST /api/plan (and /api/serve), with no errors
-# allowed and the server's resident memory compared before and after the run.
+# allowed and the server's resident memory compared before and after the run; then /api/plan
+# with a server of 1 worker thread vs 2 (requests run concurrently: the ratio should near 2
+# on 2 free cores).
 # Usage: bench/web_load.sh [GPUPLAN_BINARY] [SECONDS_PER_ENDPOINT]   (default: a Release build
 # in build/release, 10 s). Needs wrk (GP_WITH_BENCH=1 ./tools/deps.sh). The server is pinned to
 # 2 cores (taskset), wrk to others when the machine has them.
@@ -21,15 +23,21 @@ cores=$(nproc)
 SERVER_CPUS=0,1; WRK_CPUS=0,1
 [ "$cores" -ge 4 ] && WRK_CPUS=2-$((cores - 1))
 [ "$cores" -lt 2 ] && SERVER_CPUS=0 && WRK_CPUS=0
-taskset -c "$SERVER_CPUS" "$GP" web --port 0 --bind 127.0.0.1 --threads 2 >"$TMP/log" 2>&1 &
-PID=$!
-trap 'kill "$PID" 2>/dev/null; wait "$PID" 2>/dev/null; rm -rf "$TMP"' EXIT
-PORT=
-for _ in $(seq 1 100); do
-  PORT=$(sed -n 's|.*serving http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$TMP/log"); [ -n "$PORT" ] && break; sleep 0.1
-done
-[ -n "$PORT" ] || { echo "server did not start"; cat "$TMP/log"; exit 1; }
-URL="http://127.0.0.1:$PORT"
+PID=
+start_server() { # start_server THREADS: sets PID and URL
+  : >"$TMP/log"
+  taskset -c "$SERVER_CPUS" "$GP" web --port 0 --bind 127.0.0.1 --threads "$1" >"$TMP/log" 2>&1 &
+  PID=$!
+  PORT=
+  for _ in $(seq 1 100); do
+    PORT=$(sed -n 's|.*serving http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$TMP/log"); [ -n "$PORT" ] && break; sleep 0.1
+  done
+  [ -n "$PORT" ] || { echo "server did not start"; cat "$TMP/log"; exit 1; }
+  URL="http://127.0.0.1:$PORT"
+}
+stop_server() { kill "$PID" 2>/dev/null; wait "$PID" 2>/dev/null; PID=; }
+trap 'stop_server; rm -rf "$TMP"' EXIT
+start_server 2
 rss() { awk '/VmRSS/ {print $2}' "/proc/$PID/status"; } # KiB
 
 script() { # script FILE BODY: a wrk Lua script POSTing BODY
@@ -71,5 +79,25 @@ echo "server RSS: ${before} KiB before, ${after} KiB after (growth ${growth} KiB
 # jemalloc-free glibc keeps freed arenas; more than 16 MiB of growth means a leak
 [ "$growth" -lt 16384 ] || { echo "FAIL: memory grew by ${growth} KiB"; status=1; }
 kill -0 "$PID" || { echo "FAIL: server died"; status=1; }
+stop_server
+
+# /api/plan: 1 worker thread vs 2
+# CPU seconds the server used (utime + stime, clock ticks): on a shared machine the server may
+# get less than its cores, so requests per CPU-second shows whether threads contend.
+cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{printf "%.2f", ($14 + $15) / hz}' "/proc/$PID/stat"; }
+declare -A RPS PERCPU
+for threads in 1 2; do
+  start_server "$threads"
+  taskset -c "$WRK_CPUS" wrk -t2 -c4 -d2s -s "$TMP/plan.lua" "$URL/api/plan" >/dev/null # warm up
+  c0=$(cpu_s)
+  out=$(taskset -c "$WRK_CPUS" wrk -t2 -c8 -d"${SECS}s" --timeout 10s -s "$TMP/plan.lua" "$URL/api/plan")
+  c1=$(cpu_s)
+  RPS[$threads]=$(awk '/^Requests\/sec/ {print $2}' <<<"$out")
+  PERCPU[$threads]=$(awk -v r="${RPS[$threads]}" -v s="$SECS" -v a="$c0" -v b="$c1" 'BEGIN { printf "%.1f", (b > a) ? r * s / (b - a) : 0 }')
+  stop_server
+done
+ratio=$(awk -v a="${RPS[1]}" -v b="${RPS[2]}" 'BEGIN { printf "%.2f", (a > 0) ? b / a : 0 }')
+echo "/api/plan: ${RPS[1]} req/s with 1 thread, ${RPS[2]} req/s with 2 threads: ratio $ratio (server on CPUs $SERVER_CPUS)"
+echo "/api/plan per server CPU-second: ${PERCPU[1]} (1 thread), ${PERCPU[2]} (2 threads): equal means no contention"
 [ "$status" -eq 0 ] && echo "web_load: ok (no errors, memory flat)" || echo "web_load: FAILED"
 exit "$status"

@@ -48,7 +48,8 @@ typedef enum gp_status {
     GP_EUNSUPPORTED = 5, /* well-formed but not supported (an unknown tensor type, say) */
     GP_ELIMIT = 6,       /* input exceeds a safety limit (header size, tensor count) */
     GP_ENOMEM = 7,       /* an allocation failed */
-    GP_ECANCELED = 8,    /* the caller's progress callback asked to stop */
+    GP_EUSAGE = 8,       /* a question incomplete or contradictory (two loads, no model) */
+    GP_ECANCELED = 9,    /* the caller's progress callback asked to stop */
     GP_STATUS_COUNT
 } gp_status;
 
@@ -526,6 +527,7 @@ GP_API const char *gp_reason_name(gp_reason_code c); /* "weights_exceed_vram" */
 typedef struct gp_reason {
     gp_reason_code code;
     char message[GP_ERROR_MSG_MAX];  /* one sentence with the numbers behind it */
+    char message_pt[GP_ERROR_MSG_MAX]; /* the same in Brazilian Portuguese ("" where none) */
 } gp_reason;
 
 typedef struct gp_fit_result {
@@ -560,6 +562,15 @@ typedef struct gp_fit_result {
 GP_API gp_status gp_fit(const gp_catalog *cat, const gp_model *m, const gp_gpu *gpu,
                         const gp_workload *w, const gp_layout *given, gp_fit_result *out,
                         gp_error *err);
+/* The verdict's reasons in a language: "pt-BR" puts each reason's Portuguese sentence (numbers
+ * written 1.234,5) in `message`; "en" or NULL leaves them in English. */
+GP_API void gp_fit_set_lang(gp_fit_result *r, const char *lang);
+/* A line of a front end's text from the library's message table (English and Brazilian
+ * Portuguese): `key` such as "fit.verdict_one", {0}..{9} filled from args (format numbers
+ * with gp_format_number). Unknown keys give "". Returns out. */
+GP_API const char *gp_text(char *out, size_t n, const char *key, const char *lang, const char *const *args, int nargs);
+/* 1234567.8 with 1 decimal: "1,234,567.8" (en) or "1.234.567,8" (pt-BR). Returns out. */
+GP_API const char *gp_format_number(char *out, size_t n, double v, int decimals, const char *lang);
 
 /* An interconnect (data/links.json). */
 typedef enum gp_link_kind {
@@ -619,6 +630,7 @@ GP_API gp_status gp_model_resolve(const gp_catalog *cat, const char *spec, gp_mo
 #include "gpuplan/export.h"
 #include "gpuplan/plan.h"
 #include "gpuplan/scenario.h"
+#include "gpuplan/run.h"
 
 #ifdef __cplusplus
 }

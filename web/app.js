@@ -59,6 +59,26 @@ const MSG = {
     serve_hint: 'Rented in a cloud by the hour, before data rules and buying: the plan below decides where and how.',
     capex_none: 'none, nothing is bought',
     kind_owned: 'owned', kind_baremetal: 'bare metal, monthly', kind_cloud: 'cloud, hourly',
+    compare_title: 'Compared for this model, at this load', one_vs_two: 'One GPU or two smaller ones',
+    nvlink_vs_pcie: 'NVLink or PCIe between the GPUs', col_setup: 'setup', col_mem_gpu: 'memory / GPU',
+    col_tput: 'throughput', col_latency: 'TTFT / TPOT p99', col_cost_h: 'per hour',
+    one_per_replica: (g) => 'one ' + g + ' per replica', two_per_replica: (n, g) => n + ' × ' + g + ' per replica (TP ' + n + ')',
+    link_nvlink: (g, l) => g + ', ' + l, link_pcie: (g, l) => g + ', ' + l,
+    win_one: (g, n, x, m, y) => 'One ' + g + ' per replica wins: ' + n + ' GPUs at ' + x + ' against ' + m + ' at ' + y +
+      '. The model fits it whole, so no GPU waits for another; one larger GPU beats two smaller ones when the model fits it.',
+    win_two: (g, n, x, m, y) => 'Two smaller ' + g + ' per replica win here: ' + n + ' GPUs at ' + x + ' against ' + m + ' at ' + y +
+      '. Splitting costs synchronization between the GPUs, but the smaller cards are cheaper for this load.',
+    win_tie: 'Both setups cost the same for this load.',
+    win_one_gpus: (g, x, y) => 'One ' + g + ' per replica wins: ' + x + ' against ' + y + ' (one of them has no price, so compared by GPUs). The model fits it whole, so no GPU waits for another.',
+    win_two_gpus: (g, x, y) => 'Two smaller ' + g + ' per replica win here: ' + x + ' against ' + y + ' (one of them has no price, so compared by GPUs).',
+    win_only: (g, o) => 'Only the ' + g + ' setup meets the targets at this load; ' + o + ' does not (see the serving options).',
+    win_nvlink: (tp, n, m) => 'NVLink wins: with tensor parallelism ' + tp + ' every layer exchanges activations between the GPUs, and NVLink carries that ' +
+      'traffic much faster than PCIe, so the same load needs ' + n + ' GPUs instead of ' + m + '. Model parallelism wants NVLink.',
+    win_link_same: (tp) => 'At tensor parallelism ' + tp + ' both links carry the load with the same GPUs; the link matters when the model is split over more GPUs.',
+    not_met: 'no setup meets the targets', compare_none: 'No smaller GPU to split this model over: it fits the smallest ones whole.',
+    compare_busy: 'comparing…', gpus_word: (n) => n + ' GPUs',
+    tl_title: 'Throughput and latency of the serving options', tl_x: 'TPOT p99 (ms per output token)',
+    tl_y: 'tokens/s per GPU', tl_target: 'TPOT target', tl_note: 'Further right is slower for each user, higher is more work from each GPU; filled dots meet the targets, the ringed one is the cheapest setup.',
   },
   'pt-BR': {
     tagline: 'Este modelo, com esta carga, cabe em uma GPU? Se não: quantas, de qual tipo, divididas como, com que velocidade e custo.',
@@ -109,6 +129,26 @@ const MSG = {
     serve_hint: 'Em locação por hora na nuvem, antes das regras de dados e da compra: o plano abaixo decide onde e como.',
     capex_none: 'nenhum, nada é comprado',
     kind_owned: 'próprio', kind_baremetal: 'bare metal, mensal', kind_cloud: 'nuvem, por hora',
+    compare_title: 'Comparações para este modelo, com esta carga', one_vs_two: 'Uma GPU ou duas menores',
+    nvlink_vs_pcie: 'NVLink ou PCIe entre as GPUs', col_setup: 'configuração', col_mem_gpu: 'memória / GPU',
+    col_tput: 'vazão', col_latency: 'TTFT / TPOT p99', col_cost_h: 'por hora',
+    one_per_replica: (g) => 'uma ' + g + ' por réplica', two_per_replica: (n, g) => n + ' × ' + g + ' por réplica (TP ' + n + ')',
+    link_nvlink: (g, l) => g + ', ' + l, link_pcie: (g, l) => g + ', ' + l,
+    win_one: (g, n, x, m, y) => 'Uma ' + g + ' por réplica vence: ' + n + ' GPUs por ' + x + ' contra ' + m + ' por ' + y +
+      '. O modelo cabe inteiro nela, então nenhuma GPU espera por outra; uma GPU maior vence duas menores quando o modelo cabe nela.',
+    win_two: (g, n, x, m, y) => 'Duas ' + g + ' menores por réplica vencem aqui: ' + n + ' GPUs por ' + x + ' contra ' + m + ' por ' + y +
+      '. Dividir o modelo exige sincronização entre as GPUs, mas as placas menores saem mais baratas para esta carga.',
+    win_tie: 'As duas configurações custam o mesmo para esta carga.',
+    win_one_gpus: (g, x, y) => 'Uma ' + g + ' por réplica vence: ' + x + ' contra ' + y + ' (uma delas não tem preço, então a comparação é pelo número de GPUs). O modelo cabe inteiro nela, então nenhuma GPU espera por outra.',
+    win_two_gpus: (g, x, y) => 'Duas ' + g + ' menores por réplica vencem aqui: ' + x + ' contra ' + y + ' (uma delas não tem preço, então a comparação é pelo número de GPUs).',
+    win_only: (g, o) => 'Só a configuração com ' + g + ' cumpre as metas com esta carga; a com ' + o + ' não (veja as opções de serviço).',
+    win_nvlink: (tp, n, m) => 'O NVLink vence: com paralelismo de tensor ' + tp + ', cada camada troca ativações entre as GPUs, e o NVLink leva esse ' +
+      'tráfego muito mais rápido que o PCIe; a mesma carga precisa de ' + n + ' GPUs em vez de ' + m + '. Paralelismo de modelo pede NVLink.',
+    win_link_same: (tp) => 'Com paralelismo de tensor ' + tp + ', as duas conexões atendem à carga com o mesmo número de GPUs; a conexão pesa quando o modelo é dividido em mais GPUs.',
+    not_met: 'nenhuma configuração cumpre as metas', compare_none: 'Não há GPU menor para dividir este modelo: ele cabe inteiro nas menores.',
+    compare_busy: 'comparando…', gpus_word: (n) => n + ' GPUs',
+    tl_title: 'Vazão e latência das opções de serviço', tl_x: 'TPOT p99 (ms por token gerado)',
+    tl_y: 'tokens/s por GPU', tl_target: 'meta de TPOT', tl_note: 'Mais à direita, mais lento para cada usuário; mais acima, mais trabalho de cada GPU; os pontos cheios cumprem as metas, e o contornado é a configuração mais barata.',
   },
 };
 const T = (k, ...a) => { const m = MSG[state.lang][k]; return typeof m === 'function' ? m(...a) : (m === undefined ? k : m); };
@@ -204,6 +244,7 @@ function fitScenario(s, gpu) {
   const f = { model: s.model, gpu };
   for (const k of ['task', 'dtype', 'tp', 'seq']) if (s[k] !== undefined) f[k] = s[k];
   if (!s.task) f.context = (s.prompt_tokens || 1000) + (s.output_tokens || 200);
+  if (pt()) f.lang = 'pt-BR'; // the library writes the reasons in Portuguese
   return f;
 }
 // the plan question: the workload plus the decision inputs a user changed from plan's defaults
@@ -307,42 +348,10 @@ function drawVerdict(fit) {
   p.dataset.gpu = fit.gpu;
   const ul = $('reasons');
   ul.replaceChildren();
-  const seen = {};
-  for (const r of v.reasons) {
-    const again = seen[r.code] = (seen[r.code] || 0) + 1;
-    ul.appendChild(el('li', { 'data-code': r.code }, pt() ? reasonPt(fit, r, again > 1) : r.message));
-  }
+  for (const r of v.reasons) ul.appendChild(el('li', { 'data-code': r.code }, r.message)); // in the page's language (fit --lang)
   const rec = fit.recommended;
   if (rec) drawMemory(rec.memory, '(' + rec.layout.gpus + ' × ' + fit.gpu + ', TP ' + rec.layout.tp + ', PP ' + rec.layout.pp + ')');
   else drawMemory(fit.memory, '');
-}
-
-// The verdict's reasons in Portuguese, from the figures of the same answer (the library
-// writes them in English); a code seen twice is the "N GPUs hold it" line.
-function reasonPt(fit, r, second) {
-  const v = fit.verdict, m = fit.memory, g = fit.gpu, c = m.components || {};
-  const cap = fmtGB(m.capacity_bytes), rec = fit.recommended;
-  const gpuInfo = state.gpus.find((x) => x.id === g) || {};
-  if (second && rec)
-    return v.min_gpus + ' × ' + g + ' (TP ' + rec.layout.tp + ' × PP ' + rec.layout.pp + ') comportam: ' +
-           fmtGB(rec.memory.per_gpu_bytes) + ' por GPU de ' + cap + '.';
-  switch (r.code) {
-    case 'fits': return 'Uma ' + g + ' comporta: ' + fmtGB(m.per_gpu_bytes) + ' necessários de ' + cap + ', ' + fmtGB(m.headroom_bytes) + ' livres.';
-    case 'weights_exceed_vram': return 'Só os pesos têm ' + fmtGB(c.weights || 0) + '; uma ' + g + ' tem ' + cap + ', então o modelo precisa ser dividido entre várias GPUs.';
-    case 'kv_cache_exceeds_vram': return 'Os pesos cabem (' + fmtGB(c.weights || 0) + ' de ' + cap + '), mas o cache KV (' + fmtGB(c.kv_cache || 0) + ') não cabe no que sobra.';
-    case 'training_state_exceeds_vram': return 'Pesos, gradientes e estados do otimizador precisam de ' + fmtGB((c.weights || 0) + (c.gradients || 0) + (c.optimizer || 0)) + '; uma ' + g + ' tem ' + cap + '.';
-    case 'activations_exceed_vram': return 'O modelo cabe, mas as ativações (' + fmtGB(c.activations || 0) + ') não.';
-    case 'larger_gpu_fits': return 'Uma GPU maior comporta sozinha: ' + v.larger_gpus.slice(0, 4).map((x) => x.gpu + ' (' + fmtGB(x.capacity_bytes) + ')').join(', ') +
-      '. Uma única GPU dispensa sincronização entre GPUs; costuma ser mais rápida e mais simples que várias menores.';
-    case 'no_layout_fits': return 'Nenhuma divisão de até 16.384 ' + g + ' comporta este trabalho como pedido: reduza o contexto, o lote ou a precisão, ou ative recomputação/offload.';
-    case 'invalid_layout': return 'A divisão pedida não funciona: o paralelismo de tensor precisa dividir as ' + ((r.message.match(/(\d+) attention heads/) || [])[1] || '') + ' cabeças de atenção do modelo (' + ((r.message.match(/Use TP ([\d, ]+)/) || [])[1] || '1, 2, 4, 8') + ').';
-    case 'context_above_model_max': return 'Aviso: o contexto pedido é maior que o máximo do modelo; os engines recusam sequências mais longas (vLLM: max_model_len acima de max_position_embeddings).';
-    case 'lower_precision_fits': return 'Com pesos de 8 bits uma ' + g + ' comporta: ' + (v.lower_precisions_fit_one_gpu || []).map((x) => x.dtype + ' (' + fmtGB(x.per_gpu_bytes) + ' de ' + cap + ')').join(', ') +
-      '. Pesos de 8 bits mudam pouco as respostas e todos os perfis de dados do gpuplan os aceitam; confira a qualidade na sua tarefa.';
-    case 'units': return 'Tamanhos em GB de 10^9 bytes. A ' + g + ' é vendida como ' + (gpuInfo.memory_marketed_gb || '?') + ' GB (na verdade GiB, 2^30 bytes); o dispositivo informa ' +
-      cap + ' (' + nf(m.capacity_bytes / 1073741824, 1) + ' GiB), o valor usado aqui.';
-    default: return r.message;
-  }
 }
 
 // which weights fit one GPU and which need several (the precision table)
@@ -399,6 +408,7 @@ function drawServe(serve) {
     tbody.appendChild(tr);
   });
   drawChart(opts.filter((o) => o.usd_per_hour > 0).slice(0, 12));
+  drawTradeoff(serve);
 
   const hf = (state.models.find((m) => m.id === serve.model) || {}).name || serve.model;
   const ctx = (num('prompt_tokens') || 1000) + (num('output_tokens') || 200);
@@ -424,6 +434,167 @@ function drawChart(opts) {
     s.appendChild(svg('text', { x: left + w + 4, y: y + 13 }, fmtHourUSD(o.usd_per_hour)));
   });
   box.appendChild(s);
+}
+
+// ---- comparisons for the chosen model, at the same load: one GPU or two smaller ones, and
+// NVLink or PCIe between the GPUs (each side is a /api/serve answer with the GPU and TP fixed)
+const gpuOf = (id) => state.gpus.find((g) => g.id === id) || {};
+function pairOneVsTwo(fit) {
+  const v = fit.verdict;
+  if (!v.single_gpu_sufficient) { // one larger GPU that holds it alone vs this GPU, split
+    const all = (v.larger_gpus || []).map((x) => x.gpu);
+    const bigs = all.filter((g) => gpuOf(g).vendor === gpuOf(fit.gpu).vendor).concat(all.filter((g) => gpuOf(g).vendor !== gpuOf(fit.gpu).vendor));
+    return bigs.length ? { bigs: bigs.slice(0, 3), small: fit.gpu } : null;
+  }
+  // it fits one GPU: the smallest that holds it whole vs the largest of the same maker that does not
+  const need = fit.memory.per_gpu_bytes;
+  // datacenter GPUs, those with a price (in the serving options) first
+  const priced = new Set(((state.serve || {}).options || []).filter((o) => o.usd_per_hour > 0).map((o) => o.gpu));
+  const dc = state.gpus.filter((g) => !g.consumer).sort((a, b) => priced.has(b.id) - priced.has(a.id));
+  const smalls = dc.filter((g) => g.memory_bytes < need && 2 * g.memory_bytes >= need);
+  const small = smalls.filter((g) => priced.has(g.id)).sort((a, b) => b.memory_bytes - a.memory_bytes)[0] ||
+                smalls.sort((a, b) => b.memory_bytes - a.memory_bytes)[0];
+  if (!small) return null;
+  const holders = dc.filter((g) => g.vendor === small.vendor && g.memory_bytes >= need);
+  const big = holders.filter((g) => priced.has(g.id) === priced.has(small.id)).sort((a, b) => a.memory_bytes - b.memory_bytes)[0] ||
+              holders.sort((a, b) => a.memory_bytes - b.memory_bytes)[0];
+  if (!big) return null;
+  return small ? { bigs: [big.id], small: small.id } : null;
+}
+function pairLinks(gpu) {
+  const has = (id) => state.gpus.some((g) => g.id === id);
+  if (/-SXM-/.test(gpu) && has(gpu.replace('-SXM-', '-PCIE-'))) return { nv: gpu, pcie: gpu.replace('-SXM-', '-PCIE-') };
+  if (/-PCIE-/.test(gpu) && has(gpu.replace('-PCIE-', '-SXM-'))) return { nv: gpu.replace('-PCIE-', '-SXM-'), pcie: gpu };
+  return has('H100-SXM-80GB') && has('H100-PCIE-80GB') ? { nv: 'H100-SXM-80GB', pcie: 'H100-PCIE-80GB' } : null;
+}
+// tensor parallelism for the link comparison: beyond a 2-GPU bridge (so PCIe carries traffic),
+// and enough GPUs to hold the model
+function linkTP(fit, gpu) {
+  const n = Math.ceil(fit.memory.per_gpu_bytes / (gpuOf(gpu).memory_bytes || 1));
+  let tp = 4;
+  while (tp < n && tp < 8) tp *= 2;
+  return tp;
+}
+async function compareServe(s, gpu, tp, signal) {
+  const doc = await post('/api/serve', Object.assign({}, s, { gpu, tp }), signal).catch((e) => (e.name === 'AbortError' ? Promise.reject(e) : null));
+  return { gpu, tp, doc };
+}
+const COMPARE_COLS = () => [T('col_setup'), 'GPUs', T('col_mem_gpu'), T('col_tput'), T('col_latency'), T('col_cost_h')];
+function compareRow(tb, key, label, side) {
+  const d = side.doc, tr = el('tr', { 'data-side': key, 'data-gpu': side.gpu, 'data-tp': String(side.tp) });
+  const found = d && d.found, cols = COMPARE_COLS();
+  const td = (text, value) => { // data-label: the column's name, shown beside the figure on a phone
+    const c = el('td', { 'data-label': cols[tr.children.length] }, text);
+    if (value !== undefined) c.dataset.value = String(value);
+    tr.appendChild(c);
+  };
+  td(label);
+  td(found ? String(d.layout.gpus_total) : T('not_met'), found ? d.layout.gpus_total : 0);
+  td(fmtGB(gpuOf(side.gpu).memory_bytes || 0), gpuOf(side.gpu).memory_bytes);
+  td(found ? fmtNum(d.perf.throughput_tokens_per_s) + ' tok/s' : '–', found ? d.perf.throughput_tokens_per_s : undefined);
+  td(found ? fmtS(d.perf.ttft_p99_s) + ' / ' + fmtS(d.perf.tpot_p99_s) : '–', found ? d.perf.tpot_p99_s : undefined);
+  td(found ? fmtHourUSD(d.usd_per_hour) : '–', found ? d.usd_per_hour : undefined);
+  tb.appendChild(tr);
+}
+function compareTable(box, id, title, rows, why) {
+  const sec = el('section', { id, class: 'compare' });
+  sec.appendChild(el('h3', {}, title));
+  const t = el('table', { class: 'figures-table' });
+  const head = el('tr');
+  for (const h of COMPARE_COLS()) head.appendChild(el('th', {}, h));
+  t.appendChild(el('thead')).appendChild(head);
+  const tb = t.appendChild(el('tbody'));
+  for (const [key, label, side] of rows) compareRow(tb, key, label, side);
+  const sc = el('div', { class: 'scroll' });
+  sc.appendChild(t);
+  sec.appendChild(sc);
+  sec.appendChild(el('p', { class: 'why', 'data-testid': id + '-why' }, why));
+  box.appendChild(sec);
+}
+const sideGpus = (x) => (x.doc && x.doc.found ? x.doc.layout.gpus_total : Infinity);
+const sidePrice = (x) => (x.doc && x.doc.found && x.doc.usd_per_hour > 0 ? x.doc.usd_per_hour : Infinity);
+// who wins and why, from the two answers: price when both have one, else the GPUs needed
+function whyOneVsTwo(one, two) {
+  const byPrice = isFinite(sidePrice(one)) && isFinite(sidePrice(two));
+  const a = byPrice ? sidePrice(one) : sideGpus(one), b = byPrice ? sidePrice(two) : sideGpus(two);
+  if (!isFinite(a) && !isFinite(b)) return T('not_met');
+  if (!isFinite(a) || !isFinite(b)) return T('win_only', isFinite(a) ? one.gpu : two.gpu, isFinite(a) ? two.gpu : one.gpu);
+  if (a === b) return T('win_tie');
+  const m = (x) => x.doc.layout.gpus_total + ' × ' + x.gpu;
+  if (!byPrice) return T(a < b ? 'win_one_gpus' : 'win_two_gpus', a < b ? one.gpu : two.gpu, m(a < b ? one : two), m(a < b ? two : one));
+  const fig = (x) => fmtHourUSD(x.doc.usd_per_hour);
+  return a < b ? T('win_one', one.gpu, sideGpus(one), fig(one), m(two), fig(two))
+               : T('win_two', two.gpu, sideGpus(two), fig(two), m(one), fig(one));
+}
+async function drawCompare(s, fit, signal) {
+  const box = $('compare');
+  box.replaceChildren(el('p', { class: 'hint' }, T('compare_busy')));
+  const pair = pairOneVsTwo(fit), links = pairLinks(fit.gpu);
+  let one, two;
+  if (pair) {
+    // the first larger GPU that serves it alone (the fit holds the whole memory; an engine keeps
+    // some back, so a GPU that just holds the weights may have no room left for the KV cache)
+    for (const g of pair.bigs) if ((one = await compareServe(s, g, 1, signal)).doc && one.doc.found) break;
+    two = await compareServe(s, pair.small, 2, signal);
+  }
+  const tp = links ? linkTP(fit, links.nv) : 0;
+  const [nv, pc] = links ? await Promise.all([compareServe(s, links.nv, tp, signal), compareServe(s, links.pcie, tp, signal)]) : [];
+  box.replaceChildren();
+  if (pair)
+    compareTable(box, 'one-vs-two', T('one_vs_two'), [['one', T('one_per_replica', one.gpu), one], ['two', T('two_per_replica', 2, two.gpu), two]],
+                 whyOneVsTwo(one, two));
+  else box.appendChild(el('p', { class: 'hint', id: 'one-vs-two' }, T('compare_none')));
+  if (links) {
+    const lname = (g) => (gpuOf(g).scale_up || {}).name || 'PCIe';
+    const better = sideGpus(nv) < sideGpus(pc);
+    compareTable(box, 'nvlink-vs-pcie', T('nvlink_vs_pcie') + ' (TP ' + tp + ')',
+                 [['nvlink', T('link_nvlink', links.nv, lname(links.nv)), nv],
+                  ['pcie', T('link_pcie', links.pcie, lname(links.pcie) + ', PCIe gen ' + gpuOf(links.pcie).pcie_gen), pc]],
+                 better ? T('win_nvlink', tp, sideGpus(nv), isFinite(sideGpus(pc)) ? sideGpus(pc) : '–') : T('win_link_same', tp));
+  }
+}
+
+// throughput per GPU against latency per output token for every serving option (SVG)
+function drawTradeoff(serve) {
+  const box = $('tradeoff');
+  box.replaceChildren();
+  const pts = (serve.options || []).filter((o) => o.per_replica_throughput_tokens_per_s > 0 && o.tpot_p99_s > 0)
+    .map((o) => ({ o, x: o.tpot_p99_s * 1000, y: o.per_replica_throughput_tokens_per_s / (o.gpus_per_replica || o.tp || 1) }));
+  if (!pts.length) return;
+  const W = 400, H = 260, L = 60, R = 12, TOP = 12, B = 40;
+  const nice = (v) => { const p = Math.pow(10, Math.floor(Math.log10(v))); return [1, 2, 2.5, 5, 10].map((k) => k * p).find((k) => k >= v); };
+  const xmax = nice(Math.max(...pts.map((p) => p.x)) * 1.05), ymax = nice(Math.max(...pts.map((p) => p.y)) * 1.05);
+  const X = (x) => L + (W - L - R) * x / xmax, Y = (y) => H - B - (H - B - TOP) * y / ymax;
+  const g = svg('svg', { viewBox: '0 0 ' + W + ' ' + H, role: 'img', 'aria-label': T('tl_title'), id: 'tradeoff-svg' });
+  for (let i = 0; i <= 4; i++) {
+    const xv = xmax * i / 4, yv = ymax * i / 4;
+    g.appendChild(svg('line', { x1: L, x2: W - R, y1: Y(yv), y2: Y(yv), class: 'grid' }));
+    const tick = (v) => nf(v, Number.isInteger(v) ? 0 : 1);
+    g.appendChild(svg('text', { x: L - 4, y: Y(yv) + 4, 'text-anchor': 'end' }, tick(yv)));
+    g.appendChild(svg('text', { x: X(xv), y: H - B + 14, 'text-anchor': 'middle' }, tick(xv)));
+  }
+  g.appendChild(svg('line', { x1: L, x2: L, y1: TOP, y2: H - B, class: 'axis' }));
+  g.appendChild(svg('line', { x1: L, x2: W - R, y1: H - B, y2: H - B, class: 'axis' }));
+  g.appendChild(svg('text', { x: (L + W - R) / 2, y: H - 6, 'text-anchor': 'middle', class: 'label' }, T('tl_x')));
+  g.appendChild(svg('text', { x: 11, y: (TOP + H - B) / 2, 'text-anchor': 'middle', class: 'label',
+                              transform: 'rotate(-90 11 ' + (TOP + H - B) / 2 + ')' }, T('tl_y')));
+  const target = ((serve.slo || {}).tpot_p99_s || 0) * 1000; // the TPOT target, where it is on the chart
+  if (target > 0 && target <= xmax) {
+    g.appendChild(svg('line', { x1: X(target), x2: X(target), y1: TOP, y2: H - B, class: 'target', 'data-x': String(target) }));
+    g.appendChild(svg('text', { x: X(target) - 4, y: TOP + 10, 'text-anchor': 'end', class: 'label' }, T('tl_target')));
+  }
+  const l = serve.layout || {};
+  for (const p of pts) {
+    const best = serve.found && p.o.gpu === serve.gpu && p.o.tp === l.tp && p.o.replicas === l.replicas;
+    const c = svg('circle', { cx: X(p.x), cy: Y(p.y), r: best ? 6 : 4, class: (p.o.meets ? 'pt-ok' : 'pt-no') + (best ? ' pt-best' : ''),
+                              'data-gpu': p.o.gpu, 'data-tp': String(p.o.tp), 'data-x': String(p.x), 'data-y': String(p.y) });
+    c.appendChild(svg('title', {}, p.o.gpus_total + ' × ' + p.o.gpu + ' (TP ' + p.o.tp + '): ' + fmtNum(p.y) + ' tok/s/GPU, ' + fmtS(p.x / 1000)));
+    g.appendChild(c);
+    const right = X(p.x) > (L + W - R) / 2; // the label on the side with room
+    if (best) g.appendChild(svg('text', { x: X(p.x) + (right ? -8 : 8), y: Y(p.y) - 8, class: 'label', 'text-anchor': right ? 'end' : 'start' },
+                                p.o.gpu + ' TP' + p.o.tp));
+  }
+  box.appendChild(g);
 }
 
 function drawTrain(t) {
@@ -539,7 +710,7 @@ function clearResults() {
     setFig(id, '–', null);
   $('verdict').textContent = '–';
   $('verdict').className = 'verdict';
-  for (const id of ['reasons', 'memory-legend', 'memory-bar', 'chart', 'decision']) $(id).replaceChildren();
+  for (const id of ['reasons', 'memory-legend', 'memory-bar', 'chart', 'decision', 'tradeoff', 'compare']) $(id).replaceChildren();
   for (const id of ['options', 'precisions']) $(id).querySelector('tbody').replaceChildren();
   $('plan').textContent = '–';
   $('launch').textContent = '–';
@@ -606,6 +777,9 @@ async function update() {
       if (planRes.name === 'AbortError') return;
       $('plan').textContent = /unknown command/.test(planRes.message) ? T('plan_absent') : planRes.message;
     } else drawPlan(planRes);
+    if (cmd === 'serve' && typeof s.model === 'string') await drawCompare(s, fitRes, ctrl.signal);
+    else $('compare').replaceChildren();
+    if (seq !== state.seq) return;
     setStatus('done', T('done'));
   } catch (e) {
     if (e.name === 'AbortError' || seq !== state.seq) return;

@@ -138,6 +138,9 @@ typedef struct gp_scenario {
     double rate, think_time, ttft_p99, tpot_p99;
     int redundancy, lengths, arrival;  /* spares; gp_length_dist; 0 poisson, 1 fixed */
     char trace[GP_SCENARIO_PATH_MAX];
+    double prefix_hit;                 /* fraction of each prompt in the prefix cache */
+    char spec_decode[32];              /* "K:A[:C]" or "mtp" */
+    int disagg;                        /* also size disaggregated prefill/decode pools */
     /* training run */
     double tokens, deadline, price_per_gpu_hour;
     int64_t top;
@@ -154,6 +157,8 @@ typedef struct gp_scenario {
     /* export */
     char model_path[GP_SCENARIO_PATH_MAX], data[GP_SCENARIO_PATH_MAX], time[16], job_name[64];
     int64_t port;
+    char api_key_env[64];              /* "": none */
+    int audit_log;
 } gp_scenario;
 
 /* Defaults for a command (prompt 1000, output 200, seed 1, top 5, ...; train: task train). */

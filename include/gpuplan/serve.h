@@ -18,6 +18,9 @@
 
 /* ---- 1. step latency ------------------------------------------------------------------ */
 
+struct gpi_gpu_rates;  /* measured rates (src/lib/hw/kernels.h, private) */
+struct gpi_link_curve;
+
 /* The few calibrated constants of the step model, each with a physical meaning. */
 typedef struct gp_perf_params {
     double compute_efficiency;   /* achieved fraction of the dense tensor peak in GEMMs */
@@ -30,6 +33,8 @@ typedef struct gp_perf_params {
     double expert_imbalance;     /* routed-expert load of the busiest GPU / the mean under EP
                                     (1: perfectly even; 0: the default) */
     double inter_node_latency_s; /* added per collective that crosses nodes */
+    double gemm_fraction;        /* share of the measured GEMM rate reached (measured rates
+                                    only; 0: the fitted default) */
 } gp_perf_params;
 
 /* Calibrated values for an engine (docs/serving.md, "Calibration"). GP_ENGINE_NONE and
@@ -74,6 +79,22 @@ typedef struct gp_step_model {
     double expert_token_scale;   /* tokens the MoE layers see per token of this rank (dp) */
     double kv_bytes_per_token_replica; /* KV of one token over every layer, once (transfer) */
     gp_perf_params params;
+    /* GEMM shapes (per GPU), for the measured rates */
+    double hidden;               /* d: the K of the projections into the layer */
+    double dense_width;          /* dense weights per layer / (d x tp): the fused N */
+    double expert_width;         /* one routed expert's weights per layer on one GPU / d */
+    double head_width;           /* vocab / tp */
+    double attn_head_dim;        /* (d_qk + d_v) / 2 */
+    /* measured rates (data/kernels.json), set by gp_step_model_use_rates; NULL: the
+     * datasheet peaks x compute_efficiency / bandwidth_efficiency */
+    const struct gpi_gpu_rates *rates;
+    const struct gpi_link_curve *tp_curve, *net_curve;
+    int gemm_format;             /* the GEMMs' format (gpi_kdtype) */
+    double gemm_fraction;        /* share of the measured GEMM rate a serving step reaches */
+    double tp_link_gbps;         /* per direction, the link TP / EP cross inside a node */
+    double net_gbps;             /* per direction per GPU, between nodes */
+    double custom_ar_max_bytes;  /* all-reduces up to this size use the engine's one-shot
+                                    kernel (latency + bytes at the curve's asymptote) */
 } gp_step_model;
 
 /* Build the step model. `link` is the link TP crosses when it exceeds the GPU's scale-up
@@ -98,6 +119,14 @@ GP_API gp_status gp_step_model_init_nodes(const gp_model *m, const gp_gpu *gpu, 
                                           const gp_link *inter, const gp_workload *w,
                                           const gp_layout *l, const gp_perf_params *params,
                                           gp_step_model *out, gp_error *err);
+
+/* Ground the step model on the catalog's measured rates (data/kernels.json): GEMMs at the
+ * achievable rate of their shape (tokens x width x d), attention at its kernel's rate, the
+ * achievable (not datasheet) HBM bandwidth, TP all-reduces and EP all-to-alls on the measured
+ * bus-bandwidth curves of the links they cross (`inter`: the network between nodes, NULL:
+ * 400 Gb/s). A catalog without kernel rates leaves `sm` as it was. */
+GP_API void gp_step_model_use_rates(gp_step_model *sm, const gp_catalog *cat, const gp_gpu *gpu,
+                                    const gp_link *inter);
 
 /* Seconds to move the KV cache of `tokens` prompt tokens of one request from a prefill to a
  * decode instance over `bytes_per_s` (per direction, per GPU) spread over `gpus` senders. */
@@ -182,6 +211,9 @@ typedef struct gp_traffic {
     double prefix_hit;       /* fraction of each prompt already in the prefix cache [0, 1) */
     int lockstep;            /* closed loop: 1 = every user starts at t = 0 (the old fixed
                                 mode); 0 = starts spread over one request's duration */
+    int (*cancel)(void *arg);      /* polled in the simulation loop: non-zero stops it with
+                                      GP_ELIMIT (a deadline, a server stopping); NULL: never */
+    void *cancel_arg;
     gp_work *work;           /* the question's budget, shared by the simulations of a search
                                 (NULL: GP_WORK_DEFAULT for this call) */
 } gp_traffic;
@@ -363,6 +395,36 @@ typedef struct gp_disagg_result {
  * InfiniBand NDR); and the aggregated answer beside it. A closed-loop load (users). */
 GP_API gp_status gp_disagg_search(const gp_catalog *cat, const gp_capacity_request *req, const gp_link *kv_link,
                                   gp_disagg_result *out, gp_error *err);
+
+/* ---- 5. engine profiles (data/engines.json) -------------------------------------------- */
+
+/* How an engine schedules by default, resolved for one GPU type and TP (docs/serving.md,
+ * "Engine profiles"). vLLM, SGLang and TensorRT-LLM have their own; the others get vLLM's. */
+typedef struct gp_engine_profile {
+    char id[16];                    /* "vllm", "sglang", "trtllm" */
+    char release[64];
+    int chunked_prefill;            /* 1: on by default (the simulator always chunks; 0 is shown) */
+    int64_t max_num_batched_tokens; /* token budget per step */
+    int64_t max_num_seqs;           /* running sequences at most */
+    int64_t block_size;             /* KV tokens per block (page) */
+    double kv_fraction;             /* share of the memory left after weights and activations
+                                       given to KV (TensorRT-LLM 0.9; 0: the memory model's) */
+    int reserve_full;               /* 1: admit only whole prompt + output (never preempt) */
+    int cuda_graphs;
+    int64_t cuda_graph_max_batch;
+    double step_overhead_s, seq_overhead_s;
+} gp_engine_profile;
+
+/* The profile of `engine` for `gpu` at TP `tp` from the catalog's engines.json. GP_ENOTFOUND
+ * when the catalog has none for it. */
+GP_API gp_status gp_engine_profile_get(const gp_catalog *cat, gp_engine engine, const gp_gpu *gpu, int tp,
+                                       gp_engine_profile *out, gp_error *err);
+
+/* gp_serve_sched_config under a profile (NULL: the built-in vLLM / TensorRT-LLM rules). */
+GP_API gp_status gp_serve_sched_config_profile(const gp_model *m, const gp_gpu *gpu, const gp_workload *w,
+                                               const gp_layout *l, int64_t max_model_len,
+                                               const gp_engine_profile *prof, gp_sched_config *sc,
+                                               gp_error *err);
 
 /* KV pool and scheduler limits of one replica under the engine's accounting (vLLM rules via
  * gp_memory_estimate): fills sc; returns GP_EINVAL with a message if the weights do not

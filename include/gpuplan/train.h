@@ -133,6 +133,8 @@ typedef struct gp_train_search_opts {
     double price_per_gpu_hour;   /* for cost ranking; 0: rank by time */
     int allow_tp_across_nodes;   /* TP beyond the scale-up domain */
     int max_gpus;                /* bound for the deadline search (default 65536) */
+    int (*cancel)(void *arg);    /* polled per layout: non-zero stops the search with GP_ELIMIT */
+    void *cancel_arg;
     gp_work *work;               /* the question's budget (NULL: GP_WORK_DEFAULT for this call) */
 } gp_train_search_opts;
 

@@ -3,22 +3,6 @@
 
 #include <string.h>
 
-static json_t *gpu_json(const gp_gpu *g)
-{
-    json_t *t = json_object();
-    static const gp_dtype ts[] = {GP_DTYPE_F64, GP_DTYPE_F32, GP_DTYPE_BF16, GP_DTYPE_F16,
-                                  GP_DTYPE_FP8, GP_DTYPE_INT8, GP_DTYPE_FP4};
-    for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++)
-        json_object_set_new(t, gp_dtype_name(ts[i]), g->tflops[ts[i]] > 0 ? json_real(g->tflops[ts[i]]) : json_null());
-    json_object_set_new(t, "tf32", g->tf32_tflops > 0 ? json_real(g->tf32_tflops) : json_null());
-    return json_pack("{ss ss ss sf sI sf so s{ss sf si} si sf si sb}", "id", g->id, "vendor", g->vendor,
-                     "name", g->name, "memory_marketed_gb", g->memory_marketed_gb, "memory_bytes",
-                     (json_int_t)g->memory_bytes, "hbm_bandwidth_gbps", g->hbm_bandwidth_gbps,
-                     "dense_tflops", t, "scale_up", "name", g->scale_up_name, "bw_gbps_bidir",
-                     g->scale_up_gbps_bidir, "domain_size", g->scale_up_domain, "pcie_gen", g->pcie_gen,
-                     "tdp_w", g->tdp_w, "launch_year", g->launch_year, "consumer", g->consumer);
-}
-
 int cmd_gpus(int argc, char **argv, cli_common *common)
 {
     static const struct option opts[] = {CLI_COMMON_OPTS, {"gpu", required_argument, NULL, 'g'}, {0, 0, 0, 0}};
@@ -51,16 +35,13 @@ int cmd_gpus(int argc, char **argv, cli_common *common)
     if (only && gp_catalog_find_gpu(cat, only, &sel, &err) != GP_OK)
         return cli_error(common, &err);
     if (common->json) {
-        json_t *arr = json_array();
-        for (size_t i = 0; i < gp_catalog_gpu_count(cat); i++) {
-            const gp_gpu *g = gp_catalog_gpu_at(cat, i);
-            if (!sel || g == sel)
-                json_array_append_new(arr, gpu_json(g));
-        }
-        return cli_print_json(common, json_pack("{so}", "gpus", arr));
+        char *text = NULL;
+        size_t len = 0;
+        return gp_catalog_gpus_json(cat, sel, &text, &len, &err) == GP_OK ? cli_print_text(text, len)
+                                                                          : cli_error(common, &err);
     }
-    printf("%-16s %-8s %9s %9s %8s %8s %8s %-28s %5s %5s\n", "id", "vendor", "mem GiB", "HBM GB/s",
-           "bf16 TF", "fp8 TF", "fp4 TF", "scale-up (GB/s bidir, GPUs)", "PCIe", "TDP W");
+    printf("%-16s %-8s %9s %9s %8s %8s %8s %-28s %5s %5s\n", "id", "vendor", "mem GiB", "HBM GB/s", "bf16 TF", "fp8 TF",
+           "fp4 TF", "scale-up (GB/s bidir, GPUs)", "PCIe", "TDP W");
     for (size_t i = 0; i < gp_catalog_gpu_count(cat); i++) {
         const gp_gpu *g = gp_catalog_gpu_at(cat, i);
         if (sel && g != sel)
@@ -70,8 +51,8 @@ int cmd_gpus(int argc, char **argv, cli_common *common)
         snprintf(f8, sizeof f8, g->tflops[GP_DTYPE_FP8] > 0 ? "%.0f" : "-", g->tflops[GP_DTYPE_FP8]);
         snprintf(f4, sizeof f4, g->tflops[GP_DTYPE_FP4] > 0 ? "%.0f" : "-", g->tflops[GP_DTYPE_FP4]);
         printf("%-16s %-8s %9.1f %9.0f %8.0f %8s %8s %-28s %5d %5.0f%s\n", g->id, g->vendor,
-               (double)g->memory_bytes / 1073741824.0, g->hbm_bandwidth_gbps, g->tflops[GP_DTYPE_BF16], f8, f4,
-               su, g->pcie_gen, g->tdp_w, g->consumer ? "  consumer card (GeForce licence: no datacenter use)" : "");
+               (double)g->memory_bytes / 1073741824.0, g->hbm_bandwidth_gbps, g->tflops[GP_DTYPE_BF16], f8, f4, su,
+               g->pcie_gen, g->tdp_w, g->consumer ? "  consumer card (GeForce licence: no datacenter use)" : "");
     }
     return EXIT_OK;
 }

@@ -66,19 +66,18 @@ int cmd_probe(int argc, char **argv, cli_common *common)
             gp_error merr;
             gp_probe_match(cat, g, &cg, &merr);
             json_array_append_new(
-                gpus, json_pack("{si ss ss sI sI si si si si si ss? ss?}", "index", g->index, "name", g->name, "uuid",
-                                g->uuid, "memory_total_bytes", (json_int_t)g->memory_total_bytes, "memory_free_bytes",
-                                (json_int_t)g->memory_free_bytes, "pcie_gen", g->pcie_gen, "pcie_width", g->pcie_width,
-                                "pcie_gen_max", g->pcie_gen_max, "pcie_width_max", g->pcie_width_max, "nvlink_active",
-                                g->nvlink_active, "catalog_id", cg ? cg->id : NULL, "catalog_note",
-                                cg ? NULL : merr.msg));
+                gpus,
+                json_pack("{si ss ss sI sI si si si si si ss? ss?}", "index", g->index, "name", g->name, "uuid",
+                          g->uuid, "memory_total_bytes", (json_int_t)g->memory_total_bytes, "memory_free_bytes",
+                          (json_int_t)g->memory_free_bytes, "pcie_gen", g->pcie_gen, "pcie_width", g->pcie_width,
+                          "pcie_gen_max", g->pcie_gen_max, "pcie_width_max", g->pcie_width_max, "nvlink_active",
+                          g->nvlink_active, "catalog_id", cg ? cg->id : NULL, "catalog_note", cg ? NULL : merr.msg));
         }
         json_t *o = json_pack("{s{sb ss ss? ss? si ss?} so si}", "nvml", "available", p != NULL, "library",
                               path ? path : GP_PROBE_DEFAULT_NVML, "message", p ? NULL : err.msg, "cuda_version",
-                              gp_probe_cuda_version(p) > 0 ? cuda : NULL, "cuda_version_raw",
-                              gp_probe_cuda_version(p), "driver_version",
-                              p && gp_probe_driver_version(p)[0] ? gp_probe_driver_version(p) : NULL, "gpus", gpus,
-                              "gpu_count", (int)gp_probe_gpu_count(p));
+                              gp_probe_cuda_version(p) > 0 ? cuda : NULL, "cuda_version_raw", gp_probe_cuda_version(p),
+                              "driver_version", p && gp_probe_driver_version(p)[0] ? gp_probe_driver_version(p) : NULL,
+                              "gpus", gpus, "gpu_count", (int)gp_probe_gpu_count(p));
         gp_probe_free(p);
         return cli_print_json(common, o);
     }
@@ -86,11 +85,11 @@ int cmd_probe(int argc, char **argv, cli_common *common)
         printf("probe: %s.\nNo GPUs listed; plan with --gpu ID (see 'gpuplan gpus').\n", err.msg);
         return EXIT_OK;
     }
-    printf("NVML: driver %s, CUDA %s, %zu GPU%s\n\n", gp_probe_driver_version(p)[0] ? gp_probe_driver_version(p) : "unknown",
-           cuda, gp_probe_gpu_count(p), gp_probe_gpu_count(p) == 1 ? "" : "s");
+    printf("NVML: driver %s, CUDA %s, %zu GPU%s\n\n",
+           gp_probe_driver_version(p)[0] ? gp_probe_driver_version(p) : "unknown", cuda, gp_probe_gpu_count(p),
+           gp_probe_gpu_count(p) == 1 ? "" : "s");
     if (gp_probe_gpu_count(p) > 0)
-        printf("%3s  %-32s %10s %10s %-10s %6s  %s\n", "#", "name", "total GB", "free GB", "PCIe", "NVLink",
-               "catalog");
+        printf("%3s  %-32s %10s %10s %-10s %6s  %s\n", "#", "name", "total GB", "free GB", "PCIe", "NVLink", "catalog");
     for (size_t i = 0; i < gp_probe_gpu_count(p); i++) {
         const gp_probe_gpu *g = gp_probe_gpu_at(p, i);
         const gp_gpu *cg = NULL;

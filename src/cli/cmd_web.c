@@ -20,7 +20,8 @@ static const char web_help[] =
     "                       Anything else lets others on the network use the planner.\n"
     "  --threads N          worker threads (default 4)\n"
     "  --max-body BYTES     largest request body (default 262144; 413 past it)\n"
-    "  --timeout S          close idle or slow connections after S seconds (default 10)\n"
+    "  --timeout S          close idle connections after S seconds (default 10)\n"
+    "  --request-timeout S  stop a question after S seconds with 503 (default 10)\n"
     "Stops on Ctrl-C (SIGINT) or SIGTERM.\n";
 
 int cmd_web(int argc, char **argv, cli_common *common)
@@ -31,9 +32,11 @@ int cmd_web(int argc, char **argv, cli_common *common)
                                          {"threads", required_argument, NULL, 6003},
                                          {"max-body", required_argument, NULL, 6004},
                                          {"timeout", required_argument, NULL, 6005},
+                                         {"request-timeout", required_argument, NULL, 6006},
                                          {0, 0, 0, 0}};
-    gps_config cfg = {GPS_DEFAULT_BIND, GPS_DEFAULT_PORT, GPS_DEFAULT_THREADS, GPS_DEFAULT_MAX_BODY,
-                      GPS_DEFAULT_TIMEOUT_S, NULL};
+    gps_config cfg = {GPS_DEFAULT_BIND,      GPS_DEFAULT_PORT,      GPS_DEFAULT_THREADS,
+                      GPS_DEFAULT_MAX_BODY,  GPS_DEFAULT_TIMEOUT_S, NULL,
+                      GPS_DEFAULT_REQUEST_S, cli_nvml_path(NULL)};
     int64_t v;
     int c;
     optind = 1;
@@ -41,11 +44,32 @@ int cmd_web(int argc, char **argv, cli_common *common)
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'h': printf("%s", web_help); return EXIT_OK;
-        case 6001: if (cli_parse_i64(common, "web", "port", optarg, 0, 65535, &v)) return EXIT_USAGE; cfg.port = (int)v; continue;
+        case 6001:
+            if (cli_parse_i64(common, "web", "port", optarg, 0, 65535, &v))
+                return EXIT_USAGE;
+            cfg.port = (int)v;
+            continue;
         case 6002: cfg.bind = optarg; continue;
-        case 6003: if (cli_parse_i64(common, "web", "threads", optarg, 1, 64, &v)) return EXIT_USAGE; cfg.threads = (int)v; continue;
-        case 6004: if (cli_parse_i64(common, "web", "max-body", optarg, 1024, 64 << 20, &v)) return EXIT_USAGE; cfg.max_body = (size_t)v; continue;
-        case 6005: if (cli_parse_i64(common, "web", "timeout", optarg, 1, 3600, &v)) return EXIT_USAGE; cfg.timeout_s = (unsigned)v; continue;
+        case 6003:
+            if (cli_parse_i64(common, "web", "threads", optarg, 1, 64, &v))
+                return EXIT_USAGE;
+            cfg.threads = (int)v;
+            continue;
+        case 6004:
+            if (cli_parse_i64(common, "web", "max-body", optarg, 1024, 64 << 20, &v))
+                return EXIT_USAGE;
+            cfg.max_body = (size_t)v;
+            continue;
+        case 6005:
+            if (cli_parse_i64(common, "web", "timeout", optarg, 1, 3600, &v))
+                return EXIT_USAGE;
+            cfg.timeout_s = (unsigned)v;
+            continue;
+        case 6006:
+            if (cli_parse_i64(common, "web", "request-timeout", optarg, 1, 3600, &v))
+                return EXIT_USAGE;
+            cfg.request_s = (double)v;
+            continue;
         default:
             if (cli_common_opt(c, optarg, common))
                 continue;
@@ -76,8 +100,10 @@ int cmd_web(int argc, char **argv, cli_common *common)
     int v6 = strchr(bind, ':') != NULL;
     printf("gpuplan web: serving http://%s%s%s:%d/ (Ctrl-C stops)\n", v6 ? "[" : "", bind, v6 ? "]" : "", gps_port(s));
     if (strncmp(bind, "127.", 4) != 0 && strcmp(bind, "::1") != 0)
-        fprintf(stderr, "gpuplan web: warning: listening on %s, not loopback: anyone who can reach this machine can "
-                        "use the planner\n", bind);
+        fprintf(stderr,
+                "gpuplan web: warning: listening on %s, not loopback: anyone who can reach this machine can "
+                "use the planner\n",
+                bind);
     fflush(stdout);
     sigdelset(&stop, SIGPIPE);
     int sig = 0;

@@ -45,8 +45,7 @@ static void print_commands(FILE *f)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(f, "\nevery command takes --json (machine-readable output) and --data-dir DIR\n"
-               "(JSON files overriding the built-in data/*.json); --allow-large raises the\n"
-               "work budget of a simulation or search 100-fold (docs/reliability.md). With no command, gpuplan\n"
+               "(JSON files overriding the built-in data/*.json). With no command, gpuplan\n"
                "runs its built-in example: serving Llama-3.1-70B to 300 users under health-data\n"
                "rules in Brazil, ranked with costs in BRL ('gpuplan plan').\n");
 }
@@ -67,15 +66,6 @@ static int run_default(cli_common *common)
            GP_VERSION_STRING);
     return cmd_plan(1, argv, common);
 }
-
-int cli_run_command(cli_common *common, int argc, char **argv)
-{
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (argc > 0 && strcmp(argv[0], commands[i].name) == 0)
-            return commands[i].run(argc, argv, common);
-    return cli_usage_error(common, "gpuplan", "unknown command '%s'", argc > 0 ? argv[0] : "");
-}
-
 
 int main(int argc, char **argv)
 {

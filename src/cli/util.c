@@ -1,4 +1,4 @@
-/* util.c: errors, number parsing, formatting and JSON output for the CLI. */
+/* util.c: errors, number parsing, formatting and output for the CLI. */
 #include "cli.h"
 
 #include <ctype.h>
@@ -7,47 +7,14 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 int cli_common_opt(int opt, const char *arg, cli_common *common)
 {
     switch (opt) {
     case 'J': common->json = 1; return 1;
     case 'D': common->data_dir = arg; return 1;
-    case 'A': common->allow_large = 1; return 1;
     default: return 0;
     }
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cli_progress(void *ctx, double done, double limit)
-{
-    cli_common *c = ctx;
-    double t = now_s() - c->work_start_s;
-    if (t >= 1.0 && t - c->work_printed_s >= 1.0) {
-        c->work_printed_s = t;
-        fprintf(c->err ? c->err : stderr, "gpuplan: working, %.0f s: %.3g of at most %.3g units of work (%.0f%%)\n", t,
-                done, limit, 100.0 * done / limit);
-    }
-    return 0;
-}
-
-gp_work *cli_work(cli_common *common)
-{
-    gp_work_init(&common->work, common->allow_large);
-    if (!common->capture) {
-        common->work.progress = cli_progress;
-        common->work.progress_ctx = common;
-        common->work_start_s = now_s();
-        common->work_printed_s = 0;
-    }
-    return &common->work;
 }
 
 gp_catalog *cli_catalog(cli_common *common)
@@ -97,22 +64,8 @@ int cli_parse_i64(cli_common *common, const char *cmd, const char *flag, const c
     errno = 0;
     long long v = strtoll(s ? s : "", &end, 10);
     if (!s || !*s || *end || errno || v < min || v > max) {
-        cli_usage_error(common, cmd, "--%s takes a whole number from %lld to %lld, not '%s'", flag,
-                        (long long)min, (long long)max, s ? s : "");
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
-int cli_parse_double(cli_common *common, const char *cmd, const char *flag, const char *s, double min, double max,
-                     double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s ? s : "", &end);
-    if (!s || !*s || *end || errno || !isfinite(v) || v < min || v > max) {
-        cli_usage_error(common, cmd, "--%s takes a number from %g to %g, not '%s'", flag, min, max, s ? s : "");
+        cli_usage_error(common, cmd, "--%s takes a whole number from %lld to %lld, not '%s'", flag, (long long)min,
+                        (long long)max, s ? s : "");
         return -1;
     }
     *out = v;
@@ -124,11 +77,6 @@ int cli_print_json(cli_common *common, json_t *v)
     if (!v) {
         fprintf(err_stream(common), "gpuplan: out of memory building JSON\n");
         return EXIT_INPUT;
-    }
-    if (common && common->capture) { /* the web server takes the document itself */
-        json_decref(common->result);
-        common->result = v;
-        return EXIT_OK;
     }
     json_dumpf(v, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     fputc('\n', stdout);
@@ -175,64 +123,34 @@ const char *cli_fmt_bytes(char *buf, size_t n, double bytes)
     return buf;
 }
 
-/* ---- numbers with unit suffixes: one table per kind ---- */
-
-typedef struct suffix_row {
-    char suffix;       /* case-insensitive; '\0' for none */
-    double multiplier;
-} suffix_row;
-
-static const suffix_row token_suffixes[] = {
-    {'\0', 1}, {'k', 1e3}, {'m', 1e6}, {'b', 1e9}, {'g', 1e9}, {'t', 1e12}, {'p', 1e15}};
-static const suffix_row duration_suffixes[] = {
-    {'\0', 1}, {'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}, {'w', 7 * 86400}};
-
-static int parse_scaled(const char *s, const suffix_row *rows, size_t n, double max, double *out)
+int cli_run_error(cli_common *common, const char *cmd, const gp_error *err)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s ? s : "", &end);
-    if (!s || end == s || errno || !isfinite(v) || v <= 0)
-        return -1;
-    if (*end && end[1])
-        return -1; /* one suffix letter at most */
-    for (size_t i = 0; i < n; i++) {
-        if (tolower((unsigned char)*end) == rows[i].suffix) {
-            v *= rows[i].multiplier;
-            if (v > max)
-                return -1;
-            *out = v;
-            return 0;
-        }
-    }
-    return -1;
+    if (err->code == GP_EUSAGE)
+        return cli_usage_error(common, cmd, "%s", err->msg);
+    return cli_error(common, err);
 }
 
-int cli_parse_tokens(const char *s, double *out)
+int cli_print_text(char *text, size_t len)
 {
-    return parse_scaled(s, token_suffixes, sizeof token_suffixes / sizeof token_suffixes[0], 1e18, out);
+    fwrite(text, 1, len, stdout);
+    gp_text_free(text);
+    return EXIT_OK;
 }
 
-int cli_parse_duration(const char *s, double *out)
+int cli_print_result_json(cli_common *common, const gp_result *r)
 {
-    return parse_scaled(s, duration_suffixes, sizeof duration_suffixes / sizeof duration_suffixes[0], 1e12, out);
+    char *text = NULL;
+    size_t len = 0;
+    gp_error err;
+    if (gp_result_json(r, &text, &len, &err) != GP_OK)
+        return cli_error(common, &err);
+    return cli_print_text(text, len);
 }
 
-int cli_parse_redundancy(const char *s, int *out)
+const char *cli_nvml_path(const char *given)
 {
-    if (!s)
-        return -1;
-    if (!strcmp(s, "none") || !strcmp(s, "n") || !strcmp(s, "0")) {
-        *out = 0;
-        return 0;
-    }
-    if ((s[0] == 'n' || s[0] == 'N') && s[1] == '+' && s[2] >= '0' && s[2] <= '9' && !s[3]) {
-        *out = s[2] - '0';
-        return 0;
-    }
-    if (s[0] >= '0' && s[0] <= '9' && !s[1]) {
-        *out = s[0] - '0';
-        return 0;
-    }
-    return -1;
+    if (given && *given)
+        return given;
+    const char *env = getenv("GPUPLAN_NVML_LIB");
+    return env && *env ? env : NULL;
 }

@@ -110,6 +110,7 @@ const char *gpi_embedded(const char *name, size_t *size);
 /* ---- decision data (catalog.c) ---- */
 /* Borrowed parsed data/prices.json and data/compliance.json (merged with --data-dir). */
 json_t *gpi_catalog_prices(const gp_catalog *cat);
+json_t *gpi_catalog_engines(const gp_catalog *cat); /* data/engines.json (serving profiles) */
 json_t *gpi_catalog_compliance(const gp_catalog *cat);
 
 /* ---- files ---- */

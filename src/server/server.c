@@ -1,18 +1,19 @@
 /*
  * server.c: the HTTP side of `gpuplan web`: a libmicrohttpd daemon with a thread pool, bound
  * to loopback unless told otherwise. It reads a request body up to a cap (413 past it), then
- * hands method, path and body to routes.c and sends back what it answers. Slow or idle
- * clients are cut off by the connection timeout; open connections are capped. Commands run
- * one at a time under a mutex (they use getopt's global state); they take milliseconds.
+ * hands method, path and body to routes.c and sends back what it answers. Idle clients are cut
+ * off by the connection timeout, bodies arriving slower than a minimum rate are dropped, open
+ * connections are capped in all and per client address, and each connection's memory is
+ * bounded. Requests run concurrently on the thread pool (the library shares nothing between
+ * runs); each question has a deadline and stops early when the server stops.
  * All state lives in the gps_server handle.
  */
 #include "server.h"
-#include "cli.h"
 
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
-#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,11 +21,12 @@
 
 struct gps_server {
     struct MHD_Daemon *daemon;
-    pthread_mutex_t lock;      /* one command at a time */
-    gp_catalog *cat;
-    const char *data_dir;
+    gp_catalog *cat;     /* read-only once started: shared by the worker threads */
+    atomic_int stopping; /* set by gps_stop: questions in flight stop */
+    double request_s;    /* deadline of one question */
+    const char *nvml_path;
     size_t max_body;
-    int loopback;              /* bound to a loopback address: check the Host header */
+    int loopback; /* bound to a loopback address: check the Host header */
     int port;
 };
 
@@ -33,6 +35,7 @@ typedef struct conn_state {
     char *body;
     size_t len, cap;
     int too_big;
+    double started; /* when the headers arrived (gp_run_clock) */
 } conn_state;
 
 const gp_catalog *gps_catalog(const gps_server *s)
@@ -76,53 +79,40 @@ void gps_respond_error(gps_response *res, int status, const char *message)
     gps_respond_json(res, status, json_pack("{s{si ss}}", "error", "status", status, "message", message));
 }
 
-/* Drop the "(see 'gpuplan X --help')" hint and surrounding blank space from a message. */
-static void trim_message(char *m)
+static const char *code_name(gp_status st)
 {
-    char *hint = strstr(m, "\n(see 'gpuplan");
-    if (hint)
-        *hint = '\0';
-    size_t n = strlen(m);
-    while (n > 0 && (m[n - 1] == '\n' || m[n - 1] == ' '))
-        m[--n] = '\0';
+    static const char *const names[] = {"ok",    "invalid",       "io",   "parse", "not_found", "unsupported",
+                                        "limit", "out_of_memory", "usage"};
+    return (size_t)st < sizeof names / sizeof names[0] ? names[st] : "error";
 }
 
-int gps_run_command(gps_server *s, int argc, char **argv, const gp_model *inline_model, json_t **result, char *msg,
-                    size_t msg_size)
+void gps_respond_gp_error(gps_response *res, int status, const gp_error *err)
 {
-    char *text = NULL;
-    size_t text_len = 0;
-    *result = NULL;
-    msg[0] = '\0';
-    FILE *err = open_memstream(&text, &text_len);
-    if (!err) {
-        snprintf(msg, msg_size, "out of memory");
-        return EXIT_INPUT;
+    json_t *e = json_pack("{si ss ss ss si}", "status", status, "code", code_name(err->code), "message",
+                          err->msg[0] ? err->msg : gp_status_str(err->code), "field", err->field, "exit_code",
+                          status == 400 ? 2 : 1);
+    if (e && err->line > 0) {
+        json_object_set_new(e, "line", json_integer(err->line));
+        json_object_set_new(e, "column", json_integer(err->column));
     }
-    cli_common c;
-    memset(&c, 0, sizeof c);
-    c.json = 1;
-    c.capture = 1;
-    c.err = err;
-    c.data_dir = s->data_dir;
-    c.cat = s->cat;
-    c.model = inline_model;
-    pthread_mutex_lock(&s->lock);
-    int rc = cli_run_command(&c, argc, argv);
-    pthread_mutex_unlock(&s->lock);
-    fclose(err);
-    if (text) {
-        snprintf(msg, msg_size, "%s", text);
-        trim_message(msg);
-    }
-    free(text);
-    if (c.cat != s->cat) /* a command must not swap the catalog; if it opened another, drop it */
-        gp_catalog_free(c.cat);
-    if (rc == EXIT_OK)
-        *result = c.result;
-    else
-        json_decref(c.result);
-    return rc;
+    if (e && err->offset >= 0)
+        json_object_set_new(e, "position", json_integer(err->offset));
+    gps_respond_json(res, status, e ? json_pack("{so}", "error", e) : NULL);
+}
+
+static int server_stopping(void *arg)
+{
+    return atomic_load((atomic_int *)arg) != 0;
+}
+
+void gps_run_ctx(gps_server *s, gp_run_ctx *ctx)
+{
+    gp_run_ctx_defaults(ctx);
+    ctx->api = 1;
+    ctx->deadline_s = gp_run_clock() + s->request_s;
+    ctx->cancel = server_stopping;
+    ctx->cancel_arg = &s->stopping;
+    ctx->nvml_path = s->nvml_path;
 }
 
 /* ---- libmicrohttpd callbacks ---------------------------------------------------------------- */
@@ -140,6 +130,8 @@ static enum MHD_Result send_response(struct MHD_Connection *conn, gps_response *
     MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
     MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
     MHD_add_response_header(r, "Cache-Control", "no-store");
+    if (res->allow)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, res->allow);
     if (res->content_type && !strncmp(res->content_type, "text/html", 9))
         MHD_add_response_header(r, "Content-Security-Policy",
                                 "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
@@ -154,6 +146,8 @@ static enum MHD_Result send_error(struct MHD_Connection *conn, int status, const
     gps_response res;
     memset(&res, 0, sizeof res);
     gps_respond_error(&res, status, message);
+    if (status == 405)
+        res.allow = "GET, HEAD, POST";
     return send_response(conn, &res);
 }
 
@@ -193,12 +187,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         st = calloc(1, sizeof *st);
         if (!st)
             return MHD_NO;
+        st->started = gp_run_clock();
         *con_cls = st;
         return MHD_YES;
     }
     if (*upload_data_size > 0) { /* a piece of the body */
         size_t n = *upload_data_size;
         *upload_data_size = 0;
+        double t = gp_run_clock() - st->started;
+        if (t > GPS_MIN_RATE_GRACE_S && (double)(st->len + n) < t * GPS_MIN_BODY_RATE)
+            return MHD_NO; /* slower than the minimum rate: close the connection */
         if (st->too_big || n > s->max_body - st->len) {
             st->too_big = 1; /* keep reading (and dropping) until the end, then answer 413 */
             return MHD_YES;
@@ -275,7 +273,9 @@ int gps_start(const gps_config *cfg, gps_server **out, char *msg, size_t msg_siz
         return -1;
     }
     s->max_body = cfg->max_body ? cfg->max_body : GPS_DEFAULT_MAX_BODY;
-    s->data_dir = cfg->data_dir;
+    s->request_s = cfg->request_s > 0 ? cfg->request_s : GPS_DEFAULT_REQUEST_S;
+    s->nvml_path = cfg->nvml_path;
+    atomic_init(&s->stopping, 0);
     s->loopback = loopback;
     gp_error err;
     if (gp_catalog_open(cfg->data_dir, &s->cat, &err) != GP_OK) {
@@ -283,22 +283,16 @@ int gps_start(const gps_config *cfg, gps_server **out, char *msg, size_t msg_siz
         free(s);
         return -1;
     }
-    if (pthread_mutex_init(&s->lock, NULL) != 0) {
-        snprintf(msg, msg_size, "cannot create a mutex");
-        gp_catalog_free(s->cat);
-        free(s);
-        return -1;
-    }
     unsigned threads = cfg->threads > 0 ? (unsigned)cfg->threads : GPS_DEFAULT_THREADS;
-    s->daemon = MHD_start_daemon(flags, (uint16_t)cfg->port, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, addr,
-                                 MHD_OPTION_THREAD_POOL_SIZE, threads, MHD_OPTION_CONNECTION_TIMEOUT,
-                                 (unsigned)(cfg->timeout_s ? cfg->timeout_s : GPS_DEFAULT_TIMEOUT_S),
-                                 MHD_OPTION_CONNECTION_LIMIT, (unsigned)GPS_MAX_CONNECTIONS,
-                                 MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
+    s->daemon = MHD_start_daemon(
+        flags, (uint16_t)cfg->port, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, addr, MHD_OPTION_THREAD_POOL_SIZE,
+        threads, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)(cfg->timeout_s ? cfg->timeout_s : GPS_DEFAULT_TIMEOUT_S),
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)GPS_MAX_CONNECTIONS, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+        (unsigned)GPS_MAX_PER_IP, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)GPS_CONNECTION_MEMORY,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
     if (!s->daemon) {
         snprintf(msg, msg_size, "cannot listen on %s port %d (in use, or not an address of this machine?)", bind,
                  cfg->port);
-        pthread_mutex_destroy(&s->lock);
         gp_catalog_free(s->cat);
         free(s);
         return -1;
@@ -313,8 +307,8 @@ void gps_stop(gps_server *s)
 {
     if (!s)
         return;
+    atomic_store(&s->stopping, 1); /* questions in flight poll this and stop */
     MHD_stop_daemon(s->daemon);
-    pthread_mutex_destroy(&s->lock);
     gp_catalog_free(s->cat);
     free(s);
 }

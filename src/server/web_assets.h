@@ -7,9 +7,9 @@
 #include <stddef.h>
 
 typedef struct gpi_embedded_file {
-    const char *name;            /* "web/index.html" */
-    const unsigned char *bytes;  /* contents, NUL-terminated */
-    size_t size;                 /* bytes, terminator excluded */
+    const char *name;           /* "web/index.html" */
+    const unsigned char *bytes; /* contents, NUL-terminated */
+    size_t size;                /* bytes, terminator excluded */
 } gpi_embedded_file;
 
 /* Ended by a row whose name is NULL. */

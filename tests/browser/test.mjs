@@ -7,7 +7,8 @@
 //  2. health data in Brazil, in BRL: the plan, its break-even and every card in reais;
 //  3. one GPU or several: Llama-3.1-70B on an H100, the verdict and the precision table;
 //  4. training: cost per run, not months of rent;
-//  5. an error replaces the stale results; the URL holds the state; the report downloads.
+//  5. an error replaces the stale results; the URL holds the state; the report downloads;
+//  6. one GPU vs two smaller ones, NVLink vs PCIe, and the throughput-vs-latency chart.
 // Saves screenshots of the page and of the report. Usage: node test.mjs GPUPLAN_BINARY OUT_DIR
 import { chromium } from 'playwright-core';
 import { spawn, execFileSync } from 'node:child_process';
@@ -107,7 +108,45 @@ async function anyGpu(page, tag, lang) {
   check((await page.locator('#plan-options tbody tr:first-child td:nth-child(2)').textContent()).startsWith(rec.gpus_total + ' × ' + rec.gpu),
         tag + ': plan\'s recommendation = CLI (' + rec.gpus_total + ' x ' + rec.gpu + ')');
   check(await page.locator('[data-testid=decision]').count() === 1, tag + ': the decision in plain words');
+  await comparisons(page, tag, lang, sc, serve);
   return sc;
+}
+
+// The comparisons for the chosen model (one GPU or two smaller ones; NVLink or PCIe) and the
+// throughput-vs-latency chart: each side's GPUs against `gpuplan serve --gpu X --tp N` for the
+// same scenario, each point against the CLI's option, the sentence in the page's language.
+async function comparisons(page, tag, lang, sc, serve) {
+  for (const id of ['one-vs-two', 'nvlink-vs-pcie']) {
+    const rows = page.locator('#' + id + ' tbody tr');
+    const n = await rows.count();
+    if (id === 'nvlink-vs-pcie') check(n === 2, tag + ': NVLink vs PCIe side by side');
+    for (let i = 0; i < n; i++) {
+      const r = rows.nth(i);
+      const gpu = await r.getAttribute('data-gpu'), tp = Number(await r.getAttribute('data-tp'));
+      const want = cli('serve', Object.assign({}, sc, { gpu, tp }));
+      const shown = await r.locator('td:nth-child(2)').getAttribute('data-value');
+      check(shown === String(want.found ? want.layout.gpus_total : 0), tag + ': ' + id + ' ' + gpu + ' TP' + tp + ' GPUs = CLI (' + want.layout.gpus_total + ')');
+      if (want.found)
+        check(await r.locator('td:nth-child(6)').getAttribute('data-value') === String(want.usd_per_hour), tag + ': ' + id + ' ' + gpu + ' per hour = CLI');
+    }
+    if (n) {
+      const why = await page.locator('[data-testid=' + id + '-why]').textContent();
+      check(lang === 'pt-BR' ? /vence|cumpre|custam o mesmo/.test(why) : /wins|meets|cost the same/.test(why), tag + ': ' + id + ' says why, in ' + lang + ' (' + why.slice(0, 50) + ')');
+    }
+  }
+  const tp2 = page.locator('#one-vs-two tr[data-side=two]');
+  if (await tp2.count()) check(await tp2.getAttribute('data-tp') === '2', tag + ': two GPUs per replica (TP 2)');
+  // the chart: one point per option with a throughput, the chosen one where the CLI puts it
+  const opts = serve.options.filter((o) => o.per_replica_throughput_tokens_per_s > 0 && o.tpot_p99_s > 0);
+  check(await page.locator('#tradeoff-svg circle').count() === opts.length, tag + ': one chart point per serving option (' + opts.length + ')');
+  const best = page.locator('#tradeoff-svg circle.pt-best');
+  check(await best.count() === 1, tag + ': the chosen setup is marked on the chart');
+  const o = serve.options.find((x) => x.gpu === serve.gpu && x.tp === serve.layout.tp && x.replicas === serve.layout.replicas);
+  if (o && await best.count())
+    check(await best.getAttribute('data-y') === String(o.per_replica_throughput_tokens_per_s / (o.gpus_per_replica || o.tp)),
+          tag + ': the chosen point\'s tokens/s per GPU = CLI');
+  const box = await page.locator('#tradeoff-svg').boundingBox();
+  check(box && box.width <= (await page.evaluate(() => window.innerWidth)), tag + ': the chart fits the screen (' + (box && box.width) + ' px)');
 }
 
 async function health(page, tag, lang) {
@@ -156,11 +195,18 @@ async function oneOrSeveral(page, tag, lang) {
   check(await v.getAttribute('data-min-gpus') === String(fit.verdict.min_gpus), tag + ': min GPUs = CLI');
   check(!(await v.getAttribute('class')).includes('ok') || fit.verdict.single_gpu_sufficient, tag + ': "not enough" is not green');
   check(await page.locator('#reasons li').count() === fit.verdict.reasons.length, tag + ': one line per reason');
+  // the reasons are the library's sentences in the page's language (gpuplan fit --lang)
+  const fitLang = cli('fit', { model: sc.model, gpu: sc.gpu, context: ctx, lang });
+  const shownReasons = await page.locator('#reasons li').allTextContents();
+  check(JSON.stringify(shownReasons) === JSON.stringify(fitLang.verdict.reasons.map((r) => r.message)),
+        tag + ': the reasons = gpuplan fit --lang ' + lang);
   if (lang === 'pt-BR') {
     const first = await page.locator('#reasons li').first().textContent();
     check(/^Só os pesos têm 141,1 GB/.test(first), tag + ': the reasons in Portuguese (' + first.slice(0, 60) + ')');
     check(await page.locator('#reasons li[data-code=units]', { hasText: 'GiB' }).count() === 1, tag + ': GB vs GiB explained once');
   }
+  await comparisons(page, tag, lang, sc, cli('serve', sc));
+  check(await page.locator('#one-vs-two tr[data-side=two]').getAttribute('data-gpu') === 'H100-SXM-80GB', tag + ': two H100s against one larger GPU');
   for (const d of ['bf16', 'fp8', 'int8', 'int4']) {
     const f = cli('fit', { model: sc.model, gpu: sc.gpu, context: ctx, dtype: d });
     const row = page.locator('#precisions tr[data-dtype=' + d + '] td:nth-child(4)');
@@ -234,6 +280,8 @@ try {
                 tag + ': the form does not cover the results');
         }
         await page.screenshot({ path: join(outDir, 'page-' + lang + '-' + kind + '.png'), fullPage: true });
+        for (const card of ['compare-card', 'tradeoff-card'])
+          await page.locator('#' + card).screenshot({ path: join(outDir, card + '-' + lang + '-' + kind + '.png') });
         if (kind === 'phone') // the plan card alone, legible at phone width
           await page.locator('#plan-card').screenshot({ path: join(outDir, 'plan-card-' + lang + '-phone.png') });
         await health(page, tag, lang);

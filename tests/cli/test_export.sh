@@ -62,13 +62,24 @@ run export --engine megatron --model llama-3.1-8b --task train; expect_rc 2 "tra
 run export --engine megatron --model deepseek-v3 --tp 8 --pp 8 --dp 4 --ep 8 --zero 1 --global-batch 512
 expect_rc 0 "deepseek-v3 PP 8"; expect_out "--decoder-first-pipeline-num-layers 6" "first stage"
 expect_out "--decoder-last-pipeline-num-layers 7" "last stage"
-# the default plan writes the manifests for all 5 replicas behind one Service, API key from a Secret
+# the default plan writes the manifests for all its replicas (the recommended option's count,
+# from the serving model) behind one Service, API key from a Secret
+run plan --json; n=$(jq -r '.options[0].layout.replicas' "$TMP/out")
 run plan --export "$TMP/plan"; expect_rc 0 "plan --export"
-checks=$((checks+1)); jq -e '.items[0].kind == "Deployment" and .items[0].spec.replicas == 5 and .items[1].kind == "Service"' \
-  "$TMP/plan/deploy.json" >/dev/null || fail "deploy.json: 5 replicas behind a Service"
+checks=$((checks+1)); jq -e --argjson n "$n" '.items[0].kind == "Deployment" and .items[0].spec.replicas == $n and .items[1].kind == "Service"' \
+  "$TMP/plan/deploy.json" >/dev/null || fail "deploy.json: $n replicas behind a Service"
 checks=$((checks+1)); jq -e '.items[0].spec.template.spec.containers[0].env[0].valueFrom.secretKeyRef.key == "api-key"' \
   "$TMP/plan/deploy.json" >/dev/null || fail "API key from a Secret"
 checks=$((checks+1)); grep -q -- "--enable-log-requests" "$TMP/plan/launch.sh" || fail "audit logging: request logs"
 checks=$((checks+1)); grep -q -- "Llama-3.1-70B-Instruct" "$TMP/plan/launch.sh" || fail "chat service: Instruct"
-checks=$((checks+1)); grep -q -- "--array=0-4" "$TMP/plan/serve.sbatch" || fail "Slurm array of 5"
+checks=$((checks+1)); grep -q -- "--array=0-$((n-1))" "$TMP/plan/serve.sbatch" || fail "Slurm array of $n"
+# TensorRT-LLM replicas of 2 nodes (TP 8 x PP 2 = 16 GPUs): LWS groups of 2 pods, mpirun of 16
+# ranks; Slurm tasks of 2 nodes x 8 ranks
+run export --engine trtllm --model llama-3.1-405b --tp 8 --pp 2 --replicas 3 --out "$TMP/trt"; expect_rc 0 "trtllm 2-node replicas"
+checks=$((checks+1)); jq -e '.items[0].kind == "LeaderWorkerSet" and .items[0].spec.replicas == 3 and
+  .items[0].spec.leaderWorkerTemplate.size == 2' "$TMP/trt/deploy.json" >/dev/null || fail "LWS of 3 groups of 2"
+checks=$((checks+1)); jq -e '.items[0].spec.leaderWorkerTemplate.leaderTemplate.spec.containers[0].args[0] |
+  contains("mpirun --allow-run-as-root -np 16")' "$TMP/trt/deploy.json" >/dev/null || fail "mpirun of 16 ranks"
+checks=$((checks+1)); grep -q -- "#SBATCH --nodes=2" "$TMP/trt/serve.sbatch" && grep -q -- "--array=0-2" "$TMP/trt/serve.sbatch" \
+  || fail "Slurm array of 3 two-node tasks"
 finish

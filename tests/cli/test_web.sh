@@ -77,7 +77,7 @@ expect_json .error.column 35 "column"; expect_out "unexpected token" "parser's m
 post /api/fit ''; expect_code 400 "empty body"
 post /api/fit '[1, 2]'; expect_code 400 "not an object"; expect_out "JSON object" "says what a scenario is"
 post /api/fit '{"model": "llama-3.1-8b", "model": "llama-3.1-70b"}'; expect_code 400 "duplicate key"
-post /api/fit '{"model": "llama-3.1-8b", "bogus_flag": 1}'; expect_code 400 "unknown key"; expect_out "bogus-flag" "names the key"
+post /api/fit '{"model": "llama-3.1-8b", "bogus_flag": 1}'; expect_code 400 "unknown key"; expect_out "bogus_flag" "names the key"; expect_json .error.field bogus_flag "field"
 post /api/fit '{"model": "llama-3.1-8b", "dtype": "fp99"}'; expect_code 400 "bad value"; expect_json .error.exit_code 2 "usage error"
 printf '{"a":%s1%s}' "$(printf '[%.0s' $(seq 1 5000))" "$(printf ']%.0s' $(seq 1 5000))" > "$TMP/deep"
 api POST /api/fit "$TMP/deep"; expect_code 400 "deeply nested JSON"
@@ -96,7 +96,8 @@ for kv in '"trace": "/etc/passwd"' '"trac": "/etc/passwd"' '"data_dir": "/tmp"' 
           '"config_file": "/etc/passwd"' '"trace_path": "x"' '"scenario": "/etc/passwd"'; do
   post /api/serve "{\"users\": 10, $kv}"; expect_code 400 "refused: $kv"
 done
-expect_out "reads and writes no files" "says why"
+post /api/serve '{"users": 10, "trace": "/etc/passwd"}'; expect_out "reads and writes no files" "says why"
+post /api/plan '{"users": 10, "out": "/tmp/x"}'; expect_code 400 "plan's out refused"; expect_out "reads and writes no files" "says why"
 post /api/fit '{"model": "/etc/passwd"}'; expect_code 400 "model path"; expect_out "not in the catalog" "model must be a catalog id"
 post /api/fit '{"model": "../../../../etc/passwd"}'; expect_code 400 "model relative path"
 post /api/fit '{"model": ["llama-3.1-8b", "/etc"]}'; expect_code 400 "model list with a path"

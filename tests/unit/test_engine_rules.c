@@ -79,6 +79,13 @@ static long long iflag(const flags *f, const char *key, long long dflt)
     return v && *v ? atoll(v) : dflt;
 }
 
+/* The number after `key` in the text (0 if absent). */
+static long long sbatch_num(const char *text, const char *key)
+{
+    const char *p = strstr(text, key);
+    return p ? atoll(p + strlen(key)) : 0;
+}
+
 /* "NAME=${NAME:-value}" or "export NAME=value" in the script; NULL if absent. */
 static const char *var(const flags *f, const char *name, char *buf, size_t n)
 {
@@ -168,18 +175,27 @@ static void quant_rules(report *r, const flags *f, int have_quantize_sh, const c
 
 /* ---- per engine ------------------------------------------------------------------------- */
 
+/* vLLM: vllm/config/cache.py at commit 002f10e0 (CacheConfig) and vllm/engine/arg_utils.py at
+ * commit 99d7eb5d (the v0.11.x engine args docs/engines.md lists). */
 static void vllm_rules(report *r, const flags *f, int qsh)
 {
     double u = dflag(f, "--gpu-memory-utilization", 0.9);
-    rule(r, u > 0 && u <= 1, "vllm/config/cache.py (gpu_memory_utilization in (0, 1])", "%g", u);
+    rule(r, u > 0 && u <= 1,
+         "vllm/config/cache.py@002f10e0:103 CacheConfig.gpu_memory_utilization Field(gt=0, le=1)", "%g", u);
     const char *kv = flag(f, "--kv-cache-dtype");
-    rule(r, !kv || !strcmp(kv, "auto") || !strncmp(kv, "fp8", 3), "vllm/config/cache.py (cache_dtype choices)",
-         "%s", kv ? kv : "");
+    static const char *const kv_ok[] = {"auto", "float16", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2"};
+    int known = !kv;
+    for (size_t i = 0; kv && i < sizeof kv_ok / sizeof kv_ok[0]; i++)
+        known |= !strcmp(kv, kv_ok[i]);
+    rule(r, known, "vllm/config/cache.py@002f10e0:39, :111 CacheDType (the values in v0.11 and later)", "%s", kv ? kv : "");
     rule(r, iflag(f, "--max-num-seqs", 1) >= 1, "vllm/config/scheduler.py (max_num_seqs >= 1)", "%s", "");
-    const char *q = flag(f, "--quantization");
-    rule(r, !q || strcmp(q, "bitsandbytes") || (flag(f, "--load-format") && !strcmp(flag(f, "--load-format"),
-                                                                                          "bitsandbytes")),
-         "vllm/engine/arg_utils.py (bitsandbytes quantization loads with the bitsandbytes format)", "%s", "");
+    /* v0.11 sets the bitsandbytes load format itself; older releases (v0.6/v0.7 arg_utils.py
+     * EngineArgs.__post_init__) refuse either without the other: the export writes both */
+    const char *q = flag(f, "--quantization"), *lf = flag(f, "--load-format");
+    rule(r, (q && !strcmp(q, "bitsandbytes")) == (lf && !strcmp(lf, "bitsandbytes")),
+         "vLLM v0.6/v0.7 arg_utils.py (\"BitsAndBytes quantization and QLoRA adapter only support 'bitsandbytes' load "
+         "format\", and the converse)",
+         "%s", "");
     service_rules(r, f, "--host");
     quant_rules(r, f, qsh, "--quantization");
 }
@@ -187,17 +203,17 @@ static void vllm_rules(report *r, const flags *f, int qsh)
 static void sglang_rules(report *r, const flags *f, int qsh)
 {
     double u = dflag(f, "--mem-fraction-static", 0.9);
-    rule(r, u > 0 && u < 1, "sglang server_args.py (mem_fraction_static in (0, 1))", "%g", u);
+    rule(r, u > 0 && u < 1, "docs/export.md (SGLang mem_fraction_static in (0, 1): weights + KV pool; no SGLang check was found)", "%g", u);
     const char *q = flag(f, "--quantization");
     const char *lf = flag(f, "--load-format");
     rule(r, !q || strcmp(q, "bitsandbytes") || (lf && !strcmp(lf, "bitsandbytes")),
-         "sglang server_args.py (bitsandbytes needs --load-format bitsandbytes)", "%s", "");
+         "sglang python/sglang/srt/server_args.py@469c63e5 (bitsandbytes needs --load-format bitsandbytes)", "%s", "");
     const char *kv = flag(f, "--kv-cache-dtype");
-    rule(r, !kv || !strcmp(kv, "auto") || !strncmp(kv, "fp8_", 4), "sglang server_args.py (kv_cache_dtype choices)",
+    rule(r, !kv || !strcmp(kv, "auto") || !strncmp(kv, "fp8_", 4), "sglang python/sglang/srt/server_args.py@469c63e5 (kv_cache_dtype choices)",
          "%s", kv ? kv : "");
     if (flag(f, "--nnodes"))
         rule(r, flag(f, "--dist-init-addr") && flag(f, "--node-rank"),
-             "sglang server_args.py (--nnodes > 1 needs --dist-init-addr and --node-rank)", "%s", "");
+             "sglang python/sglang/srt/server_args.py@469c63e5 (--nnodes > 1 needs --dist-init-addr and --node-rank)", "%s", "");
     service_rules(r, f, "--host");
     quant_rules(r, f, qsh, "--quantization");
 }
@@ -227,7 +243,9 @@ static void llamacpp_rules(report *r, const flags *f)
     const char *v = flag(f, "--cache-type-v");
     const char *fa = flag(f, "--flash-attn");
     rule(r, !v || !strcmp(v, "f16") || !strcmp(v, "bf16") || (fa && strcmp(fa, "off")),
-         "llama.cpp src/llama-context.cpp (V cache quantization requires flash attention)", "%s", "");
+         "llama.cpp src/llama-context.cpp@4c7103b9 llama_init_from_model (\"quantized V cache requires flash_attn to be "
+         "enabled\")",
+         "%s", "");
     long long ctx = iflag(f, "--ctx-size", 0), par = iflag(f, "--parallel", 1);
     rule(r, par >= 1 && ctx % par == 0, "llama.cpp tools/server (each of --parallel slots gets ctx-size/parallel)",
          "%lld %% %lld", ctx, par);
@@ -241,14 +259,24 @@ static void trtllm_rules(report *r, const flags *f, const char *yaml)
     long long tok = iflag(f, "--max_num_tokens", 8192), seq = iflag(f, "--max_seq_len", 0);
     int chunked = yaml && strstr(yaml, "enable_chunked_prefill: true");
     rule(r, !seq || tok >= seq || chunked,
-         "TensorRT-LLM (a prompt over max_num_tokens is refused unless chunked prefill is on)", "%lld < %lld", tok, seq);
+         "TensorRT-LLM llm_args.py@fcd3f316 BaseLlmArgs (max_num_tokens default 8192, enable_chunked_prefill default "
+         "False: a longer prompt is refused)",
+         "%lld < %lld", tok, seq);
     int tp = (int)iflag(f, "--tp_size", 1), pp = (int)iflag(f, "--pp_size", 1);
     int per_node = (int)iflag(f, "--gpus_per_node", 8);
+    long long cp = iflag(f, "--cp_size", 1);
+    long long ranks = sbatch_num(f->text, "srun --mpi=pmix --nodes ") ? sbatch_num(f->text, " --ntasks ") : tp * pp * cp;
+    rule(r, ranks == (long long)tp * pp * cp,
+         "TensorRT-LLM llm_args.py@fcd3f316 (the MPI world is TP x PP x CP: srun --ntasks)", "%lld", ranks);
     if (tp * pp > per_node)
         rule(r, strstr(f->text, "trtllm-llmapi-launch") && (strstr(f->text, "srun") || strstr(f->text, "mpirun")),
-             "TensorRT-LLM multi-node (MPI ranks through trtllm-llmapi-launch)", "%s", "");
+             "TensorRT-LLM commands/serve.py@00209af1 + trtllm-llmapi-launch (multi-node ranks come from MPI: srun or "
+             "mpirun)",
+             "%s", "");
     double u = dflag(f, "--kv_cache_free_gpu_memory_fraction", 0.9);
-    rule(r, u > 0 && u < 1, "TensorRT-LLM KvCacheConfig (free_gpu_memory_fraction in (0, 1))", "%g", u);
+    rule(r, u >= 0 && u <= 1,
+         "tensorrt_llm/llmapi/llm_args.py@fcd3f316 KvCacheConfig.validate_free_gpu_memory_fraction (0 <= v <= 1)", "%g",
+         u);
     service_rules(r, f, "--host");
 }
 
@@ -390,6 +418,121 @@ static void fsdp_rules(report *r, const flags *launch, const char *py)
     rule(r, strstr(py, "ShardingStrategy.") != NULL, "torch.distributed.fsdp (a ShardingStrategy member)", "%s", "");
 }
 
+/* ---- replicas: what runs each copy ------------------------------------------------------ */
+
+/* GPUs one server needs: TP x PP (x DP where the server runs its DP copies itself), in
+ * whichever engine's spelling the command uses. */
+static long long copy_gpus(const flags *f)
+{
+    long long tp = iflag(f, "--tensor-parallel-size", iflag(f, "--tp-size", iflag(f, "--tp_size", 1)));
+    long long pp = iflag(f, "--pipeline-parallel-size", iflag(f, "--pp-size", iflag(f, "--pp_size", 1)));
+    long long dp = iflag(f, "--data-parallel-size", iflag(f, "--dp-size", 1)); /* vLLM, SGLang: in one server */
+    return tp * pp * dp * iflag(f, "--cp_size", 1);
+}
+
+/* A variable the command expands must be set before the shell expands it ("X=1 cmd "$X""
+ * expands $X before X is set; "export X=1; cmd" does not). */
+static void expanded_after_set(report *r, const char *text, const char *name, const char *source)
+{
+    char use[64], set[64];
+    snprintf(use, sizeof use, "\"$%s", name);
+    snprintf(set, sizeof set, "export %s=", name);
+    const char *u = strstr(text, use);
+    if (!u)
+        return;
+    const char *s = strstr(text, set);
+    rule(r, s && s < u, source, "$%s is expanded before it is set", name);
+}
+
+/* serve.sbatch: the allocation holds the copy; multi-node copies start one process per node
+ * (SGLang --nnodes, vLLM over Ray) or one MPI rank per GPU (TensorRT-LLM). */
+static void serve_sbatch_rules(report *r, const char *text)
+{
+    flags *f = malloc(sizeof *f);
+    assert_non_null(f);
+    parse_flags(text, f);
+    long long nodes = sbatch_num(f->text, "#SBATCH --nodes="), gpn = sbatch_num(f->text, "#SBATCH --gpus-per-node=");
+    long long tasks = sbatch_num(f->text, "#SBATCH --ntasks-per-node=");
+    rule(r, nodes >= 1 && gpn >= 1 && strstr(f->text, "#SBATCH --array=0-"), "Slurm sbatch (an array of allocations)",
+         "%s", "");
+    rule(r, nodes * gpn >= copy_gpus(f), "Slurm sbatch (the allocation holds TP x PP GPUs)", "%lld x %lld < %lld", nodes,
+         gpn, copy_gpus(f));
+    if (strstr(f->text, "trtllm-serve")) {
+        long long sn = sbatch_num(f->text, "srun --mpi=pmix --nodes "), st = sbatch_num(f->text, "--ntasks-per-node ");
+        long long ranks = sbatch_num(f->text, " --ntasks ");
+        rule(r, (nodes == 1 && !sn) || (sn == nodes && st == tasks && ranks == copy_gpus(f) && ranks <= nodes * tasks),
+             "Slurm srun within sbatch (the ranks fit the allocation: one per GPU)", "%s", "");
+        trtllm_rules(r, f, NULL);
+    } else if (nodes > 1) {
+        rule(r, strstr(f->text, "srun --nodes=") && iflag(f, "--nnodes", nodes) == nodes,
+             "Slurm srun (one process per node of the allocation)", "%s", "");
+        if (strstr(f->text, "vllm serve"))
+            rule(r, strstr(f->text, "ray start --head") && strstr(f->text, "ray start --address="),
+                 "vLLM multi-node (Ray head on node 0, workers join it)", "%s", "");
+        expanded_after_set(r, f->text, "NODE_RANK", "POSIX sh (an assignment before a command does not reach its words)");
+    }
+    free(f);
+}
+
+/* One LeaderWorkerSet group runs one copy: size pods x GPUs per pod hold TP x PP; TensorRT-LLM's
+ * leader starts one MPI rank per GPU of the group over ssh to the workers' sshd. */
+static const char *ctr_args(json_t *pod_template)
+{
+    json_t *c = json_array_get(json_object_get(json_object_get(pod_template, "spec"), "containers"), 0);
+    return json_string_value(json_array_get(json_object_get(c, "args"), 0));
+}
+
+static long long ctr_gpus(json_t *pod_template)
+{
+    json_t *c = json_array_get(json_object_get(json_object_get(pod_template, "spec"), "containers"), 0);
+    json_t *g = json_object_get(json_object_get(json_object_get(c, "resources"), "limits"), "nvidia.com/gpu");
+    return json_is_integer(g) ? json_integer_value(g) : json_is_string(g) ? atoll(json_string_value(g)) : 0;
+}
+
+static void files_written(report *r, const char *args)
+{
+    const char *y = strstr(args, "--extra_llm_api_options ");
+    if (!y)
+        return;
+    char name[128];
+    snprintf(name, sizeof name, "cat > %.*s ", (int)strcspn(y + 24, " \n"), y + 24);
+    rule(r, strstr(args, name) != NULL, "TensorRT-LLM serve.py (--extra_llm_api_options names a file the pod has)",
+         "%s", "");
+}
+
+static void k8s_group_rules(report *r, json_t *item, const char *kind)
+{
+    flags *f = malloc(sizeof *f);
+    assert_non_null(f);
+    int lws = !strcmp(kind, "LeaderWorkerSet");
+    json_t *lwt = json_object_get(json_object_get(item, "spec"), "leaderWorkerTemplate");
+    json_t *lead = lws ? json_object_get(lwt, "leaderTemplate") : json_object_get(json_object_get(item, "spec"), "template");
+    const char *la = ctr_args(lead);
+    if (la) {
+        parse_flags(la, f);
+        long long size = lws ? json_integer_value(json_object_get(lwt, "size")) : 1;
+        rule(r, size * ctr_gpus(lead) >= copy_gpus(f), "LeaderWorkerSet size x GPUs per pod hold TP x PP",
+             "%lld x %lld < %lld", size, ctr_gpus(lead), copy_gpus(f));
+        files_written(r, la);
+        expanded_after_set(r, la, "NODE_RANK", "POSIX sh (an assignment before a command does not reach its words)");
+        if (lws && strstr(la, "trtllm-serve")) {
+            const char *wa = ctr_args(json_object_get(lwt, "workerTemplate"));
+            rule(r, strstr(la, "mpirun") && sbatch_num(la, "-np ") == copy_gpus(f) &&
+                        copy_gpus(f) <= size * ctr_gpus(lead) &&
+                        strstr(la, "trtllm-llmapi-launch"),
+                 "TensorRT-LLM multi-node (mpirun starts one rank per GPU of the group through trtllm-llmapi-launch)",
+                 "%s", "");
+            rule(r, wa && strstr(wa, "sshd") && strstr(wa, " -D"), "mpirun over ssh (the workers run sshd)", "%s", "");
+        }
+        if (lws && strstr(la, "vllm serve")) {
+            const char *wa = ctr_args(json_object_get(lwt, "workerTemplate"));
+            rule(r, strstr(la, "ray start --head") && wa && strstr(wa, "ray start --address=$LWS_LEADER_ADDRESS"),
+                 "vLLM multi-node (Ray head on the leader, workers join it)", "%s", "");
+        }
+    }
+    free(f);
+}
+
 /* ---- Kubernetes manifests against tests/k8s/schema.json ---------------------------------- */
 
 static json_t *k8s_schema(void)
@@ -408,6 +551,7 @@ static int type_ok(json_t *v, const char *t)
     if (!strcmp(t, "object")) return json_is_object(v);
     if (!strcmp(t, "array")) return json_is_array(v);
     if (!strcmp(t, "boolean")) return json_is_boolean(v);
+    if (!strcmp(t, "number")) return json_is_number(v);
     if (!strcmp(t, "int-or-string")) return json_is_integer(v) || json_is_string(v);
     if (!strcmp(t, "quantity")) return json_is_integer(v) || json_is_string(v);
     return 0;
@@ -452,8 +596,8 @@ static void k8s_check(report *r, json_t *defs, const char *def, json_t *v, const
             json_t *it;
             if (items && json_is_array(val))
                 json_array_foreach(val, j, it) {
-                    if (!strcmp(items, "string"))
-                        rule(r, json_is_string(it), "Kubernetes OpenAPI (type)", "%s[%zu] is not a string", sub, j);
+                    if (!json_object_get(defs, items))
+                        rule(r, type_ok(it, items), "Kubernetes OpenAPI (type)", "%s[%zu] is not %s", sub, j, items);
                     else
                         k8s_check(r, defs, items, it, sub);
                 }
@@ -466,6 +610,19 @@ static void k8s_check(report *r, json_t *defs, const char *def, json_t *v, const
             }
         }
     }
+}
+
+/* What kubectl and the API server ask of every object beyond its OpenAPI definition. */
+static void k8s_object_rules(report *r, json_t *obj_rules, json_t *it, const char *kind)
+{
+    size_t i;
+    json_t *req;
+    json_array_foreach(json_object_get(obj_rules, "required"), i, req)
+        rule(r, json_object_get(it, json_string_value(req)) != NULL, "kubectl apply (apiVersion, kind, metadata)",
+             "%s has no %s", kind, json_string_value(req));
+    json_array_foreach(json_object_get(obj_rules, "metadata_required"), i, req)
+        rule(r, json_is_string(json_object_get(json_object_get(it, "metadata"), json_string_value(req))),
+             "Kubernetes API server (metadata.name)", "%s has no metadata.%s", kind, json_string_value(req));
 }
 
 static void k8s_rules(report *r, const char *json)
@@ -487,6 +644,9 @@ static void k8s_rules(report *r, const char *json)
                  "tests/k8s/schema.json (kinds)", "%s %s", api ? api : "?", kind ? kind : "?");
             if (k)
                 k8s_check(r, defs, json_string_value(json_object_get(k, "definition")), it, kind);
+            if (kind && strcmp(kind, "Service"))
+                k8s_group_rules(r, it, kind);
+            k8s_object_rules(r, json_object_get(schema, "object"), it, kind ? kind : "?");
             /* the API key comes from a Secret, GPUs are requested, readiness is probed */
             char *text = json_dumps(it, 0);
             if (text && strstr(text, "\"containers\"")) {
@@ -553,6 +713,9 @@ static int check_export_q(const char *where, const file_view *fs, int n, int qui
     const char *py = find(fs, n, "fsdp_config.py");
     if (py && (launch || sb))
         fsdp_rules(&r, f, py); /* f holds the launcher last parsed (launch.sh or job.sbatch) */
+    const char *ssb = find(fs, n, "serve.sbatch");
+    if (ssb)
+        serve_sbatch_rules(&r, ssb);
     const char *k8s = find(fs, n, "deploy.json");
     if (k8s)
         k8s_rules(&r, k8s);
@@ -766,6 +929,40 @@ static void test_checker_catches(void **state)
     file_view q = {"launch.sh", "# Layout: 2 x H100 (1 node), TP 2; int4 weights; max model len 4096\n"
                                 "vllm serve meta-llama/Llama-3.1-70B --host 0.0.0.0\n"};
     assert_int_equal(caught("int4 plan serving the 16-bit checkpoint", &q, 1), 1);
+    /* a misspelt field (readinesProbe), no metadata.name: unknown field, API server refusal,
+     * and no readiness probe */
+    file_view k8 = {"deploy.json",
+                    "{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [{\"apiVersion\": \"apps/v1\", \"kind\": "
+                    "\"Deployment\", \"metadata\": {}, \"spec\": {\"selector\": {}, \"template\": {\"spec\": "
+                    "{\"containers\": [{\"name\": \"engine\", \"args\": [\"vllm serve x\"], \"env\": [{\"name\": \"K\", "
+                    "\"valueFrom\": {\"secretKeyRef\": {\"key\": \"api-key\"}}}], \"resources\": {\"limits\": "
+                    "{\"nvidia.com/gpu\": 1}}, \"readinesProbe\": {}}]}}}}]}"};
+    assert_int_equal(caught("misspelt readinessProbe, no name", &k8, 1), 3);
+    /* the first LWS export: "NODE_RANK=... cmd --node-rank "$NODE_RANK"" expands $NODE_RANK
+     * before the assignment; a TensorRT-LLM pod naming a YAML it does not have */
+    file_view lws = {"deploy.json",
+                     "{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [{\"apiVersion\": "
+                     "\"leaderworkerset.x-k8s.io/v1\", \"kind\": \"LeaderWorkerSet\", \"metadata\": {\"name\": \"x\"}, "
+                     "\"spec\": {\"leaderWorkerTemplate\": {\"size\": 2, \"workerTemplate\": {}, \"leaderTemplate\": "
+                     "{\"spec\": {\"containers\": [{\"name\": \"engine\", \"args\": [\"NODE_RANK=$LWS_WORKER_INDEX "
+                     "python -m sglang.launch_server --tp-size 16 --nnodes 2 --node-rank \\\"$NODE_RANK\\\"\"], "
+                     "\"env\": [{\"name\": \"K\", \"valueFrom\": {\"secretKeyRef\": {\"key\": \"k\"}}}], "
+                     "\"resources\": {\"limits\": {\"nvidia.com/gpu\": 8}}, \"readinessProbe\": {}}]}}}}}]}"};
+    assert_int_equal(caught("NODE_RANK set after it is expanded", &lws, 1), 1);
+    file_view trd = {"deploy.json",
+                     "{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [{\"apiVersion\": \"apps/v1\", \"kind\": "
+                     "\"Deployment\", \"metadata\": {\"name\": \"x\"}, \"spec\": {\"selector\": {}, \"template\": "
+                     "{\"spec\": {\"containers\": [{\"name\": \"engine\", \"args\": [\"trtllm-serve x --tp_size 2 "
+                     "--extra_llm_api_options extra_llm_api_options.yaml --host 0.0.0.0\"], \"env\": [{\"name\": \"K\", "
+                     "\"valueFrom\": {\"secretKeyRef\": {\"key\": \"k\"}}}], \"resources\": {\"limits\": "
+                     "{\"nvidia.com/gpu\": 2}}, \"readinessProbe\": {}}]}}}}]}"};
+    assert_int_equal(caught("trtllm pod without its YAML", &trd, 1), 1);
+    /* a 2-node TensorRT-LLM replica in a Slurm task of 1 rank per node */
+    file_view sb = {"serve.sbatch", "#SBATCH --array=0-1\n#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=1\n"
+                                    "#SBATCH --gpus-per-node=8\nsrun --mpi=pmix --nodes 2 --ntasks 16 --ntasks-per-node 8 "
+                                    "trtllm-llmapi-launch trtllm-serve x --tp_size 8 --pp_size 2 --max_seq_len 8 "
+                                    "--host 0.0.0.0\n"};
+    assert_int_equal(caught("trtllm ranks beyond the allocation's tasks", &sb, 1), 1);
 }
 
 int main(void)

@@ -545,7 +545,7 @@ static void test_serving_rows(void **state)
     l.tp = 8, l.pp = 2;
     render_ok(GP_EXPORT_TRTLLM, &job, &f);
     check_golden("trtllm/llama-3.1-405b-tp8-pp2-2nodes", &f, 2);
-    expect_in(&f, 0, "srun --mpi=pmix --nodes 2 --ntasks-per-node 8 trtllm-llmapi-launch \\");
+    expect_in(&f, 0, "srun --mpi=pmix --nodes 2 --ntasks 16 --ntasks-per-node 8 trtllm-llmapi-launch \\");
     expect_in(&f, 0, "--max_num_tokens 32768 \\");
     expect_in(&f, 1, "enable_chunked_prefill: false");
     gp_export_files_free(&f);
@@ -598,15 +598,33 @@ static void test_service_replicas(void **state)
     expect_in(&f, 1, "\"secretKeyRef\"");
     expect_in(&f, 2, "#SBATCH --array=0-4");
     gp_export_files_free(&f);
-    /* 405B TP 8 x PP 2 replicas span 2 nodes: a LeaderWorkerSet of size 2 */
+    /* 405B TP 8 x PP 2 replicas span 2 nodes (16 GPUs / 8 per node): a LeaderWorkerSet of
+     * groups of size 2, and a Slurm array whose tasks each hold 2 nodes (Ray head on node 0) */
     job = job_for(&m, &w, &l, "llama-3.1-405b", GP_TASK_INFER);
     l.tp = 8, l.pp = 2;
     job.replicas = 2;
     render_ok(GP_EXPORT_VLLM, &job, &f);
-    assert_int_equal(f.n, 2); /* no Slurm array for multi-node replicas (note says so) */
-    assert_non_null(strstr(f.notes, "serve.sbatch not written"));
+    assert_int_equal(f.n, 3);
     expect_in(&f, 1, "\"kind\": \"LeaderWorkerSet\"");
     expect_in(&f, 1, "\"size\": 2,");
+    expect_in(&f, 2, "#SBATCH --nodes=2\n");
+    expect_in(&f, 2, "#SBATCH --array=0-1\n");
+    expect_in(&f, 2, "exec ray start --address=$HEAD_ADDR:6379 --block");
+    gp_export_files_free(&f);
+    /* TensorRT-LLM, the same 2-node replicas x 2: LWS pods reach each other over ssh and the
+     * leader starts 2 x 8 = 16 MPI ranks; the Slurm task starts them with srun (8 per node) */
+    render_ok(GP_EXPORT_TRTLLM, &job, &f);
+    check_golden("trtllm/llama-3.1-405b-tp8-pp2-2nodes-2-replicas", &f, 4);
+    expect_in(&f, 2, "mpirun --allow-run-as-root -np 16 -H $HOSTS");
+    expect_in(&f, 2, "\"secretName\": \"llama-3-1-405b-ssh\"");
+    expect_in(&f, 3, "#SBATCH --ntasks-per-node=8\n");
+    expect_in(&f, 3, "srun --mpi=pmix --nodes 2 --ntasks 16 --ntasks-per-node 8 trtllm-llmapi-launch");
+    gp_export_files_free(&f);
+    /* SGLang over 2 nodes: every node runs the server with its NODE_RANK exported first */
+    render_ok(GP_EXPORT_SGLANG, &job, &f);
+    check_golden("sglang/llama-3.1-405b-tp8-pp2-2nodes-2-replicas", &f, 3);
+    expect_in(&f, 1, "export NODE_RANK=$LWS_WORKER_INDEX HEAD_ADDR=$LWS_LEADER_ADDRESS; ");
+    expect_in(&f, 2, "export NODE_RANK=$SLURM_NODEID HEAD_ADDR=$HEAD_ADDR; ");
     gp_export_files_free(&f);
     /* an API key variable that is no shell name, or a negative replica count, is refused */
     gp_error err;

@@ -39,7 +39,7 @@ static void round_gpu(gp_gpu *g)
     g->scale_up_domain = 8;
 }
 
-static const gp_perf_params ideal = {1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0};
+static const gp_perf_params ideal = {1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0};
 
 static void step_model(gp_step_model *sm, int tp, double hbm_gbps)
 {

@@ -119,12 +119,51 @@ static void test_context_cap(void **state)
     assert_string_equal(gp_reason_name(GP_REASON_CONTEXT_ABOVE_MODEL_MAX), "context_above_model_max");
 }
 
+/* The same verdict in Brazilian Portuguese (gp_fit_set_lang "pt-BR"): the weights of
+ * Llama-3.1-70B in bf16 are 70,553,706,496 x 2 = 141,107,412,992 bytes = 141,1 GB with a decimal
+ * comma; the H100 reports 85,5 GB = 79,6 GiB; TP 3 does not divide 64 heads. */
+static void test_reasons_pt_br(void **state)
+{
+    (void)state;
+    gp_model m;
+    assert_int_equal(gp_catalog_find_model(cat, "llama-3.1-70b", &m, NULL), GP_OK);
+    gp_workload w;
+    gp_workload_defaults(&w, GP_TASK_INFER);
+    w.dtype = GP_DTYPE_BF16;
+    gp_fit_result r;
+    assert_int_equal(gp_fit(cat, &m, h100, &w, NULL, &r, NULL), GP_OK);
+    gp_fit_set_lang(&r, "pt-BR");
+    const gp_reason *wgt = reason(&r, GP_REASON_WEIGHTS_EXCEED_VRAM);
+    assert_non_null(wgt);
+    assert_non_null(strstr(wgt->message, "Só os pesos têm 141,1 GB; uma H100-SXM-80GB tem 85,5 GB"));
+    const gp_reason *u = reason(&r, GP_REASON_UNITS);
+    assert_non_null(u);
+    assert_non_null(strstr(u->message, "85,5 GB (79,6 GiB)"));
+    assert_non_null(strstr(reason(&r, GP_REASON_LOWER_PRECISION_FITS)->message, "Com pesos de 8 bits"));
+    assert_non_null(strstr(reason(&r, GP_REASON_LARGER_GPU_FITS)->message, "Uma GPU maior comporta o modelo sozinha"));
+    gp_layout l;
+    memset(&l, 0, sizeof l);
+    l.tp = 3;
+    assert_int_equal(gp_fit(cat, &m, h100, &w, &l, &r, NULL), GP_OK);
+    gp_fit_set_lang(&r, "en"); /* English stays English */
+    assert_non_null(strstr(reason(&r, GP_REASON_INVALID_LAYOUT)->message, "64 attention heads"));
+    gp_fit_set_lang(&r, "pt-BR");
+    assert_non_null(strstr(reason(&r, GP_REASON_INVALID_LAYOUT)->message, "3 não divide as 64 cabeças de atenção"));
+    /* numbers by locale through the public formatter */
+    char b[32];
+    assert_string_equal(gp_format_number(b, sizeof b, 1234567.85, 1, "pt-BR"), "1.234.567,9");
+    assert_string_equal(gp_format_number(b, sizeof b, 1234567.85, 1, "en"), "1,234,567.9");
+    assert_string_equal(gp_text(b, sizeof b, "fit.verdict_one", "pt-BR", NULL, 0), "Veredito: UMA GPU basta.");
+    assert_string_equal(gp_text(b, sizeof b, "no.such.key", "pt-BR", NULL, 0), "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fits_is_as_asked),
         cmocka_unit_test(test_invalid_layout),
         cmocka_unit_test(test_context_cap),
+        cmocka_unit_test(test_reasons_pt_br),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

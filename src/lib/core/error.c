@@ -14,6 +14,7 @@ static const char *const status_names[GP_STATUS_COUNT] = {
     [GP_EUNSUPPORTED] = "unsupported",
     [GP_ELIMIT] = "limit exceeded",
     [GP_ENOMEM] = "out of memory",
+    [GP_EUSAGE] = "usage error",
     [GP_ECANCELED] = "canceled",
 };
 _Static_assert(sizeof status_names / sizeof status_names[0] == GP_STATUS_COUNT,

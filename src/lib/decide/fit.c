@@ -13,6 +13,7 @@
  * tried wins: fewest pipeline stages, then smallest TP, then lowest ZeRO stage.
  */
 #include "internal.h"
+#include "render/messages.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -31,7 +32,27 @@ const char *gp_reason_name(gp_reason_code c)
     return (unsigned)c < GP_REASON_COUNT ? reason_names[c] : "?";
 }
 
-#define add_reason(r, code, ...) gpi_reason_add((r)->reasons, &(r)->n_reasons, GP_MAX_REASONS, code, __VA_ARGS__)
+/* A reason in English and Brazilian Portuguese from the message table (render/messages.c). */
+static void say(gp_fit_result *r, gp_reason_code code, gpi_msg_id id, const gpi_msg_arg *args, int nargs)
+{
+    if (r->n_reasons >= GP_MAX_REASONS)
+        return;
+    gp_reason *x = &r->reasons[r->n_reasons++];
+    x->code = code;
+    gpi_msg_args(x->message, sizeof x->message, id, 0, args, nargs);
+    gpi_msg_args(x->message_pt, sizeof x->message_pt, id, 1, args, nargs);
+}
+#define SAY(r, code, id, ...) \
+    say(r, code, id, (const gpi_msg_arg[]){__VA_ARGS__}, (int)(sizeof((gpi_msg_arg[]){__VA_ARGS__}) / sizeof(gpi_msg_arg)))
+
+void gp_fit_set_lang(gp_fit_result *r, const char *lang)
+{
+    if (!r || !lang || strcmp(lang, "pt-BR"))
+        return;
+    for (int i = 0; i < r->n_reasons; i++)
+        if (r->reasons[i].message_pt[0])
+            memcpy(r->reasons[i].message, r->reasons[i].message_pt, sizeof r->reasons[i].message);
+}
 
 static int fits(const gp_model *m, const gp_gpu *g, const gp_workload *w, const gp_layout *l, gp_memory *mem)
 {
@@ -152,15 +173,12 @@ static void check_asked(const gp_model *m, const gp_gpu *gpu, const gp_layout *g
         for (int tp = 1; tp <= domain; tp *= 2)
             if (tp_valid(m, tp))
                 snprintf(ok + strlen(ok), sizeof ok - strlen(ok), "%s%d", ok[0] ? ", " : "", tp);
-        add_reason(out, GP_REASON_INVALID_LAYOUT,
-                   "Tensor parallelism %d cannot run: %d does not divide the model's %lld attention heads (each GPU must hold whole heads). Use TP %s.",
-                   given->tp, given->tp, (long long)m->heads, ok);
+        SAY(out, GP_REASON_INVALID_LAYOUT, MSG_FIT_BAD_TP, GPI_N(given->tp, 0), GPI_N(m->heads, 0), GPI_S(ok));
         out->asked_valid = 0;
         search->tp = 0;
     }
     if (given->pp > 0 && given->pp > m->layers) {
-        add_reason(out, GP_REASON_INVALID_LAYOUT, "Pipeline parallelism %d cannot run: the model has only %lld layers.",
-                   given->pp, (long long)m->layers);
+        SAY(out, GP_REASON_INVALID_LAYOUT, MSG_FIT_BAD_PP, GPI_N(given->pp, 0), GPI_N(m->layers, 0));
         out->asked_valid = 0;
         search->pp = 0;
     }
@@ -171,9 +189,8 @@ static void check_asked(const gp_model *m, const gp_gpu *gpu, const gp_layout *g
 static void explain_units(const gp_gpu *gpu, gp_fit_result *out)
 {
     double gib = (double)gpu->memory_bytes / 1073741824.0;
-    add_reason(out, GP_REASON_UNITS,
-               "Sizes are in GB of 10^9 bytes. The %s is sold as %.0f GB (in fact GiB, 2^30 bytes); the device reports %.1f GB (%.1f GiB), the figure used here.",
-               gpu->id, gpu->memory_marketed_gb, (double)gpu->memory_bytes / GB, gib);
+    SAY(out, GP_REASON_UNITS, MSG_FIT_UNITS, GPI_S(gpu->id), GPI_N(gpu->memory_marketed_gb, 0),
+        GPI_N((double)gpu->memory_bytes / GB, 1), GPI_N(gib, 1));
 }
 
 /* When the asked weights do not fit one GPU: would 8-bit weights (fp8 where the GPU computes
@@ -186,7 +203,7 @@ static void lower_precision(const gp_model *m, const gp_gpu *gpu, const gp_workl
     if (w->task != GP_TASK_INFER || gp_dtype_bits(asked) <= 8)
         return;
     static const gp_dtype cand[2] = {GP_DTYPE_FP8, GP_DTYPE_INT8};
-    char list[160] = "";
+    char list[2][160] = {"", ""};
     for (int i = 0; i < 2; i++) {
         if (cand[i] == GP_DTYPE_FP8 && gpu->tflops[GP_DTYPE_FP8] <= 0)
             continue;
@@ -197,13 +214,58 @@ static void lower_precision(const gp_model *m, const gp_gpu *gpu, const gp_workl
             continue;
         out->lower[out->n_lower] = cand[i];
         out->lower_bytes[out->n_lower++] = mm.per_gpu;
-        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s (%.1f GB of %.1f GB)", list[0] ? ", " : "",
-                 gp_dtype_name(cand[i]), (double)mm.per_gpu / GB, (double)gpu->memory_bytes / GB);
+        for (int pt = 0; pt < 2; pt++) {
+            char item[96];
+            gpi_msg_args(item, sizeof item, MSG_FIT_LOWER_ITEM, pt,
+                         (const gpi_msg_arg[]){GPI_S(gp_dtype_name(cand[i])), GPI_N((double)mm.per_gpu / GB, 1),
+                                               GPI_N((double)gpu->memory_bytes / GB, 1)}, 3);
+            snprintf(list[pt] + strlen(list[pt]), sizeof list[pt] - strlen(list[pt]), "%s%s", list[pt][0] ? ", " : "", item);
+        }
     }
-    if (out->n_lower)
-        add_reason(out, GP_REASON_LOWER_PRECISION_FITS,
-                   "With 8-bit weights one %s holds it: %s. 8-bit weights change outputs little and every gpuplan data profile allows them; check the quality on your task.",
-                   gpu->id, list);
+    if (out->n_lower && out->n_reasons < GP_MAX_REASONS) {
+        SAY(out, GP_REASON_LOWER_PRECISION_FITS, MSG_FIT_LOWER, GPI_S(gpu->id), GPI_S(list[0]));
+        gpi_msg_args(out->reasons[out->n_reasons - 1].message_pt, GP_ERROR_MSG_MAX, MSG_FIT_LOWER, 1,
+                     (const gpi_msg_arg[]){GPI_S(gpu->id), GPI_S(list[1])}, 2);
+    }
+}
+
+/* "N x GPU (layout) hold it ...", with the layout's words in each language. */
+static void say_hold(gp_fit_result *out, gp_reason_code code, const gp_gpu *gpu, const gp_workload *w, double cap)
+{
+    const gp_layout *l = &out->min_layout;
+    int infer = w->task == GP_TASK_INFER;
+    char how[2][128];
+    for (int pt = 0; pt < 2; pt++)
+        gpi_msg_args(how[pt], sizeof how[pt], infer ? MSG_FIT_HOW_INFER : MSG_FIT_HOW_TRAIN, pt,
+                     (const gpi_msg_arg[]){GPI_N(l->tp, 0), GPI_N(l->pp, 0), GPI_N(l->dp, 0), GPI_N(l->zero, 0)}, 4);
+    gpi_msg_arg a[9] = {GPI_N(out->min_gpus, 0), GPI_S(gpu->id), GPI_S(how[0]), GPI_N((double)out->min_memory.per_gpu / GB, 1),
+                        GPI_N(cap / GB, 1), GPI_N(out->max_batch, 0), GPI_N(w->context, 0),
+                        GPI_N((double)out->max_batch * (double)w->context, 0), GPI_N(out->max_context, 0)};
+    gpi_msg_id id = infer ? MSG_FIT_HOLD_INFER : MSG_FIT_HOLD_TRAIN;
+    int before = out->n_reasons;
+    say(out, code, id, a, infer ? 9 : 5);
+    a[2] = GPI_S(how[1]);
+    if (out->n_reasons > before)
+        gpi_msg_args(out->reasons[out->n_reasons - 1].message_pt, GP_ERROR_MSG_MAX, id, 1, a, infer ? 9 : 5);
+}
+
+/* "One larger GPU holds it alone: ..." with up to four of them. */
+static void say_larger(gp_fit_result *out)
+{
+    char list[2][256] = {"", ""};
+    for (int pt = 0; pt < 2; pt++)
+        for (int i = 0; i < out->n_larger && i < 4; i++) {
+            char item[96];
+            gpi_msg_args(item, sizeof item, MSG_FIT_LARGER_ITEM, pt,
+                         (const gpi_msg_arg[]){GPI_S(out->larger[i]), GPI_N((double)out->larger_capacity[i] / GB, 0)}, 2);
+            size_t used = strlen(list[pt]);
+            snprintf(list[pt] + used, sizeof list[pt] - used, "%s%s", i ? ", " : "", item);
+        }
+    if (out->n_reasons >= GP_MAX_REASONS)
+        return;
+    SAY(out, GP_REASON_LARGER_GPU_FITS, MSG_FIT_LARGER, GPI_S(list[0]));
+    gpi_msg_args(out->reasons[out->n_reasons - 1].message_pt, GP_ERROR_MSG_MAX, MSG_FIT_LARGER, 1,
+                 (const gpi_msg_arg[]){GPI_S(list[1])}, 1);
 }
 
 gp_status gp_fit(const gp_catalog *cat, const gp_model *m, const gp_gpu *gpu, const gp_workload *w,
@@ -253,38 +315,29 @@ gp_status gp_fit(const gp_catalog *cat, const gp_model *m, const gp_gpu *gpu, co
         return st;
     out->single_gpu_sufficient = one_mem.fits;
     const double cap = (double)gpu->memory_bytes;
-    const char *what = w->task == GP_TASK_INFER ? "serve" : "train";
 
     int first_reason = out->n_reasons; /* why one GPU is or is not enough */
     if (one_mem.fits) {
-        add_reason(out, GP_REASON_FITS,
-                   "One %s holds it: %.1f GB needed of %.1f GB, %.1f GB to spare.", gpu->id,
-                   (double)one_mem.per_gpu / GB, cap / GB, (double)one_mem.headroom / GB);
+        SAY(out, GP_REASON_FITS, MSG_FIT_FITS, GPI_S(gpu->id), GPI_N((double)one_mem.per_gpu / GB, 1), GPI_N(cap / GB, 1),
+            GPI_N((double)one_mem.headroom / GB, 1));
     } else if (w->task == GP_TASK_INFER) {
         if ((double)one_mem.weights + (double)one_mem.overhead > cap)
-            add_reason(out, GP_REASON_WEIGHTS_EXCEED_VRAM,
-                       "The weights alone are %.1f GB; one %s has %.1f GB, so the model must be split over several GPUs.",
-                       (double)one_mem.weights / GB, gpu->id, cap / GB);
+            SAY(out, GP_REASON_WEIGHTS_EXCEED_VRAM, MSG_FIT_WEIGHTS, GPI_N((double)one_mem.weights / GB, 1),
+                GPI_S(gpu->id), GPI_N(cap / GB, 1));
         else if ((double)(one_mem.weights + one_mem.kv_cache + one_mem.overhead) > cap)
-            add_reason(out, GP_REASON_KV_CACHE_EXCEEDS_VRAM,
-                       "The weights fit (%.1f GB of %.1f GB), but the KV cache for %lld sequences of %lld tokens needs %.1f GB more than is left.",
-                       (double)one_mem.weights / GB, cap / GB, (long long)w->batch, (long long)w->context,
-                       (double)(one_mem.weights + one_mem.kv_cache + one_mem.overhead + one_mem.activations) / GB - cap / GB);
+            SAY(out, GP_REASON_KV_CACHE_EXCEEDS_VRAM, MSG_FIT_KV, GPI_N((double)one_mem.weights / GB, 1),
+                GPI_N(cap / GB, 1), GPI_N(w->batch, 0), GPI_N(w->context, 0),
+                GPI_N((double)(one_mem.weights + one_mem.kv_cache + one_mem.overhead + one_mem.activations) / GB - cap / GB, 1));
         else
-            add_reason(out, GP_REASON_ACTIVATIONS_EXCEED_VRAM,
-                       "Weights and KV cache fit, but the prefill activations (%.1f GB) do not.",
-                       (double)one_mem.activations / GB);
+            SAY(out, GP_REASON_ACTIVATIONS_EXCEED_VRAM, MSG_FIT_PREFILL, GPI_N((double)one_mem.activations / GB, 1));
     } else {
         double states = (double)(one_mem.weights + one_mem.gradients + one_mem.optimizer);
         if (states + (double)one_mem.overhead > cap)
-            add_reason(out, GP_REASON_TRAINING_STATE_EXCEEDS_VRAM,
-                       "Weights, gradients and optimizer states need %.1f GB (%.1f bytes per parameter); one %s has %.1f GB.",
-                       states / GB, states / (double)gp_model_total_params(m), gpu->id, cap / GB);
+            SAY(out, GP_REASON_TRAINING_STATE_EXCEEDS_VRAM, MSG_FIT_TRAIN_STATE, GPI_N(states / GB, 1),
+                GPI_N(states / (double)gp_model_total_params(m), 1), GPI_S(gpu->id), GPI_N(cap / GB, 1));
         else
-            add_reason(out, GP_REASON_ACTIVATIONS_EXCEED_VRAM,
-                       "The model states fit (%.1f GB), but the activations of a %lld-token micro-batch of %lld need %.1f GB more.",
-                       states / GB, (long long)w->seq, (long long)base.micro_batch,
-                       (double)one_mem.per_gpu / GB - cap / GB);
+            SAY(out, GP_REASON_ACTIVATIONS_EXCEED_VRAM, MSG_FIT_TRAIN_ACT, GPI_N(states / GB, 1), GPI_N(w->seq, 0),
+                GPI_N(base.micro_batch, 0), GPI_N((double)one_mem.per_gpu / GB - cap / GB, 1));
     }
 
     /* the smallest count and layout of this GPU that fits */
@@ -296,9 +349,12 @@ gp_status gp_fit(const gp_catalog *cat, const gp_model *m, const gp_gpu *gpu, co
         }
     }
     if (!out->fits) {
-        add_reason(out, GP_REASON_NO_LAYOUT_FITS,
-                   "No layout of up to %d %s fits this %s job as asked: reduce the context, batch or precision, or enable recomputation/offload.",
-                   GP_FIT_MAX_GPUS, gpu->id, what);
+        gpi_msg_id job = w->task == GP_TASK_INFER ? MSG_FIT_JOB_SERVE : MSG_FIT_JOB_TRAIN;
+        int before = out->n_reasons;
+        SAY(out, GP_REASON_NO_LAYOUT_FITS, MSG_FIT_NO_LAYOUT, GPI_N(GP_FIT_MAX_GPUS, 0), GPI_S(gpu->id), GPI_S(gpi_msg(job, 0)));
+        if (out->n_reasons > before)
+            gpi_msg_args(out->reasons[out->n_reasons - 1].message_pt, GP_ERROR_MSG_MAX, MSG_FIT_NO_LAYOUT, 1,
+                     (const gpi_msg_arg[]){GPI_N(GP_FIT_MAX_GPUS, 0), GPI_S(gpu->id), GPI_S(gpi_msg(job, 1))}, 3);
     } else {
         const gp_layout *l = &out->min_layout;
         /* no longer than the model itself takes (engines refuse more) */
@@ -306,28 +362,12 @@ gp_status gp_fit(const gp_catalog *cat, const gp_model *m, const gp_gpu *gpu, co
         out->max_context = max_fitting(m, gpu, w, l, 0, ctx_limit);
         out->context_capped = w->task == GP_TASK_INFER && m->max_context > 0 && out->max_context == m->max_context;
         out->max_batch = max_fitting(m, gpu, w, l, 1, 1 << 20);
-        if (!one_mem.fits) {
-            char how[128];
-            if (w->task == GP_TASK_INFER)
-                snprintf(how, sizeof how, "tensor parallel %d x pipeline %d", l->tp, l->pp);
-            else
-                snprintf(how, sizeof how, "TP %d x PP %d x DP %d with ZeRO-%d", l->tp, l->pp, l->dp, l->zero);
-            double kv_tokens = (double)out->max_batch * (double)w->context;
-            if (w->task == GP_TASK_INFER)
-                add_reason(out, out->reasons[first_reason].code,
-                           "%d x %s (%s) hold it: %.1f GB per GPU of %.1f GB; room for %lld concurrent %lld-token sequences (%.0f tokens of KV cache), or one sequence of up to %lld tokens.",
-                           out->min_gpus, gpu->id, how, (double)out->min_memory.per_gpu / GB, cap / GB,
-                           (long long)out->max_batch, (long long)w->context, kv_tokens, (long long)out->max_context);
-            else
-                add_reason(out, out->reasons[first_reason].code, "%d x %s (%s) hold it: %.1f GB per GPU of %.1f GB.",
-                           out->min_gpus, gpu->id, how, (double)out->min_memory.per_gpu / GB, cap / GB);
-        }
+        if (!one_mem.fits)
+            say_hold(out, out->reasons[first_reason].code, gpu, w, cap);
     }
 
     if (w->task == GP_TASK_INFER && m->max_context > 0 && w->context > m->max_context)
-        add_reason(out, GP_REASON_CONTEXT_ABOVE_MODEL_MAX,
-                   "Warning: the context asked (%lld tokens) is longer than the model's maximum of %lld tokens; engines refuse longer sequences (vLLM: max_model_len above max_position_embeddings), so plan for %lld.",
-                   (long long)w->context, (long long)m->max_context, (long long)m->max_context);
+        SAY(out, GP_REASON_CONTEXT_ABOVE_MODEL_MAX, MSG_FIT_CONTEXT_MAX, GPI_N(w->context, 0), GPI_N(m->max_context, 0));
     if (!one_mem.fits)
         lower_precision(m, gpu, w, &one, out);
     out->asked_fits = out->asked_valid && out->asked_memory.fits;
@@ -352,17 +392,8 @@ gp_status gp_fit(const gp_catalog *cat, const gp_model *m, const gp_gpu *gpu, co
                 out->larger_capacity[k] = g->memory_bytes;
             }
         }
-        if (out->n_larger > 0) {
-            char list[256] = "";
-            for (int i = 0; i < out->n_larger && i < 4; i++) {
-                size_t used = strlen(list);
-                snprintf(list + used, sizeof list - used, "%s%s (%.0f GB)", i ? ", " : "", out->larger[i],
-                         (double)out->larger_capacity[i] / GB);
-            }
-            add_reason(out, GP_REASON_LARGER_GPU_FITS,
-                       "One larger GPU holds it alone: %s. A single GPU needs no inter-GPU synchronization, so it is usually faster and simpler than several smaller ones.",
-                       list);
-        }
+        if (out->n_larger > 0)
+            say_larger(out);
     }
     return GP_OK;
 }

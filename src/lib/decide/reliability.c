@@ -76,6 +76,15 @@ gp_status gp_train_reliability_estimate(const gp_reliability_params *p, int gpus
     return GP_OK;
 }
 
+/* ln(n!) as a sum: lgamma() writes the global signgam, so it is not safe in concurrent runs. */
+static double log_factorial(int n)
+{
+    double sum = 0;
+    for (int i = 2; i <= n; i++)
+        sum += log((double)i);
+    return sum;
+}
+
 gp_status gp_serve_reliability_estimate(const gp_reliability_params *p, int gpus_per_replica, int serving,
                                         int min_spares, double target, gp_serve_reliability *out, gp_error *err)
 {
@@ -94,7 +103,7 @@ gp_status gp_serve_reliability_estimate(const gp_reliability_params *p, int gpus
         /* P(at least `serving` of `total` up): sum the binomial terms k = serving..total */
         double prob = 0;
         for (int k = serving; k <= total; k++) {
-            double lc = lgamma(total + 1.0) - lgamma(k + 1.0) - lgamma(total - k + 1.0);
+            double lc = log_factorial(total) - log_factorial(k) - log_factorial(total - k);
             double t = lc + k * log(a) + (total - k > 0 ? (total - k) * log1p(-a) : 0);
             prob += a >= 1 ? (k == total) : exp(t);
         }

@@ -86,6 +86,7 @@ typedef struct gpx_ctx {
     char served_name[GP_NAME_MAX];
     char host[64];
     int instruct;                /* the model path is the family's Instruct checkpoint */
+    const char *k8s_setup;       /* deploy.c: shell lines a container runs before the engine, or NULL */
 } gpx_ctx;
 
 /* Serving helpers (serve.c). The API key line ("API_KEY=${API_KEY:?...}") for launch.sh. */
@@ -97,11 +98,12 @@ void gpx_api_key_var(gpx_buf *b, const gpx_ctx *c);
 int gpx_quant_known(const gpx_ctx *c, const char *tool);
 int gpx_quant_path(const gpx_ctx *c, const char *tool, char *path, size_t n);
 gp_status gpx_quantize_file(const gpx_ctx *c, const char *tool, gp_export_files *out, gp_error *err);
-/* Kubernetes manifests (deploy.yaml) and a Slurm array (serve.sbatch) running c->replicas
+/* Kubernetes manifests (deploy.json) and a Slurm array (serve.sbatch) running c->replicas
  * copies of the launch command behind one endpoint (deploy.c). `health` is the engine's
- * readiness path ("/health"). */
-gp_status gpx_deploy_files(const gpx_ctx *c, const gpx_cmd *cmd, const char *health, gp_export_files *out,
-                           gp_error *err);
+ * readiness path ("/health"); `setup` (or NULL): shell lines the container runs first, writing the
+ * files launch.sh reads from its folder (TensorRT-LLM's YAML). */
+gp_status gpx_deploy_files(const gpx_ctx *c, const gpx_cmd *cmd, const char *health, const char *setup,
+                           gp_export_files *out, gp_error *err);
 
 /* Opening comment lines shared by every file ("# " prefix given). */
 void gpx_header(gpx_buf *b, const gpx_ctx *c, const char *prefix, const char *what);

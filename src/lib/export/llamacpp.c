@@ -84,6 +84,6 @@ gp_status gpx_render_llamacpp(const gpx_ctx *c, gp_export_files *out, gp_error *
     if (st == GP_OK && convert)
         st = gpx_quantize_file(c, "gguf", out, err);
     if (st == GP_OK && c->replicas > 1)
-        st = gpx_deploy_files(c, &cmd, "/health", out, err);
+        st = gpx_deploy_files(c, &cmd, "/health", NULL, out, err);
     return st;
 }

@@ -11,17 +11,39 @@
  */
 #include "export_impl.h"
 
+static void yaml_text(const gpx_ctx *c, int chunked, gpx_buf *y)
+{
+    gpx_add(y, "kv_cache_config:\n  free_gpu_memory_fraction: %g\n",
+            c->w->gpu_memory_utilization > 0 ? c->w->gpu_memory_utilization : 0.9);
+    if (c->w->kv_dtype == GP_DTYPE_FP8)
+        gpx_add(y, "  dtype: fp8\n");
+    gpx_add(y, "enable_chunked_prefill: %s\n", chunked ? "true" : "false");
+}
+
 static gp_status yaml_file(const gpx_ctx *c, int chunked, gp_export_files *out, gp_error *err)
 {
     gpx_buf y;
     gpx_buf_init(&y);
     gpx_header(&y, c, "# ", "extra_llm_api_options.yaml");
-    gpx_add(&y, "kv_cache_config:\n  free_gpu_memory_fraction: %g\n",
-            c->w->gpu_memory_utilization > 0 ? c->w->gpu_memory_utilization : 0.9);
-    if (c->w->kv_dtype == GP_DTYPE_FP8)
-        gpx_add(&y, "  dtype: fp8\n");
-    gpx_add(&y, "enable_chunked_prefill: %s\n", chunked ? "true" : "false");
+    yaml_text(c, chunked, &y);
     return gpx_emit(out, "extra_llm_api_options.yaml", &y, 0, err);
+}
+
+/* A pod has launch.sh's command but not the YAML beside it: the container writes it first. */
+static gp_status deploy(const gpx_ctx *c, const gpx_cmd *cmd, int chunked, gp_export_files *out, gp_error *err)
+{
+    gpx_buf s;
+    gpx_buf_init(&s);
+    gpx_add(&s, "cd /tmp && cat > extra_llm_api_options.yaml <<'EOF'\n");
+    yaml_text(c, chunked, &s);
+    gpx_add(&s, "EOF\n");
+    if (s.failed) {
+        gpx_buf_free(&s);
+        return gpi_fail(err, GP_ENOMEM, "out of memory rendering deploy.json");
+    }
+    gp_status st = gpx_deploy_files(c, cmd, "/health", s.p, out, err);
+    gpx_buf_free(&s);
+    return st;
 }
 
 gp_status gpx_render_trtllm(const gpx_ctx *c, gp_export_files *out, gp_error *err)
@@ -44,8 +66,8 @@ gp_status gpx_render_trtllm(const gpx_ctx *c, gp_export_files *out, gp_error *er
     gpx_cmd cmd;
     gpx_cmd_init(&cmd);
     if (multinode)
-        gpx_arg(&cmd, "srun --mpi=pmix --nodes %d --ntasks-per-node %d trtllm-llmapi-launch",
-                (c->replica_gpus + c->gpus_per_node - 1) / c->gpus_per_node, c->gpus_per_node);
+        gpx_arg(&cmd, "srun --mpi=pmix --nodes %d --ntasks %d --ntasks-per-node %d trtllm-llmapi-launch",
+                (c->replica_gpus + c->gpus_per_node - 1) / c->gpus_per_node, c->replica_gpus, c->gpus_per_node);
     gpx_arg(&cmd, "trtllm-serve %s", path);
     gpx_arg(&cmd, "--backend pytorch");
     gpx_arg(&cmd, "--tp_size %d", l->tp);
@@ -97,6 +119,6 @@ gp_status gpx_render_trtllm(const gpx_ctx *c, gp_export_files *out, gp_error *er
     if (st == GP_OK && convert)
         st = gpx_quantize_file(c, "modelopt", out, err);
     if (st == GP_OK && c->replicas > 1)
-        st = gpx_deploy_files(c, &cmd, "/health", out, err);
+        st = deploy(c, &cmd, chunked, out, err);
     return st;
 }

@@ -24,6 +24,7 @@ struct gp_catalog {
     json_t *prices;       /* data/prices.json, merged with the user's (owned) */
     json_t *compliance;   /* data/compliance.json, merged with the user's (owned) */
     gpi_kernels *kernels; /* data/kernels.json, precomputed per GPU and link (owned) */
+    json_t *engines;      /* data/engines.json, merged with the user's (owned) */
 };
 
 static gp_status load_json(const char *text, size_t len, const char *name, json_t **out,
@@ -207,6 +208,7 @@ static gp_status load_decision_file(const char *data_dir, const char *file, cons
 json_t *gpi_catalog_prices(const gp_catalog *cat) { return cat ? cat->prices : NULL; }
 json_t *gpi_catalog_compliance(const gp_catalog *cat) { return cat ? cat->compliance : NULL; }
 const gpi_kernels *gpi_catalog_kernels(const gp_catalog *cat) { return cat ? cat->kernels : NULL; }
+json_t *gpi_catalog_engines(const gp_catalog *cat) { return cat ? cat->engines : NULL; }
 
 /* data/kernels.json (merged with the user's like prices.json), precomputed for the GPUs and
  * links just loaded (src/lib/hw/kernels.c). */
@@ -231,6 +233,7 @@ void gp_catalog_free(gp_catalog *cat)
     json_decref(cat->prices);
     json_decref(cat->compliance);
     gpi_kernels_free(cat->kernels);
+    json_decref(cat->engines);
     free(cat->gpus);
     free(cat->links);
     free(cat);
@@ -339,6 +342,10 @@ gp_status gp_catalog_open(const char *data_dir, gp_catalog **out, gp_error *err)
     }
     if (!st)
         st = load_kernels(data_dir, cat, err);
+    if (!st) {
+        static const char *const engine_lists[] = {"engines", NULL};
+        st = load_decision_file(data_dir, "engines.json", engine_lists, &cat->engines, err);
+    }
     json_decref(mroot);
     json_decref(groot);
     json_decref(lroot);

@@ -22,6 +22,7 @@
  * traverses every stage (no micro-batch interleaving is modelled).
  */
 #include "internal.h"
+#include "hw/kernels.h"
 
 #include <math.h>
 #include <string.h>
@@ -79,6 +80,7 @@ void gp_perf_params_defaults(gp_perf_params *p, gp_engine engine)
     p->a2a_latency_s = GP_A2A_LATENCY_S;
     p->expert_imbalance = GP_EXPERT_IMBALANCE;
     p->inter_node_latency_s = GP_INTER_NODE_LATENCY_S;
+    p->gemm_fraction = 0.0; /* GP_SERVE_GEMM_FRACTION */
 }
 
 /* The GEMM precision: W8A8 / FP4 paths when the GPU has them, else 16-bit (weight-only
@@ -86,6 +88,10 @@ void gp_perf_params_defaults(gp_perf_params *p, gp_engine engine)
 static double gemm_peak_tflops(const gp_gpu *g, gp_dtype wt)
 {
     double bf16 = g->tflops[GP_DTYPE_BF16] > 0 ? g->tflops[GP_DTYPE_BF16] : g->tflops[GP_DTYPE_F16];
+    /* a catalog GPU with only its low-precision peak: 16-bit is half the FP8 rate, a quarter
+     * of the FP4 rate, the tensor-core ratio of every NVIDIA generation since Hopper */
+    if (!(bf16 > 0))
+        bf16 = g->tflops[GP_DTYPE_FP8] > 0 ? g->tflops[GP_DTYPE_FP8] / 2.0 : g->tflops[GP_DTYPE_FP4] / 4.0;
     switch (wt) {
     case GP_DTYPE_FP8:
         return g->tflops[GP_DTYPE_FP8] > 0 ? g->tflops[GP_DTYPE_FP8] : bf16;
@@ -153,9 +159,10 @@ static gp_status check_params(const gp_perf_params *pp, gp_error *err)
     if (!(pp->compute_efficiency > 0 && pp->compute_efficiency <= 1 && pp->bandwidth_efficiency > 0 &&
           pp->bandwidth_efficiency <= 1 && pp->step_overhead_s >= 0 && pp->collective_latency_s >= 0 &&
           pp->seq_overhead_s >= 0 && pp->a2a_latency_s >= 0 && pp->inter_node_latency_s >= 0 &&
+          pp->gemm_fraction >= 0 && pp->gemm_fraction <= 1 &&
           (pp->expert_imbalance == 0 || (pp->expert_imbalance >= 1 && pp->expert_imbalance <= 64))))
         return gpi_fail(err, GP_EINVAL,
-                        "efficiencies must be in (0, 1], overheads non-negative and expert imbalance 1 to 64");
+                        "efficiencies and the GEMM fraction must be in (0, 1], overheads non-negative and expert imbalance 1 to 64");
     return GP_OK;
 }
 
@@ -175,6 +182,26 @@ static void step_experts(const gp_model *m, const gp_param_breakdown *p, const g
     out->expert_bytes = per_expert * wbytes / out->expert_shards;
     out->expert_flops_per_token = 2.0 * out->experts_active * per_expert / out->expert_shards * imb;
     out->expert_token_scale = (double)l->dp;
+}
+
+/* GEMM shapes per GPU for the measured rates: one fused N per family with K = d. */
+static void step_shapes(const gp_model *m, const gp_param_breakdown *p, const gp_layout *l, double dense,
+                        gp_step_model *out)
+{
+    const double d = (double)m->hidden, layers = (double)m->layers;
+    out->hidden = d;
+    out->dense_width = dense / (layers * d * (double)l->tp);
+    int moe_layers = m->layers - m->dense_layers;
+    if (m->experts > 0 && p->experts_routed > 0 && moe_layers > 0) {
+        double per_expert_layer = (double)p->experts_routed / (double)m->experts / (double)moe_layers;
+        /* under EP a GPU computes whole experts (split over tp x dp / ep GPUs); else 1/tp */
+        double split = l->ep > 1 ? (double)(l->tp * l->dp) / (double)l->ep : (double)l->tp;
+        out->expert_width = per_expert_layer / (d * split);
+    }
+    out->head_width = (double)m->vocab / (double)l->tp;
+    int mla = m->kv_lora_rank > 0;
+    out->attn_head_dim = mla ? (double)(m->qk_nope_head_dim + m->qk_rope_head_dim + m->v_head_dim) / 2.0
+                             : (double)m->head_dim;
 }
 
 /* Attention core and KV: MLA's latent is replicated over TP, GQA's heads split. */
@@ -267,6 +294,7 @@ gp_status gp_step_model_init_nodes(const gp_model *m, const gp_gpu *gpu, const g
         gpi_error_set_field(err, "gpu");
         return gpi_fail(err, GP_EINVAL, "GPU %s has no peak TFLOP/s or HBM bandwidth in the catalog", gpu->id);
     }
+    out->gemm_format = (int)gpi_kdtype_of(wt);
     out->tp = l->tp;
     out->pp = l->pp;
     out->ep = l->ep;
@@ -280,6 +308,7 @@ gp_status gp_step_model_init_nodes(const gp_model *m, const gp_gpu *gpu, const g
     out->dense_weight_bytes = dense * wbytes / tp;
     out->dense_flops_per_token = 2.0 * dense / tp;
     step_experts(m, &p, l, wbytes, pp, out);
+    step_shapes(m, &p, l, dense, out);
     double head_params = (double)m->vocab * (double)m->hidden;
     out->head_bytes = head_params * other_bytes / tp;
     out->head_flops_per_seq = 2.0 * head_params / tp;
@@ -311,55 +340,195 @@ double gp_kv_transfer_time(const gp_step_model *sm, double tokens, double bytes_
 
 static double maxd(double a, double b) { return a > b ? a : b; }
 
-double gp_step_time(const gp_step_model *sm, const gp_batch_shape *b, gp_step_breakdown *out)
+/* ---- measured rates (data/kernels.json) ---------------------------------------------- */
+
+/* Share of the measured GEMM rate (MAMF at its best shape, times the shape factor of
+ * kernels.c) that a serving step's GEMMs reach: the GEMMs of a step are interleaved with
+ * norms, rotary, quantization of activations and sampling the model does not time one by
+ * one. Fitted on the TensorRT-LLM H100 rows of validation/public.jsonl (docs/serving.md,
+ * "Calibration"); gp_perf_params.gemm_fraction overrides it. */
+#define GP_SERVE_GEMM_FRACTION 0.75
+/* The same for NVFP4 / MXFP4 GEMMs, whose rate in data/kernels.json is derived (the FP4 peak x
+ * the GPU's FP8 efficiency), not measured: activation quantization to FP4 and the block-scale
+ * handling cost more than in FP8. Fitted 0.42 on the TensorRT-LLM v1.0 Llama-3.3-70B B200 rows
+ * of validation/serve_trtllm.jsonl (the GB200, RTX PRO 6000 and MoE FP4 rows held out). */
+#define GP_SERVE_GEMM_FRACTION_FP4 0.42
+/* All-reduces up to this size run on the engines' one-shot / two-shot custom kernels, not
+ * NCCL: vLLM's CustomAllreduce max_size 8 MiB (vllm/distributed/device_communicators/
+ * custom_all_reduce.py), TensorRT-LLM's AllReduce ONESHOT/TWOSHOT strategies. Their time is
+ * collective_latency_s + the bytes at the link curve's asymptote. */
+#define GP_CUSTOM_AR_MAX_BYTES (8.0 * 1024 * 1024)
+/* Largest message of the nccl-tests grid: where a curve reaches its asymptote. */
+#define GP_CURVE_ASYMPTOTE_BYTES (16.0 * 1024 * 1024 * 1024)
+
+void gp_step_model_use_rates(gp_step_model *sm, const gp_catalog *cat, const gp_gpu *gpu, const gp_link *inter)
 {
-    gp_step_breakdown d;
-    memset(&d, 0, sizeof d);
-    const double T = b->tokens;
-    if (T <= 0 && b->sampled <= 0) {
-        if (out)
-            *out = d;
+    const gpi_gpu_rates *r = gpi_gpu_rates_of(cat, gpu);
+    if (!sm || !r || !(gpi_hbm_bw(r) > 0))
+        return;
+    int fmt = sm->gemm_format;
+    if (!(r->gemm[fmt] > 0))
+        fmt = GPI_K_BF16;
+    if (!(r->gemm[GPI_K_BF16] > 0))
+        return; /* no 16-bit rate for the attention and LM head: keep the peak model */
+    sm->rates = r;
+    sm->gemm_format = fmt;
+    int fp4 = fmt == GPI_K_NVFP4 || fmt == GPI_K_MXFP4;
+    sm->gemm_fraction = sm->params.gemm_fraction > 0 ? sm->params.gemm_fraction
+                        : fp4                        ? GP_SERVE_GEMM_FRACTION_FP4
+                                                     : GP_SERVE_GEMM_FRACTION;
+    sm->hbm_bytes_per_s = gpi_hbm_bw(r);
+    const gp_link *own = gp_catalog_gpu_link(cat, gpu);
+    sm->tp_curve = gpi_link_curve_of(cat, own ? own->id : "pcie4");
+    sm->tp_link_gbps = sm->link_bytes_per_s / 1e9;
+    sm->net_curve = inter ? gpi_link_curve_of(cat, inter->id) : NULL;
+    if (!sm->net_curve)
+        sm->net_curve = gpi_kernels_scale_out(gpi_catalog_kernels(cat));
+    sm->net_gbps = sm->a2a_inter_bytes_per_s > 0 ? sm->a2a_inter_bytes_per_s / 1e9
+                   : inter && inter->bw_gbps_per_direction > 0 ? inter->bw_gbps_per_direction : GP_DEFAULT_INTER_GBPS;
+    if (sm->tp > gp_serve_node_gpus(gpu))
+        sm->tp_link_gbps = sm->net_gbps;
+    sm->custom_ar_max_bytes = GP_CUSTOM_AR_MAX_BYTES;
+}
+
+/* Seconds of `flops` in GEMMs of m tokens x n x k on the compute side: the measured rate at
+ * a large shape (MAMF) x the shape factor s(d) = d / (d + half_dim), d = min(m, n, k)
+ * (data/kernels.json "shape_rule", the same factor as gpi_gemm_rate) x the serving
+ * fraction. The memory side (weights at the achievable HBM rate) is the caller's max. */
+static double gemm_s(const gp_step_model *sm, int fmt, double flops, double m, double n, double k)
+{
+    if (!(flops > 0) || !(m > 0) || !(n > 0) || !(k > 0))
         return 0.0;
+    const gpi_gpu_rates *r = sm->rates;
+    double d = m < n ? m : n;
+    d = d < k ? d : k;
+    double half = r->fit ? r->fit->gemm_half_dim : 0.0;
+    double rate = r->gemm[fmt] * d / (d + half) * sm->gemm_fraction;
+    return rate > 0 ? flops / rate : 0.0;
+}
+
+/* One collective of `bytes` (nccl-tests' size) over `g` ranks on curve `lc` at `gbps`. */
+static double coll_s(const gp_step_model *sm, const gpi_link_curve *lc, gpi_coll_op op, double bytes, double g,
+                     double gbps)
+{
+    if (!(bytes > 0) || g <= 1)
+        return 0.0;
+    double factor = (op == GPI_COLL_ALL_REDUCE ? 2.0 : 1.0) * (g - 1.0) / g;
+    if (!lc)
+        return factor * bytes / (gbps * 1e9) + sm->tp_latency_s;
+    if (op == GPI_COLL_ALL_REDUCE && bytes <= sm->custom_ar_max_bytes)
+        return sm->tp_latency_s + factor * bytes / gpi_collective_busbw(lc, op, GP_CURVE_ASYMPTOTE_BYTES, gbps);
+    double bus = gpi_collective_busbw(lc, op, bytes, gbps);
+    return bus > 0 ? factor * bytes / bus : 0.0;
+}
+
+/* Communication on the measured curves: TP all-reduces, EP dispatch + combine, PP sends. */
+static double comm_rates(const gp_step_model *sm, double T)
+{
+    double s = 0.0;
+    if (sm->tp > 1 && sm->allreduces > 0) {
+        const gpi_link_curve *lc = sm->tp > 1 && sm->tp_link_gbps == sm->net_gbps && sm->nodes > 1 ? sm->net_curve
+                                                                                               : sm->tp_curve;
+        s += sm->allreduces * coll_s(sm, lc, GPI_COLL_ALL_REDUCE, T * sm->allreduce_bytes_per_token, sm->tp,
+                                     sm->tp_link_gbps);
     }
-    const double bw = sm->hbm_bytes_per_s;
-    /* linear */
-    double lf = T * sm->dense_flops_per_token, lb = sm->dense_weight_bytes;
-    d.linear_s = maxd(lf / sm->peak_flops, lb / bw);
-    d.compute_bound = lf / sm->peak_flops > lb / bw;
+    if (sm->a2a_bytes_per_token > 0 && sm->a2a_count > 0) {
+        /* per all-to-all, the bytes each GPU sends; nccl-tests' size is the whole buffer */
+        double g = (double)(sm->tp * sm->dp);
+        double per = T * sm->a2a_bytes_per_token / sm->a2a_count, buf = per * g / (g - 1.0);
+        double bus_in = gpi_collective_busbw(sm->tp_curve, GPI_COLL_ALL_TO_ALL, maxd(buf, GP_CURVE_ASYMPTOTE_BYTES),
+                                             sm->tp_link_gbps);
+        double bus_net = gpi_collective_busbw(sm->net_curve, GPI_COLL_ALL_TO_ALL, GP_CURVE_ASYMPTOTE_BYTES, sm->net_gbps);
+        if (!(bus_in > 0))
+            bus_in = sm->tp_link_gbps * 1e9;
+        if (!(bus_net > 0))
+            bus_net = sm->net_gbps * 1e9;
+        double intra = per * sm->a2a_intra_share / bus_in;
+        double inter = sm->a2a_intra_share < 1.0 ? per * (1.0 - sm->a2a_intra_share) / bus_net : 0.0;
+        s += sm->a2a_count * (maxd(intra, inter) + sm->a2a_latency_s);
+    }
+    if (sm->pp > 1 && sm->pp_link_bytes_per_s > 0)
+        s += T * sm->pp_bytes_per_token / sm->pp_link_bytes_per_s + (sm->pp - 1) * sm->pp_latency_s;
+    return s;
+}
+
+/* The phases on the measured rates: GEMMs at their shape (FP8/FP4 only there), attention at
+ * the kernel's rate (16-bit), weights and KV at the achievable HBM bandwidth. */
+static void step_rates(const gp_step_model *sm, const gp_batch_shape *b, gp_step_breakdown *d, double *f, double *by)
+{
+    const double T = b->tokens, bw = sm->hbm_bytes_per_s, dim = sm->hidden;
+    const int fmt = sm->gemm_format;
+    f[0] = T * sm->dense_flops_per_token, by[0] = sm->dense_weight_bytes;
+    double lc = gemm_s(sm, fmt, f[0], T, sm->dense_width, dim);
+    d->linear_s = maxd(lc, by[0] / bw);
+    d->compute_bound = lc > by[0] / bw;
+    if (sm->experts > 0 && T > 0) {
+        double G = T * (sm->expert_token_scale > 0 ? sm->expert_token_scale : 1.0);
+        double touched = sm->experts * (1.0 - pow(1.0 - sm->experts_active / sm->experts, G));
+        f[1] = G * sm->expert_flops_per_token, by[1] = touched * sm->expert_bytes;
+        double per_expert = touched > 0 ? G * sm->experts_active / touched : 0.0; /* tokens per expert */
+        d->experts_s = maxd(gemm_s(sm, fmt, f[1], per_expert, sm->expert_width, dim), by[1] / bw);
+    }
+    f[2] = b->attn_pairs * sm->attn_flops_per_pair, by[2] = (b->kv_tokens + T) * sm->kv_bytes_per_token;
+    double seq = T > 0 ? 2.0 * b->attn_pairs / T : 0.0;
+    double ar = gpi_attn_rate(sm->rates, GPI_ATTN_DEFAULT, 0, 1, sm->attn_head_dim, seq > 1 ? seq : 1);
+    d->attention_s = maxd(ar > 0 ? f[2] / ar : 0.0, by[2] / bw);
+    f[3] = b->sampled * sm->head_flops_per_seq, by[3] = b->sampled > 0 ? sm->head_bytes : 0.0;
+    d->head_s = maxd(gemm_s(sm, GPI_K_BF16, f[3], b->sampled, sm->head_width, dim), by[3] / bw);
+    d->comm_s = comm_rates(sm, T);
+}
+
+/* The phases on the datasheet peaks x the efficiencies (no measured rates). */
+static void step_peaks(const gp_step_model *sm, const gp_batch_shape *b, gp_step_breakdown *d, double *f, double *by)
+{
+    const double T = b->tokens, bw = sm->hbm_bytes_per_s;
+    f[0] = T * sm->dense_flops_per_token, by[0] = sm->dense_weight_bytes;
+    d->linear_s = maxd(f[0] / sm->peak_flops, by[0] / bw);
+    d->compute_bound = f[0] / sm->peak_flops > by[0] / bw;
     /* routed experts: those the batch touches are read; under attention DP the MoE layers
      * carry every rank's tokens (ranks assumed alike) */
-    double ef = 0, eb = 0;
     if (sm->experts > 0) {
         double G = T * (sm->expert_token_scale > 0 ? sm->expert_token_scale : 1.0);
         double touched = sm->experts * (1.0 - pow(1.0 - sm->experts_active / sm->experts, G));
-        ef = G * sm->expert_flops_per_token;
-        eb = touched * sm->expert_bytes;
-        d.experts_s = maxd(ef / sm->peak_flops, eb / bw);
+        f[1] = G * sm->expert_flops_per_token, by[1] = touched * sm->expert_bytes;
+        d->experts_s = maxd(f[1] / sm->peak_flops, by[1] / bw);
     }
-    /* attention core */
-    double af = b->attn_pairs * sm->attn_flops_per_pair;
-    double ab = (b->kv_tokens + T) * sm->kv_bytes_per_token;
-    d.attention_s = maxd(af / sm->attn_peak_flops, ab / bw);
-    /* LM head */
-    double hf = b->sampled * sm->head_flops_per_seq, hb = b->sampled > 0 ? sm->head_bytes : 0.0;
-    d.head_s = maxd(hf / sm->attn_peak_flops, hb / bw);
-    /* communication */
+    f[2] = b->attn_pairs * sm->attn_flops_per_pair, by[2] = (b->kv_tokens + T) * sm->kv_bytes_per_token;
+    d->attention_s = maxd(f[2] / sm->attn_peak_flops, by[2] / bw);
+    f[3] = b->sampled * sm->head_flops_per_seq, by[3] = b->sampled > 0 ? sm->head_bytes : 0.0;
+    d->head_s = maxd(f[3] / sm->attn_peak_flops, by[3] / bw);
     if (sm->tp > 1) {
         double t = sm->tp;
-        d.comm_s += sm->allreduces * (2.0 * (t - 1.0) / t * T * sm->allreduce_bytes_per_token / sm->link_bytes_per_s +
-                                      sm->tp_latency_s);
+        d->comm_s += sm->allreduces * (2.0 * (t - 1.0) / t * T * sm->allreduce_bytes_per_token / sm->link_bytes_per_s +
+                                       sm->tp_latency_s);
     }
     if (sm->a2a_bytes_per_token > 0) {
         double bytes = T * sm->a2a_bytes_per_token;
         double intra = bytes * sm->a2a_intra_share / sm->link_bytes_per_s;
         double inter = sm->a2a_intra_share < 1.0 ? bytes * (1.0 - sm->a2a_intra_share) / sm->a2a_inter_bytes_per_s : 0.0;
-        d.comm_s += maxd(intra, inter) + sm->a2a_count * sm->a2a_latency_s;
+        d->comm_s += maxd(intra, inter) + sm->a2a_count * sm->a2a_latency_s;
     }
     if (sm->pp > 1 && sm->pp_link_bytes_per_s > 0)
-        d.comm_s += T * sm->pp_bytes_per_token / sm->pp_link_bytes_per_s + (sm->pp - 1) * sm->pp_latency_s;
+        d->comm_s += T * sm->pp_bytes_per_token / sm->pp_link_bytes_per_s + (sm->pp - 1) * sm->pp_latency_s;
+}
+
+double gp_step_time(const gp_step_model *sm, const gp_batch_shape *b, gp_step_breakdown *out)
+{
+    gp_step_breakdown d;
+    memset(&d, 0, sizeof d);
+    if (b->tokens <= 0 && b->sampled <= 0) {
+        if (out)
+            *out = d;
+        return 0.0;
+    }
+    double f[4] = {0, 0, 0, 0}, by[4] = {0, 0, 0, 0};
+    if (sm->rates)
+        step_rates(sm, b, &d, f, by);
+    else
+        step_peaks(sm, b, &d, f, by);
     d.overhead_s = sm->params.step_overhead_s + sm->params.seq_overhead_s * b->sampled;
-    d.flops = lf + ef + af + hf;
-    d.bytes = lb + eb + ab + hb;
+    d.flops = f[0] + f[1] + f[2] + f[3];
+    d.bytes = by[0] + by[1] + by[2] + by[3];
     d.total_s = d.linear_s + d.experts_s + d.attention_s + d.head_s + d.comm_s + d.overhead_s;
     if (out)
         *out = d;

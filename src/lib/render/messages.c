@@ -83,6 +83,64 @@ static const msg_row table[MSG_COUNT] = {
     [MSG_COUNTRY_BR] = {"in Brazil", "no Brasil"},
     [MSG_COUNTRY_US] = {"in the United States", "nos Estados Unidos"},
     [MSG_WHERE_IN] = {"in {0}", "em {0}"},
+    /* the verdict of `gpuplan fit` (decide/fit.c): one GPU or several, and why */
+    [MSG_FIT_FITS] = {"One {0} holds it: {1} GB needed of {2} GB, {3} GB to spare.",
+                      "Uma {0} comporta o modelo: {1} GB necessários de {2} GB, {3} GB livres."},
+    [MSG_FIT_WEIGHTS] = {"The weights alone are {0} GB; one {1} has {2} GB, so the model must be split over several GPUs.",
+                         "Só os pesos têm {0} GB; uma {1} tem {2} GB, então o modelo precisa ser dividido entre várias GPUs."},
+    [MSG_FIT_KV] = {"The weights fit ({0} GB of {1} GB), but the KV cache for {2} sequences of {3} tokens needs {4} GB more than is left.",
+                    "Os pesos cabem ({0} GB de {1} GB), mas o cache KV de {2} sequências de {3} tokens precisa de {4} GB a mais do que sobra."},
+    [MSG_FIT_PREFILL] = {"Weights and KV cache fit, but the prefill activations ({0} GB) do not.",
+                         "Pesos e cache KV cabem, mas as ativações do prefill ({0} GB) não."},
+    [MSG_FIT_TRAIN_STATE] = {"Weights, gradients and optimizer states need {0} GB ({1} bytes per parameter); one {2} has {3} GB.",
+                             "Pesos, gradientes e estados do otimizador precisam de {0} GB ({1} bytes por parâmetro); uma {2} tem {3} GB."},
+    [MSG_FIT_TRAIN_ACT] = {"The model states fit ({0} GB), but the activations of a {1}-token micro-batch of {2} need {3} GB more.",
+                           "Os estados do modelo cabem ({0} GB), mas as ativações de um micro-lote de {2} sequências de {1} tokens precisam de {3} GB a mais."},
+    [MSG_FIT_NO_LAYOUT] = {"No layout of up to {0} {1} fits this {2} job as asked: reduce the context, batch or precision, or enable recomputation/offload.",
+                           "Nenhuma divisão de até {0} {1} comporta este trabalho de {2} como pedido: reduza o contexto, o lote ou a precisão, ou ative a recomputação ou o offload."},
+    [MSG_FIT_JOB_SERVE] = {"serve", "inferência"},
+    [MSG_FIT_JOB_TRAIN] = {"train", "treinamento"},
+    [MSG_FIT_HOW_INFER] = {"tensor parallel {0} x pipeline {1}", "paralelismo de tensor {0} x pipeline {1}"},
+    [MSG_FIT_HOW_TRAIN] = {"TP {0} x PP {1} x DP {2} with ZeRO-{3}", "TP {0} x PP {1} x DP {2} com ZeRO-{3}"},
+    [MSG_FIT_HOLD_INFER] = {"{0} x {1} ({2}) hold it: {3} GB per GPU of {4} GB; room for {5} concurrent {6}-token sequences ({7} tokens of KV cache), or one sequence of up to {8} tokens.",
+                            "{0} x {1} ({2}) comportam o modelo: {3} GB por GPU de {4} GB; cabem {5} sequências simultâneas de {6} tokens ({7} tokens de cache KV) ou uma sequência de até {8} tokens."},
+    [MSG_FIT_HOLD_TRAIN] = {"{0} x {1} ({2}) hold it: {3} GB per GPU of {4} GB.", "{0} x {1} ({2}) comportam o modelo: {3} GB por GPU de {4} GB."},
+    [MSG_FIT_CONTEXT_MAX] = {"Warning: the context asked ({0} tokens) is longer than the model's maximum of {1} tokens; engines refuse longer sequences (vLLM: max_model_len above max_position_embeddings), so plan for {1}.",
+                             "Aviso: o contexto pedido ({0} tokens) é maior que o máximo do modelo, {1} tokens; os motores de inferência recusam sequências mais longas (vLLM: max_model_len acima de max_position_embeddings), então planeje para {1}."},
+    [MSG_FIT_LOWER_ITEM] = {"{0} ({1} GB of {2} GB)", "{0} ({1} GB de {2} GB)"},
+    [MSG_FIT_LOWER] = {"With 8-bit weights one {0} holds it: {1}. 8-bit weights change outputs little and every gpuplan data profile allows them; check the quality on your task.",
+                       "Com pesos de 8 bits, uma {0} comporta o modelo: {1}. Pesos de 8 bits mudam pouco as respostas e todos os perfis de dados do gpuplan os aceitam; confira a qualidade na sua tarefa."},
+    [MSG_FIT_UNITS] = {"Sizes are in GB of 10^9 bytes. The {0} is sold as {1} GB (in fact GiB, 2^30 bytes); the device reports {2} GB ({3} GiB), the figure used here.",
+                       "Tamanhos em GB de 10^9 bytes. A {0} é vendida como {1} GB (na verdade GiB, 2^30 bytes); o dispositivo informa {2} GB ({3} GiB), o valor usado aqui."},
+    [MSG_FIT_BAD_TP] = {"Tensor parallelism {0} cannot run: {0} does not divide the model's {1} attention heads (each GPU must hold whole heads). Use TP {2}.",
+                        "Paralelismo de tensor {0} não funciona: {0} não divide as {1} cabeças de atenção do modelo (cada GPU precisa de cabeças inteiras). Use TP {2}."},
+    [MSG_FIT_BAD_PP] = {"Pipeline parallelism {0} cannot run: the model has only {1} layers.",
+                        "Paralelismo de pipeline {0} não funciona: o modelo tem só {1} camadas."},
+    [MSG_FIT_TXT_ONE] = {"Verdict: ONE GPU is enough.", "Veredito: UMA GPU basta."},
+    [MSG_FIT_TXT_SEVERAL] = {"Verdict: one GPU is NOT enough.", "Veredito: uma GPU NÃO basta."},
+    [MSG_FIT_TXT_NONE] = {"Verdict: no layout fits.", "Veredito: nenhuma divisão comporta."},
+    [MSG_FIT_TXT_ASKED] = {"Asked layout (TP {0}, PP {1}, DP {2}{3})", "Divisão pedida (TP {0}, PP {1}, DP {2}{3})"},
+    [MSG_FIT_TXT_SMALLEST] = {"Smallest setup: {0} x {1} (TP {2}, PP {3}, DP {4}, ZeRO-{5})",
+                              "Menor configuração: {0} x {1} (TP {2}, PP {3}, DP {4}, ZeRO-{5})"},
+    [MSG_FIT_TXT_MEMORY] = {"{0}: {1} GB per GPU of {2} GB ({3})", "{0}: {1} GB por GPU de {2} GB ({3})"},
+    [MSG_FIT_TXT_FITS] = {"fits", "cabe"},
+    [MSG_FIT_TXT_NOT_FITS] = {"does NOT fit", "NÃO cabe"},
+    [MSG_FIT_TXT_ON_SETUP] = {"On that setup: up to {0} concurrent {1}-token sequences, or one sequence of up to {2} tokens.",
+                              "Nessa configuração: até {0} sequências simultâneas de {1} tokens, ou uma sequência de até {2} tokens."},
+    [MSG_FIT_TXT_HEAD_INFER] = {"{0} on {1}: inference, {2} x {3}-token sequences, weights {4}",
+                                "{0} em {1}: inferência, {2} sequência(s) de {3} tokens, pesos {4}"},
+    [MSG_FIT_TXT_HEAD_TRAIN] = {"{0} on {1}: {2}, {3}-token sequences, micro-batch {4}, {5}, weights {6}",
+                                "{0} em {1}: {2}, sequências de {3} tokens, micro-lote {4}, {5}, pesos {6}"},
+    [MSG_FIT_TXT_WEIGHTS] = {"weights", "pesos"},
+    [MSG_FIT_TXT_KV] = {"kv cache", "cache KV"},
+    [MSG_FIT_TXT_ACT] = {"activations", "ativações"},
+    [MSG_FIT_TXT_GRAD] = {"gradients", "gradientes"},
+    [MSG_FIT_TXT_OPT] = {"optimizer", "otimizador"},
+    [MSG_FIT_TXT_OVERHEAD] = {"overhead", "sobrecarga"},
+    [MSG_FIT_TXT_CAPACITY] = {"capacity", "capacidade"},
+    [MSG_FIT_LARGER_ITEM] = {"{0} ({1} GB)", "{0} ({1} GB)"},
+    [MSG_FIT_LARGER] = {"One larger GPU holds it alone: {0}. A single GPU needs no inter-GPU synchronization, so it is usually faster and simpler than several smaller ones.",
+                        "Uma GPU maior comporta o modelo sozinha: {0}. Uma única GPU dispensa sincronização entre GPUs; costuma ser mais rápida e mais simples que várias menores."},
 };
 
 const char *gpi_msg(gpi_msg_id id, int pt_br)
@@ -123,6 +181,17 @@ void gpi_buf_msg(gpi_buf *b, int pt_br, gpi_msg_id id, ...)
     char s[2048];
     gpi_msg_fill(s, sizeof s, gpi_msg(id, pt_br), args, n);
     gpi_buf_printf(b, "%s", s);
+}
+
+void gpi_msg_args(char *out, size_t n, gpi_msg_id id, int pt_br, const gpi_msg_arg *args, int nargs)
+{
+    char txt[10][128];
+    const char *a[10];
+    if (nargs > 10)
+        nargs = 10;
+    for (int i = 0; i < nargs; i++)
+        a[i] = args[i].s ? args[i].s : gpi_fmt_num(txt[i], sizeof txt[i], args[i].v, args[i].decimals, pt_br);
+    gpi_msg_fill(out, n, gpi_msg(id, pt_br), a, nargs);
 }
 
 const char *gpi_fmt_num(char *out, size_t n, double v, int decimals, int pt_br)
@@ -171,4 +240,43 @@ const char *gpi_fmt_money(char *out, size_t n, double v, const char *currency, i
     else
         snprintf(out, n, "%s %s", c, num);
     return out;
+}
+
+/* ---- the public face of the table: front ends write their own lines from it ---------------- */
+static const struct {
+    const char *key;
+    gpi_msg_id id;
+} public_keys[] = {
+    {"fit.verdict_one", MSG_FIT_TXT_ONE},       {"fit.verdict_several", MSG_FIT_TXT_SEVERAL},
+    {"fit.verdict_none", MSG_FIT_TXT_NONE},     {"fit.asked_layout", MSG_FIT_TXT_ASKED},
+    {"fit.smallest_setup", MSG_FIT_TXT_SMALLEST}, {"fit.memory", MSG_FIT_TXT_MEMORY},
+    {"fit.fits", MSG_FIT_TXT_FITS},             {"fit.not_fits", MSG_FIT_TXT_NOT_FITS},
+    {"fit.on_setup", MSG_FIT_TXT_ON_SETUP},     {"fit.head_infer", MSG_FIT_TXT_HEAD_INFER},
+    {"fit.head_train", MSG_FIT_TXT_HEAD_TRAIN}, {"fit.weights", MSG_FIT_TXT_WEIGHTS},
+    {"fit.kv_cache", MSG_FIT_TXT_KV},           {"fit.activations", MSG_FIT_TXT_ACT},
+    {"fit.gradients", MSG_FIT_TXT_GRAD},        {"fit.optimizer", MSG_FIT_TXT_OPT},
+    {"fit.overhead", MSG_FIT_TXT_OVERHEAD},     {"fit.capacity", MSG_FIT_TXT_CAPACITY},
+};
+
+static int is_pt(const char *lang)
+{
+    return lang && !strcmp(lang, "pt-BR");
+}
+
+const char *gp_text(char *out, size_t n, const char *key, const char *lang, const char *const *args, int nargs)
+{
+    if (!out || !n)
+        return "";
+    out[0] = 0;
+    for (size_t i = 0; key && i < sizeof public_keys / sizeof public_keys[0]; i++)
+        if (!strcmp(public_keys[i].key, key)) {
+            gpi_msg_fill(out, n, gpi_msg(public_keys[i].id, is_pt(lang)), args, nargs);
+            break;
+        }
+    return out;
+}
+
+const char *gp_format_number(char *out, size_t n, double v, int decimals, const char *lang)
+{
+    return gpi_fmt_num(out, n, v, decimals, is_pt(lang));
 }

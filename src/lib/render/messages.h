@@ -19,6 +19,14 @@ typedef enum gpi_msg_id {
     MSG_POLICY_TITLE, MSG_POLICY_INTRO, MSG_POLICY_PRICE, MSG_POLICY_FREE, MSG_POLICY_NOTHING, MSG_POLICY_SPARE,
     MSG_POLICY_ALL, MSG_REDUNDANCY,
     MSG_APPENDIX, MSG_COUNTRY_BR, MSG_COUNTRY_US, MSG_WHERE_IN,
+    MSG_FIT_FITS, MSG_FIT_WEIGHTS, MSG_FIT_KV, MSG_FIT_PREFILL, MSG_FIT_TRAIN_STATE, MSG_FIT_TRAIN_ACT,
+    MSG_FIT_NO_LAYOUT, MSG_FIT_JOB_SERVE, MSG_FIT_JOB_TRAIN, MSG_FIT_HOW_INFER, MSG_FIT_HOW_TRAIN,
+    MSG_FIT_HOLD_INFER, MSG_FIT_HOLD_TRAIN, MSG_FIT_CONTEXT_MAX, MSG_FIT_LOWER_ITEM, MSG_FIT_LOWER, MSG_FIT_UNITS,
+    MSG_FIT_BAD_TP, MSG_FIT_BAD_PP, MSG_FIT_LARGER_ITEM, MSG_FIT_LARGER,
+    MSG_FIT_TXT_ONE, MSG_FIT_TXT_SEVERAL, MSG_FIT_TXT_NONE, MSG_FIT_TXT_ASKED, MSG_FIT_TXT_SMALLEST, MSG_FIT_TXT_MEMORY,
+    MSG_FIT_TXT_FITS, MSG_FIT_TXT_NOT_FITS, MSG_FIT_TXT_ON_SETUP,
+    MSG_FIT_TXT_HEAD_INFER, MSG_FIT_TXT_HEAD_TRAIN, MSG_FIT_TXT_WEIGHTS, MSG_FIT_TXT_KV, MSG_FIT_TXT_ACT,
+    MSG_FIT_TXT_GRAD, MSG_FIT_TXT_OPT, MSG_FIT_TXT_OVERHEAD, MSG_FIT_TXT_CAPACITY,
     MSG_COUNT
 } gpi_msg_id;
 
@@ -27,6 +35,17 @@ const char *gpi_msg(gpi_msg_id id, int pt_br);
 void gpi_msg_fill(char *out, size_t n, const char *tmpl, const char *const *args, int nargs);
 /* Append message `id` with up to 10 string arguments (NULL-terminated list). */
 void gpi_buf_msg(gpi_buf *b, int pt_br, gpi_msg_id id, ...);
+
+/* An argument of a message in both languages: a string, or a number written by locale. */
+typedef struct gpi_msg_arg {
+    const char *s;      /* NULL: the number v with `decimals` digits */
+    double v;
+    int decimals;
+} gpi_msg_arg;
+#define GPI_S(x) ((gpi_msg_arg){(x), 0, 0})
+#define GPI_N(x, d) ((gpi_msg_arg){NULL, (double)(x), (d)})
+/* Fill message `id` in one language from up to 10 arguments (numbers by that locale). */
+void gpi_msg_args(char *out, size_t n, gpi_msg_id id, int pt_br, const gpi_msg_arg *args, int nargs);
 
 /* 1234567.8 -> "1,234,568" (en) / "1.234.568" (pt-BR); `decimals` digits after the point. */
 const char *gpi_fmt_num(char *out, size_t n, double v, int decimals, int pt_br);

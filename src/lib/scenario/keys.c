@@ -6,13 +6,14 @@
  * values in double); api_max is the web API's bound on one request's work (docs/web.md).
  * Every flag is the key with '-' for '_' (shared/design/interface.md).
  */
-#include "internal.h"
+#include "run/run_impl.h"
 
 #include <math.h>
 #include <string.h>
 #include <strings.h>
 
 /* ---- enum parsers: value >= 0, or -1 ---- */
+/* clang-format off */
 static int parse_task(const char *s) { gp_task t = gp_task_parse(s); return t < GP_TASK_COUNT ? (int)t : -1; }
 static int parse_optimizer(const char *s) { gp_optimizer o = gp_optimizer_parse(s); return o < GP_OPT_COUNT ? (int)o : -1; }
 static int parse_offload(const char *s) { gp_offload o = gp_offload_parse(s); return o < GP_OFFLOAD_COUNT ? (int)o : -1; }
@@ -22,23 +23,31 @@ static int parse_format(const char *s) { gp_report_format f = gp_report_format_p
 static int parse_lang(const char *s) { return !strcmp(s, "en") ? 0 : !strcmp(s, "pt-BR") ? 1 : -1; }
 static int parse_arrival(const char *s) { return !strcmp(s, "poisson") ? 0 : !strcmp(s, "fixed") ? 1 : -1; }
 
-static int parse_engine(const char *s)
-{
-    return gp_engine_parse(s) < GP_ENGINE_COUNT || gp_export_engine_parse(s) < GP_EXPORT_COUNT ? 0 : -1;
-}
+/* clang-format on */
 
 static int parse_lengths(const char *s)
 {
-    return !strcmp(s, "fixed") ? GP_LENGTH_FIXED : !strcmp(s, "exponential") ? GP_LENGTH_EXPONENTIAL
-                                                   : !strcmp(s, "uniform")   ? GP_LENGTH_UNIFORM
-                                                                             : -1;
+    if (!strcmp(s, "lognormal") || !strcmp(s, "log-normal"))
+        return GP_LENGTH_LOGNORMAL;
+    return !strcmp(s, "fixed")         ? GP_LENGTH_FIXED
+           : !strcmp(s, "exponential") ? GP_LENGTH_EXPONENTIAL
+           : !strcmp(s, "uniform")     ? GP_LENGTH_UNIFORM
+                                       : -1;
+}
+
+/* "K:A[:C]" (1-16 draft tokens, acceptance in (0, 1), cost in [0, 1]) or "mtp": 0 ok. */
+static int parse_spec(const char *s)
+{
+    gp_spec_decode sp;
+    return gpi_spec_decode_parse(s, &sp);
 }
 
 static int parse_rank(const char *s)
 {
-    return !strcasecmp(s, "time") ? GP_RANK_TIME : !strcasecmp(s, "cost") ? GP_RANK_COST
-                                                 : !strcasecmp(s, "tokens-per-dollar") ? GP_RANK_TOKENS_PER_DOLLAR
-                                                                                       : -1;
+    return !strcasecmp(s, "time")                ? GP_RANK_TIME
+           : !strcasecmp(s, "cost")              ? GP_RANK_COST
+           : !strcasecmp(s, "tokens-per-dollar") ? GP_RANK_TOKENS_PER_DOLLAR
+                                                 : -1;
 }
 
 /* "none", "n", "0" -> 0; "n+K" or "K" (one digit) -> K. */
@@ -54,22 +63,27 @@ static int parse_redundancy(const char *s)
 }
 
 /* ---- the table ---- */
-#define M (GP_CMD_FIT | GP_CMD_TRAIN | GP_CMD_SERVE | GP_CMD_PLAN | GP_CMD_EXPORT | GP_CMD_MODEL) /* model */
-#define W (GP_CMD_FIT | GP_CMD_TRAIN | GP_CMD_SERVE | GP_CMD_PLAN | GP_CMD_EXPORT)                /* workload */
-#define S (GP_CMD_SERVE | GP_CMD_PLAN)                                                             /* serving */
-#define T (GP_CMD_TRAIN | GP_CMD_PLAN)                                                             /* training */
+#define M   (GP_CMD_FIT | GP_CMD_TRAIN | GP_CMD_SERVE | GP_CMD_PLAN | GP_CMD_EXPORT | GP_CMD_MODEL) /* model */
+#define W   (GP_CMD_FIT | GP_CMD_TRAIN | GP_CMD_SERVE | GP_CMD_PLAN | GP_CMD_EXPORT)                /* workload */
+#define S   (GP_CMD_SERVE | GP_CMD_PLAN)                                                            /* serving */
+#define T   (GP_CMD_TRAIN | GP_CMD_PLAN)                                                            /* training */
 #define BIG 4294967296.0    /* 2^32: tokens of one sequence, sequences of a batch */
 #define DIM 1099511627776.0 /* 2^40: one architecture dimension (GPI_MAX_DIM) */
 
 /* KEYF: explicit field; KEY: the field is the key's name. */
-#define KEYF(NAME, TYPE, MIN, MAX, API, UNIT, CHOICES, CMDS, FLAGS, FIELD, PARSE, HELP)                             \
-    {NAME, GP_KEY_##TYPE, MIN, MAX, API, UNIT, CHOICES, CMDS, FLAGS, HELP, offsetof(gp_scenario, FIELD),            \
-     sizeof(((gp_scenario *)0)->FIELD), PARSE}
-#define KEY(NAME, TYPE, MIN, MAX, UNIT, CMDS, HELP) KEYF(#NAME, TYPE, MIN, MAX, 0, UNIT, NULL, CMDS, 0, NAME, NULL, HELP)
-#define KEY_API(NAME, TYPE, MIN, MAX, API, UNIT, CMDS, HELP) KEYF(#NAME, TYPE, MIN, MAX, API, UNIT, NULL, CMDS, 0, NAME, NULL, HELP)
+#define KEYF(NAME, TYPE, MIN, MAX, API, UNIT, CHOICES, CMDS, FLAGS, FIELD, PARSE, HELP)                                \
+    {                                                                                                                  \
+        NAME, GP_KEY_##TYPE, MIN, MAX, API, UNIT, CHOICES, CMDS, FLAGS, HELP, offsetof(gp_scenario, FIELD),            \
+            sizeof(((gp_scenario *)0)->FIELD), PARSE                                                                   \
+    }
+#define KEY(NAME, TYPE, MIN, MAX, UNIT, CMDS, HELP)                                                                    \
+    KEYF(#NAME, TYPE, MIN, MAX, 0, UNIT, NULL, CMDS, 0, NAME, NULL, HELP)
+#define KEY_API(NAME, TYPE, MIN, MAX, API, UNIT, CMDS, HELP)                                                           \
+    KEYF(#NAME, TYPE, MIN, MAX, API, UNIT, NULL, CMDS, 0, NAME, NULL, HELP)
 #define KEY_ENUM(NAME, CHOICES, CMDS, PARSE, HELP) KEYF(#NAME, ENUM, 0, 0, 0, "", CHOICES, CMDS, 0, NAME, PARSE, HELP)
-#define KEY_STR(NAME, CMDS, FLAGS, HELP) KEYF(#NAME, STRING, 0, 0, 0, "", NULL, CMDS, FLAGS, NAME, NULL, HELP)
+#define KEY_STR(NAME, CMDS, FLAGS, HELP)           KEYF(#NAME, STRING, 0, 0, 0, "", NULL, CMDS, FLAGS, NAME, NULL, HELP)
 
+/* clang-format off */
 static const gp_scenario_key keys[] = {
     /* model */
     KEYF("model", MODEL, 0, 0, 0, "", NULL, M, 0, model, NULL,
@@ -95,7 +109,7 @@ static const gp_scenario_key keys[] = {
     KEY(gpus_per_node, INT, 1, 4096, "GPUs", GP_CMD_TRAIN | GP_CMD_EXPORT | GP_CMD_PLAN,
         "GPUs sharing the scale-up link (default: the GPU's NVLink domain)"),
     KEY_STR(intra_node, T, 0, "link inside a node: nvlink (the GPU's own), pcie, or a link id"),
-    KEY_STR(inter_node, T, 0, "link between nodes: ib-ndr (default), ib-hdr, roce-400, ..."),
+    KEY_STR(inter_node, T | GP_CMD_SERVE, 0, "link between nodes: ib-ndr (default), ib-hdr, roce-400, ..."),
     KEY_STR(framework, T, 0, "training stack: megatron (default), fsdp (FSDP2/torchtitan), deepspeed"),
     KEY_API(max_gpus, INT, 1, 1048576, 65536, "GPUs", T, "upper bound of the deadline search (65536)"),
     /* workload */
@@ -113,7 +127,7 @@ static const gp_scenario_key keys[] = {
     KEY(lora_rank, INT, 1, 65536, "", W, "LoRA/QLoRA adapter rank (16)"),
     KEYF("no_flash_attention", BOOL, 0, 1, 0, "", NULL, W, GP_KEYF_NEGATE, no_flash_attention, NULL,
          "store the s^2 attention matrix (eager attention)"),
-    KEYF("engine", STRING, 0, 0, 0, "", "none, vllm, sglang, tgi, trtllm, llamacpp", W, 0, engine, parse_engine,
+    KEYF("engine", STRING, 0, 0, 0, "", "none, vllm, sglang, tgi, trtllm, llamacpp", W, 0, engine, NULL,
          "engine: none (default), vllm, sglang, tgi, trtllm, llamacpp (export: also deepspeed, megatron, "
          "torchrun-fsdp, slurm)"),
     KEY(gpu_memory_utilization, NUMBER, 0.01, 1.0, "", W, "fraction of device memory the engine may use (0.9)"),
@@ -146,13 +160,18 @@ static const gp_scenario_key keys[] = {
             "requests to simulate (default: 10 per user, 1000..4000; inf: 1000)"),
     KEY_API(prompt_tokens, INT, 1, 16777216, 131072, "tokens", S, "prompt length (1000)"),
     KEY_API(output_tokens, INT, 1, 16777216, 32768, "tokens", S, "output length (200)"),
-    KEY_ENUM(lengths, "fixed, exponential or uniform", S, parse_lengths,
-             "fixed (default), exponential (capped at 4x), uniform (0.5x..1.5x)"),
+    KEY_ENUM(lengths, "lognormal, fixed, exponential or uniform", S, parse_lengths,
+             "serve: lognormal (default; sigma 0.5, capped at 4x); plan: fixed (default); exponential, uniform"),
+    KEY(prefix_hit, NUMBER, 0, 0.99, "fraction", GP_CMD_SERVE, "fraction of each prompt found in the prefix cache (0)"),
+    KEYF("spec_decode", STRING, 0, 0, 0, "", "K:ACCEPTANCE[:COST] (1-16 tokens, acceptance in (0, 1)) or mtp",
+         GP_CMD_SERVE, 0, spec_decode, parse_spec, "speculative decoding: K draft tokens, acceptance A, draft cost C; mtp"),
+    KEY(disagg, BOOL, 0, 1, "", GP_CMD_SERVE, "also size disaggregated prefill and decode pools and compare"),
     KEY(seed, INT, 0, 9223372036854775807.0, "", S, "random seed (1); same seed, same answer"),
     KEY(ttft_p99, NUMBER, 1e-6, 1e6, "s", S, "p99 time to first token target, seconds"),
     KEY(tpot_p99, NUMBER, 1e-6, 1e6, "s", S, "p99 time per output token target, seconds"),
     KEY_ENUM(redundancy, "n+1, n+2, ... or none", S, parse_redundancy, "n+1 (one spare replica), n+2, or none"),
-    KEY_API(replicas, INT, 1, 65536, 1024, "replicas", S, "evaluate this many replicas instead of searching"),
+    KEY_API(replicas, INT, 1, 65536, 1024, "replicas", S | GP_CMD_EXPORT,
+            "serve: evaluate this many replicas instead of searching; export: copies behind one endpoint"),
     /* training run */
     KEYF("tokens", TOKENS, 1, 1e18, 0, "tokens", "a count such as 15e12, 15T, 300B or 2.5M", T | GP_CMD_EXPORT, 0,
          tokens, NULL, "tokens to train: 15e12, 15T, 300B, 2.5M"),
@@ -174,7 +193,8 @@ static const gp_scenario_key keys[] = {
     KEY(egress_tb_per_month, NUMBER, 0, 1e9, "TB/month", GP_CMD_PLAN, "data moved out per month (default: from tokens)"),
     KEYF("format", STRING, 0, 0, 0, "", "text, json, markdown or html", GP_CMD_PLAN, GP_KEYF_FILE, format, parse_format,
          "report: text (default), json, markdown, html"),
-    KEYF("lang", STRING, 0, 0, 0, "", "en or pt-BR", GP_CMD_PLAN, 0, lang, parse_lang, "report language: en, pt-BR"),
+    KEYF("lang", STRING, 0, 0, 0, "", "en or pt-BR", GP_CMD_PLAN | GP_CMD_FIT, 0, lang, parse_lang,
+         "language of the report (plan) and of the verdict's reasons and text (fit): en, pt-BR"),
     KEY_STR(title, GP_CMD_PLAN, 0, "report title"),
     KEY(report_html, BOOL, 0, 1, "", GP_CMD_PLAN, "with --json: include the HTML report as report_html"),
     KEY_STR(out, GP_CMD_PLAN | GP_CMD_EXPORT, GP_KEYF_FILE, "write the report (export: the files) there"),
@@ -186,7 +206,10 @@ static const gp_scenario_key keys[] = {
     KEY_STR(data, GP_CMD_EXPORT, GP_KEYF_FILE, "training: dataset path"),
     KEY_STR(time, GP_CMD_EXPORT, 0, "Slurm time limit HH:MM:SS (24:00:00)"),
     KEY_STR(job_name, GP_CMD_EXPORT, 0, "Slurm job name (gpuplan)"),
+    KEY_STR(api_key_env, GP_CMD_EXPORT, 0, "serving: environment variable holding the API key (API_KEY; \"\": none)"),
+    KEY(audit_log, BOOL, 0, 1, "", GP_CMD_EXPORT, "serving: log every request"),
 };
+/* clang-format on */
 
 size_t gp_scenario_key_count(void)
 {

@@ -27,6 +27,7 @@ void gp_scenario_init(gp_scenario *sc, unsigned command)
     sc->top = 5;
     sc->max_gpus = 65536;
     sc->egress_tb_per_month = -1;
+    sc->lengths = command == GP_CMD_SERVE ? GP_LENGTH_LOGNORMAL : GP_LENGTH_FIXED;
 }
 
 static size_t key_index(const gp_scenario_key *k)
@@ -64,8 +65,8 @@ static gp_status bad(gp_error *err, const gp_scenario_key *k, gp_scenario_source
                      const char *value)
 {
     char l[96];
-    gp_status st = gpi_fail(err, GP_EINVAL, "%s takes %s, not '%.200s'", label(k, src, l, sizeof l), what,
-                            value ? value : "");
+    gp_status st =
+        gpi_fail(err, GP_EINVAL, "%s takes %s, not '%.200s'", label(k, src, l, sizeof l), what, value ? value : "");
     gpi_error_set_field(err, k->name);
     return st;
 }
@@ -83,9 +84,10 @@ typedef struct suffix_row {
     double multiplier;
 } suffix_row;
 
-static const suffix_row token_suffixes[] = {{'\0', 1}, {'k', 1e3}, {'m', 1e6}, {'b', 1e9},
-                                            {'g', 1e9},  {'t', 1e12}, {'p', 1e15}};
-static const suffix_row duration_suffixes[] = {{'\0', 1}, {'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}, {'w', 604800}};
+static const suffix_row token_suffixes[] = {{'\0', 1},  {'k', 1e3},  {'m', 1e6}, {'b', 1e9},
+                                            {'g', 1e9}, {'t', 1e12}, {'p', 1e15}};
+static const suffix_row duration_suffixes[] = {{'\0', 1},   {'s', 1},     {'m', 60},
+                                               {'h', 3600}, {'d', 86400}, {'w', 604800}};
 
 /* A number with at most one unit letter; 0 ok. */
 static int parse_scaled(const char *s, const suffix_row *rows, size_t n, double *out)
@@ -254,8 +256,9 @@ static gp_status unknown_key(const gp_scenario *sc, const char *name, const char
     char hint[128] = "";
     if (near)
         snprintf(hint, sizeof hint, "; did you mean '%s'?", near->name);
-    gp_status st = gpi_fail(err, GP_EINVAL, "%s: unknown key '%.100s' for %s (keys are the long flags with '_' for "
-                                            "'-', exactly; see docs/scenario.md)%s",
+    gp_status st = gpi_fail(err, GP_EINVAL,
+                            "%s: unknown key '%.100s' for %s (keys are the long flags with '_' for "
+                            "'-', exactly; see docs/scenario.md)%s",
                             name, key, gp_command_name(sc->command), hint);
     gpi_error_set_field(err, key);
     return st;
@@ -299,9 +302,9 @@ static gp_status set_json_scalar(gp_scenario *sc, const gp_scenario_key *k, json
         text = json_is_true(v) ? "1" : "0";
     else {
         gp_status st = gpi_fail(err, GP_EINVAL, "scenario key '%s' takes %s", k->name,
-                                k->type == GP_KEY_BOOL ? "true or false" : k->type == GP_KEY_LIST
-                                                                              ? "a string or a list of strings"
-                                                                              : "a number or a string");
+                                k->type == GP_KEY_BOOL   ? "true or false"
+                                : k->type == GP_KEY_LIST ? "a string or a list of strings"
+                                                         : "a number or a string");
         gpi_error_set_field(err, k->name);
         return st;
     }
@@ -322,7 +325,8 @@ static gp_status set_json_value(gp_scenario *sc, const gp_scenario_key *k, json_
     }
     size_t i;
     json_t *e;
-    json_array_foreach(v, i, e) {
+    json_array_foreach(v, i, e)
+    {
         gp_status st = set_json_scalar(sc, k, e, src, err);
         if (st != GP_OK)
             return st;
@@ -333,22 +337,24 @@ static gp_status set_json_value(gp_scenario *sc, const gp_scenario_key *k, json_
 static gp_status parse_object(gp_scenario *sc, json_t *doc, const char *name, gp_scenario_source src, gp_error *err)
 {
     if (!json_is_object(doc))
-        return gpi_fail(err, GP_EINVAL, "%s: a scenario must be a JSON object of keys ({\"model\": \"llama-3.1-70b\", ...})",
-                        name);
+        return gpi_fail(err, GP_EINVAL,
+                        "%s: a scenario must be a JSON object of keys ({\"model\": \"llama-3.1-70b\", ...})", name);
     if (json_object_size(doc) > GP_SCENARIO_MAX_DOC_KEYS)
         return gpi_fail(err, GP_ELIMIT, "%s: a scenario has at most %d keys", name, GP_SCENARIO_MAX_DOC_KEYS);
     const char *key;
     json_t *v;
-    json_object_foreach(doc, key, v) {
+    json_object_foreach(doc, key, v)
+    {
         if (is_doc_key(key))
             continue;
         const gp_scenario_key *k = gp_scenario_key_find(key);
         if (!k || strcmp(k->name, key) != 0 || !(k->commands & sc->command))
             return unknown_key(sc, name, key, err);
         if (src == GP_SRC_API && (k->flags & GP_KEYF_FILE)) {
-            gp_status st = gpi_fail(err, GP_EINVAL, "scenario key '%s' is refused by the web API: it reads and writes "
-                                                    "no files and always answers JSON (give the model as a catalog id "
-                                                    "or an inline config.json object)",
+            gp_status st = gpi_fail(err, GP_EINVAL,
+                                    "scenario key '%s' is refused by the web API: it reads and writes "
+                                    "no files and always answers JSON (give the model as a catalog id "
+                                    "or an inline config.json object)",
                                     key);
             gpi_error_set_field(err, key);
             return st;
@@ -395,8 +401,9 @@ gp_status gp_scenario_check_api_bounds(const gp_scenario *sc, gp_error *err)
         double v = k->type == GP_KEY_INT ? (double)*(const int64_t *)((const char *)sc + k->offset)
                                          : *(const double *)((const char *)sc + k->offset);
         if (v > k->api_max) {
-            gp_status st = gpi_fail(err, GP_ELIMIT, "scenario key '%s': %.15g is above this server's bound of %.15g "
-                                                    "per request",
+            gp_status st = gpi_fail(err, GP_ELIMIT,
+                                    "scenario key '%s': %.15g is above this server's bound of %.15g "
+                                    "per request",
                                     k->name, v, k->api_max);
             gpi_error_set_field(err, k->name);
             return st;

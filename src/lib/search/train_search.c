@@ -205,7 +205,9 @@ static void keep_pareto(state *s, const cand *c)
 /* One complete layout: the cross-dimension rules, memory, step time, ranking. */
 static void consider(ctx *x, state *s, const gp_layout *l)
 {
-    if (x->st != GP_OK || (x->st = gpi_work_spend(x->work, GP_WORK_PER_LAYOUT, x->err)) != GP_OK)
+    if (x->st || (x->o->cancel && (s->evaluated & 255) == 0 && x->o->cancel(x->o->cancel_arg) && (x->st = gpi_fail(x->err, GP_ELIMIT, "the layout search was stopped: past the request's deadline or the server is stopping"))))
+        return;
+    if ((x->st = gpi_work_spend(x->work, GP_WORK_PER_LAYOUT, x->err)) != GP_OK)
         return; /* over the budget or canceled: the search stops with that error */
     s->evaluated++;
     s->valid++;

@@ -49,10 +49,13 @@ static const price_row prices[] = {
 #define GP_TRTLLM_MAX_BATCH 2048
 #define GP_TRTLLM_MAX_TOKENS 8192
 #define GP_TRTLLM_KV_FRACTION 0.90
-/* vLLM scheduler defaults (EngineArgs): max_num_batched_tokens 2048 (8192 on >= 70 GiB
- * non-A100 GPUs for `vllm serve`), max_num_seqs 256. */
+/* vLLM scheduler defaults (EngineArgs.get_batch_defaults): max_num_batched_tokens 2048 and
+ * max_num_seqs 256 (8192 and 1024 on >= 70 GiB non-A100 GPUs for `vllm serve`). The built-in
+ * fallback when no catalog is given; data/engines.json holds these with their sources. */
 #define GP_VLLM_TOKENS 2048
 #define GP_VLLM_BIG_TOKENS 8192
+#define GP_VLLM_SEQS 256
+#define GP_VLLM_BIG_SEQS 1024
 
 double gp_gpu_hourly_price(const gp_gpu *gpu)
 {
@@ -89,27 +92,47 @@ const char *gp_serve_reason_name(gp_serve_reason_code c)
     return (unsigned)c < GP_SERVE_REASON_COUNT ? reason_names[c] : "?";
 }
 
-gp_status gp_serve_sched_config(const gp_model *m, const gp_gpu *gpu, const gp_workload *w, const gp_layout *l,
-                                int64_t max_model_len, gp_sched_config *sc, gp_error *err)
+/* The built-in rules when no profile is given (no catalog): TensorRT-LLM's, else vLLM's
+ * (the same figures as data/engines.json, whose sources they carry). */
+static void builtin_profile(const gp_gpu *gpu, gp_engine e, gp_engine_profile *p)
+{
+    memset(p, 0, sizeof *p);
+    int trt = e == GP_ENGINE_TRTLLM;
+    int big = (double)gpu->memory_bytes >= 70.0 * 1073741824.0 && strncmp(gpu->id, "A100", 4) != 0;
+    p->max_num_batched_tokens = trt ? GP_TRTLLM_MAX_TOKENS : big ? GP_VLLM_BIG_TOKENS : GP_VLLM_TOKENS;
+    p->max_num_seqs = trt ? GP_TRTLLM_MAX_BATCH : big ? GP_VLLM_BIG_SEQS : GP_VLLM_SEQS;
+    p->block_size = 16;
+    p->kv_fraction = trt ? GP_TRTLLM_KV_FRACTION : 0.0;
+    p->reserve_full = trt;
+}
+
+gp_status gp_serve_sched_config_profile(const gp_model *m, const gp_gpu *gpu, const gp_workload *w,
+                                        const gp_layout *l, int64_t max_model_len, const gp_engine_profile *prof,
+                                        gp_sched_config *sc, gp_error *err)
 {
     gp_error_clear(err); /* no stale offset or field from an earlier call */
     memset(sc, 0, sizeof *sc);
+    gp_engine_profile bp;
+    if (!prof) {
+        builtin_profile(gpu, w->engine, &bp);
+        prof = &bp;
+    }
     gp_workload ww = *w;
     ww.task = GP_TASK_INFER;
     ww.context = max_model_len > 0 ? max_model_len : 4096;
     ww.batch = 1;
-    int trt = w->engine == GP_ENGINE_TRTLLM;
-    int big = (double)gpu->memory_bytes >= 70.0 * 1073741824.0 && strncmp(gpu->id, "A100", 4) != 0;
-    /* TensorRT-LLM is sized as vLLM at utilization 1.0 with GP_TRTLLM_KV_FRACTION of the
-     * blocks (calibrated this way on its cases); the rest by the engine's own accounting */
-    if (trt || ww.engine == GP_ENGINE_NONE || ww.engine == GP_ENGINE_LLAMACPP)
+    /* an engine whose KV is a fraction of the free memory (TensorRT-LLM) is sized as vLLM at
+     * utilization 1.0 with that fraction of the blocks (calibrated this way on its cases);
+     * the rest by the engine's own accounting */
+    int frac = prof->kv_fraction > 0;
+    if (frac || ww.engine == GP_ENGINE_NONE || ww.engine == GP_ENGINE_LLAMACPP || ww.engine == GP_ENGINE_TRTLLM)
         ww.engine = GP_ENGINE_VLLM;
-    if (trt || ww.block_size <= 0)
-        ww.block_size = trt ? 16 : ww.block_size;
-    if (trt)
+    if (frac || ww.block_size <= 0)
+        ww.block_size = frac ? prof->block_size : ww.block_size;
+    if (frac)
         ww.gpu_memory_utilization = 1.0;
     if (ww.max_num_batched_tokens <= 0)
-        ww.max_num_batched_tokens = trt ? GP_TRTLLM_MAX_TOKENS : big ? GP_VLLM_BIG_TOKENS : GP_VLLM_TOKENS;
+        ww.max_num_batched_tokens = prof->max_num_batched_tokens;
     gp_layout ll = *l;
     if (!(ll.dp > 1 && ll.ep > 1))
         ll.dp = 1; /* replicas; attention DP ranks inside one keep theirs (one pool each) */
@@ -118,8 +141,8 @@ gp_status gp_serve_sched_config(const gp_model *m, const gp_gpu *gpu, const gp_w
     if (st)
         return st;
     int64_t blocks = mem.kv_blocks;
-    if (trt)
-        blocks = (int64_t)floor((double)blocks * GP_TRTLLM_KV_FRACTION);
+    if (frac)
+        blocks = (int64_t)floor((double)blocks * prof->kv_fraction);
     if (blocks < 1) {
         gpi_error_set_field(err, "gpu");
         return gpi_fail(err, GP_EINVAL,
@@ -128,12 +151,18 @@ gp_status gp_serve_sched_config(const gp_model *m, const gp_gpu *gpu, const gp_w
                         (double)mem.engine_budget / 1e9);
     }
     sc->kv_blocks = blocks;
-    sc->block_size = mem.kv_block_size > 0 ? mem.kv_block_size : 16;
+    sc->block_size = mem.kv_block_size > 0 ? mem.kv_block_size : prof->block_size;
     sc->max_num_batched_tokens = ww.max_num_batched_tokens;
-    sc->max_num_seqs = w->max_num_seqs > 0 && !trt ? w->max_num_seqs : trt ? GP_TRTLLM_MAX_BATCH : 256;
+    sc->max_num_seqs = w->max_num_seqs > 0 && !frac ? w->max_num_seqs : prof->max_num_seqs;
     sc->max_model_len = max_model_len;
-    sc->reserve_full = trt;
+    sc->reserve_full = prof->reserve_full;
     return GP_OK;
+}
+
+gp_status gp_serve_sched_config(const gp_model *m, const gp_gpu *gpu, const gp_workload *w, const gp_layout *l,
+                                int64_t max_model_len, gp_sched_config *sc, gp_error *err)
+{
+    return gp_serve_sched_config_profile(m, gpu, w, l, max_model_len, NULL, sc, err);
 }
 
 /* ---- one (GPU, TP): the fewest replicas meeting the targets ---------------------------- */
@@ -276,7 +305,12 @@ static gp_status eval_fit(const eval_ctx *c, const gp_gpu *g, tp_eval *e, int64_
     layout_name(&e->l, name, sizeof name);
     gp_error e2;
     gp_error_clear(&e2);
-    if (gp_serve_sched_config(rq->model, g, rq->w, &e->l, maxlen, &e->sc, &e2) != GP_OK) {
+    gp_engine_profile prof, *pf = &prof;
+    if (gp_engine_profile_get(c->cat, rq->w->engine, g, e->l.tp, &prof, NULL) != GP_OK)
+        pf = NULL;
+    gp_perf_params pp;
+    gpi_serve_params(rq, pf, &pp);
+    if (gp_serve_sched_config_profile(rq->model, g, rq->w, &e->l, maxlen, pf, &e->sc, &e2) != GP_OK) {
         snprintf(e->why, sizeof e->why, "%.40s %.40s: %.400s", g->id, name, e2.msg);
         return GP_OK;
     }
@@ -289,10 +323,11 @@ static gp_status eval_fit(const eval_ctx *c, const gp_gpu *g, tp_eval *e, int64_
     const gp_link *intra, *inter;
     gpi_serve_links(c->cat, rq, g, &intra, &inter);
     gp_error_clear(&e2);
-    if (gp_step_model_init_nodes(rq->model, g, intra, inter, rq->w, &e->l, rq->params, &e->sm, &e2) != GP_OK) {
+    if (gp_step_model_init_nodes(rq->model, g, intra, inter, rq->w, &e->l, &pp, &e->sm, &e2) != GP_OK) {
         snprintf(e->why, sizeof e->why, "%s", e2.msg); /* no peak figures, or a layout the model refuses */
         return GP_OK;
     }
+    gp_step_model_use_rates(&e->sm, c->cat, g, inter);
     e->fits = 1;
     gp_batch_shape b;
     gp_batch_prefill(&b, (double)c->prompt_mean);

@@ -128,10 +128,16 @@ static gp_status best_pool(const pool_ctx *c, const gp_gpu *const *cands, size_t
             const gp_link *intra, *inter;
             gpi_serve_links(c->cat, rq, g, &intra, &inter);
             gp_error e2;
-            if (gp_serve_sched_config(rq->model, g, rq->w, l, maxlen, &sc, &e2) != GP_OK ||
+            gp_engine_profile prof, *pf = &prof;
+            if (gp_engine_profile_get(c->cat, rq->w->engine, g, l->tp, &prof, NULL) != GP_OK)
+                pf = NULL;
+            gp_perf_params pp;
+            gpi_serve_params(rq, pf, &pp);
+            if (gp_serve_sched_config_profile(rq->model, g, rq->w, l, maxlen, pf, &sc, &e2) != GP_OK ||
                 sc.kv_blocks * sc.block_size < maxlen ||
-                gp_step_model_init_nodes(rq->model, g, intra, inter, rq->w, l, rq->params, &sm, &e2) != GP_OK)
+                gp_step_model_init_nodes(rq->model, g, intra, inter, rq->w, l, &pp, &sm, &e2) != GP_OK)
                 continue;
+            gp_step_model_use_rates(&sm, c->cat, g, inter);
             if (c->decode)
                 sc.spec = rq->spec;
             int n;

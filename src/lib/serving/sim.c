@@ -911,8 +911,12 @@ static gp_status simulate(const gp_step_model *sm, const gp_sched_config *sc, co
     if (!(s.now >= 0))
         s.now = 0;
     int stop = 0;
-    while (!st && !stop && !s.stop && s.finished + s.rejected < total)
-        st = step_once(&s, &stop, err);
+    for (uint64_t polls = 0; !st && !stop && !s.stop && s.finished + s.rejected < total; polls++) {
+        if (t->cancel && (polls & 1023) == 0 && t->cancel(t->cancel_arg))
+            st = gpi_fail(err, GP_ELIMIT, "the simulation was stopped: past the request's deadline or the server is stopping");
+        else
+            st = step_once(&s, &stop, err);
+    }
     if (!st)
         collect(&s, slo, out);
     out->stopped_early = s.stop;

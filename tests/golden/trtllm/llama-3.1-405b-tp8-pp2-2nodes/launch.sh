@@ -10,7 +10,7 @@ set -euo pipefail
 # TP x PP = 16 GPUs over 2 nodes: one MPI rank per GPU, started by srun inside a
 # Slurm allocation of those nodes (or: mpirun -np 16 -H <node0>:8,... trtllm-llmapi-launch
 # trtllm-serve ...); rank 0 serves HTTP.
-srun --mpi=pmix --nodes 2 --ntasks-per-node 8 trtllm-llmapi-launch \
+srun --mpi=pmix --nodes 2 --ntasks 16 --ntasks-per-node 8 trtllm-llmapi-launch \
   trtllm-serve meta-llama/Llama-3.1-405B \
   --backend pytorch \
   --tp_size 8 \

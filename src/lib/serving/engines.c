@@ -1,0 +1,112 @@
+/*
+ * engines.c: engine profiles from data/engines.json (docs/serving.md, "Engine profiles"):
+ * each engine's default scheduling rules, resolved for one GPU type and TP by its tiers.
+ */
+#include "serving.h"
+
+#include <string.h>
+
+static const char *profile_id(gp_engine e)
+{
+    switch (e) {
+    case GP_ENGINE_SGLANG:
+        return "sglang";
+    case GP_ENGINE_TRTLLM:
+        return "trtllm";
+    default:
+        return "vllm"; /* TGI, llama.cpp and the generic accounting: vLLM's rules */
+    }
+}
+
+/* A tier holds when every condition it names holds. */
+static int tier_holds(json_t *t, const gp_gpu *gpu, int tp)
+{
+    double gib = (double)gpu->memory_bytes / 1073741824.0;
+    json_t *v;
+    if ((v = json_object_get(t, "min_gib")) && !(gib >= json_number_value(v)))
+        return 0;
+    if ((v = json_object_get(t, "below_gib")) && !(gib < json_number_value(v)))
+        return 0;
+    if ((v = json_object_get(t, "min_tp")) && !(tp >= json_number_value(v)))
+        return 0;
+    if ((v = json_object_get(t, "below_tp")) && !(tp < json_number_value(v)))
+        return 0;
+    const char *not_gpu = json_string_value(json_object_get(t, "not_gpu"));
+    if (not_gpu && strncmp(gpu->id, not_gpu, strlen(not_gpu)) == 0)
+        return 0;
+    return 1;
+}
+
+/* A number, or the value of the first tier that holds (0 when none). */
+static double tiered(json_t *e, const char *key, const gp_gpu *gpu, int tp)
+{
+    json_t *v = json_object_get(e, key);
+    if (json_is_number(v))
+        return json_number_value(v);
+    size_t i;
+    json_t *t;
+    json_array_foreach(v, i, t)
+        if (tier_holds(t, gpu, tp))
+            return json_number_value(json_object_get(t, "value"));
+    return 0.0;
+}
+
+static json_t *find_engine(const gp_catalog *cat, const char *id)
+{
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(gpi_catalog_engines(cat), "engines"), i, e) {
+        const char *eid = json_string_value(json_object_get(e, "id"));
+        if (eid && gpi_strcaseeq(eid, id))
+            return e;
+    }
+    return NULL;
+}
+
+gp_status gp_engine_profile_get(const gp_catalog *cat, gp_engine engine, const gp_gpu *gpu, int tp,
+                                gp_engine_profile *out, gp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const char *id = profile_id(engine);
+    json_t *e = cat && gpu ? find_engine(cat, id) : NULL;
+    if (!e) {
+        gpi_error_set_path(err, "engines.json");
+        return gpi_fail(err, GP_ENOTFOUND, "engines.json has no profile \"%s\"", id);
+    }
+    gpi_strlcpy(out->id, id, sizeof out->id);
+    const char *rel = json_string_value(json_object_get(e, "release"));
+    gpi_strlcpy(out->release, rel ? rel : "", sizeof out->release);
+    out->chunked_prefill = json_is_true(json_object_get(e, "chunked_prefill"));
+    out->max_num_batched_tokens = (int64_t)tiered(e, "max_num_batched_tokens", gpu, tp);
+    out->max_num_seqs = (int64_t)tiered(e, "max_num_seqs", gpu, tp);
+    out->block_size = (int64_t)tiered(e, "block_size", gpu, tp);
+    out->kv_fraction = tiered(e, "kv_fraction", gpu, tp);
+    out->reserve_full = json_is_true(json_object_get(e, "reserve_full"));
+    out->cuda_graphs = json_is_true(json_object_get(e, "cuda_graphs"));
+    out->cuda_graph_max_batch = (int64_t)tiered(e, "cuda_graph_max_batch", gpu, tp);
+    out->step_overhead_s = tiered(e, "step_overhead_ms", gpu, tp) * 1e-3;
+    out->seq_overhead_s = tiered(e, "seq_overhead_ms", gpu, tp) * 1e-3;
+    if (out->max_num_batched_tokens < 1 || out->max_num_seqs < 1 || out->block_size < 1 || out->kv_fraction < 0 ||
+        out->kv_fraction > 1 || out->step_overhead_s < 0 || out->seq_overhead_s < 0) {
+        gpi_error_set_path(err, "engines.json");
+        gpi_error_set_field(err, id);
+        return gpi_fail(err, GP_EPARSE,
+                        "engines.json profile \"%s\": max_num_batched_tokens, max_num_seqs and block_size must be "
+                        "at least 1, kv_fraction in [0, 1], overheads non-negative",
+                        id);
+    }
+    return GP_OK;
+}
+
+void gpi_serve_params(const gp_capacity_request *rq, const gp_engine_profile *prof, gp_perf_params *out)
+{
+    if (rq->params) {
+        *out = *rq->params;
+        return;
+    }
+    gp_perf_params_defaults(out, rq->w->engine);
+    if (prof && prof->id[0]) {
+        out->step_overhead_s = prof->step_overhead_s;
+        out->seq_overhead_s = prof->seq_overhead_s;
+    }
+}

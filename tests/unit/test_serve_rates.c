@@ -1,0 +1,214 @@
+/*
+ * test_serve_rates.c: the serving step model on the measured rates of data/kernels.json
+ * (gp_step_model_use_rates) and the engine profiles of data/engines.json
+ * (gp_engine_profile_get), against figures worked by hand in the comments.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "gpuplan.h"
+#include "hw/kernels.h"
+
+static gp_catalog *cat;
+
+static int setup(void **state)
+{
+    (void)state;
+    return gp_catalog_open(NULL, &cat, NULL) == GP_OK ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    gp_catalog_free(cat);
+    return 0;
+}
+
+#define near(a, b, rel) assert_true(fabs((a) - (b)) <= (rel) * fabs(b))
+
+static const gp_gpu *gpu(const char *id)
+{
+    const gp_gpu *g;
+    assert_int_equal(gp_catalog_find_gpu(cat, id, &g, NULL), GP_OK);
+    return g;
+}
+
+/* Llama-3.1-8B on H100 SXM at `dtype`, TP `tp`, no per-step overhead, measured rates. */
+static void llama8b(gp_step_model *sm, gp_dtype dtype, int tp)
+{
+    gp_model m;
+    assert_int_equal(gp_catalog_find_model(cat, "llama-3.1-8b", &m, NULL), GP_OK);
+    gp_workload w;
+    gp_workload_defaults(&w, GP_TASK_INFER);
+    w.dtype = dtype;
+    w.kv_dtype = GP_DTYPE_BF16;
+    gp_layout l;
+    gp_layout_defaults(&l);
+    l.tp = tp;
+    l.dp = 1;
+    gp_perf_params pp;
+    gp_perf_params_defaults(&pp, GP_ENGINE_VLLM);
+    pp.step_overhead_s = 0.0;
+    const gp_gpu *g = gpu("H100-SXM-80GB");
+    assert_int_equal(gp_step_model_init_nodes(&m, g, NULL, NULL, &w, &l, &pp, sm, NULL), GP_OK);
+    gp_step_model_use_rates(sm, cat, g, NULL);
+    assert_non_null(sm->rates);
+}
+
+/* Llama-3.1-8B per layer: q 4096 x 4096 + k, v 2 x 4096 x 1024 + o 4096 x 4096 = 41,943,040;
+ * MLP 3 x 4096 x 14336 = 176,160,768; x 32 layers = 6,979,321,856 dense parameters (norm
+ * weights are not GEMMs: 2 x 4096 x 32 = 262,144 more if the breakdown counts them). */
+#define L8B_DENSE 6979321856.0
+
+static void decode_is_weights_at_achievable_hbm(void **state)
+{
+    (void)state;
+    gp_step_model sm;
+    llama8b(&sm, GP_DTYPE_BF16, 1);
+    /* achievable HBM: 0.90 x 3350 GB/s = 3015 GB/s (data/kernels.json "hbm-nvidia") */
+    near(sm.hbm_bytes_per_s, 3015e9, 1e-9);
+    gp_batch_shape b;
+    gp_batch_decode(&b, 1, 0);
+    gp_step_breakdown d;
+    gp_step_time(&sm, &b, &d);
+    /* one token: the weights read once, 6.9793e9 x 2 B / 3015 GB/s = 4.6297 ms (the compute
+     * side at d = 1: 1.3959e10 FLOP / (794.5 TF x 1/101 x 0.75) = 2.37 ms, below it) */
+    near(d.linear_s, L8B_DENSE * 2.0 / 3015e9, 1e-3);
+    assert_false(d.compute_bound);
+    /* LM head: 128,256 x 4096 x 2 B / 3015 GB/s = 0.34849 ms */
+    near(d.head_s, 128256.0 * 4096.0 * 2.0 / 3015e9, 1e-6);
+}
+
+static void prefill_is_gemm_rate_at_its_shape(void **state)
+{
+    (void)state;
+    gp_step_model sm;
+    llama8b(&sm, GP_DTYPE_BF16, 1);
+    gp_batch_shape b;
+    gp_batch_prefill(&b, 8192);
+    gp_step_breakdown d;
+    gp_step_time(&sm, &b, &d);
+    /* 2 x 6.9793e9 x 8192 = 1.14347e14 FLOP; shape 8192 tokens x 53,248 (fused width) x 4096:
+     * d = 4096, s = 4096 / (4096 + h) with h kernels.json's fitted gemm_half_dim (refitted on
+     * training runs, so read, not copied: 100 gives s = 0.97617); H100 bf16 MAMF 794.5 TF x s x
+     * 0.75 = 581.68 TF -> 0.19658 s (weights 4.63 ms: compute-bound) */
+    double h = sm.rates->fit->gemm_half_dim;
+    near(d.linear_s, 2.0 * L8B_DENSE * 8192.0 / (794.5e12 * 4096.0 / (4096.0 + h) * 0.75), 1e-3);
+    assert_true(d.compute_bound);
+}
+
+static void fp8_speeds_only_the_gemms(void **state)
+{
+    (void)state;
+    gp_step_model s16, s8;
+    llama8b(&s16, GP_DTYPE_BF16, 1);
+    llama8b(&s8, GP_DTYPE_FP8, 1);
+    gp_batch_shape b;
+    gp_batch_prefill(&b, 8192);
+    gp_step_breakdown d16, d8;
+    gp_step_time(&s16, &b, &d16);
+    gp_step_time(&s8, &b, &d8);
+    /* the GEMMs at the fp8 MAMF 1402.6 TF instead of 794.5 (same shape factor) */
+    near(d16.linear_s / d8.linear_s, 1402.6 / 794.5, 1e-3);
+    /* attention (16-bit kernel, same bf16 KV) and the bf16 LM head do not change */
+    near(d8.attention_s, d16.attention_s, 1e-12);
+    near(d8.head_s, d16.head_s, 1e-12);
+}
+
+static void allreduce_on_the_measured_curve(void **state)
+{
+    (void)state;
+    gp_step_model sm;
+    llama8b(&sm, GP_DTYPE_BF16, 2);
+    gp_batch_shape b;
+    gp_batch_decode(&b, 64, 100);
+    gp_step_breakdown d;
+    gp_step_time(&sm, &b, &d);
+    /* 2 all-reduces per layer x 32 = 64, each of 64 tokens x 4096 x 2 B = 524,288 B, under
+     * vLLM's custom all-reduce limit (8 MiB): 8 us + 2 (1/2) x 524,288 B / the NVLink 4 curve's
+     * asymptote (482.26 GB/s, nccl-tests on 8 H200 with NVLS) = 9.0871 us -> 0.58158 ms */
+    near(d.comm_s, 64.0 * (8e-6 + 524288.0 / 482.26e9), 1e-3);
+}
+
+static void engine_profiles_from_data(void **state)
+{
+    (void)state;
+    gp_engine_profile p;
+    /* vLLM serve on >= 70 GiB, not A100: 8192 tokens, 1024 sequences; A100 80GB: 2048, 256 */
+    assert_int_equal(gp_engine_profile_get(cat, GP_ENGINE_VLLM, gpu("H100-SXM-80GB"), 1, &p, NULL), GP_OK);
+    assert_string_equal(p.id, "vllm");
+    assert_int_equal(p.max_num_batched_tokens, 8192);
+    assert_int_equal(p.max_num_seqs, 1024);
+    assert_int_equal(p.block_size, 16);
+    assert_true(p.chunked_prefill && !p.reserve_full);
+    near(p.step_overhead_s, 0.003, 1e-12);
+    assert_int_equal(gp_engine_profile_get(cat, GP_ENGINE_VLLM, gpu("A100-SXM-80GB"), 1, &p, NULL), GP_OK);
+    assert_int_equal(p.max_num_batched_tokens, 2048);
+    assert_int_equal(p.max_num_seqs, 256);
+    /* SGLang chunked_prefill_size: H100 (79.6 GiB) 8192, B200 (179 GiB) 16384, A10 (22.5 GiB)
+     * 2048; CUDA graphs up to 256 at TP1 and 512 at TP8 on H100 */
+    assert_int_equal(gp_engine_profile_get(cat, GP_ENGINE_SGLANG, gpu("H100-SXM-80GB"), 1, &p, NULL), GP_OK);
+    assert_int_equal(p.max_num_batched_tokens, 8192);
+    assert_int_equal(p.cuda_graph_max_batch, 256);
+    assert_int_equal(p.block_size, 1);
+    assert_int_equal(gp_engine_profile_get(cat, GP_ENGINE_SGLANG, gpu("H100-SXM-80GB"), 8, &p, NULL), GP_OK);
+    assert_int_equal(p.cuda_graph_max_batch, 512);
+    assert_int_equal(gp_engine_profile_get(cat, GP_ENGINE_SGLANG, gpu("B200"), 1, &p, NULL), GP_OK);
+    assert_int_equal(p.max_num_batched_tokens, 16384);
+    assert_int_equal(gp_engine_profile_get(cat, GP_ENGINE_SGLANG, gpu("A10"), 1, &p, NULL), GP_OK);
+    assert_int_equal(p.max_num_batched_tokens, 2048);
+    /* TensorRT-LLM: 8192 tokens, batch 2048, 32-token blocks, 90% of free memory, no evict,
+     * chunked prefill off by default */
+    assert_int_equal(gp_engine_profile_get(cat, GP_ENGINE_TRTLLM, gpu("H100-SXM-80GB"), 1, &p, NULL), GP_OK);
+    assert_int_equal(p.max_num_batched_tokens, 8192);
+    assert_int_equal(p.max_num_seqs, 2048);
+    assert_int_equal(p.block_size, 32);
+    near(p.kv_fraction, 0.9, 1e-12);
+    assert_true(p.reserve_full && !p.chunked_prefill);
+    /* engines without a profile use vLLM's */
+    assert_int_equal(gp_engine_profile_get(cat, GP_ENGINE_TGI, gpu("H100-SXM-80GB"), 1, &p, NULL), GP_OK);
+    assert_string_equal(p.id, "vllm");
+    /* no catalog: a clear error */
+    gp_error err;
+    assert_int_equal(gp_engine_profile_get(NULL, GP_ENGINE_VLLM, gpu("H100-SXM-80GB"), 1, &p, &err), GP_ENOTFOUND);
+    assert_non_null(strstr(err.msg, "vllm"));
+}
+
+static void sched_config_follows_the_profile(void **state)
+{
+    (void)state;
+    gp_model m;
+    assert_int_equal(gp_catalog_find_model(cat, "llama-3.1-8b", &m, NULL), GP_OK);
+    gp_workload w;
+    gp_workload_defaults(&w, GP_TASK_INFER);
+    w.engine = GP_ENGINE_SGLANG;
+    gp_layout l;
+    gp_layout_defaults(&l);
+    l.dp = 1;
+    gp_engine_profile p;
+    assert_int_equal(gp_engine_profile_get(cat, GP_ENGINE_SGLANG, gpu("B200"), 1, &p, NULL), GP_OK);
+    gp_sched_config sc;
+    assert_int_equal(gp_serve_sched_config_profile(&m, gpu("B200"), &w, &l, 4096, &p, &sc, NULL), GP_OK);
+    assert_int_equal(sc.max_num_batched_tokens, 16384); /* the B200 tier */
+    assert_int_equal(sc.max_num_seqs, 4096);
+    assert_false(sc.reserve_full);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(decode_is_weights_at_achievable_hbm),
+        cmocka_unit_test(prefill_is_gemm_rate_at_its_shape),
+        cmocka_unit_test(fp8_speeds_only_the_gemms),
+        cmocka_unit_test(allreduce_on_the_measured_curve),
+        cmocka_unit_test(engine_profiles_from_data),
+        cmocka_unit_test(sched_config_follows_the_profile),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
