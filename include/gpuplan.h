@@ -87,7 +87,7 @@ GP_API void gp_error_clear(gp_error *err);
  * ========================================================================================== */
 
 #define GP_WORK_DEFAULT 4e8     /* seconds (15x the built-in plan example): the web API */
-#define GP_WORK_LARGE 4e10      /* minutes: the CLI's --allow-large */
+#define GP_WORK_LARGE 4e10      /* minutes: the most any caller may ask for */
 #define GP_WORK_PER_LAYOUT 50.0 /* units one evaluated training layout counts */
 #define GP_WORK_BYTES_DEFAULT ((uint64_t)512 << 20) /* memory one question may allocate */
 #define GP_WORK_BYTES_LARGE ((uint64_t)8 << 30)
@@ -108,7 +108,8 @@ typedef struct gp_work {
     double next_report;       /* internal: `used` at the next progress call */
 } gp_work;
 
-/* The default budget, or with allow_large the largest one (the CLI's --allow-large). */
+/* The default budget, or with allow_large the largest one (what the run functions use: their
+ * own gp_run_ctx.max_work governs below it). */
 GP_API void gp_work_init(gp_work *w, int allow_large);
 
 /* ============================================================================================

@@ -38,7 +38,7 @@ gp_status gpi_work_reserve(const gp_work *w, double units, double bytes, const c
     double used = w ? w->used : 0.0, limit = gpi_work_limit(w);
     double max_bytes = (double)gpi_work_max_bytes(w);
     int large = limit >= GP_WORK_LARGE;
-    const char *more = large ? "" : ", or allow a larger budget (--allow-large)";
+    const char *more = large ? "" : ", or give the call a larger gp_work budget";
     if (!(units >= 0) || used + units > limit) {
         return gpi_fail(err, GP_ELIMIT,
                         "%s is about %.3g units of work (one running sequence in one engine step), over the "
@@ -65,7 +65,7 @@ gp_status gpi_work_spend(gp_work *w, double units, gp_error *err)
         return gpi_fail(err, GP_ELIMIT,
                         "this question took more than its budget of %.3g units of work (preemptions or a long "
                         "search): lower the load or the search size%s",
-                        limit, limit >= GP_WORK_LARGE ? "" : ", or allow a larger budget (--allow-large)");
+                        limit, limit >= GP_WORK_LARGE ? "" : ", or give the call a larger gp_work budget");
     if (w->progress && w->used >= w->next_report) {
         w->next_report = w->used + GP_WORK_PROGRESS_EVERY;
         if (w->progress(w->progress_ctx, w->used, limit))
