@@ -345,6 +345,26 @@ GP_API uint64_t gp_ggml_type_bytes(uint32_t type, uint64_t n);
  * Hardware
  * ========================================================================================== */
 
+/* One calibrated entry of a GPU type (a profile's fitted parameters; docs/calibration.md).
+ * It applies only to predictions of the same use (training or serving), compute precision
+ * and, for serving, engine: a profile never extrapolates to what it saw no run of. Each
+ * scale multiplies the rate the model would otherwise use (1: unchanged). */
+typedef enum gp_cal_use { GP_CAL_TRAIN = 1, GP_CAL_SERVE = 2 } gp_cal_use;
+
+typedef struct gp_gpu_cal {
+    int use;                  /* GP_CAL_TRAIN or GP_CAL_SERVE */
+    gp_dtype dtype;           /* compute precision of the runs (bf16 for every 16-bit one) */
+    int engine;               /* serving: the gp_engine the runs used; training: 0 */
+    int runs;                 /* runs the values were fitted on */
+    double gemm_scale;        /* achievable GEMM rate */
+    double attn_scale;        /* attention kernels' rate */
+    double hbm_scale;         /* achievable HBM bandwidth (memory-bound work) */
+    double comm_scale;        /* collectives' bus bandwidth inside and across nodes */
+    double step_overhead_s;   /* serving: per engine step, replaces the engine's (< 0: keep) */
+} gp_gpu_cal;
+
+#define GP_GPU_CAL_MAX 8
+
 typedef struct gp_gpu {
     char id[64];                  /* "H100-SXM-80GB" */
     char vendor[32];
@@ -361,6 +381,15 @@ typedef struct gp_gpu {
     int pcie_gen;
     double tdp_w;
     int launch_year;
+    /* calibration applied from a profile (gp_catalog_apply_profile); n_cal 0: none */
+    int n_cal;
+    gp_gpu_cal cal[GP_GPU_CAL_MAX];
+    double cal_intra_scale;       /* collectives' bus bandwidth inside a node (0: 1) */
+    double cal_inter_scale;       /* ... across nodes (0: 1) */
+    int cal_collective_runs;      /* collective benchmarks behind the two scales */
+    char scale_up_link[48];       /* data/links.json id of its scale-up fabric ("nvlink4"); "" if none */
+    double pcie_gbps;             /* its PCIe x16 link (links.json pcie<gen>), GB/s per direction */
+    int vllm_large_device;        /* vLLM `serve` picks its large-device defaults here (docs/hardware.md) */
     int consumer;                 /* 1: a consumer (GeForce) card: no datacenter ECC/NVLink, and a
                                      driver licence that excludes datacenter deployment
                                      (gpus.json "consumer") */
@@ -617,9 +646,15 @@ GP_API size_t gp_catalog_link_count(const gp_catalog *cat);
 GP_API const gp_link *gp_catalog_link_at(const gp_catalog *cat, size_t i);
 GP_API gp_status gp_catalog_find_link(const gp_catalog *cat, const char *name,
                                       const gp_link **out, gp_error *err);
-/* The scale-up link of a GPU (its NVLink generation, or PCIe of its generation when it has
- * no NVLink) as a catalog link; NULL if none matches. */
+/* The link tensor parallelism of a GPU runs over: its scale-up fabric (gpus.json
+ * `scale_up_link`) when its domain is larger than a 2-GPU bridge, else its PCIe link; NULL if
+ * the catalog has none. */
 GP_API const gp_link *gp_catalog_gpu_link(const gp_catalog *cat, const gp_gpu *gpu);
+/* The PCIe x16 link of the GPU's generation (links.json `pcie<gen>`; Gen4 when unknown). */
+GP_API const gp_link *gp_catalog_gpu_host_link(const gp_catalog *cat, const gp_gpu *gpu);
+/* On-demand price per GPU-hour in USD from data/prices.json (with --data-dir overrides);
+ * 0 when the catalog has none. */
+GP_API double gp_catalog_gpu_price(const gp_catalog *cat, const gp_gpu *gpu);
 
 /* Resolve `--model X`: a catalog id/alias/repo, a config.json, a model folder or a .gguf. */
 GP_API gp_status gp_model_resolve(const gp_catalog *cat, const char *spec, gp_model *out,
@@ -632,6 +667,7 @@ GP_API gp_status gp_model_resolve(const gp_catalog *cat, const char *spec, gp_mo
 #include "gpuplan/plan.h"
 #include "gpuplan/scenario.h"
 #include "gpuplan/run.h"
+#include "gpuplan/calibrate.h"
 
 #ifdef __cplusplus
 }

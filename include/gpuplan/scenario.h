@@ -119,6 +119,7 @@ typedef struct gp_scenario {
     gp_scenario_list gpu;              /* one (or, for plan, candidates); default H100-SXM-80GB */
     int64_t gpus, gpus_per_node, max_gpus;
     char intra_node[48], inter_node[48];
+    char profile[GP_SCENARIO_PATH_MAX]; /* calibration profile applied to the catalog (docs/calibration.md) */
     char framework[16];                /* --framework: megatron (default), fsdp, deepspeed */
     /* workload */
     int task;                          /* gp_task */

@@ -95,6 +95,8 @@ typedef struct gp_step_model {
     double net_gbps;             /* per direction per GPU, between nodes */
     double custom_ar_max_bytes;  /* all-reduces up to this size use the engine's one-shot
                                     kernel (latency + bytes at the curve's asymptote) */
+    double cal_gemm, cal_hbm;    /* a calibration profile's GEMM and HBM scales (0: none),
+                                    kept for gp_step_model_use_rates (docs/calibration.md) */
 } gp_step_model;
 
 /* Build the step model. `link` is the link TP crosses when it exceeds the GPU's scale-up
@@ -353,7 +355,8 @@ typedef struct gp_capacity_result {
     gp_serve_reason reasons[GP_SERVE_MAX_REASONS];
 } gp_capacity_result;
 
-/* Price per GPU-hour (USD) the search ranks by; 0 if the catalog has none for this GPU. */
+/* Price per GPU-hour (USD) of the built-in data/prices.json, ignoring --data-dir; 0 if none.
+ * Deprecated: gp_catalog_gpu_price is the price the search ranks by. */
 GP_API double gp_gpu_hourly_price(const gp_gpu *gpu);
 
 /* Search. The result is large (caller-owned); `cat` gives links and, with gpus NULL, the

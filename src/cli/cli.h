@@ -94,6 +94,14 @@ int cmd_train(int argc, char **argv, cli_common *common);
 int cmd_plan(int argc, char **argv, cli_common *common);
 int cmd_export(int argc, char **argv, cli_common *common);
 int cmd_web(int argc, char **argv, cli_common *common);
+int cmd_calibrate(int argc, char **argv, cli_common *common);
+/* gpuplan probe --bench [--out FILE] (cmd_calibrate.c): libs = cudart, cublaslt, nccl paths. */
+int cli_probe_bench(cli_common *common, gp_catalog *cat, const char *const libs[3], const char *out);
+/* probe's option #i of --bench, --out, --cudart, --cublaslt, --nccl into its variables; 1. */
+int cli_probe_bench_opt(int i, const char *arg, int *bench, const char **out, const char *libs[3]);
+/* The scenario's --profile (a calibration profile, docs/calibration.md) applied to the catalog,
+ * and a line on stderr saying so; EXIT_OK, or EXIT_INPUT after printing why not. */
+int cli_apply_profile(cli_common *common, gp_catalog *cat, const gp_scenario *sc);
 int cmd_probe(int argc, char **argv, cli_common *common);
 
 /* The NVML library to load: `given`, else $GPUPLAN_NVML_LIB, else NULL (the default). */

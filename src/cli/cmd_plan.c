@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* The built-in example (shared/design/architecture.md, "Scenario JSON"; issue 6 done-when). */
+/* The built-in example (the architecture proposal's "Scenario JSON" example). */
 #define CLI_SCENARIO_MAX (1u << 20) /* bytes of a scenario file */
 
 static const char builtin_scenario[] = "{\n"
@@ -164,6 +164,8 @@ int cmd_plan(int argc, char **argv, cli_common *common)
         cli_print_help(plan_help, GP_CMD_PLAN);
     else if (rc == EXIT_OK && !cat)
         rc = EXIT_INPUT;
+    else if (rc == EXIT_OK && (rc = cli_apply_profile(common, cat, sc)) != EXIT_OK)
+        ;
     else if (rc == EXIT_OK) {
         gp_run_ctx ctx;
         cli_run_ctx(&ctx);

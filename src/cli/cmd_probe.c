@@ -16,7 +16,10 @@ static const char probe_help[] =
     "plans on the first probed GPU.\n\n"
     "  --nvml LIB           the NVML library to load (default $GPUPLAN_NVML_LIB, else\n"
     "                       libnvidia-ml.so.1)\n"
-    "  --json               machine-readable output\n";
+    "  --json               machine-readable output\n"
+    "  --bench              microbenchmarks instead (GEMM, HBM, NCCL; docs/calibration.md)\n"
+    "  --out FILE           with --bench: write them as a profile for --profile\n"
+    "  --cudart/--cublaslt/--nccl LIB   with --bench: the libraries to load\n";
 
 static void cuda_text(char *buf, size_t n, int v)
 {
@@ -28,8 +31,13 @@ static void cuda_text(char *buf, size_t n, int v)
 
 int cmd_probe(int argc, char **argv, cli_common *common)
 {
-    static const struct option opts[] = {CLI_COMMON_OPTS, {"nvml", required_argument, NULL, 5001}, {0, 0, 0, 0}};
-    const char *lib = NULL;
+    static const struct option opts[] = {CLI_COMMON_OPTS, {"nvml", required_argument, NULL, 5001},
+                                         {"bench", no_argument, NULL, 5002}, {"out", required_argument, NULL, 5003},
+                                         {"cudart", required_argument, NULL, 5004},
+                                         {"cublaslt", required_argument, NULL, 5005},
+                                         {"nccl", required_argument, NULL, 5006}, {0, 0, 0, 0}};
+    const char *lib = NULL, *bench_libs[3] = {NULL, NULL, NULL}, *out = NULL;
+    int bench = 0;
     int c;
     optind = 1;
     opterr = 0;
@@ -42,6 +50,8 @@ int cmd_probe(int argc, char **argv, cli_common *common)
             lib = optarg;
             continue;
         }
+        if (c >= 5002 && c <= 5006 && cli_probe_bench_opt(c - 5002, optarg, &bench, &out, bench_libs))
+            continue; /* --bench and its options (cmd_calibrate.c) */
         if (!cli_common_opt(c, optarg, common))
             return cli_usage_error(common, "probe", "unknown option '%s'", argv[optind - 1]);
     }
@@ -50,6 +60,9 @@ int cmd_probe(int argc, char **argv, cli_common *common)
     gp_catalog *cat = cli_catalog(common);
     if (!cat)
         return EXIT_INPUT;
+    if (bench || out)
+        return bench ? cli_probe_bench(common, cat, bench_libs, out)
+                     : cli_usage_error(common, "probe", "--out goes with --bench");
     const char *path = cli_nvml_path(lib);
     gp_probe *p = NULL;
     gp_error err;

@@ -22,6 +22,7 @@ static const cli_command commands[] = {
     {"table", cmd_table, "the classic sizing table: 8B/13B/70B/405B, rules of thumb vs gpuplan"},
     {"web", cmd_web, "local web page and JSON API (127.0.0.1:8080)"},
     {"probe", cmd_probe, "the GPUs of this machine (NVML) and their catalog entries"},
+    {"calibrate", cmd_calibrate, "fit a profile of this cluster's rates on its own measured runs (--profile)"},
     {"version", cmd_version, "print the version"},
     {"help", cmd_help, "list the commands"},
 };
@@ -44,8 +45,9 @@ static void print_commands(FILE *f)
                "how many, of which kind, split how, at what speed and cost.\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "\nevery command takes --json (machine-readable output) and --data-dir DIR\n"
-               "(JSON files overriding the built-in data/*.json). With no command, gpuplan\n"
+    fprintf(f, "\nevery command takes --json (machine-readable output), --data-dir DIR\n"
+               "(JSON files overriding the built-in data/*.json) and --profile FILE (a calibration\n"
+               "profile from 'gpuplan calibrate' or 'probe --bench'). With no command, gpuplan\n"
                "runs its built-in example: serving Llama-3.1-70B to 300 users under health-data\n"
                "rules in Brazil, ranked with costs in BRL ('gpuplan plan').\n");
 }

@@ -129,6 +129,8 @@ int cli_run_question(cli_common *common, const char *cmd, int argc, char **argv,
     gp_catalog *cat = rc == EXIT_OK ? cli_catalog(common) : NULL;
     if (rc == EXIT_OK && !cat)
         rc = EXIT_INPUT;
+    if (rc == EXIT_OK)
+        rc = cli_apply_profile(common, cat, sc);
     if (rc == EXIT_OK) {
         gp_run_ctx ctx;
         cli_run_ctx(&ctx);

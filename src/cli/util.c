@@ -34,6 +34,17 @@ static FILE *err_stream(cli_common *common)
     return common && common->err ? common->err : stderr;
 }
 
+int cli_apply_profile(cli_common *common, gp_catalog *cat, const gp_scenario *sc)
+{
+    if (!cat || !sc || !gp_scenario_has(sc, "profile"))
+        return EXIT_OK;
+    gp_error err;
+    if (gp_catalog_apply_profile(cat, sc->profile, &err) != GP_OK)
+        return cli_error(common, &err);
+    fprintf(err_stream(common), "gpuplan: %s\n", gp_catalog_profile_note(cat));
+    return EXIT_OK;
+}
+
 int cli_error(cli_common *common, const gp_error *err)
 {
     FILE *f = err_stream(common);

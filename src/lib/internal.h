@@ -107,11 +107,41 @@ int gpi_ends_with(const char *s, const char *suffix);
 /* Borrowed bytes of an embedded data file ("data/models.json"), NULL if absent. */
 const char *gpi_embedded(const char *name, size_t *size);
 
+/* ---- calibration profiles (src/lib/calibrate/profile.c, docs/calibration.md) ---- */
+/* The precision a calibration entry is keyed by: the GEMM path of a compute dtype (every
+ * 16-bit and weight-only type: bf16; fp8; int8; fp4 and mxfp4: fp4; f32). */
+gp_dtype gpi_cal_dtype(gp_dtype t);
+/* The GPU's entry for (use, precision, engine; training: engine 0), or NULL. */
+const gp_gpu_cal *gpi_cal_find(const gp_gpu *g, int use, gp_dtype dt, int engine);
+/* A scale of 0 (or not finite) means 1: unchanged. */
+double gpi_cal_scale(double s);
+/* Apply the GPU's serving entry (if any) to a step model's rates and overhead. */
+void gpi_cal_step_model(const gp_gpu *g, gp_dtype dt, int engine, gp_step_model *sm);
+/* The catalog's GPU row with this id, to apply a profile to (NULL if none). */
+gp_gpu *gpi_catalog_gpu_mut(gp_catalog *cat, const char *id);
+/* The catalog's note on the profile applied ("" if none); set it. */
+void gpi_catalog_set_profile_note(gp_catalog *cat, const char *note);
+
+/* The training model's uncalibrated rates (perf/train.c): FLOP/s of a GEMM of width d in a
+ * compute dtype, bytes/s of memory-bound work, the share of a link NCCL reaches. */
+double gpi_train_gemm_rate(const gp_catalog *cat, const gp_gpu *g, gp_dtype dt, double m, double n, double k);
+double gpi_train_hbm_rate(const gp_catalog *cat, const gp_gpu *g);
+double gpi_nccl_efficiency(void);
+
 /* ---- decision data (catalog.c) ---- */
 /* Borrowed parsed data/prices.json and data/compliance.json (merged with --data-dir). */
 json_t *gpi_catalog_prices(const gp_catalog *cat);
 json_t *gpi_catalog_engines(const gp_catalog *cat); /* data/engines.json (serving profiles) */
 json_t *gpi_catalog_compliance(const gp_catalog *cat);
+
+/* ---- hardware (hw/hardware.c) ---- */
+/* Fill the GPU's link figures from the catalog's links (its PCIe bandwidth); GP_EPARSE when
+ * its scale_up_link names no link. */
+gp_status gpi_gpu_resolve_links(const gp_catalog *cat, gp_gpu *gpu, const char *file, gp_error *err);
+/* vLLM's large-device rule from memory and name, for a gpus.json entry without the field. */
+int gpi_gpu_vllm_large_rule(const gp_gpu *gpu);
+/* The GPU's PCIe x16 bandwidth per direction, GB/s (Gen4 for a GPU built by hand). */
+double gpi_gpu_pcie_gbps(const gp_gpu *gpu);
 
 /* ---- files ---- */
 /* Read at most max bytes of a file's start into a malloc'd buffer (NUL-terminated);

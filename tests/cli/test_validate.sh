@@ -8,12 +8,19 @@ CASES="$SRC/validation"
 # The gates below hold on the set the constants were fitted on (validation/public.jsonl); the
 # newer sources (validation/*_*.jsonl, issue 11) are mapped and reported, not yet gated.
 run --cases "$CASES" --json; expect_rc 0 "validate runs on every file"
-run --cases "$CASES/public.jsonl" --json; expect_rc 0 "validate runs on the fitted set"
-cat_json() { jq -r ".summary[] | select(.category==\"$1\") | .$2" "$TMP/out"; }
+run --cases "$CASES/public.jsonl" --loso --json --out "$TMP/validation.md"; expect_rc 0 "validate runs on the fitted set"
+cp "$TMP/out" "$TMP/validate.json"
+cat_json() { jq -r ".summary[] | select(.category==\"$1\") | .$2" "$TMP/validate.json"; }
+loso_json() { jq -r ".loso.summary[] | select(.category==\"$1\") | .$2" "$TMP/validate.json"; }
 check_le() { # check_le CATEGORY FIELD LIMIT
   checks=$((checks+1))
   v=$(cat_json "$1" "$2")
   awk -v v="$v" -v l="$3" 'BEGIN{exit !(v+0 <= l+0)}' || fail "$1 $2 = $v%, target <= $3%"
+}
+check_loso_le() { # check_loso_le CATEGORY FIELD LIMIT
+  checks=$((checks+1))
+  v=$(loso_json "$1" "$2")
+  awk -v v="$v" -v l="$3" 'BEGIN{exit !(v+0 <= l+0)}' || fail "$1 LOSO $2 = $v%, gate <= $3%"
 }
 check_ge_cases() { checks=$((checks+1)); n=$(cat_json "$1" cases); [ "$n" -ge "$2" ] || fail "$1: only $n cases mapped, expected >= $2"; }
 # memory (issue 3): weights within 2%, vLLM KV within 5%, training peak within 10%
@@ -25,13 +32,25 @@ check_le train_throughput p90_abs_error_pct 25
 # serving throughput (issue 5): median within 15%, worst decile within 35%
 check_ge_cases infer_throughput 50; check_le infer_throughput median_abs_error_pct 15
 check_le infer_throughput p90_abs_error_pct 35
+# leave one source out (docs/validation.md): serving's fitted constants refitted without the
+# source each prediction is for. These gates are the figures achieved when they were set
+# (serving 9.6% / 135%: vLLM 0.5's overheads come from one source only), not targets: a change
+# that makes the held-out figures worse fails here; lower the gates as the model improves.
+# Training's constants (data/kernels.json "fit") are refitted by tools/refit_train.py.
+check_loso_le infer_throughput median_abs_error_pct 10.0; check_loso_le infer_throughput p90_abs_error_pct 136
+checks=$((checks+1)); [ "$(jq '[.loso.fits[] | select(.category == "infer_throughput")] | length' "$TMP/validate.json")" -ge 3 ] ||
+  fail "serving refitted for fewer than 3 held-out sources"
+checks=$((checks+1)); [ "$(jq -r '[.by_source[] | select(.category == "infer_throughput") | .source] | index("nvidia/tensorrt-llm") != null' "$TMP/validate.json")" = true ] ||
+  fail "by_source lacks the TensorRT-LLM source"
+checks=$((checks+1)); [ "$(jq -r '[.by_gpu[] | select(.category == "train_throughput") | .gpu_generation] | sort | join(",")' "$TMP/validate.json")" = "Ampere,Hopper" ] ||
+  fail "by_gpu: training cases are on Ampere and Hopper GPUs"
 # every weight-size row (vLLM logs' "Loading model weights took", QLoRA Table 1 16-bit) within 2%
 checks=$((checks+1))
-bad=$(jq -r '.rows[] | select(.quantity|test("^weights")) | select(.quantity|test("NF4")|not) | select((.error_pct|fabs) > 2) | .id' "$TMP/out")
+bad=$(jq -r '.rows[] | select(.quantity|test("^weights")) | select(.quantity|test("NF4")|not) | select((.error_pct|fabs) > 2) | .id' "$TMP/validate.json")
 [ -z "$bad" ] || fail "weights off by more than 2%: $bad"
-# the report writes
-run --cases "$CASES" --out "$TMP/validation.md"; expect_rc 0 "report"
+# the report was written beside the JSON
 checks=$((checks+1)); grep -q "^| train_throughput" "$TMP/validation.md" || fail "report lacks the summary"
+checks=$((checks+1)); grep -q "^## Constants refitted with each source held out" "$TMP/validation.md" || fail "report lacks the LOSO fits"
 run --cases "$TMP/none.jsonl"; expect_rc 1 "missing cases file"
 printf '{"id": "x", "category": "infer_memory"}\n{bad\n' > "$TMP/bad.jsonl"
 run --cases "$TMP/bad.jsonl"; expect_rc 1 "malformed case"; expect_err "bad.jsonl:2:" "names the file and line"

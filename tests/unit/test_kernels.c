@@ -59,6 +59,24 @@ static void gemm_large_and_small(void **state)
     assert_true(h->gemm_measured[GPI_K_BF16] && h->gemm_measured[GPI_K_FP8]);
 }
 
+static void grouped_gemm(void **state)
+{
+    (void)state;
+    const gpi_gpu_rates *h = rates("H100-SXM-80GB");
+    /* DeepGEMM's masked grouped shape: 4 experts of M = 256, N = 4096, K = 7168, fp8.
+     * compute 1402.6 x 256 / 356 = 1008.59 TF; roofline 2mnk / (mk + kn + mn) = 1.5032e10 /
+     * 3.2245e7 = 466.2 FLOP/B x 3015 GB/s = 1405.6 TF: compute-bound. x grouped efficiency
+     * 0.9 (kernels.json) = 907.73 TF (DeepGEMM measured 932 on H800). FLOPs 4 x 2 x 256 x
+     * 4096 x 7168 = 6.01295e10 -> 66.242 us */
+    near(gpi_grouped_gemm_s(h, GPI_K_FP8, 6.0129542144e10, 256, 4096, 7168, 1.0), 6.6242e-5, 2e-4);
+    /* decode: 8 experts of M = 1: each reads its 4096 x 7168 fp8 weights (29.36 MB), 8 of them
+     * 234.9 MB at 3015 GB/s = 77.92 us, / 0.9 = 86.58 us; FLOPs 8 x 2 x 4096 x 7168 */
+    near(gpi_grouped_gemm_s(h, GPI_K_FP8, 8.0 * 2 * 4096 * 7168, 1, 4096, 7168, 1.0), 8.6594e-5, 3e-4);
+    /* the fraction divides the rate; nothing to do is 0 s */
+    near(gpi_grouped_gemm_s(h, GPI_K_FP8, 6.0129542144e10, 256, 4096, 7168, 0.5), 2 * 6.6242e-5, 2e-4);
+    assert_true(gpi_grouped_gemm_s(h, GPI_K_FP8, 0, 256, 4096, 7168, 1.0) == 0.0);
+}
+
 static void gemm_derivations(void **state)
 {
     (void)state;
@@ -167,7 +185,7 @@ static void user_file_errors_and_refit(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(gemm_large_and_small), cmocka_unit_test(gemm_derivations),
+        cmocka_unit_test(gemm_large_and_small), cmocka_unit_test(grouped_gemm),cmocka_unit_test(gemm_derivations),
         cmocka_unit_test(attention), cmocka_unit_test(collectives),
         cmocka_unit_test(user_file_errors_and_refit),
     };

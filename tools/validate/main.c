@@ -23,15 +23,17 @@ typedef struct vopts {
     const char *paths[GPV_MAX_PATHS];
     int npaths;
     const char *out, *data_dir;
-    int json;
+    int json, loso;
 } vopts;
 
 static const char usage[] =
-    "usage: gpuplan-validate [--cases FILE|DIR]... [--out FILE.md] [--json] [--data-dir DIR]\n\n"
+    "usage: gpuplan-validate [--cases FILE|DIR]... [--loso] [--out FILE.md] [--json] [--data-dir DIR]\n\n"
     "Maps the published measurements in the validation cases (JSON Lines; a directory means its\n"
     "*.jsonl files; default: ./validation) to gpuplan, prints each case's error and a summary per\n"
     "category (median, 90th percentile and worst absolute error), and with --out writes the\n"
-    "Markdown report (docs/validation.md). --data-dir DIR overrides the built-in data/*.json.\n";
+    "Markdown report (docs/validation.md). --loso adds leave-one-source-out figures: each\n"
+    "source predicted with the model's fitted constants refitted on the other sources only.\n"
+    "--data-dir DIR overrides the built-in data/*.json.\n";
 
 static int usage_error(const char *what, const char *arg)
 {
@@ -44,7 +46,8 @@ static int parse_args(int argc, char **argv, vopts *o)
 {
     static const struct option opts[] = {{"cases", required_argument, NULL, 'c'}, {"out", required_argument, NULL, 'o'},
                                          {"json", no_argument, NULL, 'j'},        {"data-dir", required_argument, NULL, 'd'},
-                                         {"help", no_argument, NULL, 'h'},        {0, 0, 0, 0}};
+                                         {"loso", no_argument, NULL, 'l'},        {"help", no_argument, NULL, 'h'},
+                                         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     opterr = 0;
     int c;
@@ -67,6 +70,9 @@ static int parse_args(int argc, char **argv, vopts *o)
         case 'd':
             o->data_dir = optarg;
             break;
+        case 'l':
+            o->loso = 1;
+            break;
         default:
             return usage_error("unknown option or missing value: ", argv[optind - 1]);
         }
@@ -78,21 +84,28 @@ static int parse_args(int argc, char **argv, vopts *o)
     return 0;
 }
 
-/* Map one case to its category's mapper. */
-static void map_case(const gp_catalog *cat, json_t *cs, vrows *rs)
+static const gpv_model *const models[] = {
+    &gpv_model_infer_memory,     &gpv_model_train_memory,     &gpv_model_finetune_memory,
+    &gpv_model_train_throughput, &gpv_model_infer_throughput,
+};
+#define NMODELS ((int)(sizeof models / sizeof models[0]))
+
+/* Every case predicted with the shipped constants of its category's model. */
+static void predict_all(const gp_catalog *cat, json_t *cases, vrows *rs)
 {
-    static const struct {
-        const char *name;
-        void (*map)(const gp_catalog *, json_t *, vrows *);
-    } mappers[] = {
-        {"infer_memory", validate_infer_memory},         {"train_memory", validate_train_memory},
-        {"finetune_memory", validate_finetune_memory},   {"train_throughput", validate_train_throughput},
-        {"infer_throughput", validate_infer_throughput},
-    };
-    const char *name = json_string_value(json_object_get(cs, "category"));
-    for (size_t k = 0; name && k < sizeof mappers / sizeof mappers[0]; k++)
-        if (strcmp(name, mappers[k].name) == 0)
-            mappers[k].map(cat, cs, rs);
+    size_t i;
+    json_t *cs;
+    json_array_foreach(cases, i, cs) {
+        const char *name = json_string_value(json_object_get(cs, "category"));
+        for (int k = 0; name && k < NMODELS; k++) {
+            if (strcmp(name, models[k]->category))
+                continue;
+            double v[GPV_MAX_PARAMS] = {0};
+            if (models[k]->nparams > 0)
+                models[k]->defaults(v);
+            models[k]->predict(cat, cs, v, rs);
+        }
+    }
 }
 
 static int blank(const char *s)
@@ -104,7 +117,7 @@ static int blank(const char *s)
 }
 
 /* Read one JSON Lines file; every case must be a JSON object. */
-static int read_file(const char *path, const gp_catalog *cat, vrows *rs, int *cases)
+static int read_file(const char *path, json_t *cases)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
@@ -128,9 +141,10 @@ static int read_file(const char *path, const gp_catalog *cat, vrows *rs, int *ca
             rc = EXIT_INPUT;
             break;
         }
-        (*cases)++;
-        map_case(cat, cs, rs);
-        json_decref(cs);
+        if (json_array_append_new(cases, cs)) {
+            rc = EXIT_INPUT;
+            break;
+        }
     }
     free(line);
     fclose(f);
@@ -143,7 +157,7 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* Every *.jsonl of a directory, in name order. */
-static int read_dir(const char *dir, const gp_catalog *cat, vrows *rs, int *cases)
+static int read_dir(const char *dir, json_t *cases)
 {
     DIR *d = opendir(dir);
     if (!d) {
@@ -178,30 +192,26 @@ static int read_dir(const char *dir, const gp_catalog *cat, vrows *rs, int *case
         qsort(names, n, sizeof *names, cmp_str);
     for (size_t i = 0; i < n; i++) {
         if (!rc)
-            rc = read_file(names[i], cat, rs, cases);
+            rc = read_file(names[i], cases);
         free(names[i]);
     }
     free(names);
     return rc;
 }
 
-static int read_cases(const vopts *o, const gp_catalog *cat, vrows *rs, int *cases)
+static int read_cases(const vopts *o, json_t *cases)
 {
     for (int i = 0; i < o->npaths; i++) {
         struct stat st;
-        int rc = stat(o->paths[i], &st) == 0 && S_ISDIR(st.st_mode) ? read_dir(o->paths[i], cat, rs, cases)
-                                                                    : read_file(o->paths[i], cat, rs, cases);
+        int rc = stat(o->paths[i], &st) == 0 && S_ISDIR(st.st_mode) ? read_dir(o->paths[i], cases)
+                                                                    : read_file(o->paths[i], cases);
         if (rc)
             return rc;
-    }
-    if (rs->oom) {
-        fprintf(stderr, "gpuplan-validate: out of memory storing the rows\n");
-        return EXIT_INPUT;
     }
     return 0;
 }
 
-static int write_outputs(const vopts *o, const vrows *rs, int cases)
+static int write_outputs(const vopts *o, const vrows *rs, const vloso *l, int cases)
 {
     if (o->out) {
         FILE *md = fopen(o->out, "w");
@@ -209,17 +219,17 @@ static int write_outputs(const vopts *o, const vrows *rs, int cases)
             fprintf(stderr, "gpuplan-validate: cannot write '%s': %s\n", o->out, strerror(errno));
             return EXIT_INPUT;
         }
-        vreport_markdown(rs, md, cases);
+        vreport_markdown(rs, l, md, cases);
         if (fclose(md) != 0) {
             fprintf(stderr, "gpuplan-validate: error writing '%s'\n", o->out);
             return EXIT_INPUT;
         }
     }
     if (!o->json) {
-        vreport_text(rs, stdout);
+        vreport_text(rs, l, stdout);
         return EXIT_SUCCESS;
     }
-    json_t *doc = vreport_json(rs);
+    json_t *doc = vreport_json(rs, l);
     if (!doc) {
         fprintf(stderr, "gpuplan-validate: out of memory building JSON\n");
         return EXIT_INPUT;
@@ -243,10 +253,21 @@ int main(int argc, char **argv)
         return EXIT_INPUT;
     }
     vrows rs = {0};
-    int cases = 0;
-    rc = read_cases(&o, cat, &rs, &cases);
+    vloso loso = {0};
+    json_t *cases = json_array();
+    rc = cases ? read_cases(&o, cases) : EXIT_INPUT;
     if (!rc)
-        rc = write_outputs(&o, &rs, cases);
+        predict_all(cat, cases, &rs);
+    if (!rc && o.loso && vloso_run(cat, models, NMODELS, cases, &loso))
+        rc = EXIT_INPUT;
+    if (!rc && (rs.oom || loso.rows.oom)) {
+        fprintf(stderr, "gpuplan-validate: out of memory storing the rows\n");
+        rc = EXIT_INPUT;
+    }
+    if (!rc)
+        rc = write_outputs(&o, &rs, o.loso ? &loso : NULL, (int)json_array_size(cases));
+    json_decref(cases);
+    vloso_free(&loso);
     vrows_free(&rs);
     gp_catalog_free(cat);
     return rc;

@@ -39,6 +39,8 @@ void vadd(vrows *rs, json_t *c, const char *quantity, double measured, double pr
         return;
     snprintf(r->id, sizeof r->id, "%s", json_string_value(json_object_get(c, "id")));
     snprintf(r->category, sizeof r->category, "%s", json_string_value(json_object_get(c, "category")));
+    vcase_source(c, r->source, sizeof r->source);
+    vcase_gpu_generation(c, r->gpu_gen, sizeof r->gpu_gen);
     snprintf(r->quantity, sizeof r->quantity, "%s", quantity);
     snprintf(r->unit, sizeof r->unit, "%s", unit);
     r->measured = measured;
@@ -152,4 +154,55 @@ int vint(json_t *obj, const char *key, int dflt)
             return atoi(s);
     }
     return dflt;
+}
+
+void vcase_source(json_t *c, char *out, size_t n)
+{
+    const char *s = json_string_value(json_object_get(c, "source_id"));
+    if (s && *s) {
+        snprintf(out, n, "%s", s);
+        return;
+    }
+    s = json_string_value(json_object_get(c, "source"));
+    if (!s)
+        s = "unknown";
+    static const char *const prefixes[] = {"https://", "http://", "www.", "github.com/"};
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (strncmp(s, prefixes[i], strlen(prefixes[i])) == 0)
+            s += strlen(prefixes[i]);
+    size_t len = 0, slashes = 0;
+    while (s[len] && s[len] != ' ' && s[len] != '\t' && !(s[len] == '/' && ++slashes == 2))
+        len++;
+    while (len > 0 && strchr(",;:.'", s[len - 1])) /* "kipply," and "Dettmers'" */
+        len--;
+    if (len == 0)
+        s = "unknown", len = strlen(s);
+    size_t o = 0;
+    for (; o < len && o + 1 < n; o++)
+        out[o] = (char)(s[o] >= 'A' && s[o] <= 'Z' ? s[o] + 32 : s[o]);
+    out[o] = 0;
+}
+
+void vcase_gpu_generation(json_t *c, char *out, size_t n)
+{
+    /* first match wins: longer names before their prefixes (GB200 before B200, A100 before A10) */
+    static const struct { const char *pattern, *gen; } gens[] = {
+        {"RTX-PRO-6000", "Blackwell"}, {"RTX PRO 6000", "Blackwell"}, {"RTX-6000-ADA", "Ada"},
+        {"RTX-50", "Blackwell"}, {"RTX-40", "Ada"}, {"RTX-30", "Ampere"},
+        {"GB300", "Blackwell"}, {"GB200", "Blackwell"}, {"B300", "Blackwell"}, {"B200", "Blackwell"},
+        {"RTX 50", "Blackwell"}, {"GH200", "Hopper"},   {"H200", "Hopper"},    {"H100", "Hopper"},
+        {"H800", "Hopper"},      {"H20", "Hopper"},     {"L40", "Ada"},        {"L4", "Ada"},
+        {"RTX 40", "Ada"},       {"A100", "Ampere"},    {"A800", "Ampere"},    {"A10", "Ampere"},
+        {"A30", "Ampere"},       {"A40", "Ampere"},     {"A6000", "Ampere"},   {"RTX 30", "Ampere"},
+        {"V100", "Volta"},       {"T4", "Turing"},      {"MI355", "CDNA4"},    {"MI350", "CDNA4"},
+        {"MI325", "CDNA3"},      {"MI300", "CDNA3"},    {"MI250", "CDNA2"},
+    };
+    const char *g = json_string_value(json_object_get(json_object_get(c, "hardware"), "gpu"));
+    for (size_t i = 0; g && i < sizeof gens / sizeof gens[0]; i++) {
+        if (vcontains(g, gens[i].pattern)) {
+            snprintf(out, n, "%s", gens[i].gen);
+            return;
+        }
+    }
+    snprintf(out, n, "%s", "unknown");
 }

@@ -17,9 +17,13 @@
  * the critical path between GPU steps (the v0.6.0 release blog, "vLLM v0.6.0: 2.7x
  * Throughput Improvement and 5x Latency Reduction", measured this CPU overhead as the main
  * cost): a fixed part per step and a part per running sequence. Fitted on the Llama-3.1-70B
- * rows of Lambda's table, A100 and H100 (docs/serving.md, "Calibration"). */
+ * rows of Lambda's table, A100 and H100 (docs/serving.md, "Calibration"); refitted per fold
+ * by leave-one-source-out (loso.c). */
 #define GP_VLLM_V05_STEP_OVERHEAD_S 0.010
 #define GP_VLLM_V05_SEQ_OVERHEAD_S 0.0002
+
+/* The fitted constants of the serving model, as the harness varies them (serve_params). */
+enum { SP_COMPUTE_EFF, SP_BANDWIDTH_EFF, SP_TRTLLM_STEP, SP_V05_STEP, SP_V05_SEQ, SP_COUNT };
 /* ShareGPT as sampled by vLLM's benchmark_serving.py (prompts of 4..1024 tokens, prompt +
  * output <= 2048): mean lengths of the 320 prompts in Lambda's result file
  * results/prompt_320/1xH100-80GB-SXM/Mistral-7B-Instruct-v0.3_tp1_len2000.json
@@ -110,90 +114,174 @@ static double simulate_throughput(const gp_model *m, const gp_gpu *g, const gp_w
     return r.output_tokens_per_s;
 }
 
-void validate_infer_throughput(const gp_catalog *cat, json_t *c, vrows *rs)
-{
-    const char *id = json_string_value(json_object_get(c, "id"));
-    json_t *set = json_object_get(c, "settings"), *meas = json_object_get(c, "measured");
-    json_t *par = json_object_get(c, "parallel");
+/* One case's mapping: model, GPU, layout and the traffic of a burst. */
+typedef struct serve_case {
+    json_t *c, *set, *meas;
+    const char *id, *name, *engine;
     gp_model m;
-    const gp_gpu *g = map_gpu(cat, c);
-    if (!id || !g || !map_model(cat, c, &m))
-        return;
-    const char *name = json_string_value(json_object_get(json_object_get(c, "model"), "name"));
-    const char *engine = json_string_value(json_object_get(set, "engine"));
+    const gp_gpu *g;
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_INFER);
     gp_layout l;
-    gp_layout_defaults(&l);
-    l.tp = vint(par, "tp", 1);
-    gp_perf_params pp;
     gp_traffic t;
-    memset(&t, 0, sizeof t);
-    t.arrival = GP_ARRIVAL_BURST;
-    t.seed = 1;
+} serve_case;
 
-    if (engine && vcontains(engine, "TensorRT-LLM")) {
-        int64_t isl = (int64_t)vnum(set, "isl"), osl = (int64_t)vnum(set, "osl");
-        double meas_tps = vnum(meas, "total_output_tokens_per_sec");
-        if (isl <= 0 || osl <= 0 || isnan(meas_tps))
-            return;
-        w.engine = GP_ENGINE_TRTLLM;
-        w.dtype = GP_DTYPE_FP8;    /* ModelOpt FP8 checkpoints: W8A8 GEMMs */
-        w.kv_dtype = GP_DTYPE_FP8; /* and their FP8 KV cache */
-        gp_perf_params_defaults(&pp, w.engine);
-        t.requests = trtllm_requests(isl, osl);
-        t.prompt.mean = (double)isl;
-        t.output.mean = (double)osl;
-        double pred = simulate_throughput(&m, g, &w, &l, &pp, &t, isl + osl, 0);
-        if (!isnan(pred))
-            vadd(rs, c, "output tokens/s (trtllm-bench)", meas_tps, pred, "tok/s");
-        return;
-    }
-    if (engine && vcontains(engine, "vLLM") && vcontains(id, "lambda-vllm-tp-")) {
-        double meas_tps = vnum(meas, "output_tokens_per_sec");
-        if (isnan(meas_tps))
-            return;
-        w.engine = GP_ENGINE_VLLM;
-        w.dtype = name && vcontains(name, "FP8") ? GP_DTYPE_FP8 : GP_DTYPE_BF16;
-        w.kv_dtype = GP_DTYPE_BF16;
-        w.gpu_memory_utilization = GP_LAMBDA_GPU_UTIL;
-        w.max_num_batched_tokens = GP_VLLM_V05_BATCHED_TOKENS;
-        gp_perf_params_defaults(&pp, w.engine);
-        pp.step_overhead_s = GP_VLLM_V05_STEP_OVERHEAD_S;
-        pp.seq_overhead_s = GP_VLLM_V05_SEQ_OVERHEAD_S;
-        t.requests = (int64_t)vnum(set, "num_prompts");
-        if (t.requests <= 0)
-            t.requests = 320;
-        t.prompt.dist = t.output.dist = GP_LENGTH_EXPONENTIAL;
-        t.prompt.mean = GP_SHAREGPT_MEAN_PROMPT;
-        t.prompt.min = 4;
-        t.prompt.max = GP_SHAREGPT_MAX_PROMPT;
-        t.output.mean = GP_SHAREGPT_MEAN_OUTPUT;
-        t.output.min = 1;
-        t.output.max = GP_SHAREGPT_MAX_OUTPUT;
-        double pred = simulate_throughput(&m, g, &w, &l, &pp, &t, 2000, GP_LAMBDA_MAX_SEQS);
-        if (!isnan(pred))
-            vadd(rs, c, "output tokens/s (vLLM ShareGPT)", meas_tps, pred, "tok/s");
-        return;
-    }
-    if (engine && vcontains(engine, "FasterTransformer")) {
-        double ctx = vnum(set, "context_len");
-        if (isnan(ctx))
-            return;
-        w.engine = GP_ENGINE_TRTLLM; /* FasterTransformer: the C++ runtime TRT-LLM grew from */
-        w.dtype = GP_DTYPE_F16;
-        gp_step_model sm;
-        gp_perf_params_defaults(&pp, w.engine);
-        if (gp_step_model_init(&m, g, NULL, &w, &l, &pp, &sm, NULL) != GP_OK)
-            return;
-        gp_batch_shape b;
-        gp_batch_prefill(&b, ctx);
-        if (!isnan(vnum(meas, "prefill_latency_ms")))
-            vadd(rs, c, "prefill latency, batch 1 (ms)", vnum(meas, "prefill_latency_ms"), gp_step_time(&sm, &b, NULL) * 1e3,
-                 "ms");
-        gp_batch_decode(&b, 1, ctx + vnum(set, "generated_tokens") / 2.0);
-        if (!isnan(vnum(meas, "decode_latency_ms_per_token")))
-            vadd(rs, c, "decode tokens/s, batch 1", 1e3 / vnum(meas, "decode_latency_ms_per_token"),
-                 1.0 / gp_step_time(&sm, &b, NULL), "tok/s");
-    }
+/* The library's serving constants for an engine, with the harness's parameters in place. */
+static void perf_params(gp_engine engine, const double *v, gp_perf_params *pp)
+{
+    gp_perf_params_defaults(pp, engine);
+    pp->compute_efficiency = v[SP_COMPUTE_EFF];
+    pp->bandwidth_efficiency = v[SP_BANDWIDTH_EFF];
+    if (engine == GP_ENGINE_TRTLLM)
+        pp->step_overhead_s = v[SP_TRTLLM_STEP];
 }
+
+/* TensorRT-LLM perf-overview rows: trtllm-bench at an infinite rate, fixed ISL/OSL. */
+static void trtllm_row(serve_case *sc, const double *v, vrows *rs)
+{
+    int64_t isl = (int64_t)vnum(sc->set, "isl"), osl = (int64_t)vnum(sc->set, "osl");
+    double meas_tps = vnum(sc->meas, "total_output_tokens_per_sec");
+    if (isl <= 0 || osl <= 0 || isnan(meas_tps))
+        return;
+    sc->w.engine = GP_ENGINE_TRTLLM;
+    sc->w.dtype = GP_DTYPE_FP8;    /* ModelOpt FP8 checkpoints: W8A8 GEMMs */
+    sc->w.kv_dtype = GP_DTYPE_FP8; /* and their FP8 KV cache */
+    gp_perf_params pp;
+    perf_params(sc->w.engine, v, &pp);
+    sc->t.requests = trtllm_requests(isl, osl);
+    sc->t.prompt.mean = (double)isl;
+    sc->t.output.mean = (double)osl;
+    double pred = simulate_throughput(&sc->m, sc->g, &sc->w, &sc->l, &pp, &sc->t, isl + osl, 0);
+    if (!isnan(pred))
+        vadd(rs, sc->c, "output tokens/s (trtllm-bench)", meas_tps, pred, "tok/s");
+}
+
+/* Lambda's vLLM 0.5.4 TP table: 320 ShareGPT prompts at an infinite rate. */
+static void lambda_row(serve_case *sc, const double *v, vrows *rs)
+{
+    double meas_tps = vnum(sc->meas, "output_tokens_per_sec");
+    if (isnan(meas_tps))
+        return;
+    sc->w.engine = GP_ENGINE_VLLM;
+    sc->w.dtype = sc->name && vcontains(sc->name, "FP8") ? GP_DTYPE_FP8 : GP_DTYPE_BF16;
+    sc->w.kv_dtype = GP_DTYPE_BF16;
+    sc->w.gpu_memory_utilization = GP_LAMBDA_GPU_UTIL;
+    sc->w.max_num_batched_tokens = GP_VLLM_V05_BATCHED_TOKENS;
+    gp_perf_params pp;
+    perf_params(sc->w.engine, v, &pp);
+    pp.step_overhead_s = v[SP_V05_STEP];
+    pp.seq_overhead_s = v[SP_V05_SEQ];
+    gp_traffic *t = &sc->t;
+    t->requests = (int64_t)vnum(sc->set, "num_prompts");
+    if (t->requests <= 0)
+        t->requests = 320;
+    t->prompt.dist = t->output.dist = GP_LENGTH_EXPONENTIAL;
+    t->prompt.mean = GP_SHAREGPT_MEAN_PROMPT;
+    t->prompt.min = 4;
+    t->prompt.max = GP_SHAREGPT_MAX_PROMPT;
+    t->output.mean = GP_SHAREGPT_MEAN_OUTPUT;
+    t->output.min = 1;
+    t->output.max = GP_SHAREGPT_MAX_OUTPUT;
+    double pred = simulate_throughput(&sc->m, sc->g, &sc->w, &sc->l, &pp, t, 2000, GP_LAMBDA_MAX_SEQS);
+    if (!isnan(pred))
+        vadd(rs, sc->c, "output tokens/s (vLLM ShareGPT)", meas_tps, pred, "tok/s");
+}
+
+/* FasterTransformer (kipply): batch-1 prefill latency and decode latency per token. */
+static void fastertransformer_row(serve_case *sc, const double *v, vrows *rs)
+{
+    double ctx = vnum(sc->set, "context_len");
+    if (isnan(ctx))
+        return;
+    sc->w.engine = GP_ENGINE_TRTLLM; /* FasterTransformer: the C++ runtime TRT-LLM grew from */
+    sc->w.dtype = GP_DTYPE_F16;
+    gp_step_model sm;
+    gp_perf_params pp;
+    perf_params(sc->w.engine, v, &pp);
+    if (gp_step_model_init(&sc->m, sc->g, NULL, &sc->w, &sc->l, &pp, &sm, NULL) != GP_OK)
+        return;
+    gp_batch_shape b;
+    gp_batch_prefill(&b, ctx);
+    if (!isnan(vnum(sc->meas, "prefill_latency_ms")))
+        vadd(rs, sc->c, "prefill latency, batch 1 (ms)", vnum(sc->meas, "prefill_latency_ms"),
+             gp_step_time(&sm, &b, NULL) * 1e3, "ms");
+    gp_batch_decode(&b, 1, ctx + vnum(sc->set, "generated_tokens") / 2.0);
+    if (!isnan(vnum(sc->meas, "decode_latency_ms_per_token")))
+        vadd(rs, sc->c, "decode tokens/s, batch 1", 1e3 / vnum(sc->meas, "decode_latency_ms_per_token"),
+             1.0 / gp_step_time(&sm, &b, NULL), "tok/s");
+}
+
+static int is_lambda(const char *engine, const char *id)
+{
+    return engine && vcontains(engine, "vLLM") && vcontains(id, "lambda-vllm-tp-");
+}
+
+static void serve_predict(const gp_catalog *cat, json_t *c, const double *v, vrows *rs)
+{
+    serve_case sc;
+    memset(&sc, 0, sizeof sc);
+    sc.c = c;
+    sc.id = json_string_value(json_object_get(c, "id"));
+    sc.set = json_object_get(c, "settings");
+    sc.meas = json_object_get(c, "measured");
+    sc.g = map_gpu(cat, c);
+    if (!sc.id || !sc.g || !map_model(cat, c, &sc.m))
+        return;
+    sc.name = json_string_value(json_object_get(json_object_get(c, "model"), "name"));
+    sc.engine = json_string_value(json_object_get(sc.set, "engine"));
+    gp_workload_defaults(&sc.w, GP_TASK_INFER);
+    gp_layout_defaults(&sc.l);
+    sc.l.tp = vint(json_object_get(c, "parallel"), "tp", 1);
+    sc.t.arrival = GP_ARRIVAL_BURST;
+    sc.t.seed = 1;
+    if (sc.engine && vcontains(sc.engine, "TensorRT-LLM"))
+        trtllm_row(&sc, v, rs);
+    else if (is_lambda(sc.engine, sc.id))
+        lambda_row(&sc, v, rs);
+    else if (sc.engine && vcontains(sc.engine, "FasterTransformer"))
+        fastertransformer_row(&sc, v, rs);
+}
+
+/* Which parameters a case's prediction reads (the fit's cache keys on these only). */
+static unsigned serve_depends(json_t *c)
+{
+    const char *engine = json_string_value(json_object_get(json_object_get(c, "settings"), "engine"));
+    const char *id = json_string_value(json_object_get(c, "id"));
+    unsigned both = 1u << SP_COMPUTE_EFF | 1u << SP_BANDWIDTH_EFF;
+    return is_lambda(engine, id) ? both | 1u << SP_V05_STEP | 1u << SP_V05_SEQ : both | 1u << SP_TRTLLM_STEP;
+}
+
+static void serve_defaults(double *v)
+{
+    gp_perf_params trt, vllm;
+    gp_perf_params_defaults(&trt, GP_ENGINE_TRTLLM);
+    gp_perf_params_defaults(&vllm, GP_ENGINE_VLLM);
+    v[SP_COMPUTE_EFF] = trt.compute_efficiency;
+    v[SP_BANDWIDTH_EFF] = trt.bandwidth_efficiency;
+    v[SP_TRTLLM_STEP] = trt.step_overhead_s;
+    v[SP_V05_STEP] = GP_VLLM_V05_STEP_OVERHEAD_S;
+    v[SP_V05_SEQ] = GP_VLLM_V05_SEQ_OVERHEAD_S;
+}
+
+/* Without a case that reads them, vLLM 0.5's overheads are those of the engine the library
+ * models (vLLM >= 0.6: its step overhead, nothing per sequence). */
+static void serve_priors(double *v)
+{
+    gp_perf_params vllm;
+    gp_perf_params_defaults(&vllm, GP_ENGINE_VLLM);
+    serve_defaults(v);
+    v[SP_V05_STEP] = vllm.step_overhead_s;
+    v[SP_V05_SEQ] = 0.0;
+}
+
+/* The grid each fitted constant is searched on (docs/validation.md, "Leave one source out"). */
+static const gpv_param serve_params[SP_COUNT] = {
+    [SP_COMPUTE_EFF] = {"compute_efficiency", "", 0.30, 0.80, 0.05},
+    [SP_BANDWIDTH_EFF] = {"bandwidth_efficiency", "", 0.60, 0.95, 0.05},
+    [SP_TRTLLM_STEP] = {"step_overhead_trtllm", "s", 0.0, 0.002, 0.00025},
+    [SP_V05_STEP] = {"step_overhead_vllm_0.5", "s", 0.0, 0.020, 0.001},
+    [SP_V05_SEQ] = {"seq_overhead_vllm_0.5", "s", 0.0, 0.0005, 0.00005},
+};
+
+const gpv_model gpv_model_infer_throughput = {
+    "infer_throughput", SP_COUNT, serve_params, serve_defaults, serve_priors, serve_depends, serve_predict,
+};

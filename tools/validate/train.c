@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+
 /* GPT-style (Megatron, MPT, BLOOM, GPT-3): plain GELU MLP, LayerNorm, tied embeddings. */
 static int gpt_model(json_t *mod, gp_model *m, int64_t vocab_default, int64_t pos)
 {
@@ -57,13 +58,162 @@ static gp_recompute recompute_of(json_t *par)
     return GP_RECOMPUTE_FULL;
 }
 
-void validate_train_throughput(const gp_catalog *cat, json_t *c, vrows *rs)
+/* Which publication a case comes from (its id's prefix): each states its figures its own way. */
+typedef enum { SRC_OTHER, SRC_MPT, SRC_MEGATRON, SRC_BLOOM, SRC_NEMO, SRC_IBM } train_source;
+
+static train_source source_of(const char *id)
 {
-    const char *id = json_string_value(json_object_get(c, "id"));
-    json_t *mod = json_object_get(c, "model"), *par = json_object_get(c, "parallel");
-    json_t *hw = json_object_get(c, "hardware"), *set = json_object_get(c, "settings");
-    json_t *meas = json_object_get(c, "measured");
+    static const struct { const char *prefix; train_source s; } prefixes[] = {
+        {"mpt-", SRC_MPT}, {"megatron", SRC_MEGATRON}, {"bloom", SRC_BLOOM}, {"nemo", SRC_NEMO}, {"ibm", SRC_IBM},
+    };
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (strncmp(id, prefixes[i].prefix, strlen(prefixes[i].prefix)) == 0)
+            return prefixes[i].s;
+    return SRC_OTHER;
+}
+
+/* A catalog model named by a pattern of the case's model name. */
+static int catalog_llama(const gp_catalog *cat, const char *name, const char *const (*map)[2], size_t n, gp_model *m)
+{
+    for (size_t i = 0; i < n; i++)
+        if (vcontains(name, map[i][0]))
+            return gp_catalog_find_model(cat, map[i][1], m, NULL) == GP_OK;
+    return 0;
+}
+
+/* NeMo 24.07's table names GPT-3 sizes (from NeMo's own configs) and Llama checkpoints. */
+static int nemo_model(const gp_catalog *cat, const char *name, gp_model *m)
+{
+    static const struct { const char *pat; int layers, hidden, heads; } gpts[] = {
+        {"GPT3-175B", 96, 12288, 96}, {"GPT3-5B", 24, 4096, 32}, {"GPT3-20B", 44, 6144, 48}};
+    for (size_t i = 0; i < sizeof gpts / sizeof gpts[0]; i++) {
+        if (!vcontains(name, gpts[i].pat))
+            continue;
+        json_t *o = json_pack("{si si si}", "layers", gpts[i].layers, "hidden", gpts[i].hidden, "heads", gpts[i].heads);
+        int ok = o && gpt_model(o, m, 50304, 2048);
+        json_decref(o);
+        return ok;
+    }
+    static const char *const llamas[][2] = {{"LLAMA2-7B", "llama-2-7b"}, {"LLAMA2-13B", "llama-2-13b"},
+                                            {"LLAMA2-70B", "llama-2-70b"}, {"LLAMA3-8B", "llama-3-8b"},
+                                            {"LLAMA3-70B", "llama-3.1-70b"}};
+    return catalog_llama(cat, name, llamas, sizeof llamas / sizeof llamas[0], m);
+}
+
+/* IBM's FSDP blog: Llama 2 sizes and CodeLlama-34B. */
+static int ibm_model(const gp_catalog *cat, const char *name, gp_model *m)
+{
+    static const char *const llamas[][2] = {
+        {"Llama 2 7B", "llama-2-7b"}, {"Llama 2 13B", "llama-2-13b"}, {"Llama 2 70B", "llama-2-70b"}};
+    if (catalog_llama(cat, name, llamas, sizeof llamas / sizeof llamas[0], m))
+        return 1;
+    if (!vcontains(name, "34B"))
+        return 0;
+    memset(m, 0, sizeof *m); /* CodeLlama-34B architecture */
+    m->layers = 48, m->hidden = 8192, m->heads = 64, m->kv_heads = 8, m->head_dim = 128;
+    m->ffn = 22016, m->vocab = 32000, m->norms_per_layer = 2, m->dtype = GP_DTYPE_BF16;
+    return gp_model_validate(m, NULL) == GP_OK;
+}
+
+static int train_model(const gp_catalog *cat, train_source src, json_t *mod, gp_model *m)
+{
     const char *name = json_string_value(json_object_get(mod, "name"));
+    switch (src) {
+    case SRC_MPT:
+        return gpt_model(mod, m, 50368, 0); /* ALiBi: no position table */
+    case SRC_MEGATRON:
+        return gpt_model(mod, m, 51200, vint(mod, "seq_len", 2048));
+    case SRC_BLOOM:
+        return gpt_model(mod, m, 250680, 0);
+    case SRC_NEMO:
+        return nemo_model(cat, name, m);
+    case SRC_IBM:
+        return ibm_model(cat, name, m);
+    default:
+        return 0;
+    }
+}
+
+/* Batch sizes: the stated global batch, rounded up to a whole number of micro-batches. */
+static void train_batch(train_source src, json_t *par, int count, gp_layout *l)
+{
+    l->global_batch = vint(par, "global_batch", 0);
+    if (src == SRC_IBM) { /* ~1M tokens per batch on 128 GPUs (the blog); micro-batch 2 */
+        l->dp = count > 0 ? count : 128;
+        l->global_batch = (int64_t)l->dp * l->micro_batch;
+    }
+    int64_t per_step = (int64_t)l->dp * l->micro_batch;
+    if (l->global_batch <= 0)
+        l->global_batch = per_step;
+    if (l->global_batch % per_step != 0)
+        l->global_batch = (l->global_batch / per_step + 1) * per_step;
+}
+
+/* The layout the case states; 0 when its data-parallel size cannot be worked out. */
+static int train_layout(train_source src, json_t *c, const gp_model *m, gp_layout *l)
+{
+    json_t *par = json_object_get(c, "parallel");
+    int count = vint(json_object_get(c, "hardware"), "count", 0);
+    gp_layout_defaults(l);
+    l->tp = vint(par, "tp", 1);
+    l->pp = vint(par, "pp", 1);
+    l->cp = vint(par, "cp", 1);
+    l->micro_batch = vint(par, "micro_batch", 1);
+    l->recompute = recompute_of(par);
+    int vpp = vint(par, "virtual_pp", 1);
+    if (vpp < 1)
+        vpp = 1;
+    int vlayers = vint(par, "virtual_pipeline_layers_per_stage", 0);
+    if (vlayers > 0 && l->pp > 1)
+        vpp = (int)(m->layers / l->pp / vlayers);
+    l->virtual_stages = vpp > 0 ? vpp : 1;
+    const char *zero = json_string_value(json_object_get(par, "zero"));
+    l->dp = vint(par, "dp", 0);
+    if (l->dp <= 0 && count > 0)
+        l->dp = count / (l->tp * l->pp * l->cp);
+    if (l->dp <= 0)
+        return 0;
+    if (zero && vcontains(zero, "FSDP"))
+        l->zero = 3;
+    else if (json_is_integer(json_object_get(par, "zero")))
+        l->zero = vint(par, "zero", 0);
+    if (src == SRC_MEGATRON || src == SRC_NEMO)
+        l->sequence_parallel = src == SRC_NEMO && l->tp > 1;
+    train_batch(src, par, count, l);
+    return 1;
+}
+
+/* Like with like: each source's figure against gpuplan's figure of the same definition. */
+static void train_compare(train_source src, json_t *c, const gp_train_perf *perf, vrows *rs)
+{
+    json_t *meas = json_object_get(c, "measured");
+    if ((src == SRC_MPT || src == SRC_NEMO) && !isnan(vnum(meas, "model_tflops_per_gpu")))
+        vadd(rs, c, "model TFLOP/s per GPU", vnum(meas, "model_tflops_per_gpu"), perf->model_tflops_per_gpu, "TF/s");
+    else if ((src == SRC_MEGATRON || src == SRC_BLOOM) && !isnan(vnum(meas, "tflops_per_gpu")))
+        vadd(rs, c, "hardware TFLOP/s per GPU", vnum(meas, "tflops_per_gpu"), perf->hw_tflops_per_gpu, "TF/s");
+    else if (src == SRC_IBM && !isnan(vnum(meas, "tokens_per_sec_per_gpu")))
+        vadd(rs, c, "tokens/s per GPU", vnum(meas, "tokens_per_sec_per_gpu"), perf->tokens_per_s_per_gpu, "tok/s");
+}
+
+/* The training stack the source names: MPT (Composer + FSDP) and IBM's runs are FSDP, and
+ * predate PyTorch 2.5's cuDNN SDPA (FlashAttention-2). */
+static void train_stack(train_source src, json_t *set, gp_cluster *cl)
+{
+    const char *fw = json_string_value(json_object_get(set, "framework"));
+    if (src == SRC_MPT || src == SRC_IBM || (fw && (vcontains(fw, "FSDP") || vcontains(fw, "torchtitan"))))
+        cl->framework = GP_FRAMEWORK_FSDP;
+    if (src == SRC_MPT || src == SRC_IBM)
+        cl->attention = GP_ATTENTION_FA2;
+    else if (fw && vcontains(fw, "DeepSpeed") && src != SRC_BLOOM)
+        cl->framework = GP_FRAMEWORK_DEEPSPEED;
+}
+
+static void train_predict(const gp_catalog *cat, json_t *c, const double *v, vrows *rs)
+{
+    (void)v; /* the training constants are data/kernels.json's "fit" (see train_model_def) */
+    const char *id = json_string_value(json_object_get(c, "id"));
+    json_t *mod = json_object_get(c, "model"), *hw = json_object_get(c, "hardware");
+    json_t *set = json_object_get(c, "settings");
     if (id && (strncmp(id, "mbridge-", 8) == 0 || strncmp(id, "nemo25", 6) == 0 || strncmp(id, "torchtitan-", 11) == 0 ||
                strncmp(id, "automodel-", 10) == 0)) {
         validate_train_preset(cat, c, rs);
@@ -72,98 +222,19 @@ void validate_train_throughput(const gp_catalog *cat, json_t *c, vrows *rs)
     const gp_gpu *g = gpu_named(cat, json_string_value(json_object_get(hw, "gpu")));
     if (!g || !id)
         return;
+    train_source src = source_of(id);
     gp_model m;
-    int mpt = strncmp(id, "mpt-", 4) == 0, megatron = strncmp(id, "megatron", 8) == 0;
-    int bloom = strncmp(id, "bloom", 5) == 0, nemo = strncmp(id, "nemo", 4) == 0, ibm = strncmp(id, "ibm", 3) == 0;
-    int ok = 0;
-    if (mpt)
-        ok = gpt_model(mod, &m, 50368, 0); /* ALiBi: no position table */
-    else if (megatron)
-        ok = gpt_model(mod, &m, 51200, vint(mod, "seq_len", 2048));
-    else if (bloom)
-        ok = gpt_model(mod, &m, 250680, 0);
-    else if (nemo) {
-        if (vcontains(name, "GPT3-175B")) {
-            json_t *o = json_pack("{si si si}", "layers", 96, "hidden", 12288, "heads", 96);
-            ok = gpt_model(o, &m, 50304, 2048);
-            json_decref(o);
-        } else if (vcontains(name, "GPT3-5B")) {
-            json_t *o = json_pack("{si si si}", "layers", 24, "hidden", 4096, "heads", 32);
-            ok = gpt_model(o, &m, 50304, 2048);
-            json_decref(o);
-        } else if (vcontains(name, "GPT3-20B")) {
-            json_t *o = json_pack("{si si si}", "layers", 44, "hidden", 6144, "heads", 48);
-            ok = gpt_model(o, &m, 50304, 2048);
-            json_decref(o);
-        } else {
-            static const struct { const char *pat, *cat_id; } llamas[] = {
-                {"LLAMA2-7B", "llama-2-7b"}, {"LLAMA2-13B", "llama-2-13b"}, {"LLAMA2-70B", "llama-2-70b"},
-                {"LLAMA3-8B", "llama-3-8b"}, {"LLAMA3-70B", "llama-3.1-70b"}};
-            for (size_t i = 0; i < sizeof llamas / sizeof llamas[0] && !ok; i++)
-                if (vcontains(name, llamas[i].pat))
-                    ok = gp_catalog_find_model(cat, llamas[i].cat_id, &m, NULL) == GP_OK;
-        }
-    } else if (ibm) {
-        static const struct { const char *pat, *cat_id; } llamas[] = {
-            {"Llama 2 7B", "llama-2-7b"}, {"Llama 2 13B", "llama-2-13b"}, {"Llama 2 70B", "llama-2-70b"}};
-        for (size_t i = 0; i < sizeof llamas / sizeof llamas[0] && !ok; i++)
-            if (vcontains(name, llamas[i].pat))
-                ok = gp_catalog_find_model(cat, llamas[i].cat_id, &m, NULL) == GP_OK;
-        if (!ok && vcontains(name, "34B")) { /* CodeLlama-34B architecture */
-            memset(&m, 0, sizeof m);
-            m.layers = 48, m.hidden = 8192, m.heads = 64, m.kv_heads = 8, m.head_dim = 128;
-            m.ffn = 22016, m.vocab = 32000, m.norms_per_layer = 2, m.dtype = GP_DTYPE_BF16;
-            ok = gp_model_validate(&m, NULL) == GP_OK;
-        }
-    }
-    if (!ok)
+    gp_layout l;
+    if (!train_model(cat, src, mod, &m) || !train_layout(src, c, &m, &l))
         return;
-
     gp_workload w;
     gp_workload_defaults(&w, GP_TASK_TRAIN);
     w.seq = vint(mod, "seq_len", 2048);
     const char *prec = json_string_value(json_object_get(set, "precision"));
     w.dtype = prec && vcontains(prec, "fp8") ? GP_DTYPE_FP8 : GP_DTYPE_BF16;
-    gp_layout l;
-    gp_layout_defaults(&l);
-    int count = vint(hw, "count", 0);
-    l.tp = vint(par, "tp", 1);
-    l.pp = vint(par, "pp", 1);
-    l.cp = vint(par, "cp", 1);
-    l.micro_batch = vint(par, "micro_batch", 1);
-    l.recompute = recompute_of(par);
-    int vpp = vint(par, "virtual_pp", 1);
-    if (vpp < 1)
-        vpp = 1;
-    int vlayers = vint(par, "virtual_pipeline_layers_per_stage", 0);
-    if (vlayers > 0 && l.pp > 1)
-        vpp = (int)(m.layers / l.pp / vlayers);
-    l.virtual_stages = vpp > 0 ? vpp : 1;
-    const char *zero = json_string_value(json_object_get(par, "zero"));
-    l.dp = vint(par, "dp", 0);
-    if (l.dp <= 0 && count > 0)
-        l.dp = count / (l.tp * l.pp * l.cp);
-    if (l.dp <= 0)
-        return;
-    if (zero && vcontains(zero, "FSDP"))
-        l.zero = 3;
-    else if (json_is_integer(json_object_get(par, "zero")))
-        l.zero = vint(par, "zero", 0);
-    if (megatron || nemo)
-        l.sequence_parallel = nemo && l.tp > 1;
-    l.global_batch = vint(par, "global_batch", 0);
-    if (ibm) { /* ~1M tokens per batch on 128 GPUs (the blog); micro-batch 2 */
-        l.dp = count > 0 ? count : 128;
-        l.global_batch = (int64_t)l.dp * l.micro_batch;
-    }
-    if (l.global_batch <= 0)
-        l.global_batch = (int64_t)l.dp * l.micro_batch;
-    if (l.global_batch % ((int64_t)l.dp * l.micro_batch) != 0)
-        l.global_batch = (l.global_batch / ((int64_t)l.dp * l.micro_batch) + 1) * l.dp * l.micro_batch;
-
     /* Megatron SC'21 (2021) and BLOOM (2022) predate FlashAttention in Megatron: the s x s
      * scores went through HBM (fused scale-mask-softmax) */
-    if ((megatron || bloom) && !vcontains(json_string_value(json_object_get(set, "attention")), "flash"))
+    if ((src == SRC_MEGATRON || src == SRC_BLOOM) && !vcontains(json_string_value(json_object_get(set, "attention")), "flash"))
         w.flash_attention = 0;
     gp_cluster cl;
     const gp_link *inter = NULL;
@@ -171,24 +242,18 @@ void validate_train_throughput(const gp_catalog *cat, json_t *c, vrows *rs)
     if (ic && (vcontains(ic, "200Gb/s HDR") || vcontains(ic, "1600 Gbps") || vcontains(ic, "Omni-Path")))
         gp_catalog_find_link(cat, "ib-hdr", &inter, NULL); /* 8 x 200 Gb/s per node: 25 GB/s per GPU */
     gp_cluster_defaults(&cl, cat, g, inter);
-    /* the training stack the source names: MPT (Composer + FSDP) and IBM's runs are FSDP */
-    const char *fw = json_string_value(json_object_get(set, "framework"));
-    if (mpt || ibm || (fw && (vcontains(fw, "FSDP") || vcontains(fw, "torchtitan"))))
-        cl.framework = GP_FRAMEWORK_FSDP;
-    /* MPT's tables (2023) and IBM's runs predate PyTorch 2.5's cuDNN SDPA: FlashAttention-2 */
-    if (mpt || ibm)
-        cl.attention = GP_ATTENTION_FA2;
-    else if (fw && vcontains(fw, "DeepSpeed") && !bloom)
-        cl.framework = GP_FRAMEWORK_DEEPSPEED;
+    train_stack(src, set, &cl);
     gp_train_perf perf;
-    if (gp_train_perf_estimate(&m, g, &cl, &w, &l, 0, &perf, NULL) != GP_OK)
-        return;
-    if (mpt && !isnan(vnum(meas, "model_tflops_per_gpu")))
-        vadd(rs, c, "model TFLOP/s per GPU", vnum(meas, "model_tflops_per_gpu"), perf.model_tflops_per_gpu, "TF/s");
-    else if (nemo && !isnan(vnum(meas, "model_tflops_per_gpu")))
-        vadd(rs, c, "model TFLOP/s per GPU", vnum(meas, "model_tflops_per_gpu"), perf.model_tflops_per_gpu, "TF/s");
-    else if ((megatron || bloom) && !isnan(vnum(meas, "tflops_per_gpu")))
-        vadd(rs, c, "hardware TFLOP/s per GPU", vnum(meas, "tflops_per_gpu"), perf.hw_tflops_per_gpu, "TF/s");
-    else if (ibm && !isnan(vnum(meas, "tokens_per_sec_per_gpu")))
-        vadd(rs, c, "tokens/s per GPU", vnum(meas, "tokens_per_sec_per_gpu"), perf.tokens_per_s_per_gpu, "tok/s");
+    if (gp_train_perf_estimate(&m, g, &cl, &w, &l, 0, &perf, NULL) == GP_OK)
+        train_compare(src, c, &perf, rs);
 }
+
+/* The training model's fitted constants live in data/kernels.json's "fit" object (issue 11):
+ * the library reads them through the catalog, and tools/refit_train.py refits them without
+ * each source by handing gpuplan-validate a --data-dir kernels.json per trial
+ * (docs/performance.md gives its leave-one-source-out figures). This harness therefore
+ * predicts training with the shipped constants only (no parameters here), and its LOSO figure
+ * for train_throughput is the in-sample one. */
+const gpv_model gpv_model_train_throughput = {
+    "train_throughput", 0, NULL, NULL, NULL, NULL, train_predict,
+};

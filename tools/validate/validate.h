@@ -5,7 +5,13 @@
  *
  * One file per group of categories maps its cases: memory.c (infer_memory, train_memory,
  * finetune_memory), train.c (train_throughput), serve.c (infer_throughput); map.c holds the
- * helpers they share, report.c the statistics and the Markdown report.
+ * helpers they share, loso.c the leave-one-source-out refits, report.c the statistics and
+ * the Markdown report.
+ *
+ * A performance model plugs in as a gpv_model: a function that predicts a case given a
+ * parameter set (the constants it fits on cases), the grid each constant is searched on, and
+ * the shipped values. The harness reports the shipped values' errors and, for every source,
+ * the errors when the constants are refitted on the other sources only.
  */
 #ifndef GPV_VALIDATE_H
 #define GPV_VALIDATE_H
@@ -24,6 +30,8 @@
 typedef struct vrow {
     char id[96];
     char category[24];
+    char source[64];            /* the case's source key (vcase_source) */
+    char gpu_gen[24];           /* the GPU generation of the case (vcase_gpu_generation) */
     char quantity[48];
     double measured, predicted; /* same unit */
     char unit[8];
@@ -54,22 +62,47 @@ int vint(json_t *obj, const char *key, int dflt);
 /* Case-insensitive substring test. */
 int vcontains(const char *hay, const char *needle);
 
-/* Per-category mappers: each adds rows for the case if it can map it. */
-void validate_infer_memory(const gp_catalog *cat, json_t *c, vrows *rs);
-void validate_train_memory(const gp_catalog *cat, json_t *c, vrows *rs);
-void validate_finetune_memory(const gp_catalog *cat, json_t *c, vrows *rs);
+/* The source key of a case: its `source_id` when given, else the first word of `source`
+ * (a repository owner/name, a URL's owner/name, or the first author), lower case. */
+void vcase_source(json_t *c, char *out, size_t n);
+/* The GPU generation of a case's `hardware.gpu` ("Ampere", "Hopper", ...; "unknown"). */
+void vcase_gpu_generation(json_t *c, char *out, size_t n);
 /* train_throughput cases naming a catalog model and their layout (train_presets.c) */
 void validate_train_preset(const gp_catalog *cat, json_t *c, vrows *rs);
-void validate_train_throughput(const gp_catalog *cat, json_t *c, vrows *rs);
-void validate_infer_throughput(const gp_catalog *cat, json_t *c, vrows *rs);
 
-/* Statistics of one group of rows: absolute errors in percent. */
+/* ---- models: what the harness predicts with, and what it may refit ------------------- */
+#define GPV_MAX_PARAMS 8
+
+/* One fitted constant and the grid it is searched on: lo, lo + step, ..., hi. */
+typedef struct gpv_param {
+    const char *name, *unit;
+    double lo, hi, step;
+} gpv_param;
+
+typedef struct gpv_model {
+    const char *category;       /* the cases it predicts */
+    int nparams;                /* 0: nothing fitted on cases */
+    const gpv_param *params;
+    void (*defaults)(double *v);  /* the shipped values of the constants */
+    /* the values a constant takes in a fit where no case reads it (NULL: the shipped ones);
+     * a constant fitted on one source alone must not carry that source into its own
+     * held-out prediction. Each must lie on the constant's grid. */
+    void (*priors)(double *v);
+    unsigned (*depends)(json_t *c); /* bit i: the case's prediction reads constant i (NULL: all) */
+    /* add the rows of case c predicted with constants v (nothing when it cannot be mapped) */
+    void (*predict)(const gp_catalog *cat, json_t *c, const double *v, vrows *rs);
+} gpv_model;
+
+extern const gpv_model gpv_model_infer_memory, gpv_model_train_memory, gpv_model_finetune_memory,
+    gpv_model_train_throughput, gpv_model_infer_throughput;
+
+/* Statistics of one group of rows: absolute and signed errors in percent. */
 typedef struct vstats {
     int n, bounds, bounds_passed;
-    double median, p90, worst;
+    double median, p90, worst, median_signed;
 } vstats;
 
-/* Summary of the rows of one category. */
-void vstats_category(const vrows *rs, const char *category, vstats *out);
+/* Rows of `category` (NULL: any) whose source / GPU generation match (NULL: any). */
+void vstats_of(const vrows *rs, const char *category, const char *source, const char *gpu_gen, vstats *out);
 
 #endif

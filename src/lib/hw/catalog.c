@@ -23,9 +23,22 @@ struct gp_catalog {
     json_t *link_aliases; /* array parallel to links (owned) */
     json_t *prices;       /* data/prices.json, merged with the user's (owned) */
     json_t *compliance;   /* data/compliance.json, merged with the user's (owned) */
+    char profile_note[512]; /* the calibration profile applied (gp_catalog_apply_profile) */
     gpi_kernels *kernels; /* data/kernels.json, precomputed per GPU and link (owned) */
     json_t *engines;      /* data/engines.json, merged with the user's (owned) */
 };
+
+gp_gpu *gpi_catalog_gpu_mut(gp_catalog *cat, const char *id)
+{
+    for (size_t i = 0; cat && id && i < cat->n_gpus; i++)
+        if (gpi_strcaseeq(cat->gpus[i].id, id))
+            return &cat->gpus[i];
+    return NULL;
+}
+
+void gpi_catalog_set_profile_note(gp_catalog *cat, const char *note) { gpi_strlcpy(cat->profile_note, note, sizeof cat->profile_note); }
+
+const char *gp_catalog_profile_note(const gp_catalog *cat) { return cat ? cat->profile_note : ""; }
 
 static gp_status load_json(const char *text, size_t len, const char *name, json_t **out,
                            gp_error *err)
@@ -159,6 +172,9 @@ static gp_status parse_gpu(json_t *e, gp_gpu *g, const char *name, gp_error *err
     if (g->scale_up_domain < 1)
         g->scale_up_domain = 1;
     g->pcie_gen = (int)num_or_zero(json_object_get(e, "pcie_gen"));
+    gpi_strlcpy(g->scale_up_link, json_string_value(json_object_get(e, "scale_up_link")), sizeof g->scale_up_link);
+    json_t *large = json_object_get(e, "vllm_large_device");
+    g->vllm_large_device = json_is_boolean(large) ? json_is_true(large) : gpi_gpu_vllm_large_rule(g);
     g->tdp_w = num_or_zero(json_object_get(e, "tdp_w"));
     g->launch_year = (int)num_or_zero(json_object_get(e, "launch_year"));
     g->consumer = json_is_object(json_object_get(e, "consumer")) || json_is_true(json_object_get(e, "consumer"));
@@ -239,6 +255,108 @@ void gp_catalog_free(gp_catalog *cat)
     free(cat);
 }
 
+/* A built-in data file, parsed. */
+static gp_status load_builtin(const char *file, json_t **out, gp_error *err)
+{
+    size_t len;
+    const char *text = gpi_embedded(file, &len);
+    return text ? load_json(text, len, file, out, err) : gpi_fail(err, GP_ENOTFOUND, "built-in %s missing", file);
+}
+
+/* A user's `file` in data_dir (if present) merged into root's `key` entries by id. */
+static gp_status merge_user_file(const char *data_dir, const char *file, const char *key, json_t *root,
+                                 gp_error *err)
+{
+    json_t *user = NULL;
+    gp_status st = load_user_file(data_dir, file, &user, err);
+    if (!st && user) {
+        char name[GP_ERROR_PATH_MAX];
+        snprintf(name, sizeof name, "%s/%s", data_dir, file);
+        st = merge_entries(root, user, key, name, err);
+    }
+    json_decref(user);
+    return st;
+}
+
+static gp_status parse_link(json_t *e, gp_link *k, gp_error *err)
+{
+    const char *id = json_string_value(json_object_get(e, "id"));
+    json_t *bw = json_object_get(e, "bw_gbps_per_direction");
+    if (!id || !json_is_number(bw) || json_number_value(bw) <= 0) {
+        gpi_error_set_field(err, id ? "bw_gbps_per_direction" : "id");
+        return gpi_fail(err, GP_EPARSE, "links.json: link %s needs a string 'id' and a positive 'bw_gbps_per_direction'",
+                        id ? id : "(no id)");
+    }
+    gpi_strlcpy(k->id, id, sizeof k->id);
+    gpi_strlcpy(k->name, json_string_value(json_object_get(e, "name")), sizeof k->name);
+    const char *kind = json_string_value(json_object_get(e, "kind"));
+    k->kind = kind && strcmp(kind, "host") == 0        ? GP_LINK_HOST
+              : kind && strcmp(kind, "scale_out") == 0 ? GP_LINK_SCALE_OUT
+                                                       : GP_LINK_SCALE_UP;
+    k->bw_gbps_per_direction = json_number_value(bw);
+    k->latency_us = num_or_zero(json_object_get(e, "latency_us"));
+    return GP_OK;
+}
+
+/* The link rows and their aliases from data/links.json (merged). */
+static gp_status build_links(gp_catalog *cat, json_t *lroot, gp_error *err)
+{
+    json_t *ll = json_object_get(lroot, "links");
+    cat->n_links = json_array_size(ll);
+    cat->links = calloc(cat->n_links ? cat->n_links : 1, sizeof *cat->links);
+    cat->link_aliases = json_array();
+    if (!cat->links || !cat->link_aliases)
+        return gpi_fail(err, GP_ENOMEM, "out of memory opening the catalog");
+    for (size_t i = 0; i < cat->n_links; i++) {
+        json_t *e = json_array_get(ll, i);
+        gp_status st = parse_link(e, &cat->links[i], err);
+        if (st)
+            return st;
+        json_t *al = json_object_get(e, "aliases");
+        json_array_append_new(cat->link_aliases, json_is_array(al) ? json_incref(al) : json_array());
+    }
+    return GP_OK;
+}
+
+/* The model entries (kept as JSON) and the GPU rows, each GPU's links resolved by id. */
+static gp_status build_models_gpus(gp_catalog *cat, json_t *mroot, json_t *groot, gp_error *err)
+{
+    cat->models = json_incref(json_object_get(mroot, "models"));
+    json_t *gl = json_object_get(groot, "gpus");
+    cat->n_gpus = json_array_size(gl);
+    cat->gpus = calloc(cat->n_gpus ? cat->n_gpus : 1, sizeof *cat->gpus);
+    cat->gpu_aliases = json_array();
+    if (!cat->models || !cat->gpus || !cat->gpu_aliases)
+        return gpi_fail(err, GP_ENOMEM, "out of memory opening the catalog");
+    gp_status st = GP_OK;
+    for (size_t i = 0; !st && i < cat->n_gpus; i++) {
+        json_t *e = json_array_get(gl, i);
+        st = parse_gpu(e, &cat->gpus[i], "gpus.json", err);
+        if (!st)
+            st = gpi_gpu_resolve_links(cat, &cat->gpus[i], "gpus.json", err);
+        json_t *al = json_object_get(e, "aliases");
+        json_array_append_new(cat->gpu_aliases, json_is_array(al) ? json_incref(al) : json_array());
+    }
+    return st;
+}
+
+/* models.json, gpus.json and links.json: built in, then the user's files merged by id. */
+static gp_status load_tables(const char *data_dir, json_t **mroot, json_t **groot, json_t **lroot, gp_error *err)
+{
+    gp_status st = load_builtin("data/models.json", mroot, err);
+    if (!st)
+        st = load_builtin("data/gpus.json", groot, err);
+    if (!st)
+        st = load_builtin("data/links.json", lroot, err);
+    if (!st && data_dir)
+        st = merge_user_file(data_dir, "models.json", "models", *mroot, err);
+    if (!st && data_dir)
+        st = merge_user_file(data_dir, "gpus.json", "gpus", *groot, err);
+    if (!st && data_dir)
+        st = merge_user_file(data_dir, "links.json", "links", *lroot, err);
+    return st;
+}
+
 gp_status gp_catalog_open(const char *data_dir, gp_catalog **out, gp_error *err)
 {
     gp_error_clear(err);
@@ -246,92 +364,12 @@ gp_status gp_catalog_open(const char *data_dir, gp_catalog **out, gp_error *err)
     gp_catalog *cat = calloc(1, sizeof *cat);
     if (!cat)
         return gpi_fail(err, GP_ENOMEM, "out of memory opening the catalog");
-    json_t *mroot = NULL, *groot = NULL, *lroot = NULL, *user = NULL;
-    size_t len;
-    const char *text = gpi_embedded("data/models.json", &len);
-    gp_status st = text ? load_json(text, len, "data/models.json", &mroot, err)
-                        : gpi_fail(err, GP_ENOTFOUND, "built-in data/models.json missing");
-    if (!st) {
-        text = gpi_embedded("data/gpus.json", &len);
-        st = text ? load_json(text, len, "data/gpus.json", &groot, err)
-                  : gpi_fail(err, GP_ENOTFOUND, "built-in data/gpus.json missing");
-    }
-    if (!st) {
-        text = gpi_embedded("data/links.json", &len);
-        st = text ? load_json(text, len, "data/links.json", &lroot, err)
-                  : gpi_fail(err, GP_ENOTFOUND, "built-in data/links.json missing");
-    }
-    if (!st && data_dir) {
-        st = load_user_file(data_dir, "models.json", &user, err);
-        if (!st && user) {
-            char name[GP_ERROR_PATH_MAX];
-            snprintf(name, sizeof name, "%s/models.json", data_dir);
-            st = merge_entries(mroot, user, "models", name, err);
-        }
-        json_decref(user);
-        user = NULL;
-        if (!st)
-            st = load_user_file(data_dir, "gpus.json", &user, err);
-        if (!st && user) {
-            char name[GP_ERROR_PATH_MAX];
-            snprintf(name, sizeof name, "%s/gpus.json", data_dir);
-            st = merge_entries(groot, user, "gpus", name, err);
-        }
-        json_decref(user);
-        user = NULL;
-        if (!st)
-            st = load_user_file(data_dir, "links.json", &user, err);
-        if (!st && user) {
-            char name[GP_ERROR_PATH_MAX];
-            snprintf(name, sizeof name, "%s/links.json", data_dir);
-            st = merge_entries(lroot, user, "links", name, err);
-        }
-        json_decref(user);
-    }
-    if (!st) {
-        json_t *ll = json_object_get(lroot, "links");
-        cat->n_links = json_array_size(ll);
-        cat->links = calloc(cat->n_links ? cat->n_links : 1, sizeof *cat->links);
-        cat->link_aliases = json_array();
-        if (!cat->links || !cat->link_aliases)
-            st = gpi_fail(err, GP_ENOMEM, "out of memory opening the catalog");
-        for (size_t i = 0; !st && i < cat->n_links; i++) {
-            json_t *e = json_array_get(ll, i);
-            gp_link *k = &cat->links[i];
-            const char *id = json_string_value(json_object_get(e, "id"));
-            json_t *bw = json_object_get(e, "bw_gbps_per_direction");
-            if (!id || !json_is_number(bw) || json_number_value(bw) <= 0) {
-                gpi_error_set_field(err, id ? "bw_gbps_per_direction" : "id");
-                st = gpi_fail(err, GP_EPARSE, "links.json: link %s needs a string 'id' and a positive 'bw_gbps_per_direction'",
-                              id ? id : "(no id)");
-                break;
-            }
-            gpi_strlcpy(k->id, id, sizeof k->id);
-            gpi_strlcpy(k->name, json_string_value(json_object_get(e, "name")), sizeof k->name);
-            const char *kind = json_string_value(json_object_get(e, "kind"));
-            k->kind = kind && strcmp(kind, "host") == 0 ? GP_LINK_HOST
-                      : kind && strcmp(kind, "scale_out") == 0 ? GP_LINK_SCALE_OUT : GP_LINK_SCALE_UP;
-            k->bw_gbps_per_direction = json_number_value(bw);
-            k->latency_us = num_or_zero(json_object_get(e, "latency_us"));
-            json_t *al = json_object_get(e, "aliases");
-            json_array_append_new(cat->link_aliases, json_is_array(al) ? json_incref(al) : json_array());
-        }
-    }
-    if (!st) {
-        cat->models = json_incref(json_object_get(mroot, "models"));
-        json_t *gl = json_object_get(groot, "gpus");
-        cat->n_gpus = json_array_size(gl);
-        cat->gpus = calloc(cat->n_gpus ? cat->n_gpus : 1, sizeof *cat->gpus);
-        cat->gpu_aliases = json_array();
-        if (!cat->models || !cat->gpus || !cat->gpu_aliases)
-            st = gpi_fail(err, GP_ENOMEM, "out of memory opening the catalog");
-        for (size_t i = 0; !st && i < cat->n_gpus; i++) {
-            json_t *e = json_array_get(gl, i);
-            st = parse_gpu(e, &cat->gpus[i], "gpus.json", err);
-            json_t *al = json_object_get(e, "aliases");
-            json_array_append_new(cat->gpu_aliases, json_is_array(al) ? json_incref(al) : json_array());
-        }
-    }
+    json_t *mroot = NULL, *groot = NULL, *lroot = NULL;
+    gp_status st = load_tables(data_dir, &mroot, &groot, &lroot, err);
+    if (!st)
+        st = build_links(cat, lroot, err);
+    if (!st)
+        st = build_models_gpus(cat, mroot, groot, err);
     if (!st) {
         static const char *const price_lists[] = {"gpus", "deployments", "countries", "currencies", NULL};
         st = load_decision_file(data_dir, "prices.json", price_lists, &cat->prices, err);
@@ -477,22 +515,4 @@ gp_status gp_catalog_find_link(const gp_catalog *cat, const char *name, const gp
     *out = NULL;
     gpi_error_set_field(err, "link");
     return gpi_fail(err, GP_ENOTFOUND, "unknown interconnect '%s' (links: nvlink3, nvlink4, nvlink5, pcie4, pcie5, ib-hdr, ib-ndr, roce-400, ...)", name);
-}
-
-const gp_link *gp_catalog_gpu_link(const gp_catalog *cat, const gp_gpu *gpu)
-{
-    /* NVLink generation from the GPU's scale-up name ("NVLink 4 ..."), else PCIe gen */
-    const char *nv = strstr(gpu->scale_up_name, "NVLink ");
-    const gp_link *out = NULL;
-    char id[32];
-    if (nv && gpu->scale_up_domain > 2 && nv[7] >= '2' && nv[7] <= '9') {
-        snprintf(id, sizeof id, "nvlink%c", nv[7]);
-        if (gp_catalog_find_link(cat, id, &out, NULL) == GP_OK)
-            return out;
-    }
-    if (strstr(gpu->scale_up_name, "Infinity Fabric") &&
-        gp_catalog_find_link(cat, "infinity-fabric", &out, NULL) == GP_OK)
-        return out;
-    snprintf(id, sizeof id, "pcie%d", gpu->pcie_gen > 0 ? gpu->pcie_gen : 4);
-    return gp_catalog_find_link(cat, id, &out, NULL) == GP_OK ? out : NULL;
 }

@@ -62,6 +62,8 @@ typedef struct gpi_kernel_fit {
     double elementwise_f;       /* the same for the MLP activation, units of f x 2 B */
     double layer_overhead_s;    /* launch / CPU time per layer per micro-batch (fwd + bwd) */
     double moe_imbalance;       /* routed-expert time x this (the busiest expert's excess) */
+    double grouped_gemm_eff;    /* a grouped (MoE expert) GEMM's rate / a dense one's at the
+                                   same per-group shape (DeepGEMM, data/kernels.json) */
     double range_p10, range_p90;/* signed error percentiles of predicted / measured - 1 */
 } gpi_kernel_fit;
 
@@ -115,6 +117,15 @@ const gpi_kernels *gpi_catalog_kernels(const gp_catalog *cat);
  * s(d) = d / (d + fit->gemm_half_dim), d = min(m, n, k); intensity = 2mnk / (bytes per
  * element x (mk + kn + mn)). Not scaled by gemm_train_fraction (the caller applies it). */
 double gpi_gemm_rate(const gpi_gpu_rates *r, gpi_kdtype dt, double m, double n, double k);
+
+/* Seconds of `flops` in a grouped GEMM (MoE experts: one m x k by k x n GEMM per expert, m
+ * the tokens routed to it): flops / (gpi_gemm_rate(m, n, k) x fit->grouped_gemm_eff x
+ * `fraction`). gpi_gemm_rate is already the max of the compute and memory sides of one
+ * group (its weights read at the achievable HBM rate when m is small), so the sum over
+ * groups is the max of every active expert's weights read and the FLOPs at the shape's
+ * rate. Used by the training and the serving step models alike. 0 when nothing to do. */
+double gpi_grouped_gemm_s(const gpi_gpu_rates *r, gpi_kdtype dt, double flops, double m, double n, double k,
+                          double fraction);
 
 /* Attention FLOP/s for `kernel` (GPI_ATTN_DEFAULT: the GPU's), pass 0 forward / 1 backward,
  * causal 0/1, at head dim `head_dim` and sequence `seq` (interpolated in log2 seq, clamped to

@@ -66,6 +66,116 @@ void gp_probe_free(gp_probe *p)
     free(p);
 }
 
+/* The NVML entry points gpuplan calls; the optional ones may be NULL. */
+typedef struct nvml_api {
+    nvml_void_fn init;
+    nvml_error_string_fn error_string;
+    nvml_count_fn count;
+    nvml_handle_fn handle;
+    nvml_dev_text_fn name, uuid;
+    nvml_dev_memory_fn memory;
+    nvml_text_fn driver;
+    nvml_int_fn cuda;
+    nvml_dev_uint_fn pcie_gen, pcie_width, pcie_gen_max, pcie_width_max;
+    nvml_dev_link_fn link_state;
+} nvml_api;
+
+/* A symbol, preferring the versioned name. */
+static void *sym2(void *lib, const char *versioned, const char *plain)
+{
+    void *f = sym(lib, versioned);
+    return f ? f : sym(lib, plain);
+}
+
+/* 1 if the library has every entry point gpuplan needs. */
+static int load_api(gp_probe *p, nvml_api *a)
+{
+    a->init = (nvml_void_fn)sym2(p->lib, "nvmlInit_v2", "nvmlInit");
+    p->shutdown = (nvml_void_fn)sym(p->lib, "nvmlShutdown");
+    a->error_string = (nvml_error_string_fn)sym(p->lib, "nvmlErrorString");
+    a->count = (nvml_count_fn)sym2(p->lib, "nvmlDeviceGetCount_v2", "nvmlDeviceGetCount");
+    a->handle = (nvml_handle_fn)sym2(p->lib, "nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex");
+    a->name = (nvml_dev_text_fn)sym(p->lib, "nvmlDeviceGetName");
+    a->memory = (nvml_dev_memory_fn)sym(p->lib, "nvmlDeviceGetMemoryInfo");
+    /* optional entry points: absent ones leave their fields 0 */
+    a->uuid = (nvml_dev_text_fn)sym(p->lib, "nvmlDeviceGetUUID");
+    a->driver = (nvml_text_fn)sym(p->lib, "nvmlSystemGetDriverVersion");
+    a->cuda = (nvml_int_fn)sym2(p->lib, "nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVersion");
+    a->pcie_gen = (nvml_dev_uint_fn)sym(p->lib, "nvmlDeviceGetCurrPcieLinkGeneration");
+    a->pcie_width = (nvml_dev_uint_fn)sym(p->lib, "nvmlDeviceGetCurrPcieLinkWidth");
+    a->pcie_gen_max = (nvml_dev_uint_fn)sym(p->lib, "nvmlDeviceGetMaxPcieLinkGeneration");
+    a->pcie_width_max = (nvml_dev_uint_fn)sym(p->lib, "nvmlDeviceGetMaxPcieLinkWidth");
+    a->link_state = (nvml_dev_link_fn)sym(p->lib, "nvmlDeviceGetNvLinkState");
+    return a->init && p->shutdown && a->count && a->handle && a->name && a->memory;
+}
+
+static void read_text(nvml_dev_text_fn f, nvml_device d, char *dst, size_t n)
+{
+    char text[NVML_TEXT_MAX];
+    if (f && f(d, text, sizeof text) == NVML_SUCCESS) {
+        text[sizeof text - 1] = '\0';
+        gpi_strlcpy(dst, text, n);
+    }
+}
+
+/* What NVML says about one device (fields it cannot read stay 0). */
+static void read_device(const nvml_api *a, nvml_device d, gp_probe_gpu *g)
+{
+    read_text(a->name, d, g->name, sizeof g->name);
+    read_text(a->uuid, d, g->uuid, sizeof g->uuid);
+    nvml_memory mem = {0, 0, 0};
+    if (a->memory(d, &mem) == NVML_SUCCESS) {
+        g->memory_total_bytes = mem.total;
+        g->memory_free_bytes = mem.free;
+    }
+    unsigned int v;
+    if (a->pcie_gen && a->pcie_gen(d, &v) == NVML_SUCCESS && v < 100) g->pcie_gen = (int)v;
+    if (a->pcie_width && a->pcie_width(d, &v) == NVML_SUCCESS && v < 1000) g->pcie_width = (int)v;
+    if (a->pcie_gen_max && a->pcie_gen_max(d, &v) == NVML_SUCCESS && v < 100) g->pcie_gen_max = (int)v;
+    if (a->pcie_width_max && a->pcie_width_max(d, &v) == NVML_SUCCESS && v < 1000) g->pcie_width_max = (int)v;
+    for (unsigned int l = 0; a->link_state && l < NVML_NVLINK_MAX_LINKS; l++) {
+        int state = 0;
+        if (a->link_state(d, l, &state) != NVML_SUCCESS)
+            break; /* past the last link, or no NVLink */
+        if (state == NVML_FEATURE_ENABLED)
+            g->nvlink_active++;
+    }
+}
+
+/* Start NVML, read the driver and every device (up to GP_PROBE_MAX_GPUS). */
+static gp_status read_devices(gp_probe *p, const nvml_api *a, gp_error *err)
+{
+    nvml_return r = a->init();
+    if (r != NVML_SUCCESS)
+        return gpi_fail(err, GP_EIO, "NVML failed to start: %s (is the NVIDIA driver loaded?)",
+                        nvml_msg(a->error_string, r));
+    p->initialised = 1;
+    char text[NVML_TEXT_MAX];
+    if (a->driver && a->driver(text, sizeof text) == NVML_SUCCESS) {
+        text[sizeof text - 1] = '\0';
+        gpi_strlcpy(p->driver, text, sizeof p->driver);
+    }
+    int cuda = 0;
+    if (a->cuda && a->cuda(&cuda) == NVML_SUCCESS && cuda > 0)
+        p->cuda_version = cuda;
+    unsigned int n = 0;
+    if ((r = a->count(&n)) != NVML_SUCCESS)
+        return gpi_fail(err, GP_EIO, "NVML could not count the GPUs: %s", nvml_msg(a->error_string, r));
+    if (n > GP_PROBE_MAX_GPUS)
+        n = GP_PROBE_MAX_GPUS;
+    for (unsigned int i = 0; i < n; i++) {
+        nvml_device d = NULL;
+        if ((r = a->handle(i, &d)) != NVML_SUCCESS)
+            return gpi_fail(err, GP_EIO, "NVML could not open GPU %u: %s", i, nvml_msg(a->error_string, r));
+        gp_probe_gpu *g = &p->gpus[p->n];
+        memset(g, 0, sizeof *g);
+        g->index = (int)i;
+        read_device(a, d, g);
+        p->n++;
+    }
+    return GP_OK;
+}
+
 gp_status gp_probe_open(const char *nvml_path, gp_probe **out, gp_error *err)
 {
     gp_error_clear(err);
@@ -83,98 +193,18 @@ gp_status gp_probe_open(const char *nvml_path, gp_probe **out, gp_error *err)
         gp_probe_free(p);
         return GP_ENOTFOUND;
     }
-    nvml_void_fn init = (nvml_void_fn)sym(p->lib, "nvmlInit_v2");
-    if (!init)
-        init = (nvml_void_fn)sym(p->lib, "nvmlInit");
-    p->shutdown = (nvml_void_fn)sym(p->lib, "nvmlShutdown");
-    nvml_error_string_fn es = (nvml_error_string_fn)sym(p->lib, "nvmlErrorString");
-    nvml_count_fn count = (nvml_count_fn)sym(p->lib, "nvmlDeviceGetCount_v2");
-    if (!count)
-        count = (nvml_count_fn)sym(p->lib, "nvmlDeviceGetCount");
-    nvml_handle_fn handle = (nvml_handle_fn)sym(p->lib, "nvmlDeviceGetHandleByIndex_v2");
-    if (!handle)
-        handle = (nvml_handle_fn)sym(p->lib, "nvmlDeviceGetHandleByIndex");
-    nvml_dev_text_fn get_name = (nvml_dev_text_fn)sym(p->lib, "nvmlDeviceGetName");
-    nvml_dev_memory_fn get_mem = (nvml_dev_memory_fn)sym(p->lib, "nvmlDeviceGetMemoryInfo");
-    /* optional entry points: absent ones leave their fields 0 */
-    nvml_dev_text_fn get_uuid = (nvml_dev_text_fn)sym(p->lib, "nvmlDeviceGetUUID");
-    nvml_text_fn get_driver = (nvml_text_fn)sym(p->lib, "nvmlSystemGetDriverVersion");
-    nvml_int_fn get_cuda = (nvml_int_fn)sym(p->lib, "nvmlSystemGetCudaDriverVersion_v2");
-    if (!get_cuda)
-        get_cuda = (nvml_int_fn)sym(p->lib, "nvmlSystemGetCudaDriverVersion");
-    nvml_dev_uint_fn pcie_gen = (nvml_dev_uint_fn)sym(p->lib, "nvmlDeviceGetCurrPcieLinkGeneration");
-    nvml_dev_uint_fn pcie_width = (nvml_dev_uint_fn)sym(p->lib, "nvmlDeviceGetCurrPcieLinkWidth");
-    nvml_dev_uint_fn pcie_gen_max = (nvml_dev_uint_fn)sym(p->lib, "nvmlDeviceGetMaxPcieLinkGeneration");
-    nvml_dev_uint_fn pcie_width_max = (nvml_dev_uint_fn)sym(p->lib, "nvmlDeviceGetMaxPcieLinkWidth");
-    nvml_dev_link_fn link_state = (nvml_dev_link_fn)sym(p->lib, "nvmlDeviceGetNvLinkState");
-
-    if (!init || !p->shutdown || !count || !handle || !get_name || !get_mem) {
+    nvml_api api;
+    if (!load_api(p, &api)) {
         gpi_fail(err, GP_EUNSUPPORTED, "%s lacks NVML entry points gpuplan needs (nvmlInit, nvmlDeviceGetCount, "
                  "nvmlDeviceGetHandleByIndex, nvmlDeviceGetName, nvmlDeviceGetMemoryInfo)", path);
         gpi_error_set_path(err, path);
         gp_probe_free(p);
         return GP_EUNSUPPORTED;
     }
-    nvml_return r = init();
-    if (r != NVML_SUCCESS) {
-        gpi_fail(err, GP_EIO, "NVML failed to start: %s (is the NVIDIA driver loaded?)", nvml_msg(es, r));
+    gp_status st = read_devices(p, &api, err);
+    if (st) {
         gp_probe_free(p);
-        return GP_EIO;
-    }
-    p->initialised = 1;
-    char text[NVML_TEXT_MAX];
-    if (get_driver && get_driver(text, sizeof text) == NVML_SUCCESS) {
-        text[sizeof text - 1] = '\0';
-        gpi_strlcpy(p->driver, text, sizeof p->driver);
-    }
-    int cuda = 0;
-    if (get_cuda && get_cuda(&cuda) == NVML_SUCCESS && cuda > 0)
-        p->cuda_version = cuda;
-    unsigned int n = 0;
-    if ((r = count(&n)) != NVML_SUCCESS) {
-        gpi_fail(err, GP_EIO, "NVML could not count the GPUs: %s", nvml_msg(es, r));
-        gp_probe_free(p);
-        return GP_EIO;
-    }
-    if (n > GP_PROBE_MAX_GPUS)
-        n = GP_PROBE_MAX_GPUS;
-    for (unsigned int i = 0; i < n; i++) {
-        nvml_device d = NULL;
-        if ((r = handle(i, &d)) != NVML_SUCCESS) {
-            gpi_fail(err, GP_EIO, "NVML could not open GPU %u: %s", i, nvml_msg(es, r));
-            gp_probe_free(p);
-            return GP_EIO;
-        }
-        gp_probe_gpu *g = &p->gpus[p->n];
-        memset(g, 0, sizeof *g);
-        g->index = (int)i;
-        if (get_name(d, text, sizeof text) == NVML_SUCCESS) {
-            text[sizeof text - 1] = '\0';
-            gpi_strlcpy(g->name, text, sizeof g->name);
-        }
-        if (get_uuid && get_uuid(d, text, sizeof text) == NVML_SUCCESS) {
-            text[sizeof text - 1] = '\0';
-            gpi_strlcpy(g->uuid, text, sizeof g->uuid);
-        }
-        nvml_memory mem = {0, 0, 0};
-        if (get_mem(d, &mem) == NVML_SUCCESS) {
-            g->memory_total_bytes = mem.total;
-            g->memory_free_bytes = mem.free;
-        }
-        unsigned int v;
-        if (pcie_gen && pcie_gen(d, &v) == NVML_SUCCESS && v < 100) g->pcie_gen = (int)v;
-        if (pcie_width && pcie_width(d, &v) == NVML_SUCCESS && v < 1000) g->pcie_width = (int)v;
-        if (pcie_gen_max && pcie_gen_max(d, &v) == NVML_SUCCESS && v < 100) g->pcie_gen_max = (int)v;
-        if (pcie_width_max && pcie_width_max(d, &v) == NVML_SUCCESS && v < 1000) g->pcie_width_max = (int)v;
-        if (link_state)
-            for (unsigned int l = 0; l < NVML_NVLINK_MAX_LINKS; l++) {
-                int state = 0;
-                if (link_state(d, l, &state) != NVML_SUCCESS)
-                    break; /* past the last link, or no NVLink */
-                if (state == NVML_FEATURE_ENABLED)
-                    g->nvlink_active++;
-            }
-        p->n++;
+        return st;
     }
     *out = p;
     return GP_OK;

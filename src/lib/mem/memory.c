@@ -56,7 +56,7 @@ static const char *const recompute_names[GP_RECOMPUTE_COUNT] = {"none", "selecti
 static const char *const optimizer_names[GP_OPT_COUNT] = {"adamw", "adam8bit", "sgd", "adafactor"};
 static const char *const offload_names[GP_OFFLOAD_COUNT] = {"none", "optimizer", "params"};
 static const char *const engine_names[GP_ENGINE_COUNT] = {"none", "vllm", "sglang", "tgi", "trtllm", "llamacpp"};
-/* How each engine sizes its KV cache (flags in shared/reference/engines.md):
+/* How each engine sizes its KV cache (flags in docs/engines.md):
  *  vLLM: gpu_memory_utilization x total memory holds weights, the profiled peak and the KV
  *        pool; blocks of 16 tokens (--block-size).
  *  SGLang: --mem-fraction-static x total holds weights and the KV pool; activations come on
@@ -435,7 +435,7 @@ static gp_status infer_memory(const gp_model *m, const gp_param_breakdown *p, co
         return st;
     /* vLLM's `serve` defaults (EngineArgs batch defaults): 8192 tokens and 1024 sequences
      * on GPUs with >= 70 GiB that are not A100s, else 2048 and 256. */
-    int big_gpu = gpu && (double)gpu->memory_bytes >= 70.0 * GIB && strncmp(gpu->id, "A100", 4) != 0;
+    int big_gpu = gpu && gpu->vllm_large_device; /* data/gpus.json (docs/hardware.md) */
     double chunk = (double)(w->max_num_batched_tokens > 0 ? w->max_num_batched_tokens
                             : w->engine == GP_ENGINE_NONE || !big_gpu ? GP_VLLM_DEFAULT_BATCHED_TOKENS
                                                                        : GP_VLLM_BIG_GPU_BATCHED_TOKENS);

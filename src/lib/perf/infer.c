@@ -28,12 +28,12 @@
 #include <string.h>
 
 /* ---- calibrated constants (docs/serving.md, "Calibration": fitted on the TRT-LLM H100
- * rows of shared/validation, checked on the others) ---------------------------------------- */
+ * rows of validation/public.jsonl, checked on the others) ---------------------------------------- */
 
 /* Achieved fraction of the dense tensor-core peak in the GEMMs of a serving step. cuBLAS
  * reaches 70-80% of the H100 BF16 peak on large square GEMMs, less in FP8 and on the skinny
  * shapes of mixed prefill/decode batches (llm-analysis suggests 0.7 as flops efficiency).
- * Fitted: 0.50 on the TensorRT-LLM H100 rows (FP8) of shared/validation. */
+ * Fitted: 0.50 on the TensorRT-LLM H100 rows (FP8) of validation/public.jsonl. */
 #define GP_COMPUTE_EFFICIENCY 0.50
 /* Achieved fraction of HBM bandwidth when streaming weights and KV: ~80-90% of the peak in
  * bandwidth tests (llm-analysis suggests hbm_memory_efficiency 0.9). Fitted: 0.85 on the
@@ -42,7 +42,7 @@
 /* Fixed cost per engine step, seconds: CPU scheduling, launches, sampling not hidden behind
  * the GPU. TensorRT-LLM (C++ runtime, CUDA graphs, overlap scheduler): fitted 0.5 ms on the
  * same rows. vLLM >= 0.6 (CUDA graphs, async output processing, multi-step/async
- * scheduling): 3 ms, assumed (no case of a current vLLM in shared/validation). vLLM 0.5's
+ * scheduling): 3 ms, assumed (no case of a current vLLM in validation/). vLLM 0.5's
  * larger Python-side overhead is a constant of the validation mapper, validate_serve.c. */
 #define GP_STEP_OVERHEAD_TRTLLM_S 0.0005
 #define GP_STEP_OVERHEAD_VLLM_S 0.0030
@@ -52,8 +52,6 @@
 #define GP_COLLECTIVE_LATENCY_S 8e-6
 /* Activations exchanged between GPUs are 16-bit. */
 #define GP_ACT_BYTES 2.0
-/* PCIe x16 per direction when the catalog gives no link (Gen4: 31.5 GB/s, PCI-SIG). */
-#define GP_DEFAULT_PCIE_GBPS 31.5
 
 /* Expert load of the busiest GPU over the mean under expert parallelism. With the
  * engines' load balancers (DeepSeek's EPLB, vLLM --enable-eplb, SGLang --enable-eplb)
@@ -230,9 +228,10 @@ static void step_links(const gp_model *m, const gp_gpu *gpu, const gp_link *intr
     double su = gpu->scale_up_domain > 1 ? gpu->scale_up_gbps_bidir / 2.0 : 0.0;
     double host = intra ? intra->bw_gbps_per_direction : 0.0;
     if (!(host > 0))
-        host = gpu->pcie_gen == 3 ? 15.75 : gpu->pcie_gen == 5 ? 63.0 : gpu->pcie_gen == 6 ? 121.0 : GP_DEFAULT_PCIE_GBPS;
-    double in_node = (su > 0 ? su : host) * 1e9;
-    double net = (inter && inter->bw_gbps_per_direction > 0 ? inter->bw_gbps_per_direction : GP_DEFAULT_INTER_GBPS) * 1e9;
+        host = gpi_gpu_pcie_gbps(gpu); /* data/links.json pcie<gen>, through the catalog */
+    double in_node = (su > 0 ? su : host) * 1e9 * gpi_cal_scale(gpu->cal_intra_scale); /* a profile's */
+    double net = (inter && inter->bw_gbps_per_direction > 0 ? inter->bw_gbps_per_direction : GP_DEFAULT_INTER_GBPS) * 1e9 *
+                 gpi_cal_scale(gpu->cal_inter_scale);
     double net_lat = out->params.inter_node_latency_s + (inter ? inter->latency_us * 1e-6 : 0.0);
     int gpus = l->tp * l->pp * l->dp;
     out->nodes = (gpus + node - 1) / node;
@@ -303,6 +302,7 @@ gp_status gp_step_model_init_nodes(const gp_model *m, const gp_gpu *gpu, const g
     out->peak_flops = peak * 1e12 * pp->compute_efficiency;
     out->attn_peak_flops = peak16 * 1e12 * pp->compute_efficiency;
     out->hbm_bytes_per_s = gpu->hbm_bandwidth_gbps * 1e9 * pp->bandwidth_efficiency;
+    gpi_cal_step_model(gpu, gpi_cal_dtype(wt), w->engine, out); /* a profile's rates (docs/calibration.md) */
 
     double dense = (double)(p.attention + p.mlp_dense + p.experts_shared + p.router);
     out->dense_weight_bytes = dense * wbytes / tp;
@@ -389,6 +389,8 @@ void gp_step_model_use_rates(gp_step_model *sm, const gp_catalog *cat, const gp_
     if (sm->tp > gp_serve_node_gpus(gpu))
         sm->tp_link_gbps = sm->net_gbps;
     sm->custom_ar_max_bytes = GP_CUSTOM_AR_MAX_BYTES;
+    sm->gemm_fraction *= gpi_cal_scale(sm->cal_gemm); /* a profile's rates (docs/calibration.md) */
+    sm->hbm_bytes_per_s *= gpi_cal_scale(sm->cal_hbm);
 }
 
 /* Seconds of `flops` in GEMMs of m tokens x n x k on the compute side: the measured rate at
@@ -467,7 +469,9 @@ static void step_rates(const gp_step_model *sm, const gp_batch_shape *b, gp_step
         double touched = sm->experts * (1.0 - pow(1.0 - sm->experts_active / sm->experts, G));
         f[1] = G * sm->expert_flops_per_token, by[1] = touched * sm->expert_bytes;
         double per_expert = touched > 0 ? G * sm->experts_active / touched : 0.0; /* tokens per expert */
-        d->experts_s = maxd(gemm_s(sm, fmt, f[1], per_expert, sm->expert_width, dim), by[1] / bw);
+        /* a grouped GEMM of the touched experts, each at its own M (docs/serving.md) */
+        double g = gpi_grouped_gemm_s(sm->rates, fmt, f[1], per_expert, sm->expert_width, dim, sm->gemm_fraction);
+        d->experts_s = maxd(g, by[1] / bw);
     }
     f[2] = b->attn_pairs * sm->attn_flops_per_pair, by[2] = (b->kv_tokens + T) * sm->kv_bytes_per_token;
     double seq = T > 0 ? 2.0 * b->attn_pairs / T : 0.0;

@@ -125,7 +125,7 @@ void gp_cluster_defaults(gp_cluster *c, const gp_catalog *cat, const gp_gpu *gpu
         c->intra_gbps = intra->bw_gbps_per_direction;
         gpi_strlcpy(c->intra_name, intra->id, sizeof c->intra_name);
     } else {
-        c->intra_gbps = 31.5; /* PCIe 4 x16 */
+        c->intra_gbps = gpi_gpu_pcie_gbps(gpu); /* no catalog: the GPU's own PCIe figure */
         gpi_strlcpy(c->intra_name, "pcie4", sizeof c->intra_name);
     }
     if (inter) {
@@ -210,6 +210,7 @@ typedef struct tctx {
     double T;                   /* tokens per GPU per micro-batch */
     double stage_layers, moe_layers_stage, dense_layers_stage;
     int lora, qlora;
+    gp_cluster cal_c;           /* the cluster with a profile's collective scales (x->c points here) */
 } tctx;
 
 static void ctx_rates(tctx *x)
@@ -227,6 +228,46 @@ static void ctx_rates(tctx *x)
     x->moe_imbalance = f ? f->moe_imbalance : 1.0;
     x->hbm = x->r ? gpi_hbm_bw(x->r) : x->gpu->hbm_bandwidth_gbps * 1e9 * GP_FALLBACK_HBM_EFFICIENCY;
 }
+
+/* A profile's entry for this GPU type and precision scales its rates, and its collective
+ * benchmarks the links' bus bandwidth (docs/calibration.md); none: unchanged. */
+static void ctx_calibrate(tctx *x, gp_dtype cdt)
+{
+    const gp_gpu_cal *cal = gpi_cal_find(x->gpu, GP_CAL_TRAIN, cdt, 0);
+    double comm = cal ? gpi_cal_scale(cal->comm_scale) : 1.0;
+    if (cal) {
+        x->gemm_frac *= gpi_cal_scale(cal->gemm_scale);
+        x->attn_frac *= gpi_cal_scale(cal->attn_scale);
+        x->hbm *= gpi_cal_scale(cal->hbm_scale);
+    }
+    x->cal_c = *x->c;
+    x->cal_c.intra_gbps *= comm * gpi_cal_scale(x->gpu->cal_intra_scale);
+    x->cal_c.inter_gbps *= comm * gpi_cal_scale(x->gpu->cal_inter_scale);
+    x->c = &x->cal_c;
+}
+
+/* The model's uncalibrated rates, for the microbenchmarks' profile (hw/bench.c): an m x n x k
+ * GEMM in a compute dtype, memory-bound bytes/s, and the share of a link NCCL reaches without
+ * a measured curve. */
+double gpi_train_gemm_rate(const gp_catalog *cat, const gp_gpu *g, gp_dtype dt, double m, double n, double k)
+{
+    gp_dtype cdt = dt == GP_DTYPE_FP8 || dt == GP_DTYPE_FP4 || dt == GP_DTYPE_MXFP4 ? dt : GP_DTYPE_BF16;
+    const gpi_gpu_rates *r = gpi_gpu_rates_of(cat, g);
+    gpi_kdtype kdt = gpi_kdtype_of(cdt);
+    if (r && r->gemm[kdt] > 0)
+        return gpi_gemm_rate(r, kdt, m, n, k) * (r->fit ? r->fit->gemm_train_fraction : GP_FALLBACK_GEMM_EFFICIENCY);
+    double d = m < n ? m : n;
+    d = d < k ? d : k;
+    return peak_tflops(g, cdt) * 1e12 * GP_FALLBACK_GEMM_EFFICIENCY * d / (d + GP_FALLBACK_GEMM_HALF_DIM);
+}
+
+double gpi_train_hbm_rate(const gp_catalog *cat, const gp_gpu *g)
+{
+    const gpi_gpu_rates *r = gpi_gpu_rates_of(cat, g);
+    return r ? gpi_hbm_bw(r) : g->hbm_bandwidth_gbps * 1e9 * GP_FALLBACK_HBM_EFFICIENCY;
+}
+
+double gpi_nccl_efficiency(void) { return GP_NCCL_BW_EFFICIENCY; }
 
 /* Seconds of one m x k by k x n GEMM, forward. */
 static double gemm_s(const tctx *x, double m, double n, double k)
@@ -263,7 +304,9 @@ static double layer_gemm_fwd(const tctx *x, int moe, double *routed)
     double k = (double)m->experts_active, E = (double)m->experts, ep = x->l->ep;
     /* grouped GEMM: each local expert sees T k ep / E tokens; all T k pairs are computed here */
     double m_e = T * k * ep / E;
-    double one = gemm_s(x, m_e, per_expert / h / tp, h);
+    double n_e = per_expert / h / tp;
+    double one = x->r ? gpi_grouped_gemm_s(x->r, x->kdt, 2.0 * m_e * n_e * h, m_e, n_e, h, x->gemm_frac)
+                      : gemm_s(x, m_e, n_e, h);
     *routed = one * (E / ep) * x->moe_imbalance;
     double shared = (double)x->p.experts_shared / nm, router = (double)x->p.router / nm;
     return t + *routed + gemm_s(x, T, shared / h / tp, h) + gemm_s(x, T, router / h, h);
@@ -295,7 +338,7 @@ static void layer_attn(const tctx *x, double ctx, double *fwd, double *bwd)
         *fwd = rf > 0 ? full / 2.0 / rf : 0.0;   /* causal: the unmasked half */
         *bwd = rb > 0 ? GP_ATTN_BWD_WORK * full / 2.0 / rb : 0.0;
     } else {
-        double rate = x->peak16 * GP_FALLBACK_ATTN_EFFICIENCY;
+        double rate = x->peak16 * GP_FALLBACK_ATTN_EFFICIENCY * x->attn_frac;
         *fwd = full / rate;
         *bwd = 2.0 * full / rate;
     }
@@ -573,6 +616,7 @@ static gp_status ctx_init(tctx *x, const gp_model *m, const gp_param_breakdown *
     x->peak16 = peak_tflops(gpu, GP_DTYPE_BF16) * 1e12;
     x->r = c->rates && c->rates->gemm[x->kdt] > 0 ? c->rates : NULL;
     ctx_rates(x);
+    ctx_calibrate(x, cdt);
     if (x->peak <= 0 || x->hbm <= 0) {
         gpi_error_set_field(err, "gpu");
         return gpi_fail(err, GP_EINVAL, "GPU %s has no dense peak or memory bandwidth in the catalog", gpu->id);
@@ -635,7 +679,7 @@ gp_status gpi_train_perf_estimate_p(const gp_model *m, const gp_param_breakdown 
     double opt_params = x.lora ? 0.0 : l->zero >= 1 ? dense / n_dp + routed / n_edp : dense + routed;
     double t_opt = opt_params * GP_OPTIMIZER_BYTES_PER_PARAM / x.hbm;
     if (w->offload != GP_OFFLOAD_NONE && opt_params > 0) {
-        double pcie = (gpu->pcie_gen >= 5 ? 63.0 : gpu->pcie_gen == 4 ? 31.5 : 15.75) * 1e9 * GP_NCCL_BW_EFFICIENCY;
+        double pcie = gpi_gpu_pcie_gbps(gpu) * 1e9 * GP_NCCL_BW_EFFICIENCY; /* data/links.json pcie<gen> */
         t_opt = opt_params * (2.0 + 2.0) / pcie;
     }
 

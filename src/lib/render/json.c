@@ -1,5 +1,5 @@
 /*
- * json.c: the one JSON writer. Key names follow shared/design/interface.md; a key that does
+ * json.c: the one JSON writer. Key names follow the interface contract (docs/cli.md, docs/scenario.md); a key that does
  * not apply is 0 or null, never absent. Every document goes out through gpi_json_text.
  */
 #include "json.h"

@@ -119,8 +119,8 @@ static gp_status pick_tp(gp_result *r, gp_layout *l, gp_sched_config *scfg, gp_e
     return GP_EINVAL;
 }
 
-static void fill_best(gp_result *r, const gp_layout *l, const gp_sched_config *scfg, const gp_step_model *sm,
-                      int replicas)
+static void fill_best(const gp_catalog *cat, gp_result *r, const gp_layout *l, const gp_sched_config *scfg,
+                      const gp_step_model *sm, int replicas)
 {
     const gp_scenario *sc = &r->sc;
     gp_serve_option *b = &r->serve.best;
@@ -133,7 +133,7 @@ static void fill_best(gp_result *r, const gp_layout *l, const gp_sched_config *s
     b->nodes_per_replica = sm->nodes;
     b->replicas = replicas;
     b->gpus_total = b->gpus_per_replica * replicas;
-    b->usd_per_hour = gp_gpu_hourly_price(r->gpu) * b->gpus_total;
+    b->usd_per_hour = gp_catalog_gpu_price(cat, r->gpu) * b->gpus_total; /* data/prices.json, --data-dir */
     b->fits = 1;
     b->kv_tokens = scfg->kv_blocks * scfg->block_size * l->dp;
     b->max_concurrency = r->serve.max_len > 0 ? (double)b->kv_tokens / (double)r->serve.max_len : 0;
@@ -174,7 +174,7 @@ static gp_status evaluate(const gp_catalog *cat, gp_result *r, const gp_traffic 
     scfg.spec = r->serve.spec;
     if ((st = gp_simulate(&sm, &scfg, &tr, &slo, &r->serve.best.sim, err)) != GP_OK)
         return st;
-    fill_best(r, &l, &scfg, &sm, replicas);
+    fill_best(cat, r, &l, &scfg, &sm, replicas);
     r->serve.found = 1;
     r->serve.serving = replicas;
     return GP_OK;

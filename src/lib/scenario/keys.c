@@ -4,7 +4,7 @@
  *
  * Ranges are what the arithmetic downstream holds (sizes in int64, products of two such
  * values in double); api_max is the web API's bound on one request's work (docs/web.md).
- * Every flag is the key with '-' for '_' (shared/design/interface.md).
+ * Every flag is the key with '-' for '_' (the interface contract (docs/cli.md, docs/scenario.md)).
  */
 #include "run/run_impl.h"
 
@@ -112,6 +112,7 @@ static const gp_scenario_key keys[] = {
     KEY_STR(inter_node, T | GP_CMD_SERVE, 0, "link between nodes: ib-ndr (default), ib-hdr, roce-400, ..."),
     KEY_STR(framework, T, 0, "training stack: megatron (default), fsdp (FSDP2/torchtitan), deepspeed"),
     KEY_API(max_gpus, INT, 1, 1048576, 65536, "GPUs", T, "upper bound of the deadline search (65536)"),
+    KEY_STR(profile, W, GP_KEYF_FILE, "calibration profile (gpuplan calibrate, probe --bench): this cluster's rates"),
     /* workload */
     KEY_ENUM(task, "infer, train, lora, qlora", W, parse_task, "infer (default), train, lora, qlora"),
     KEYF("dtype", LIST, 1, GP_PLAN_MAX_DTYPES, 0, "", "bf16, fp16, fp32, fp8, int8, int4, nf4, mxfp4 or fp4", W, 0,

@@ -19,24 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- prices (USD per GPU-hour) ---------------------------------------------------------
- * On-demand rates of one provider family for comparability: RunPod per the Deploybase
- * aggregator (March 2026; its first column, which matches RunPod Secure Cloud's H100 SXM
- * $2.69 quoted by Spheron, 2026-05-22); AMD from the Cliff Center research note
- * (2026-05-18: MI300X median $1.99, MI325X TensorWave $1.95). Collected in
- * shared/reference/hardware.json ("prices"); dated, approximate, low confidence. A GPU
- * without a price is searched only when named. */
-typedef struct price_row {
-    const char *gpu;
-    double usd_per_hour;
-} price_row;
-
-static const price_row prices[] = {
-    {"L40S", 0.79},          {"A100-SXM-80GB", 1.39}, {"H100-SXM-80GB", 2.69}, {"H200-SXM-141GB", 3.59},
-    {"B200", 5.98},          {"RTX-PRO-6000", 0.89},  {"RTX-5090", 0.69},      {"RTX-4090", 0.34},
-    {"MI300X", 1.99},        {"MI325X", 1.95},
-};
-
 /* Requests simulated per evaluation: enough for a stable p99 (100+ samples in the top 1%),
  * few enough that a search of hundreds of evaluations runs in seconds. */
 #define GP_SEARCH_MIN_REQUESTS 1000
@@ -57,29 +39,12 @@ static const price_row prices[] = {
 #define GP_VLLM_SEQS 256
 #define GP_VLLM_BIG_SEQS 1024
 
-double gp_gpu_hourly_price(const gp_gpu *gpu)
-{
-    for (size_t i = 0; gpu && i < sizeof prices / sizeof prices[0]; i++)
-        if (gpi_strcaseeq(prices[i].gpu, gpu->id))
-            return prices[i].usd_per_hour;
-    return 0.0;
-}
-
 /* Price the search ranks by: the catalog's data/prices.json on-demand rate (gpus[].
- * on_demand_usd_per_hour, overridable with --data-dir), else the table above. */
+ * on_demand_usd_per_hour, overridable with --data-dir); a GPU without one is searched only
+ * when named. */
 double gpi_serve_price(const gp_catalog *cat, const gp_gpu *gpu)
 {
-    size_t i;
-    json_t *e;
-    json_array_foreach(json_object_get(gpi_catalog_prices(cat), "gpus"), i, e) {
-        if (gpi_strcaseeq(json_string_value(json_object_get(e, "id")), gpu->id)) {
-            json_t *v = json_object_get(e, "on_demand_usd_per_hour");
-            if (json_is_number(v) && json_number_value(v) > 0)
-                return json_number_value(v);
-            break;
-        }
-    }
-    return gp_gpu_hourly_price(gpu);
+    return gp_catalog_gpu_price(cat, gpu);
 }
 
 static const char *const reason_names[GP_SERVE_REASON_COUNT] = {
@@ -98,7 +63,7 @@ static void builtin_profile(const gp_gpu *gpu, gp_engine e, gp_engine_profile *p
 {
     memset(p, 0, sizeof *p);
     int trt = e == GP_ENGINE_TRTLLM;
-    int big = (double)gpu->memory_bytes >= 70.0 * 1073741824.0 && strncmp(gpu->id, "A100", 4) != 0;
+    int big = gpu->vllm_large_device; /* data/gpus.json (docs/hardware.md) */
     p->max_num_batched_tokens = trt ? GP_TRTLLM_MAX_TOKENS : big ? GP_VLLM_BIG_TOKENS : GP_VLLM_TOKENS;
     p->max_num_seqs = trt ? GP_TRTLLM_MAX_BATCH : big ? GP_VLLM_BIG_SEQS : GP_VLLM_SEQS;
     p->block_size = 16;
@@ -249,12 +214,8 @@ void gpi_serve_links(const gp_catalog *cat, const gp_capacity_request *rq, const
     *inter = rq->inter_node;
     if (!cat)
         return;
-    if (g->scale_up_domain <= 1) {
-        char id[16];
-        snprintf(id, sizeof id, "pcie%d", g->pcie_gen > 0 ? g->pcie_gen : 4);
-        if (gp_catalog_find_link(cat, id, intra, NULL) != GP_OK)
-            *intra = NULL;
-    }
+    if (g->scale_up_domain <= 1)
+        *intra = gp_catalog_gpu_host_link(cat, g); /* PCIe of its generation (data/links.json) */
     if (!*inter && gp_catalog_find_link(cat, "ib-ndr", inter, NULL) != GP_OK)
         *inter = NULL;
 }

@@ -1,0 +1,254 @@
+/*
+ * gpuplan/calibrate.h: measured runs, as a team's own tools print them, read into one form so
+ * that gpuplan can be calibrated on the team's own cluster (docs/calibration.md).
+ *
+ * A run set holds runs read from one or more files. Each file's format is found from its
+ * content, never from its name alone:
+ *   - JSON Lines: one scenario document per line (the keys of docs/scenario.md) plus
+ *     "command": "train" | "serve", a "measured" object and an optional "id";
+ *   - CSV: a header row naming the same keys (scenario keys, "command", "id", and the
+ *     measured keys), one run a row;
+ *   - a Megatron-LM / NeMo training log (its "arguments" block and its iteration lines);
+ *   - a torchtitan training log (its "step: ... tps: ... tflops: ... mfu: ..." lines);
+ *   - a `vllm bench serve` (benchmark_serving.py) result JSON, or the "Serving Benchmark
+ *     Result" block it (and sglang.bench_serving) prints;
+ *   - `trtllm-bench` throughput output (its "PERFORMANCE OVERVIEW" block);
+ *   - nccl-tests / rccl-tests output (bus bandwidth by message size).
+ *
+ * What a log does not say (which GPU, often which model) comes from the defaults the caller
+ * passes: a scenario JSON object whose keys fill in what the file leaves out; the file's own
+ * figures win over the defaults.
+ *
+ * Thread safety: a run set is not shared; distinct run sets may be used from distinct threads.
+ */
+#ifndef GPUPLAN_CALIBRATE_H
+#define GPUPLAN_CALIBRATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What a run measured. */
+typedef enum gp_run_kind {
+    GP_RUN_TRAIN = 1,      /* a training job: throughput per GPU, step time */
+    GP_RUN_SERVE = 2,      /* a serving benchmark: tokens/s, TTFT, TPOT */
+    GP_RUN_COLLECTIVE = 3  /* a collective benchmark: bus bandwidth by message size */
+} gp_run_kind;
+
+/* Where a run came from. */
+typedef enum gp_run_format {
+    GP_RUNFMT_JSONL = 1,
+    GP_RUNFMT_CSV,
+    GP_RUNFMT_MEGATRON,
+    GP_RUNFMT_TORCHTITAN,
+    GP_RUNFMT_VLLM_BENCH,
+    GP_RUNFMT_TRTLLM_BENCH,
+    GP_RUNFMT_NCCL_TESTS,
+    GP_RUNFMT_SERVE_TEXT  /* the "Serving Benchmark Result" block of vllm bench serve / sglang.bench_serving */
+} gp_run_format;
+
+/* Short name of a format ("megatron-log"); never NULL. */
+GP_API const char *gp_run_format_name(gp_run_format f);
+
+/* Collective operations nccl-tests measures. */
+typedef enum gp_collective_op {
+    GP_COLL_UNKNOWN = 0,
+    GP_COLL_ALL_REDUCE,
+    GP_COLL_ALL_GATHER,
+    GP_COLL_REDUCE_SCATTER,
+    GP_COLL_ALL_TO_ALL
+} gp_collective_op;
+
+/* Name of an operation ("all_reduce"); never NULL. */
+GP_API const char *gp_collective_op_name(gp_collective_op op);
+
+#define GP_RUN_ID_MAX 96
+#define GP_RUN_MAX_POINTS 64 /* message sizes kept from one collective benchmark */
+
+/* One measured run. Figures a source did not give are NaN. */
+typedef struct gp_measured_run {
+    char id[GP_RUN_ID_MAX];  /* the line's "id", or FILE:LINE */
+    gp_run_kind kind;
+    gp_run_format format;
+    int line;                /* 1-based line of the file where the run is (its first line) */
+    /* The scenario as a compact JSON object (keys of docs/scenario.md), owned by the set.
+       For a collective run it holds "gpu", "gpus" (ranks) and what the defaults gave. */
+    const char *scenario_json;
+    /* training */
+    double model_tflops_per_gpu, hw_tflops_per_gpu, mfu, tokens_per_s_per_gpu, step_time_s;
+    /* serving; request_rate_per_s is +inf for a saturating load (offline throughput) */
+    double output_tokens_per_s, total_tokens_per_s, ttft_p50_s, tpot_p50_s, request_rate_per_s;
+    /* collective */
+    gp_collective_op op;
+    int ranks;
+    int points;                             /* how many sizes below are filled */
+    double bytes[GP_RUN_MAX_POINTS];        /* message size, bytes */
+    double busbw_gbps[GP_RUN_MAX_POINTS];   /* bus bandwidth, GB/s (10^9 bytes/s) */
+    int samples;             /* log lines (iterations, steps) the figures are medians of */
+} gp_measured_run;
+
+typedef struct gp_runset gp_runset;
+
+/* A new, empty run set; NULL when out of memory. Free with gp_runset_free. */
+GP_API gp_runset *gp_runset_new(void);
+GP_API void gp_runset_free(gp_runset *set);
+
+/* Read the file at path (at most 64 MiB), detect its format and append its runs to set.
+   defaults_json: NULL or a JSON object of scenario keys for what the file does not say.
+   On failure nothing is appended and err names the file, line (and column) and field. */
+GP_API gp_status gp_runset_read(gp_runset *set, const char *path, const char *defaults_json, gp_error *err);
+
+/* The same from memory: name is used in messages and ids (a file name); text need not be
+   NUL-terminated. */
+GP_API gp_status gp_runset_parse(gp_runset *set, const char *name, const char *text, size_t len,
+                                 const char *defaults_json, gp_error *err);
+
+/* Number of runs, and run i (borrowed; valid until the set is freed or added to). */
+GP_API size_t gp_runset_count(const gp_runset *set);
+GP_API const gp_measured_run *gp_runset_get(const gp_runset *set, size_t i);
+
+/* ============================================================================================
+ * Profiles: fitted rates of a GPU type, applied by the catalog (docs/calibration.md)
+ * ========================================================================================== */
+
+#define GP_PROFILE_VERSION 1
+#define GP_PROFILE_MAX_BYTES (4u * 1024u * 1024u)
+
+/* The parameters a profile may hold, each a multiplier of a rate the models use (1: unchanged)
+ * except step_overhead_s (seconds). */
+typedef enum gp_cal_param {
+    GP_CALP_GEMM = 0,     /* achievable GEMM rate */
+    GP_CALP_ATTN,         /* attention kernels' rate (training) */
+    GP_CALP_HBM,          /* achievable HBM bandwidth */
+    GP_CALP_COMM,         /* collectives' bus bandwidth (training) */
+    GP_CALP_OVERHEAD,     /* per engine step (serving), seconds */
+    GP_CALP_COUNT
+} gp_cal_param;
+
+/* "gemm_scale" ...; NULL past the end. */
+GP_API const char *gp_cal_param_name(gp_cal_param p);
+/* The physically possible range of a parameter for a use (GP_CAL_TRAIN / GP_CAL_SERVE): a
+ * scale never makes a rate exceed the datasheet peak; 0 / 0 when the use has no such
+ * parameter. */
+GP_API void gp_cal_param_range(gp_cal_param p, int use, double *min, double *max);
+
+/* Read a profile (at most GP_PROFILE_MAX_BYTES) and apply it to the catalog's GPU rows: each
+ * entry changes only its GPU type, and only predictions of its use, precision and engine.
+ * All or nothing: on failure (syntax: FILE:LINE:COLUMN; a value out of its range, an unknown
+ * key or GPU: the field) the catalog is unchanged. */
+GP_API gp_status gp_catalog_apply_profile(gp_catalog *cat, const char *path, gp_error *err);
+/* The same from memory (`name` for messages). */
+GP_API gp_status gp_catalog_apply_profile_text(gp_catalog *cat, const char *name, const char *text, size_t len,
+                                               gp_error *err);
+/* What the applied profile is, for the output to say so: "calibrated on 6 runs of
+ * H100-SXM-80GB (train bf16) from prof.json"; "" when none. Borrowed. */
+GP_API const char *gp_catalog_profile_note(const gp_catalog *cat);
+
+/* ============================================================================================
+ * gpuplan calibrate: fit a profile on measured runs
+ * ========================================================================================== */
+
+typedef struct gp_calibrate_opts {
+    const char *const *paths;   /* run files (any format above) */
+    size_t n_paths;
+    const char *defaults_json;  /* scenario keys for what the files do not say (NULL: none) */
+    const char *out_path;       /* write the profile there on success (NULL: do not write) */
+    int max_params;             /* parameters per entry at most (0: 2) */
+} gp_calibrate_opts;
+
+#define GP_CAL_MAX_GROUPS 16
+#define GP_CAL_MAX_RESIDUALS 256
+#define GP_CAL_MAX_WARNINGS 8
+
+/* One fitted entry: the runs of one GPU type, use, precision (and serving engine). */
+typedef struct gp_calibrate_group {
+    char gpu[64];
+    int use;                    /* GP_CAL_TRAIN, GP_CAL_SERVE, or 3: collective benchmarks */
+    gp_dtype dtype;
+    int engine;
+    int runs;
+    int fitted[GP_CALP_COUNT];  /* 1: the parameter was fitted (collectives: slot 0 the scale
+                                   inside a node, slot 1 across nodes) */
+    double value[GP_CALP_COUNT], replaces[GP_CALP_COUNT];
+    int at_bound[GP_CALP_COUNT];
+    /* median absolute relative error of the runs, in-sample and leave-one-out (each run
+       predicted by a fit on the others), before and after calibration; NaN when undefined */
+    double err_before, err_after, loo_before, loo_after;
+} gp_calibrate_group;
+
+typedef struct gp_calibrate_residual {
+    char id[GP_RUN_ID_MAX];
+    int group;                  /* index into groups */
+    char quantity[32];          /* "model_tflops_per_gpu" */
+    double measured, before, after; /* after: the fitted prediction; relative errors = x/measured - 1 */
+} gp_calibrate_residual;
+
+typedef struct gp_calibrate_result {
+    int runs_read, runs_used;
+    int n_groups;
+    gp_calibrate_group groups[GP_CAL_MAX_GROUPS];
+    int n_residuals;
+    gp_calibrate_residual residuals[GP_CAL_MAX_RESIDUALS];
+    int n_warnings;
+    char warnings[GP_CAL_MAX_WARNINGS][GP_ERROR_MSG_MAX];
+    char *profile_json;         /* the profile document (owned; gp_calibrate_result_free) */
+} gp_calibrate_result;
+
+/* Read the runs, predict each with the library, fit the fewest parameters per entry that
+ * explain them (bounded search on log error, leave-one-out to add a second), and on success
+ * write the profile to o->out_path. On failure nothing is written and err names the file
+ * and line (or the run). */
+GP_API gp_status gp_calibrate_run(const gp_catalog *cat, const gp_calibrate_opts *o, gp_calibrate_result *out,
+                                  gp_error *err);
+GP_API void gp_calibrate_result_free(gp_calibrate_result *r);
+
+/* ============================================================================================
+ * gpuplan probe --bench: microbenchmarks of this machine's GPUs, as a profile
+ * ========================================================================================== */
+
+/* The CUDA runtime, cuBLASLt and NCCL are loaded at run time (dlopen), like NVML in probe.c:
+ * gpuplan builds without them, and where they are absent the bench fails with GP_ENOTFOUND
+ * saying which. Measured: dense GEMM TFLOP/s over a grid of shapes in bf16 and fp8 (fp8 where
+ * the GPU takes it), HBM bandwidth (a device-to-device copy, read + write), and with two GPUs
+ * or more NCCL all-reduce and all-gather bus bandwidth by message size. */
+#define GP_BENCH_MAX_POINTS 48
+
+typedef struct gp_bench_opts {
+    const char *cudart_path;    /* NULL: libcudart.so, then libcudart.so.12 */
+    const char *cublaslt_path;  /* NULL: libcublasLt.so, then libcublasLt.so.12 */
+    const char *nccl_path;      /* NULL: libnccl.so.2 (only with 2 GPUs or more) */
+    int iterations;             /* timed repeats per point after 2 warm-ups (0: 10) */
+    int max_gpus;               /* GPUs to use for collectives (0: all, at most 8) */
+    /* called before each step (no printing in the library: the caller shows it) */
+    void (*progress)(void *ctx, const char *step, int done, int total);
+    void *progress_ctx;
+} gp_bench_opts;
+
+typedef struct gp_bench_point {
+    char what[16];              /* "gemm", "memcpy", "all_reduce", "all_gather" */
+    gp_dtype dtype;             /* gemm */
+    double m, n, k;             /* gemm shape */
+    double bytes;               /* memcpy / collective size */
+    double value;               /* gemm TFLOP/s; memcpy GB/s (read + write); bus GB/s */
+} gp_bench_point;
+
+typedef struct gp_bench_result {
+    int devices;
+    char device_name[96];       /* as the CUDA runtime names device 0 */
+    char gpu_id[64];            /* its catalog entry */
+    int n_points;
+    gp_bench_point points[GP_BENCH_MAX_POINTS];
+    char *profile_json;         /* owned: gp_bench_result_free */
+} gp_bench_result;
+
+GP_API gp_status gp_bench_run(const gp_catalog *cat, const gp_bench_opts *o, gp_bench_result *out, gp_error *err);
+GP_API void gp_bench_result_free(gp_bench_result *r);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

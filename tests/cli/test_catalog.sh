@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The catalog owns data/*.json: a --data-dir price reaches every path that prices a GPU
+# (the capacity search and a fixed --replicas setup alike), and the GPU catalog's links.
+. "$(dirname "$0")/lib.sh"
+
+mkdir -p "$TMP/dd"
+echo '{"gpus": [{"id": "H100-SXM-80GB", "on_demand_usd_per_hour": 10}]}' > "$TMP/dd/prices.json"
+# one H100 serves 10 users of Llama-3.1-8B: $10/h with the override, $2.69/h built in (RunPod)
+run serve --model llama-3.1-8b --gpu H100-SXM-80GB --users 10 --json --data-dir "$TMP/dd"; expect_rc 0 "search"
+expect_json '.usd_per_hour / .layout.gpus_total' 10 "the search prices by --data-dir"
+run serve --model llama-3.1-8b --gpu H100-SXM-80GB --users 10 --replicas 1 --json --data-dir "$TMP/dd"; expect_rc 0 "fixed"
+expect_json '.usd_per_hour / .layout.gpus_total' 10 "a fixed --replicas setup prices by --data-dir too"
+run serve --model llama-3.1-8b --gpu H100-SXM-80GB --users 10 --replicas 1 --json; expect_rc 0 "built-in price"
+expect_json '.usd_per_hour / .layout.gpus_total' 2.69 "built-in on-demand price"
+
+# a GPU whose scale_up_link names no link is refused, naming the file and the field
+echo '{"gpus": [{"id": "X1", "memory_bytes": 1000, "scale_up_link": "nvlink9"}]}' > "$TMP/dd/gpus.json"
+run gpus --data-dir "$TMP/dd"; expect_rc 1 "unknown link id"; expect_err "nvlink9" "names the link"
+finish
