@@ -49,6 +49,7 @@ typedef enum gp_status {
     GP_ELIMIT = 6,       /* input exceeds a safety limit (header size, tensor count) */
     GP_ENOMEM = 7,       /* an allocation failed */
     GP_EUSAGE = 8,       /* a question incomplete or contradictory (two loads, no model) */
+    GP_ECANCELED = 9,    /* the caller's progress callback asked to stop */
     GP_STATUS_COUNT
 } gp_status;
 
@@ -72,6 +73,44 @@ GP_API const char *gp_status_str(gp_status code);
 
 /* Reset an error to "no error". */
 GP_API void gp_error_clear(gp_error *err);
+
+/* ============================================================================================
+ * Work budget and progress (docs/reliability.md, "Bounded work")
+ *
+ * Every question that simulates or searches (gp_simulate, gp_capacity_search,
+ * gp_disagg_search, gp_train_search, gp_plan) has a work budget: it estimates its work before it allocates and
+ * refuses with GP_ELIMIT, naming what to lower, when the estimate is over; it counts the work
+ * done and stops with GP_ELIMIT if the count passes the limit anyway (preemptions). A unit is
+ * one running sequence in one simulated engine step, or 1/GP_WORK_PER_LAYOUT of a layout
+ * evaluated: 3 to 40 ns of one core (the built-in `gpuplan plan` example spends 2.7e7 units
+ * in 0.2 s). The budget is never unbounded: the largest limit is GP_WORK_LARGE.
+ * ========================================================================================== */
+
+#define GP_WORK_DEFAULT 4e8     /* seconds (15x the built-in plan example): the web API */
+#define GP_WORK_LARGE 4e10      /* minutes: the most any caller may ask for */
+#define GP_WORK_PER_LAYOUT 50.0 /* units one evaluated training layout counts */
+#define GP_WORK_BYTES_DEFAULT ((uint64_t)512 << 20) /* memory one question may allocate */
+#define GP_WORK_BYTES_LARGE ((uint64_t)8 << 30)
+
+/* Progress of a long question: `done` units of at most `limit`. Return nonzero to cancel (the
+ * call then returns GP_ECANCELED): a server uses it for a per-request deadline. Called from
+ * the thread doing the work, about every GP_WORK_PROGRESS_EVERY units. */
+typedef int (*gp_progress_fn)(void *ctx, double done, double limit);
+#define GP_WORK_PROGRESS_EVERY 1e6
+
+/* A budget for one question, shared by the calls it makes. Not shared between threads. */
+typedef struct gp_work {
+    double limit;             /* units allowed (<= 0: GP_WORK_DEFAULT; at most GP_WORK_LARGE) */
+    uint64_t max_bytes;       /* allocation allowed (0: GP_WORK_BYTES_DEFAULT; at most _LARGE) */
+    double used;              /* units spent so far (the library adds to it) */
+    gp_progress_fn progress;  /* NULL: no progress reports */
+    void *progress_ctx;
+    double next_report;       /* internal: `used` at the next progress call */
+} gp_work;
+
+/* The default budget, or with allow_large the largest one (what the run functions use: their
+ * own gp_run_ctx.max_work governs below it). */
+GP_API void gp_work_init(gp_work *w, int allow_large);
 
 /* ============================================================================================
  * Numeric types (weights, KV cache, compute)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Build and run every test: once normally (gcc, warnings as errors), once under
-# AddressSanitizer + UndefinedBehaviorSanitizer, a clang build, and each fuzzer briefly.
+# Build and run every test: once normally (gcc, warnings as errors), under AddressSanitizer +
+# UndefinedBehaviorSanitizer with gcc and with clang (which adds its implicit-conversion
+# checks), a clang build, and each fuzzer briefly.
 # Usage: ./tools/test.sh            (GP_FUZZ_SECONDS=N to fuzz longer; 0 skips fuzzing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,6 +40,12 @@ cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=Debug -DGP_SANITIZE=ON -DGP_WERROR=O
 cmake --build build/asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build/asan --output-on-failure -j"$jobs"
+
+step "clang ASan + UBSan + float-cast-overflow + implicit-conversion: build + ctest (build/clang-asan)"
+cmake -S . -B build/clang-asan -DCMAKE_BUILD_TYPE=Debug -DGP_SANITIZE=ON -DGP_WERROR=ON -DCMAKE_C_COMPILER=clang >/dev/null
+cmake --build build/clang-asan -j"$jobs"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build/clang-asan --output-on-failure -j"$jobs"
 
 step "clang, warnings as errors: build only (build/clang)"
 cmake -S . -B build/clang -DCMAKE_BUILD_TYPE=Debug -DGP_WERROR=ON -DCMAKE_C_COMPILER=clang >/dev/null

@@ -216,6 +216,8 @@ typedef struct gp_traffic {
     int (*cancel)(void *arg);      /* polled in the simulation loop: non-zero stops it with
                                       GP_ELIMIT (a deadline, a server stopping); NULL: never */
     void *cancel_arg;
+    gp_work *work;           /* the question's budget, shared by the simulations of a search
+                                (NULL: GP_WORK_DEFAULT for this call) */
 } gp_traffic;
 
 /* Speculative decoding: a draft (a small model, or DeepSeek's multi-token-prediction head)
@@ -339,6 +341,7 @@ typedef struct gp_capacity_request {
     const gp_link *inter_node; /* network between nodes (NULL: the catalog's ib-ndr) */
     int max_nodes;             /* nodes per replica at most (0: 4) */
     gp_spec_decode spec;       /* speculative decoding for every setup (draft_tokens 0: off) */
+    /* the budget of the whole search is traffic.work (NULL: GP_WORK_DEFAULT for this call) */
 } gp_capacity_request;
 
 typedef struct gp_capacity_result {

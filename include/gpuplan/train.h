@@ -135,6 +135,7 @@ typedef struct gp_train_search_opts {
     int max_gpus;                /* bound for the deadline search (default 65536) */
     int (*cancel)(void *arg);    /* polled per layout: non-zero stops the search with GP_ELIMIT */
     void *cancel_arg;
+    gp_work *work;               /* the question's budget (NULL: GP_WORK_DEFAULT for this call) */
 } gp_train_search_opts;
 
 typedef struct gp_train_search_result {

@@ -9,7 +9,7 @@
 
 static const char web_help[] =
     "usage: gpuplan web [--port 8080] [--bind 127.0.0.1] [--threads N] [--max-body BYTES]\n"
-    "                   [--timeout S] [--data-dir DIR]\n\n"
+    "                   [--timeout S] [--data-dir DIR] [--profile PROFILE.json]\n\n"
     "Serves a page (embedded in the binary; works offline) where you pick a model, a workload\n"
     "and hardware and see the verdict, memory, ranked options, cost and launch command; and a\n"
     "JSON API returning what the CLI's --json returns:\n"
@@ -22,6 +22,8 @@ static const char web_help[] =
     "  --max-body BYTES     largest request body (default 262144; 413 past it)\n"
     "  --timeout S          close idle connections after S seconds (default 10)\n"
     "  --request-timeout S  stop a question after S seconds with 503 (default 10)\n"
+    "  --profile FILE       a calibration profile (gpuplan calibrate, probe --bench): every\n"
+    "                       answer of the page and the API uses it (docs/calibration.md)\n"
     "Stops on Ctrl-C (SIGINT) or SIGTERM.\n";
 
 int cmd_web(int argc, char **argv, cli_common *common)
@@ -33,10 +35,11 @@ int cmd_web(int argc, char **argv, cli_common *common)
                                          {"max-body", required_argument, NULL, 6004},
                                          {"timeout", required_argument, NULL, 6005},
                                          {"request-timeout", required_argument, NULL, 6006},
+                                         {"profile", required_argument, NULL, 6007},
                                          {0, 0, 0, 0}};
     gps_config cfg = {GPS_DEFAULT_BIND,      GPS_DEFAULT_PORT,      GPS_DEFAULT_THREADS,
                       GPS_DEFAULT_MAX_BODY,  GPS_DEFAULT_TIMEOUT_S, NULL,
-                      GPS_DEFAULT_REQUEST_S, cli_nvml_path(NULL)};
+                      GPS_DEFAULT_REQUEST_S, cli_nvml_path(NULL), NULL};
     int64_t v;
     int c;
     optind = 1;
@@ -70,6 +73,7 @@ int cmd_web(int argc, char **argv, cli_common *common)
                 return EXIT_USAGE;
             cfg.request_s = (double)v;
             continue;
+        case 6007: cfg.profile = optarg; continue;
         default:
             if (cli_common_opt(c, optarg, common))
                 continue;
@@ -96,6 +100,8 @@ int cmd_web(int argc, char **argv, cli_common *common)
         fprintf(common->err ? common->err : stderr, "gpuplan web: %s\n", msg);
         return EXIT_INPUT;
     }
+    if (cfg.profile)
+        fprintf(stderr, "gpuplan web: %s\n", gp_catalog_profile_note(gps_catalog(s)));
     const char *bind = cfg.bind;
     int v6 = strchr(bind, ':') != NULL;
     printf("gpuplan web: serving http://%s%s%s:%d/ (Ctrl-C stops)\n", v6 ? "[" : "", bind, v6 ? "]" : "", gps_port(s));

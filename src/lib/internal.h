@@ -20,6 +20,60 @@
 #define GPI_MAX_SHARDS 4096                 /* safetensors shards in one folder */
 #define GPI_MAX_DIM ((int64_t)1 << 40)      /* any single architecture dimension */
 
+/* ---- limits every size computation holds (docs/reliability.md, "Limits") ----
+ * Tokens and sequences are at most 2^32 each, so tokens x sequences (2^64) is never formed in
+ * int64: it is computed in double and converted with gpi_u64_from_double. One memory figure
+ * per GPU is at most 2^60 bytes (1.15 EB), so the sum of the eight components of gp_memory
+ * stays below 2^63 and the signed headroom cannot overflow. */
+#define GPI_MAX_TOKENS ((int64_t)1 << 32)   /* context, seq, prompt or output tokens */
+#define GPI_MAX_SEQS ((int64_t)1 << 32)     /* batch, micro-batch, max_num_seqs */
+#define GPI_MAX_BYTES ((uint64_t)1 << 60)   /* any one memory figure per GPU */
+
+/* ---- checked arithmetic (core/checked.c): false on overflow, *out untouched ---- */
+bool gpi_mul_u64_checked(uint64_t a, uint64_t b, uint64_t *out);
+bool gpi_add_u64_checked(uint64_t a, uint64_t b, uint64_t *out);
+bool gpi_mul_i64_checked(int64_t a, int64_t b, int64_t *out);
+bool gpi_add_i64_checked(int64_t a, int64_t b, int64_t *out);
+/* double -> integer without undefined behaviour: false for NaN, +-inf, negatives (u64), and
+ * values beyond the limit or the type. */
+bool gpi_u64_from_double(double v, uint64_t limit, uint64_t *out);
+bool gpi_i64_from_double(double v, int64_t lo, int64_t hi, int64_t *out);
+/* Saturating conversions (NaN -> 0) for figures that are only shown or compared. */
+uint64_t gpi_u64_sat(double v);
+int64_t gpi_i64_sat(double v);
+/* "200 MB", "16.8 MB", "512 bytes": decimal units, as the rest of the output uses. */
+void gpi_format_bytes(char *buf, size_t n, double bytes);
+
+/* ---- work budget (core/budget.c) ---- */
+/* Resolved limits of w (NULL: the defaults). */
+double gpi_work_limit(const gp_work *w);
+uint64_t gpi_work_max_bytes(const gp_work *w);
+/* Before allocating: refuse (GP_ELIMIT) when `units` more work or `bytes` of memory would pass
+ * the budget. `what` says what is asked ("a simulation of 50000 requests"), `hint` what to
+ * lower ("lower --requests"). Does not spend. */
+gp_status gpi_work_reserve(const gp_work *w, double units, double bytes, const char *what, const char *hint,
+                           gp_error *err);
+/* Spend units; reports progress; GP_ELIMIT past the limit, GP_ECANCELED when the callback
+ * asks. w may be NULL (then only the default limit applies, tracked by the caller's local). */
+gp_status gpi_work_spend(gp_work *w, double units, gp_error *err);
+
+/* ---- JSON before Jansson (core/json_scan.c): bounded memory for hostile documents ---- */
+typedef struct gpi_json_limits {
+    int max_depth;          /* nesting of objects and arrays */
+    size_t max_items;       /* values + keys */
+    size_t max_containers;  /* objects + arrays (Jansson's costliest values) */
+} gpi_json_limits;
+typedef struct gpi_json_counts {
+    size_t values, keys, containers;
+    int depth;
+} gpi_json_counts;
+/* Structure and counts of a whole text (one value, whitespace around it); GP_ELIMIT past a
+ * limit, GP_EPARSE on broken structure; err->offset is the byte at fault. Counts accumulate. */
+gp_status gpi_json_scan(const char *s, size_t len, const gpi_json_limits *lim, gpi_json_counts *n, gp_error *err);
+/* One value from s[*pos] (leading whitespace skipped); *pos ends just past it. */
+gp_status gpi_json_scan_value(const char *s, size_t len, size_t *pos, const gpi_json_limits *lim,
+                              gpi_json_counts *n, gp_error *err);
+
 /* ---- errors ---- */
 /* Fill err (if not NULL) and return code. printf-style message. */
 gp_status gpi_fail(gp_error *err, gp_status code, const char *fmt, ...)

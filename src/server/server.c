@@ -283,6 +283,13 @@ int gps_start(const gps_config *cfg, gps_server **out, char *msg, size_t msg_siz
         free(s);
         return -1;
     }
+    /* applied once, before any worker thread reads the catalog */
+    if (cfg->profile && gp_catalog_apply_profile(s->cat, cfg->profile, &err) != GP_OK) {
+        snprintf(msg, msg_size, "%s", err.msg);
+        gp_catalog_free(s->cat);
+        free(s);
+        return -1;
+    }
     unsigned threads = cfg->threads > 0 ? (unsigned)cfg->threads : GPS_DEFAULT_THREADS;
     s->daemon = MHD_start_daemon(
         flags, (uint16_t)cfg->port, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, addr, MHD_OPTION_THREAD_POOL_SIZE,

@@ -36,6 +36,7 @@ typedef struct gps_config {
     const char *data_dir;  /* --data-dir for the catalog, or NULL */
     double request_s;      /* deadline of one question, seconds (0: GPS_DEFAULT_REQUEST_S) */
     const char *nvml_path; /* "gpu": "local" (NULL: the default NVML) */
+    const char *profile;   /* a calibration profile (docs/calibration.md) every answer uses, or NULL */
 } gps_config;
 
 typedef struct gps_server gps_server;

@@ -51,4 +51,29 @@ expect_rc 2 "unknown flag"
 echo '{"gpuplan_profile": 1, "gpus": [{"gpu": "H100-SXM-80GB", "entries": [{"use": "train", "dtype": "bf16", "runs": 1, "params": {"gemm_scale": 3}}]}]}' > "$TMP/wild.json"
 run train --model llama-3.1-8b --gpus 8 --profile "$TMP/wild.json"
 expect_rc 1 "a scale beyond the peak"; expect_err "physically possible" "says why"
+# gpuplan web --profile: the page and the API answer on the calibrated catalog, as the CLI does
+if command -v curl >/dev/null; then
+  "$GP" web --port 0 --profile "$P" >"$TMP/web.log" 2>"$TMP/web.err" &
+  WPID=$!
+  WPORT=
+  for _ in $(seq 1 100); do
+    WPORT=$(sed -n 's|.*serving http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$TMP/web.log")
+    [ -n "$WPORT" ] && break
+    kill -0 "$WPID" 2>/dev/null || break
+    sleep 0.1
+  done
+  checks=$((checks+1)); [ -n "$WPORT" ] || fail "web --profile starts"
+  checks=$((checks+1)); grep -q "calibrated on 2 runs of H100-SXM-80GB" "$TMP/web.err" || fail "web says it is calibrated"
+  body='{"model": "llama-3.1-8b", "gpu": "H100-SXM-80GB", "users": 20, "replicas": 1, "tp": 1}'
+  curl -s -m 20 -X POST -H 'Content-Type: application/json' --data-binary "$body" \
+    "http://127.0.0.1:$WPORT/api/serve" > "$TMP/api.json"
+  kill "$WPID" 2>/dev/null; wait "$WPID" 2>/dev/null
+  run serve --model llama-3.1-8b --gpu H100-SXM-80GB --users 20 --replicas 1 --tp 1 --profile "$P" --json
+  a=$(jq -r '.perf.throughput_tokens_per_s // empty' "$TMP/api.json")
+  b=$(jq -r '.perf.throughput_tokens_per_s // empty' "$TMP/out")
+  checks=$((checks+1)); [ -n "$a" ] && [ "$a" = "$b" ] || fail "API on the profile = CLI --profile ($a vs $b)"
+  "$GP" web --port 0 --profile "$TMP/missing.json" >/dev/null 2>"$TMP/web2.err"; rc=$?
+  checks=$((checks+1)); [ "$rc" = 1 ] && grep -q "missing.json" "$TMP/web2.err" || fail "web with a missing profile: exit 1 naming it"
+fi
+
 finish

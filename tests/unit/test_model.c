@@ -11,7 +11,9 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -277,6 +279,79 @@ static void test_dtypes(void **state)
     assert_string_equal(gp_dtype_name(GP_DTYPE_NF4), "nf4");
 }
 
+/* Issue 17 row 6: 16 MiB of `[{},{},...]` (5.6 million empty objects) made Jansson allocate
+ * 1.26 GB. The structural pass refuses it before any tree exists, at the 16,385th container:
+ * the outer array is the first, so it is object number 16,384, which starts at byte
+ * 1 + 3 x 16,383 = 49,150. */
+static void test_hostile_config_bounded(void **state)
+{
+    (void)state;
+    size_t n = (size_t)16 << 20;
+    char *text = malloc(n);
+    assert_non_null(text);
+    text[0] = '[';
+    size_t i = 1;
+    while (i + 3 < n) {
+        memcpy(text + i, "{},", 3);
+        i += 3;
+    }
+    text[i - 1] = ']';
+    gp_model m;
+    gp_error err;
+    assert_int_equal(gp_model_from_hf_config_text(text, i, "config.json", &m, &err), GP_ELIMIT);
+    assert_non_null(strstr(err.msg, "objects and arrays"));
+    assert_true(err.offset == 1 + 3 * 16383);
+    /* nesting 65 deep */
+    memset(text, '[', 65);
+    memset(text + 65, ']', 65);
+    assert_int_equal(gp_model_from_hf_config_text(text, 130, "config.json", &m, &err), GP_ELIMIT);
+    assert_non_null(strstr(err.msg, "nested too deep"));
+    /* broken structure is left to Jansson: line and column */
+    assert_int_equal(gp_model_from_hf_config_text("{\"a\": [1,]}", 11, "config.json", &m, &err), GP_EPARSE);
+    assert_int_equal(err.line, 1);
+    free(text);
+}
+
+/* Issue 17 row 10: the real size of a file that is too large ("a 200 MB file"), not the
+ * 16,777,217 bytes read to find out. */
+static void test_config_size_message(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/gp_cfg_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, 200000000), 0); /* sparse: no 200 MB written */
+    close(fd);
+    gp_model m;
+    gp_error err;
+    assert_int_equal(gp_model_from_hf_config_file(path, &m, &err), GP_ELIMIT);
+    unlink(path);
+    assert_non_null(strstr(err.msg, "a 200 MB file"));
+    assert_null(strstr(err.msg, "16777217"));
+}
+
+/* A flag error carries no byte offset (the CLI printed "(at byte offset <garbage>)"). */
+static void test_error_offset_cleared(void **state)
+{
+    (void)state;
+    gp_catalog *cat;
+    assert_int_equal(gp_catalog_open(NULL, &cat, NULL), GP_OK);
+    gp_model m;
+    assert_int_equal(gp_catalog_find_model(cat, "llama-3.1-8b", &m, NULL), GP_OK);
+    gp_catalog_free(cat);
+    gp_workload w;
+    gp_workload_defaults(&w, GP_TASK_INFER);
+    gp_layout l;
+    gp_layout_defaults(&l);
+    l.pp = 99;
+    gp_memory mem;
+    gp_error err;
+    memset(&err, 0x5a, sizeof err); /* as an uninitialised caller's */
+    assert_int_equal(gp_memory_estimate(&m, NULL, &w, &l, &mem, &err), GP_EINVAL);
+    assert_true(err.offset == -1 && err.line == 0);
+    assert_string_equal(err.field, "pp");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -285,6 +360,8 @@ int main(void)
         cmocka_unit_test(test_kv_sliding),       cmocka_unit_test(test_gpt2),
         cmocka_unit_test(test_gpt_oss),          cmocka_unit_test(test_errors),
         cmocka_unit_test(test_catalog),          cmocka_unit_test(test_dtypes),
+        cmocka_unit_test(test_hostile_config_bounded), cmocka_unit_test(test_config_size_message),
+        cmocka_unit_test(test_error_offset_cleared),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -365,28 +365,43 @@ static void test_error_header_length(void **state)
 static void test_error_json(void **state)
 {
     (void)state;
-    /* Jansson stops just past the offending token; offset = 8 + that position.
-     * {"a":}  '}' is header byte 5; Jansson's position 6 -> file offset 14. */
-    expect_error("{\"a\":}", 0, GP_EPARSE, "header JSON is malformed at byte 14", 14, NULL);
-    /* {"a": 1   cut short: position 7 (end) -> 15 */
-    expect_error("{\"a\": 1", 0, GP_EPARSE, "end of file", 15, NULL);
-    /* duplicate keys: the first entry takes header bytes 0-51, ',' is 52, the second "a" is
-     * 53-55; Jansson stops past it at 56 -> 8 + 56 = 64 */
+    /* The header is walked an entry at a time (issue 17: Jansson's tree of a 100 MB header
+     * took 2 GB); a structural error is reported at its own byte, 8 + its header position.
+     * {"a":}  '}' is header byte 5, where a value was expected -> file offset 13. */
+    expect_error("{\"a\":}", 0, GP_EPARSE, "header JSON is malformed at byte 13", 13, NULL);
+    /* cut short after a valid entry (header bytes 0-51): the end, byte 52 -> 60 */
+    expect_error("{\"a\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]}", 1, GP_EPARSE,
+                 "expected ',' or '}'", 60, NULL);
+    /* duplicate keys: the first entry takes header bytes 0-51, ',' is 52, the second "a"
+     * starts at 53 -> 8 + 53 = 61 */
     expect_error("{\"a\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]},"
                  "\"a\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[1,2]}}",
-                 2, GP_EPARSE, "duplicate object key", 64, NULL);
-    /* a duplicate key inside an entry */
+                 2, GP_EPARSE, "duplicate object key", 61, "a");
+    /* a duplicate key inside an entry (Jansson, on the entry alone) */
     expect_error("{\"a\":{\"dtype\":\"U8\",\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]}}",
                  1, GP_EPARSE, "duplicate object key", -2, NULL);
-    /* trailing garbage after the object: {} x -> position 4 -> 12 */
-    expect_error("{} x", 0, GP_EPARSE, "end of file expected", 12, NULL);
+    /* trailing garbage after the object: {} x -> 'x' is header byte 3 -> 11 */
+    expect_error("{} x", 0, GP_EPARSE, "text after the header object", 11, NULL);
+    /* a trailing comma is malformed: {"a":{...},} */
+    expect_error("{\"a\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]},}", 1, GP_EPARSE,
+                 "expected a tensor name", -2, NULL);
+    /* an entry too large for one tensor (a shape of 5,000 dimensions) is refused before
+     * Jansson builds it */
+    {
+        char big[16 * 5000 + 128];
+        size_t at = (size_t)snprintf(big, sizeof big, "{\"w\":{\"dtype\":\"U8\",\"shape\":[1");
+        for (int i = 1; i < 5000; i++)
+            at += (size_t)snprintf(big + at, sizeof big - at, ",1");
+        snprintf(big + at, sizeof big - at, "],\"data_offsets\":[0,1]}}");
+        expect_error(big, 1, GP_ELIMIT, "too many values", -2, NULL);
+    }
     /* an integer too big for int64 is a syntax error in Jansson */
     expect_error("{\"a\":{\"dtype\":\"U8\",\"shape\":[99999999999999999999],\"data_offsets\":[0,1]}}",
                  1, GP_EPARSE, "too big integer", -2, NULL);
     /* not an object: offset 8 (the header's first byte) */
     expect_error("[1,2]", 0, GP_EPARSE, "the header is not a JSON object", 8, NULL);
-    /* a bare string is already a syntax error for Jansson: it stops past "x", 8 + 3 */
-    expect_error("\"x\"", 0, GP_EPARSE, "'[' or '{' expected", 11, NULL);
+    /* a bare string is not an object either: offset 8 */
+    expect_error("\"x\"", 0, GP_EPARSE, "the header is not a JSON object", 8, NULL);
     /* metadata */
     expect_error("{\"__metadata__\":[1]}", 0, GP_EPARSE, "\"__metadata__\" must be an object",
                  -1, "__metadata__");
@@ -466,10 +481,23 @@ static void test_error_sizes(void **state)
     expect_error(h, 7, GP_EPARSE,
                  "tensor 'w': truncated data: it ends at byte 71 of the file but the file has 70",
                  63, "w");
-    /* overlap: two 8-byte tensors both at [0, 8) of 8 data bytes; the second one trips it */
+    /* overlap: two 8-byte tensors both at [0, 8) of 8 data bytes; the second one trips it;
+     * offset = its first byte, 8 + N + 0 with N = 105 */
     expect_error("{\"a\":{\"dtype\":\"U8\",\"shape\":[8],\"data_offsets\":[0,8]},"
                  "\"b\":{\"dtype\":\"I8\",\"shape\":[8],\"data_offsets\":[0,8]}}", 8, GP_EPARSE,
-                 "tensor 'b': tensors overlap", -1, "b");
+                 "tensor 'b': tensors overlap", 113, "b");
+    /* issue 17 row 9: an overlap plus a gap. a [0,8), b [4,12) overlaps a, c [16,20) leaves
+     * the gap [12,16): the sum of spans (20 of 20 data bytes) no longer hides the overlap */
+    expect_error("{\"a\":{\"dtype\":\"U8\",\"shape\":[8],\"data_offsets\":[0,8]},"
+                 "\"b\":{\"dtype\":\"U8\",\"shape\":[8],\"data_offsets\":[4,12]},"
+                 "\"c\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[16,20]}}", 20, GP_EPARSE,
+                 "tensor 'b': tensors overlap: its bytes [4, 12) of the data section share bytes with tensor 'a' [0, 8)",
+                 -2, "b");
+    /* listed in reverse order, the later-starting one is named */
+    expect_error("{\"c\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[16,20]},"
+                 "\"b\":{\"dtype\":\"U8\",\"shape\":[8],\"data_offsets\":[4,12]},"
+                 "\"a\":{\"dtype\":\"U8\",\"shape\":[8],\"data_offsets\":[0,8]}}", 20, GP_EPARSE,
+                 "tensor 'b': tensors overlap", -2, "b");
     /* an error after a valid tensor leaves the model untouched (checked by expect_error) */
     expect_error("{\"a\":{\"dtype\":\"U8\",\"shape\":[8],\"data_offsets\":[0,8]},"
                  "\"b\":{\"dtype\":\"U8\",\"shape\":[8]}}", 8, GP_EPARSE, "no \"data_offsets\"", -1, "b");
@@ -782,7 +810,7 @@ static void test_folder_mismatches(void **state)
     write_config(dir, ",\"torch_dtype\":\"bfloat16\"");
     size_t n;
     tspec *t = llama_tensors(1, 8, 8, 16, 10, "BF16", 0, &n);
-    path_in(p, sizeof p, dir, "model-00001-of-00001.safetensors");
+    path_in(p, sizeof p, dir, "model-00001-of-00002.safetensors");
     write_shard(p, t, 0, n - 2); /* norm and lm_head not written */
     add(t, &n, "model.extra.weight", "BF16", 2, 0);
     path_in(p, sizeof p, dir, "model-00002-of-00002.safetensors");
@@ -797,7 +825,7 @@ static void test_folder_mismatches(void **state)
     fputs("{\"weight_map\":{", ms);
     for (size_t i = 0; i < n; i++)
         fprintf(ms, "%s\"%s\":\"%s\"", i ? "," : "", t[i].name,
-                i == 1 ? "model-00002-of-00002.safetensors" : "model-00001-of-00001.safetensors");
+                i == 1 ? "model-00002-of-00002.safetensors" : "model-00001-of-00002.safetensors");
     fputs("}}", ms);
     fclose(ms);
     free(t);
@@ -821,6 +849,67 @@ static void test_folder_mismatches(void **state)
     assert_non_null(strstr(m.notes, "86 parameters fewer than the config's architecture count (824)"));
     assert_non_null(strstr(m.notes, "a shard or tensor may be missing"));
 }
+
+/* Issue 17 row 7: a folder with 1 of 4 shards loaded as a model a quarter of its size ("fits
+ * one L4"). Without an index, the names say how many shards there are; each missing one is
+ * named. Shard names whose counts disagree are two incomplete sets. */
+static void test_folder_incomplete_shards(void **state)
+{
+    fixture *f = *state;
+    char dir[256], p[512];
+    make_dir(dir, sizeof dir, f, "partial");
+    write_config(dir, "");
+    path_in(p, sizeof p, dir, "model-00001-of-00004.safetensors");
+    write_st(p, "{\"w\":{\"dtype\":\"U8\",\"shape\":[2],\"data_offsets\":[0,2]}}", 2);
+    gp_model m;
+    gp_error err;
+    assert_int_equal(gp_model_from_folder(dir, &m, &err), GP_ENOTFOUND);
+    assert_non_null(strstr(err.msg, "3 files are missing (model-00002-of-00004.safetensors, "
+                                    "model-00003-of-00004.safetensors, model-00004-of-00004.safetensors)"));
+    assert_int_equal(m.has_exact, 0);
+    /* a second set that disagrees on the count: 00002-of-00003 leaves 00001 and 00003 of it */
+    path_in(p, sizeof p, dir, "model-00002-of-00003.safetensors");
+    write_st(p, "{\"v\":{\"dtype\":\"U8\",\"shape\":[2],\"data_offsets\":[0,2]}}", 2);
+    assert_int_equal(gp_model_from_folder(dir, &m, &err), GP_ENOTFOUND);
+    assert_non_null(strstr(err.msg, "5 files are missing"));
+    assert_non_null(strstr(err.msg, "model-00001-of-00003.safetensors"));
+    /* a whole set of 2 loads */
+    make_dir(dir, sizeof dir, f, "whole");
+    write_config(dir, "");
+    path_in(p, sizeof p, dir, "model-00001-of-00002.safetensors");
+    write_st(p, "{\"w\":{\"dtype\":\"U8\",\"shape\":[2],\"data_offsets\":[0,2]}}", 2);
+    path_in(p, sizeof p, dir, "model-00002-of-00002.safetensors");
+    write_st(p, "{\"v\":{\"dtype\":\"U8\",\"shape\":[2],\"data_offsets\":[0,2]}}", 2);
+    assert_int_equal(gp_model_from_folder(dir, &m, &err), GP_OK);
+    assert_int_equal(m.exact_tensors, 2);
+}
+
+
+/* An index is bounded before Jansson parses it, and a too-large one is named by its real size. */
+static void test_folder_index_limits(void **state)
+{
+    fixture *f = *state;
+    char dir[256], p[512];
+    make_dir(dir, sizeof dir, f, "bigindex");
+    write_config(dir, "");
+    path_in(p, sizeof p, dir, "model.safetensors.index.json");
+    char text[1024] = "{\"weight_map\":{},\"x\":[";
+    for (int i = 0; i < 70; i++) /* 72 objects and arrays: over the 64 an index may hold */
+        strcat(text, i ? ",[]" : "[]");
+    strcat(text, "]}");
+    write_text(p, text);
+    gp_model m;
+    gp_error err;
+    assert_int_equal(gp_model_from_folder(dir, &m, &err), GP_ELIMIT);
+    assert_non_null(strstr(err.msg, "too many objects and arrays"));
+    int fd = open(p, O_WRONLY | O_TRUNC);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, 200000000), 0); /* sparse */
+    close(fd);
+    assert_int_equal(gp_model_from_folder(dir, &m, &err), GP_ELIMIT);
+    assert_non_null(strstr(err.msg, "a 200 MB file is too large for a safetensors index"));
+}
+
 
 static void test_folder_errors(void **state)
 {
@@ -859,7 +948,9 @@ static void test_folder_errors(void **state)
     path_in(p, sizeof p, dir, "model.safetensors.index.json");
     write_text(p, "{\"weight_map\":{\"w\":\"model-00001-of-00002.safetensors\"}}");
     assert_int_equal(gp_model_from_folder(dir, &m, &err), GP_ENOTFOUND);
-    assert_non_null(strstr(err.msg, "names shard 'model-00001-of-00002.safetensors', which is not in the folder"));
+    assert_non_null(strstr(err.msg, "the shard set is incomplete: 2 files are missing "
+                                    "(model-00001-of-00002.safetensors, model-00002-of-00002.safetensors)"));
+    assert_string_equal(err.field, "shards");
 
     /* shard names with a path */
     write_text(p, "{\"weight_map\":{\"w\":\"../x.safetensors\"}}");
@@ -987,6 +1078,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_folder_no_index, setup, teardown),
         cmocka_unit_test_setup_teardown(test_folder_extra_params, setup, teardown),
         cmocka_unit_test_setup_teardown(test_folder_mismatches, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_folder_incomplete_shards, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_folder_index_limits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_folder_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_folder_llama31_70b, setup, teardown),
         cmocka_unit_test_setup_teardown(test_folder_llama2_inv_freq, setup, teardown),

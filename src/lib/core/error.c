@@ -15,6 +15,7 @@ static const char *const status_names[GP_STATUS_COUNT] = {
     [GP_ELIMIT] = "limit exceeded",
     [GP_ENOMEM] = "out of memory",
     [GP_EUSAGE] = "usage error",
+    [GP_ECANCELED] = "canceled",
 };
 _Static_assert(sizeof status_names / sizeof status_names[0] == GP_STATUS_COUNT,
                "one name per status");

@@ -296,6 +296,7 @@ static double run_cost(const gp_prices *p, const gp_cost_input *in, const gp_dep
 gp_status gp_cost_estimate(const gp_prices *p, const gp_cost_input *in, const char *currency, gp_cost *out,
                            gp_error *err)
 {
+    gp_error_clear(err); /* no stale offset or field from an earlier call */
     memset(out, 0, sizeof *out);
     if (!in->gpu || !in->deployment || in->gpus < 1)
         return gpi_fail(err, GP_EINVAL, "cost: an option needs a GPU, a deployment and at least one GPU");

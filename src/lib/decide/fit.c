@@ -271,6 +271,7 @@ static void say_larger(gp_fit_result *out)
 gp_status gp_fit(const gp_catalog *cat, const gp_model *m, const gp_gpu *gpu, const gp_workload *w,
                  const gp_layout *given, gp_fit_result *out, gp_error *err)
 {
+    gp_error_clear(err); /* no stale offset or field from an earlier call */
     memset(out, 0, sizeof *out);
     gp_layout base;
     gp_layout_defaults(&base);

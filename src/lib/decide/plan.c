@@ -319,6 +319,24 @@ gp_status gp_plan(const gp_catalog *cat, const gp_plan_request *req, gp_plan_res
         return gpi_fail(err, GP_EINVAL, "horizon_months must be 1 to %d, not %d", GP_COST_MAX_MONTHS,
                         req->horizon_months);
     }
+    /* token counts before any cast of them (docs/reliability.md, "Limits") */
+    const gp_length_spec *ls[2] = {&req->traffic.prompt, &req->traffic.output};
+    for (int i = 0; i < 2; i++)
+        if (!(ls[i]->mean >= 0 && ls[i]->mean <= (double)GPI_MAX_TOKENS) || ls[i]->min < 0 ||
+            ls[i]->min > GPI_MAX_TOKENS || ls[i]->max < 0 || ls[i]->max > GPI_MAX_TOKENS) {
+            gpi_error_set_field(err, i ? "output_tokens" : "prompt_tokens");
+            return gpi_fail(err, GP_EINVAL, "%s lengths must be 1 to 2^32 (4,294,967,296) tokens", i ? "output" : "prompt");
+        }
+    /* one budget for every search of the plan (docs/reliability.md, "Bounded work") */
+    gp_work local_work;
+    gp_plan_request local_req;
+    if (!req->traffic.work || !req->train.work) {
+        gp_work_init(&local_work, 0);
+        local_req = *req;
+        gp_work *wk = req->traffic.work ? req->traffic.work : req->train.work ? req->train.work : &local_work;
+        local_req.traffic.work = local_req.train.work = wk;
+        req = &local_req;
+    }
     gp_prices *prices = calloc(1, sizeof *prices);
     if (!prices)
         return gpi_fail(err, GP_ENOMEM, "out of memory planning");

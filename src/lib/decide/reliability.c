@@ -44,6 +44,7 @@ void gp_reliability_defaults(gp_reliability_params *p)
 gp_status gp_train_reliability_estimate(const gp_reliability_params *p, int gpus, double time_s,
                                         double checkpoint_bytes, gp_train_reliability *out, gp_error *err)
 {
+    gp_error_clear(err); /* no stale offset or field from an earlier call */
     memset(out, 0, sizeof *out);
     if (gpus < 1 || time_s < 0 || checkpoint_bytes < 0 || p->gpu_failures_per_hour < 0 ||
         p->checkpoint_write_bytes_per_s_per_gpu <= 0)
@@ -87,6 +88,7 @@ static double log_factorial(int n)
 gp_status gp_serve_reliability_estimate(const gp_reliability_params *p, int gpus_per_replica, int serving,
                                         int min_spares, double target, gp_serve_reliability *out, gp_error *err)
 {
+    gp_error_clear(err); /* no stale offset or field from an earlier call */
     memset(out, 0, sizeof *out);
     if (gpus_per_replica < 1 || serving < 1 || min_spares < 0 || target < 0 || target >= 1)
         return gpi_fail(err, GP_EINVAL, "reliability: replicas need >= 1 GPU, the load >= 1 replica, and the "

@@ -74,7 +74,24 @@ static gp_status load_user_file(const char *dir, const char *file, json_t **out,
             *err = local;
         return st;
     }
-    st = load_json((const char *)buf, len, path, out, err);
+    /* a user's data file: its real size when too large, and Jansson's tree bounded before it
+     * is built (docs/reliability.md, "Files") */
+    static const gpi_json_limits data_limits = {32, (size_t)1 << 20, (size_t)1 << 16};
+    gpi_json_counts counts;
+    if (size > GPI_MAX_CONFIG_BYTES) {
+        char b[48];
+        gpi_format_bytes(b, sizeof b, (double)size);
+        gpi_error_set_path(err, path);
+        st = gpi_fail(err, GP_ELIMIT, "%s: a %s file is too large for a data file (the limit is %u bytes)", path, b,
+                      GPI_MAX_CONFIG_BYTES);
+    } else if (gpi_json_scan((const char *)buf, len, &data_limits, &counts, &local) == GP_ELIMIT) {
+        gpi_error_set_path(err, path);
+        if (err)
+            err->offset = local.offset;
+        st = gpi_fail(err, GP_ELIMIT, "%s: %s (a data file may nest %d deep and hold %zu values and keys)", path,
+                      local.msg, data_limits.max_depth, data_limits.max_items);
+    } else
+        st = load_json((const char *)buf, len, path, out, err);
     free(buf);
     return st;
 }

@@ -19,6 +19,7 @@
  */
 #include "internal.h"
 
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -138,7 +139,14 @@ void gp_layout_defaults(gp_layout *l)
     l->micro_batch = 1;
 }
 
-int gp_layout_gpus(const gp_layout *l) { return l->tp * l->pp * l->dp * l->cp; }
+int gp_layout_gpus(const gp_layout *l)
+{
+    /* in int64 (four degrees of up to 2^20 would overflow int); saturates at INT_MAX */
+    int64_t n = (int64_t)l->tp * l->pp;
+    if (!gpi_mul_i64_checked(n, (int64_t)l->dp * l->cp, &n) || n > INT_MAX)
+        return INT_MAX;
+    return (int)n;
+}
 
 /* ---- the split of parameters over one GPU ---------------------------------------------- */
 
@@ -226,8 +234,8 @@ static double kv_bytes_gpu(const gp_model *m, const gp_workload *w, const gp_lay
 static double infer_act_bytes_per_token(const gp_model *m, const gp_layout *l, double elem)
 {
     double f = (double)m->ffn;
-    double moe = (double)(m->experts_active * m->moe_ffn + m->shared_experts *
-                          (m->shared_expert_ffn ? m->shared_expert_ffn : m->moe_ffn));
+    double moe = (double)m->experts_active * (double)m->moe_ffn +
+                 (double)m->shared_experts * (double)(m->shared_expert_ffn ? m->shared_expert_ffn : m->moe_ffn);
     if (m->experts > 0 && (moe > f || m->dense_layers == 0))
         f = moe;
     double mult = m->mlp == GP_MLP_GATED ? 3.0 : 2.0;
@@ -244,15 +252,15 @@ static double train_act_layer_bytes(const gp_model *m, const gp_layout *l, const
                                     double s, double b)
 {
     const double h = (double)m->hidden, tp = l->tp;
-    double qd = (double)(m->heads * m->head_dim), kvd = (double)(m->kv_heads * m->head_dim);
+    double qd = (double)m->heads * (double)m->head_dim, kvd = (double)m->kv_heads * (double)m->head_dim;
     if (m->kv_lora_rank > 0) {
         qd = (double)(m->heads * (m->qk_nope_head_dim + m->qk_rope_head_dim));
         kvd = (double)(m->heads * (m->qk_nope_head_dim + m->v_head_dim)) / 2.0;
     }
     double f = (double)m->ffn;
     if (m->experts > 0 && m->dense_layers == 0)
-        f = (double)(m->experts_active * m->moe_ffn +
-                     m->shared_experts * (m->shared_expert_ffn ? m->shared_expert_ffn : m->moe_ffn));
+        f = (double)m->experts_active * (double)m->moe_ffn +
+            (double)m->shared_experts * (double)(m->shared_expert_ffn ? m->shared_expert_ffn : m->moe_ffn);
     double mlp_inner = m->mlp == GP_MLP_GATED ? 3.0 * f : 2.0 * f;
     double replicated = 2.0 * s * b * (4.0 * h);                       /* 2 norms, qkv, mlp inputs */
     double split_part = 2.0 * s * b * (qd + 2.0 * kvd + qd + mlp_inner); /* split by TP */
@@ -272,18 +280,39 @@ static double train_act_layer_bytes(const gp_model *m, const gp_layout *l, const
     return replicated / sp + split_part / tp;
 }
 
-gp_status gp_memory_estimate(const gp_model *m, const gp_gpu *gpu, const gp_workload *w,
-                             const gp_layout *l, gp_memory *out, gp_error *err)
+/* ---- input ranges: what the arithmetic below can hold (docs/reliability.md, "Limits") ---- */
+
+#define GP_MAX_DEGREE 65536            /* any one parallel degree */
+#define GP_MAX_LAYOUT_GPUS (1 << 24)   /* tp x pp x dp x cp */
+
+static gp_status bad_field(gp_error *err, const char *field, long long v, long long lo, long long hi)
 {
-    memset(out, 0, sizeof *out);
-    gp_param_breakdown p;
-    gp_status st = gp_model_params(m, &p, err);
-    if (st)
-        return st;
-    if (l->tp < 1 || l->pp < 1 || l->dp < 1 || l->cp < 1 || l->ep < 1 || l->micro_batch < 1 ||
-        l->zero < 0 || l->zero > 3 || l->virtual_stages < 1) {
+    gpi_error_set_field(err, field);
+    return gpi_fail(err, GP_EINVAL, "%s is %lld: it must be between %lld and %lld", field, v, lo, hi);
+}
+
+#define RANGE(field, v, lo, hi)                                                                   \
+    do {                                                                                          \
+        if ((int64_t)(v) < (int64_t)(lo) || (int64_t)(v) > (int64_t)(hi))                         \
+            return bad_field(err, field, (long long)(v), (long long)(lo), (long long)(hi));       \
+    } while (0)
+
+static gp_status check_layout(const gp_model *m, const gp_layout *l, gp_error *err)
+{
+    RANGE("tp", l->tp, 1, GP_MAX_DEGREE);
+    RANGE("pp", l->pp, 1, GP_MAX_DEGREE);
+    RANGE("dp", l->dp, 1, GP_MAX_DEGREE * 16);
+    RANGE("cp", l->cp, 1, GP_MAX_DEGREE);
+    RANGE("ep", l->ep, 1, GP_MAX_DEGREE);
+    RANGE("zero", l->zero, 0, 3);
+    RANGE("micro_batch", l->micro_batch, 1, GPI_MAX_SEQS);
+    RANGE("global_batch", l->global_batch, 0, GPI_MAX_SEQS * 1024);
+    RANGE("virtual_stages", l->virtual_stages, 1, 1024);
+    RANGE("recompute", l->recompute, 0, GP_RECOMPUTE_COUNT - 1);
+    if ((double)l->tp * l->pp * l->dp * l->cp > GP_MAX_LAYOUT_GPUS) {
         gpi_error_set_field(err, "layout");
-        return gpi_fail(err, GP_EINVAL, "every parallel degree and the micro-batch must be at least 1, and ZeRO 0 to 3");
+        return gpi_fail(err, GP_EINVAL, "tp x pp x dp x cp = %.0f GPUs: a layout may have at most %d",
+                        (double)l->tp * l->pp * l->dp * l->cp, GP_MAX_LAYOUT_GPUS);
     }
     if (l->pp > m->layers) {
         gpi_error_set_field(err, "pp");
@@ -293,153 +322,264 @@ gp_status gp_memory_estimate(const gp_model *m, const gp_gpu *gpu, const gp_work
         gpi_error_set_field(err, "ep");
         return gpi_fail(err, GP_EINVAL, "ep=%d must divide the %lld routed experts", l->ep, (long long)m->experts);
     }
-    if (l->ep > 1 && (l->tp * l->dp) % l->ep != 0) {
+    if (l->ep > 1 && ((int64_t)l->tp * l->dp) % l->ep != 0) {
         gpi_error_set_field(err, "ep");
-        return gpi_fail(err, GP_EINVAL, "ep=%d must divide tp x dp = %d: expert parallelism spreads experts over those GPUs",
-                        l->ep, l->tp * l->dp);
+        return gpi_fail(err, GP_EINVAL, "ep=%d must divide tp x dp = %lld: expert parallelism spreads experts over those GPUs",
+                        l->ep, (long long)l->tp * l->dp);
     }
-    if (w->context < 1 || w->batch < 1 || w->seq < 1 || w->context > ((int64_t)1 << 32) ||
-        w->batch > ((int64_t)1 << 32) || w->seq > ((int64_t)1 << 32)) {
-        gpi_error_set_field(err, "context");
-        return gpi_fail(err, GP_EINVAL, "context, batch and sequence length must be between 1 and 2^32");
-    }
-    if (w->engine != GP_ENGINE_NONE && (w->gpu_memory_utilization <= 0.0 || w->gpu_memory_utilization > 1.0)) {
+    return GP_OK;
+}
+
+static gp_status check_workload(const gp_workload *w, gp_error *err)
+{
+    RANGE("task", w->task, 0, GP_TASK_COUNT - 1);
+    RANGE("dtype", w->dtype, 0, GP_DTYPE_COUNT - 1);
+    RANGE("kv_dtype", w->kv_dtype, 0, GP_DTYPE_COUNT - 1);
+    RANGE("optimizer", w->optimizer, 0, GP_OPT_COUNT - 1);
+    RANGE("offload", w->offload, 0, GP_OFFLOAD_COUNT - 1);
+    RANGE("engine", w->engine, 0, GP_ENGINE_COUNT - 1);
+    RANGE("context", w->context, 1, GPI_MAX_TOKENS);
+    RANGE("batch", w->batch, 1, GPI_MAX_SEQS);
+    RANGE("seq", w->seq, 1, GPI_MAX_TOKENS);
+    RANGE("block_size", w->block_size, 0, GPI_MAX_TOKENS);
+    RANGE("max_num_batched_tokens", w->max_num_batched_tokens, 0, GPI_MAX_TOKENS);
+    RANGE("max_num_seqs", w->max_num_seqs, 0, GPI_MAX_SEQS);
+    if (w->task == GP_TASK_LORA || w->task == GP_TASK_QLORA)
+        RANGE("lora_rank", w->lora_rank, 1, 1 << 20);
+    if (w->engine != GP_ENGINE_NONE && !(w->gpu_memory_utilization > 0.0 && w->gpu_memory_utilization <= 1.0)) {
         gpi_error_set_field(err, "gpu_memory_utilization");
         return gpi_fail(err, GP_EINVAL, "gpu_memory_utilization must be in (0, 1], not %g", w->gpu_memory_utilization);
     }
-    split s;
-    split_params(m, &p, l, &s);
-    const gp_dtype cdt = compute_dtype(m, w);
-    const double elem = bits_of(cdt) / 8.0;
-    out->capacity = gpu ? gpu->memory_bytes : 0;
+    return GP_OK;
+}
 
-    if (w->task == GP_TASK_INFER) {
-        out->weights = (uint64_t)weight_bytes(m, &p, &s, w->dtype);
-        out->kv_cache = (uint64_t)(kv_bytes_gpu(m, w, l, w->context) * (double)w->batch);
-        /* vLLM's `serve` defaults (EngineArgs batch defaults): 8192 tokens and 1024 sequences
-         * on GPUs with >= 70 GiB that are not A100s, else 2048 and 256. */
-        int big_gpu = gpu && gpu->vllm_large_device; /* data/gpus.json (docs/hardware.md) */
-        int64_t chunk = w->max_num_batched_tokens > 0 ? w->max_num_batched_tokens
-                        : w->engine == GP_ENGINE_NONE || !big_gpu ? GP_VLLM_DEFAULT_BATCHED_TOKENS
-                                                                   : GP_VLLM_BIG_GPU_BATCHED_TOKENS;
-        if (w->engine == GP_ENGINE_NONE && chunk > w->context * w->batch)
-            chunk = w->context * w->batch;
-        int64_t seqs = w->engine == GP_ENGINE_NONE ? w->batch
-                       : w->max_num_seqs > 0 ? w->max_num_seqs
-                       : big_gpu ? GP_VLLM_BIG_GPU_MAX_NUM_SEQS : GP_VLLM_MAX_NUM_SEQS;
-        double logits = (double)seqs * (double)m->vocab / l->tp * 4.0; /* fp32 logits of the sampled rows */
-        out->activations = (uint64_t)((double)chunk * infer_act_bytes_per_token(m, l, elem) + logits);
-        out->overhead = (uint64_t)(GP_NON_TORCH_BYTES + GP_DRIVER_RESERVED_BYTES);
-        out->per_gpu = out->weights + out->kv_cache + out->activations + out->overhead;
-        const engine_rule *er = &engine_rules[w->engine < GP_ENGINE_COUNT ? w->engine : GP_ENGINE_NONE];
-        if (er->pool && gpu) {
-            double visible = (double)gpu->memory_bytes - GP_DRIVER_RESERVED_BYTES;
-            double budget, kv;
-            double frac = w->gpu_memory_utilization;
-            if (er->fraction_of_free) { /* TRT-LLM: a fraction of what is free after the load */
-                double free = visible - (double)out->weights - (double)out->activations - GP_NON_TORCH_BYTES;
-                kv = free > 0 ? frac * free : free;
-                budget = (double)out->weights + (double)out->activations + GP_NON_TORCH_BYTES + (kv > 0 ? kv : 0);
-            } else if (er->activations_outside) { /* SGLang: the static fraction holds weights + KV */
-                budget = visible * frac;
-                kv = budget - (double)out->weights;
-                budget += (double)out->activations + GP_NON_TORCH_BYTES;
-            } else { /* vLLM, TGI: a fraction of the whole, the profiled peak inside it */
-                budget = visible * frac;
-                kv = budget - (double)out->weights - (double)out->activations - GP_NON_TORCH_BYTES;
-            }
-            out->engine_budget = (uint64_t)budget;
-            int64_t bs = w->block_size > 0 ? w->block_size : er->block_size;
-            out->kv_block_size = bs;
-            double per_token = kv_bytes_gpu(m, w, l, 1);
-            if (m->sliding_window > 0) /* the pool is sized per full-attention token */
-                per_token = kv_bytes_gpu(m, w, l, m->sliding_window) / (double)m->sliding_window;
-            double block = per_token * (double)bs;
-            if (kv > 0 && block > 0) {
-                out->kv_blocks = (int64_t)floor(kv / block);
-                out->kv_tokens = out->kv_blocks * bs;
-                out->kv_cache_bytes = (uint64_t)((double)out->kv_blocks * block);
-                out->max_concurrency = (double)out->kv_tokens / (double)w->context;
-            }
-            /* vLLM's accounting: the pool it reserves replaces the KV asked for */
-            out->per_gpu = (uint64_t)budget + (uint64_t)GP_DRIVER_RESERVED_BYTES;
-            /* short of the KV asked for: by what the pool lacks, and when the weights and
-             * the profiled peak alone overrun the budget (kv < 0), by that overrun too */
-            if (kv < (double)out->kv_cache)
-                out->per_gpu += (uint64_t)((double)out->kv_cache - kv);
-        }
-    } else {
-        const int lora = w->task == GP_TASK_LORA || w->task == GP_TASK_QLORA;
+/* One memory figure from double to bytes: refused (GP_ELIMIT, naming what drives it) past
+ * GPI_MAX_BYTES, where a cast would be undefined or a sum could wrap. */
+static gp_status to_bytes(double v, uint64_t *out, gp_error *err, const char *field, const char *what,
+                          const char *hint)
+{
+    if (gpi_u64_from_double(v, GPI_MAX_BYTES, out))
+        return GP_OK;
+    char b[48];
+    gpi_format_bytes(b, sizeof b, v);
+    gpi_error_set_field(err, field);
+    return gpi_fail(err, GP_ELIMIT, "%s needs %s per GPU, beyond the 2^60 bytes (1.15 EB) gpuplan counts: %s", what,
+                    isfinite(v) ? b : "an unbounded amount", hint);
+}
+
+/* Sum of the components (each <= 2^60, so no wrap). */
+static uint64_t sum_bytes(const gp_memory *o)
+{
+    return o->weights + o->kv_cache + o->activations + o->gradients + o->optimizer + o->overhead;
+}
+
+/* ---- inference ------------------------------------------------------------------------- */
+
+static gp_status engine_pool(const gp_model *m, const gp_gpu *gpu, const gp_workload *w, const gp_layout *l,
+                             const engine_rule *er, gp_memory *out, gp_error *err)
+{
+    double visible = (double)gpu->memory_bytes - GP_DRIVER_RESERVED_BYTES;
+    double budget, kv;
+    double frac = w->gpu_memory_utilization;
+    if (er->fraction_of_free) { /* TRT-LLM: a fraction of what is free after the load */
+        double free = visible - (double)out->weights - (double)out->activations - GP_NON_TORCH_BYTES;
+        kv = free > 0 ? frac * free : free;
+        budget = (double)out->weights + (double)out->activations + GP_NON_TORCH_BYTES + (kv > 0 ? kv : 0);
+    } else if (er->activations_outside) { /* SGLang: the static fraction holds weights + KV */
+        budget = visible * frac;
+        kv = budget - (double)out->weights;
+        budget += (double)out->activations + GP_NON_TORCH_BYTES;
+    } else { /* vLLM, TGI: a fraction of the whole, the profiled peak inside it */
+        budget = visible * frac;
+        kv = budget - (double)out->weights - (double)out->activations - GP_NON_TORCH_BYTES;
+    }
+    out->engine_budget = gpi_u64_sat(budget);
+    int64_t bs = w->block_size > 0 ? w->block_size : er->block_size;
+    out->kv_block_size = bs;
+    double per_token = kv_bytes_gpu(m, w, l, 1);
+    if (m->sliding_window > 0) /* the pool is sized per full-attention token */
+        per_token = kv_bytes_gpu(m, w, l, m->sliding_window) / (double)m->sliding_window;
+    double block = per_token * (double)bs;
+    if (kv > 0 && block > 0) {
+        /* kv <= the device's memory and block >= 1 byte: blocks and tokens fit int64 */
+        out->kv_blocks = gpi_i64_sat(floor(kv / block));
+        if (!gpi_mul_i64_checked(out->kv_blocks, bs, &out->kv_tokens))
+            out->kv_tokens = INT64_MAX;
+        out->kv_cache_bytes = gpi_u64_sat((double)out->kv_blocks * block);
+        out->max_concurrency = (double)out->kv_tokens / (double)w->context;
+    }
+    /* vLLM's accounting: the pool it reserves replaces the KV asked for */
+    double per_gpu = budget + GP_DRIVER_RESERVED_BYTES;
+    /* short of the KV asked for: by what the pool lacks, and when the weights and the
+     * profiled peak alone overrun the budget (kv < 0), by that overrun too */
+    if (kv < (double)out->kv_cache)
+        per_gpu += (double)out->kv_cache - kv;
+    return to_bytes(per_gpu, &out->per_gpu, err, "context", "the engine's memory with the KV cache asked for",
+                    "lower --context or --batch");
+}
+
+static gp_status infer_memory(const gp_model *m, const gp_param_breakdown *p, const split *s, const gp_gpu *gpu,
+                              const gp_workload *w, const gp_layout *l, gp_memory *out, gp_error *err)
+{
+    const double elem = bits_of(compute_dtype(m, w)) / 8.0;
+    gp_status st = to_bytes(weight_bytes(m, p, s, w->dtype), &out->weights, err, "model", "the weights",
+                            "check the architecture");
+    if (st)
+        return st;
+    char what[160];
+    snprintf(what, sizeof what, "the KV cache of %lld sequences of %lld tokens", (long long)w->batch,
+             (long long)w->context);
+    st = to_bytes(kv_bytes_gpu(m, w, l, w->context) * (double)w->batch, &out->kv_cache, err,
+                  w->batch > 1 ? "batch" : "context", what, "lower --context or --batch, or split over more GPUs");
+    if (st)
+        return st;
+    /* vLLM's `serve` defaults (EngineArgs batch defaults): 8192 tokens and 1024 sequences
+     * on GPUs with >= 70 GiB that are not A100s, else 2048 and 256. */
+    int big_gpu = gpu && gpu->vllm_large_device; /* data/gpus.json (docs/hardware.md) */
+    double chunk = (double)(w->max_num_batched_tokens > 0 ? w->max_num_batched_tokens
+                            : w->engine == GP_ENGINE_NONE || !big_gpu ? GP_VLLM_DEFAULT_BATCHED_TOKENS
+                                                                       : GP_VLLM_BIG_GPU_BATCHED_TOKENS);
+    /* context x batch reaches 2^64: compared in double */
+    if (w->engine == GP_ENGINE_NONE && chunk > (double)w->context * (double)w->batch)
+        chunk = (double)w->context * (double)w->batch;
+    int64_t seqs = w->engine == GP_ENGINE_NONE ? w->batch
+                   : w->max_num_seqs > 0 ? w->max_num_seqs
+                   : big_gpu ? GP_VLLM_BIG_GPU_MAX_NUM_SEQS : GP_VLLM_MAX_NUM_SEQS;
+    double logits = (double)seqs * (double)m->vocab / l->tp * 4.0; /* fp32 logits of the sampled rows */
+    st = to_bytes(chunk * infer_act_bytes_per_token(m, l, elem) + logits, &out->activations, err,
+                  w->engine == GP_ENGINE_NONE ? "batch" : "max_num_seqs", "the prefill activations and logits",
+                  "lower --batch, --max-num-seqs or --max-num-batched-tokens");
+    if (st)
+        return st;
+    out->overhead = (uint64_t)(GP_NON_TORCH_BYTES + GP_DRIVER_RESERVED_BYTES);
+    out->per_gpu = sum_bytes(out);
+    const engine_rule *er = &engine_rules[w->engine];
+    if (er->pool && gpu)
+        return engine_pool(m, gpu, w, l, er, out, err);
+    return GP_OK;
+}
+
+/* ---- training -------------------------------------------------------------------------- */
+
+static gp_status train_states(const gp_model *m, const gp_param_breakdown *p, const split *s, const gp_workload *w,
+                              const gp_layout *l, gp_memory *out, gp_error *err)
+{
+    double wbytes, gbytes, obytes, offload = 0;
+    if (w->task != GP_TASK_LORA && w->task != GP_TASK_QLORA) {
         /* ZeRO/FSDP shards over data x context parallel ranks (Megatron's distributed
          * optimizer and torchtitan both fold CP into the sharding group) */
         const double dp = (double)l->dp * l->cp;
-        const double params_gpu = s.linear + s.other;
-        double seq = (double)w->seq / l->cp, b = (double)l->micro_batch;
-        if (!lora) {
-            double wbytes = 2.0 * params_gpu, gbytes = 2.0 * params_gpu;
-            double obytes = optimizer_bytes[w->optimizer] * params_gpu;
-            if (l->zero >= 1) obytes /= dp;
-            if (l->zero >= 2) gbytes /= dp;
-            if (l->zero >= 3) /* sharded weights + the gathered layers in use (current + prefetch) */
-                wbytes = wbytes / dp + 2.0 * 2.0 * s.layer_linear;
-            if (w->offload != GP_OFFLOAD_NONE) {
-                out->cpu_offload += (uint64_t)obytes;
-                obytes = 0;
-            }
-            if (w->offload == GP_OFFLOAD_PARAMS) {
-                out->cpu_offload += (uint64_t)(wbytes - 2.0 * 2.0 * s.layer_linear);
-                wbytes = 2.0 * 2.0 * s.layer_linear;
-            }
-            out->weights = (uint64_t)wbytes;
-            out->gradients = (uint64_t)gbytes;
-            out->optimizer = (uint64_t)obytes;
-        } else {
-            /* frozen base: 16-bit (LoRA) or NF4 with double-quantized scales (QLoRA) */
-            gp_dtype base = w->task == GP_TASK_QLORA ? GP_DTYPE_NF4 : GP_DTYPE_BF16;
-            double base_bytes = weight_bytes(m, &p, &s, base);
-            /* adapters on every linear layer: r x (in + out) per matrix */
-            const double h = (double)m->hidden, r = (double)w->lora_rank;
-            double qd = (double)(m->heads * m->head_dim), kvd = (double)(m->kv_heads * m->head_dim);
-            double f = (double)(m->experts > 0 && m->dense_layers == 0 ? m->moe_ffn : m->ffn);
-            double per_layer = r * ((h + qd) * 2.0 + 2.0 * (h + kvd)) + r * (h + f) * (m->mlp == GP_MLP_GATED ? 3.0 : 2.0);
-            double adapters = per_layer * s.layers / l->tp;
-            out->weights = (uint64_t)(base_bytes + 2.0 * adapters);
-            out->gradients = (uint64_t)(2.0 * adapters);
-            out->optimizer = (uint64_t)(optimizer_bytes[w->optimizer] * adapters);
-            /* QLoRA's paged optimizer keeps its states in unified memory that pages out to
-             * the CPU under memory pressure (Dettmers et al. 2023, sec. 3): they do not
-             * decide whether the job fits, so they are counted as CPU-resident. */
-            if (w->task == GP_TASK_QLORA || w->offload != GP_OFFLOAD_NONE) {
-                out->cpu_offload += out->optimizer;
-                out->optimizer = 0;
-            }
+        const double params_gpu = s->linear + s->other;
+        wbytes = 2.0 * params_gpu;
+        gbytes = 2.0 * params_gpu;
+        obytes = optimizer_bytes[w->optimizer] * params_gpu;
+        if (l->zero >= 1) obytes /= dp;
+        if (l->zero >= 2) gbytes /= dp;
+        if (l->zero >= 3) /* sharded weights + the gathered layers in use (current + prefetch) */
+            wbytes = wbytes / dp + 2.0 * 2.0 * s->layer_linear;
+        if (w->offload != GP_OFFLOAD_NONE) {
+            offload += obytes;
+            obytes = 0;
         }
-        /* activations: layers of this stage x micro-batches in flight (1F1B: pp on stage 1) */
-        int64_t gb = l->global_batch > 0 ? l->global_batch : l->dp * l->micro_batch;
-        double n_micro = (double)gb / ((double)l->dp * b);
-        if (n_micro < 1)
-            n_micro = 1;
-        double in_flight = l->pp < n_micro ? l->pp : n_micro;
-        if (l->pp > 1 && l->virtual_stages > 1)
-            in_flight *= 1.0 + (double)(l->pp - 1) / ((double)l->pp * l->virtual_stages);
-        double per_layer = train_act_layer_bytes(m, l, w, seq, b);
-        double act = per_layer * s.layers * in_flight;
-        if (l->recompute == GP_RECOMPUTE_FULL) { /* recomputing one layer needs its full set */
-            gp_layout nofull = *l;
-            nofull.recompute = GP_RECOMPUTE_SELECTIVE;
-            act += train_act_layer_bytes(m, &nofull, w, seq, b);
+        if (w->offload == GP_OFFLOAD_PARAMS) {
+            offload += wbytes - 2.0 * 2.0 * s->layer_linear;
+            wbytes = 2.0 * 2.0 * s->layer_linear;
         }
-        double logits = seq * b * (double)m->vocab / l->tp * GP_TRAIN_LOGIT_BYTES;
-        if (l->pp == 1)
-            act += logits;
-        else /* the first stage holds pp micro-batches; the last one micro-batch and logits */
-            act = act > logits + per_layer * s.layers ? act : logits + per_layer * s.layers;
-        out->activations = (uint64_t)act;
-        out->overhead = (uint64_t)(GP_NON_TORCH_BYTES + GP_DRIVER_RESERVED_BYTES +
-                                   GP_ALLOCATOR_FRAGMENTATION * (act + (double)out->gradients));
-        out->per_gpu = out->weights + out->gradients + out->optimizer + out->activations + out->overhead;
+    } else {
+        /* frozen base: 16-bit (LoRA) or NF4 with double-quantized scales (QLoRA) */
+        gp_dtype base = w->task == GP_TASK_QLORA ? GP_DTYPE_NF4 : GP_DTYPE_BF16;
+        double base_bytes = weight_bytes(m, p, s, base);
+        /* adapters on every linear layer: r x (in + out) per matrix */
+        const double h = (double)m->hidden, r = (double)w->lora_rank;
+        double qd = (double)m->heads * (double)m->head_dim, kvd = (double)m->kv_heads * (double)m->head_dim;
+        double f = (double)(m->experts > 0 && m->dense_layers == 0 ? m->moe_ffn : m->ffn);
+        double per_layer = r * ((h + qd) * 2.0 + 2.0 * (h + kvd)) + r * (h + f) * (m->mlp == GP_MLP_GATED ? 3.0 : 2.0);
+        double adapters = per_layer * s->layers / l->tp;
+        wbytes = base_bytes + 2.0 * adapters;
+        gbytes = 2.0 * adapters;
+        obytes = optimizer_bytes[w->optimizer] * adapters;
+        /* QLoRA's paged optimizer keeps its states in unified memory that pages out to
+         * the CPU under memory pressure (Dettmers et al. 2023, sec. 3): they do not
+         * decide whether the job fits, so they are counted as CPU-resident. */
+        if (w->task == GP_TASK_QLORA || w->offload != GP_OFFLOAD_NONE) {
+            offload += obytes;
+            obytes = 0;
+        }
     }
-    out->headroom = (int64_t)out->capacity - (int64_t)out->per_gpu;
+    const char *hint = "check the architecture and --lora-rank";
+    gp_status st = to_bytes(wbytes, &out->weights, err, "model", "the weights", hint);
+    if (!st) st = to_bytes(gbytes, &out->gradients, err, "model", "the gradients", hint);
+    if (!st) st = to_bytes(obytes, &out->optimizer, err, "model", "the optimizer states", hint);
+    if (!st) st = to_bytes(offload, &out->cpu_offload, err, "offload", "the offloaded states", hint);
+    return st;
+}
+
+static gp_status train_activations(const gp_model *m, const split *s, const gp_workload *w, const gp_layout *l,
+                                   gp_memory *out, gp_error *err)
+{
+    /* activations: layers of this stage x micro-batches in flight (1F1B: pp on stage 1) */
+    double seq = (double)w->seq / l->cp, b = (double)l->micro_batch;
+    double gb = l->global_batch > 0 ? (double)l->global_batch : (double)l->dp * b;
+    double n_micro = gb / ((double)l->dp * b);
+    if (n_micro < 1)
+        n_micro = 1;
+    double in_flight = l->pp < n_micro ? l->pp : n_micro;
+    if (l->pp > 1 && l->virtual_stages > 1)
+        in_flight *= 1.0 + (double)(l->pp - 1) / ((double)l->pp * l->virtual_stages);
+    double per_layer = train_act_layer_bytes(m, l, w, seq, b);
+    double act = per_layer * s->layers * in_flight;
+    if (l->recompute == GP_RECOMPUTE_FULL) { /* recomputing one layer needs its full set */
+        gp_layout nofull = *l;
+        nofull.recompute = GP_RECOMPUTE_SELECTIVE;
+        act += train_act_layer_bytes(m, &nofull, w, seq, b);
+    }
+    double logits = seq * b * (double)m->vocab / l->tp * GP_TRAIN_LOGIT_BYTES;
+    if (l->pp == 1)
+        act += logits;
+    else /* the first stage holds pp micro-batches; the last one micro-batch and logits */
+        act = act > logits + per_layer * s->layers ? act : logits + per_layer * s->layers;
+    char what[160];
+    snprintf(what, sizeof what, "the activations of a micro-batch of %lld sequences of %lld tokens%s",
+             (long long)l->micro_batch, (long long)w->seq,
+             w->flash_attention || l->recompute != GP_RECOMPUTE_NONE ? "" : " without flash attention");
+    gp_status st = to_bytes(act, &out->activations, err, "seq", what,
+                            "lower --seq or --micro-batch, use flash attention, recomputation or context parallelism");
+    if (st)
+        return st;
+    return to_bytes(GP_NON_TORCH_BYTES + GP_DRIVER_RESERVED_BYTES +
+                        GP_ALLOCATOR_FRAGMENTATION * (act + (double)out->gradients),
+                    &out->overhead, err, "seq", what, "lower --seq or --micro-batch");
+}
+
+gp_status gp_memory_estimate(const gp_model *m, const gp_gpu *gpu, const gp_workload *w,
+                             const gp_layout *l, gp_memory *out, gp_error *err)
+{
+    gp_error_clear(err); /* no stale offset or field from an earlier call */
+    memset(out, 0, sizeof *out);
+    gp_param_breakdown p;
+    gp_status st = gp_model_params(m, &p, err);
+    if (!st) st = check_layout(m, l, err);
+    if (!st) st = check_workload(w, err);
+    if (st)
+        return st;
+    split s;
+    split_params(m, &p, l, &s);
+    out->capacity = gpu ? gpu->memory_bytes : 0;
+    if (w->task == GP_TASK_INFER) {
+        st = infer_memory(m, &p, &s, gpu, w, l, out, err);
+    } else {
+        st = train_states(m, &p, &s, w, l, out, err);
+        if (!st)
+            st = train_activations(m, &s, w, l, out, err);
+        out->per_gpu = sum_bytes(out);
+    }
+    if (st)
+        return st;
+    /* both are below 2^63 (capacity: checked; per_gpu: a sum of figures <= 2^60) */
+    if (out->capacity <= (uint64_t)INT64_MAX && out->per_gpu <= (uint64_t)INT64_MAX)
+        out->headroom = (int64_t)out->capacity - (int64_t)out->per_gpu;
+    else
+        out->headroom = gpi_i64_sat((double)out->capacity - (double)out->per_gpu);
     out->fits = gpu ? out->per_gpu <= out->capacity : 0;
     return GP_OK;
 }

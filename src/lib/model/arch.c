@@ -88,7 +88,8 @@ static double approx_total(const gp_model *m)
     double per_layer = 4.0 * h * (double)(m->heads > 0 ? m->heads : 1) *
                            (double)(m->head_dim > 0 ? m->head_dim : 1) +
                        3.0 * h * (double)m->ffn +
-                       3.0 * h * (double)m->moe_ffn * (double)(m->experts + m->shared_experts);
+                       3.0 * h * (double)m->moe_ffn * (double)(m->experts + m->shared_experts) +
+                       3.0 * h * (double)m->shared_expert_ffn * (double)m->shared_experts;
     if (m->kv_lora_rank > 0) {
         double H = (double)m->heads, rq = (double)m->q_lora_rank, rkv = (double)m->kv_lora_rank;
         double dqk = (double)(m->qk_nope_head_dim + m->qk_rope_head_dim);
@@ -101,6 +102,7 @@ static double approx_total(const gp_model *m)
 
 gp_status gp_model_validate(const gp_model *m, gp_error *err)
 {
+    gp_error_clear(err); /* no stale offset or field from an earlier call */
     struct { const char *name; int64_t v; int must_be_positive; } dims[] = {
         {"layers", m->layers, 1},      {"hidden", m->hidden, 1},
         {"heads", m->heads, 1},        {"kv_heads", m->kv_heads, 1},
@@ -110,6 +112,10 @@ gp_status gp_model_validate(const gp_model *m, gp_error *err)
         {"shared_experts", m->shared_experts, 0}, {"kv_lora_rank", m->kv_lora_rank, 0},
         {"q_lora_rank", m->q_lora_rank, 0}, {"sliding_window", m->sliding_window, 0},
         {"max_context", m->max_context, 0}, {"dense_layers", m->dense_layers, 0},
+        {"shared_expert_ffn", m->shared_expert_ffn, 0}, {"qk_nope_head_dim", m->qk_nope_head_dim, 0},
+        {"qk_rope_head_dim", m->qk_rope_head_dim, 0}, {"v_head_dim", m->v_head_dim, 0},
+        {"learned_pos", m->learned_pos, 0}, {"sliding_layers", m->sliding_layers, 0},
+        {"mtp_layers", m->mtp_layers, 0}, {"quant_group", m->quant_group, 0},
     };
     for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
         if (dims[i].v < 0 || dims[i].v > GPI_MAX_DIM || (dims[i].must_be_positive && dims[i].v == 0)) {
@@ -118,6 +124,10 @@ gp_status gp_model_validate(const gp_model *m, gp_error *err)
                             dims[i].name, (long long)dims[i].v,
                             dims[i].must_be_positive ? "a positive whole number" : "zero or more");
         }
+    }
+    if (m->norms_per_layer < 0 || m->norms_per_layer > 8) {
+        gpi_error_set_field(err, "norms_per_layer");
+        return gpi_fail(err, GP_EINVAL, "norms_per_layer is %d: it must be between 0 and 8", m->norms_per_layer);
     }
     if (!is_mla(m) && m->heads % m->kv_heads != 0) {
         gpi_error_set_field(err, "kv_heads");
@@ -164,6 +174,7 @@ gp_status gp_model_validate(const gp_model *m, gp_error *err)
 
 gp_status gp_model_params(const gp_model *m, gp_param_breakdown *out, gp_error *err)
 {
+    gp_error_clear(err); /* no stale offset or field from an earlier call */
     memset(out, 0, sizeof *out);
     gp_status st = gp_model_validate(m, err);
     if (st)
@@ -222,10 +233,10 @@ uint64_t gp_model_weight_bytes(const gp_model *m, gp_dtype t)
         return 0;
     double bits = gp_dtype_bits(t);
     if (bits >= 16.0)
-        return (uint64_t)((double)p.total * bits / 8.0 + 0.5);
+        return gpi_u64_sat((double)p.total * bits / 8.0 + 0.5);
     /* Weight-only quantization compresses the matrices inside the blocks; embeddings,
      * head, norms and routers stay at 16 bits (GPTQ/AWQ/bitsandbytes/FP8 checkpoints). */
-    return (uint64_t)((double)p.linear * bits / 8.0 + 0.5) + (uint64_t)(p.total - p.linear) * 2u;
+    return gpi_u64_sat((double)p.linear * bits / 8.0 + 0.5) + (uint64_t)(p.total - p.linear) * 2u;
 }
 
 static double kv_elem_bytes(gp_dtype t)
@@ -244,7 +255,8 @@ static int64_t kv_elems_per_layer(const gp_model *m)
 
 uint64_t gp_model_kv_bytes_per_token(const gp_model *m, gp_dtype kv_dtype)
 {
-    return (uint64_t)((double)(m->layers * kv_elems_per_layer(m)) * kv_elem_bytes(kv_dtype) + 0.5);
+    /* saturates: a hostile architecture may hold more than 2^64 bytes per token */
+    return gpi_u64_sat((double)m->layers * (double)kv_elems_per_layer(m) * kv_elem_bytes(kv_dtype) + 0.5);
 }
 
 uint64_t gp_model_kv_bytes(const gp_model *m, gp_dtype kv_dtype, int64_t tokens)
@@ -256,7 +268,7 @@ uint64_t gp_model_kv_bytes(const gp_model *m, gp_dtype kv_dtype, int64_t tokens)
     int64_t win_tokens = tokens < m->sliding_window ? tokens : m->sliding_window;
     double elems = (double)kv_elems_per_layer(m) *
                    ((double)full * (double)tokens + (double)sliding * (double)win_tokens);
-    return (uint64_t)(elems * kv_elem_bytes(kv_dtype) + 0.5);
+    return gpi_u64_sat(elems * kv_elem_bytes(kv_dtype) + 0.5); /* saturates past 2^64 */
 }
 
 double gp_model_forward_flops_per_token(const gp_model *m, int64_t context)

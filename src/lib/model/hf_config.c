@@ -465,16 +465,42 @@ static gp_status read_config(json_t *root, const char *name, gp_model *out, gp_e
     return st;
 }
 
+/* What a config.json may hold: the largest published ones (id2label tables of 21,843 ImageNet
+ * classes, per-module quantization lists) stay far below; Jansson's tree of the limit is
+ * about 40 MB at most (docs/reliability.md, "Files"). */
+static const gpi_json_limits config_limits = {64, (size_t)1 << 18, (size_t)1 << 14};
+
+static gp_status too_large(gp_error *err, const char *name, double bytes)
+{
+    char b[48], lim[48];
+    gpi_format_bytes(b, sizeof b, bytes);
+    gpi_format_bytes(lim, sizeof lim, (double)GPI_MAX_CONFIG_BYTES);
+    gpi_error_set_path(err, name);
+    return gpi_fail(err, GP_ELIMIT, "%s: a %s file is too large for a config.json (the limit is %s, %u bytes)", name,
+                    b, lim, GPI_MAX_CONFIG_BYTES);
+}
+
 gp_status gp_model_from_hf_config_text(const char *text, size_t len, const char *name,
                                        gp_model *out, gp_error *err)
 {
     gp_error_clear(err);
     if (!name)
         name = "config.json";
-    if (len > GPI_MAX_CONFIG_BYTES) {
+    if (len > GPI_MAX_CONFIG_BYTES)
+        return too_large(err, name, (double)len);
+    /* Bound Jansson's tree before it is built (a 16 MiB `[{},{},...]` took 1.26 GB); a
+     * structural error is left to Jansson, which reports its line and column. */
+    gpi_json_counts counts;
+    gp_error scan_err;
+    gp_error_clear(&scan_err);
+    if (gpi_json_scan(text, len, &config_limits, &counts, &scan_err) == GP_ELIMIT) {
         gpi_error_set_path(err, name);
-        return gpi_fail(err, GP_ELIMIT, "%s: %zu bytes is too large for a config.json (limit %u)",
-                        name, len, GPI_MAX_CONFIG_BYTES);
+        if (err)
+            err->offset = scan_err.offset;
+        return gpi_fail(err, GP_ELIMIT,
+                        "%s: %s: a config.json may nest %d deep and hold %zu values and keys and %zu objects and "
+                        "arrays", name, scan_err.msg, config_limits.max_depth, config_limits.max_items,
+                        config_limits.max_containers);
     }
     json_error_t jerr;
     json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
@@ -503,6 +529,10 @@ gp_status gp_model_from_hf_config_file(const char *path, gp_model *out, gp_error
     gp_status st = gpi_read_file_prefix(path, GPI_MAX_CONFIG_BYTES + 1, &buf, &len, &size, err);
     if (st)
         return st;
+    if (size > GPI_MAX_CONFIG_BYTES) { /* the file's real size in the message, not the bytes read */
+        free(buf);
+        return too_large(err, path, (double)size);
+    }
     st = gp_model_from_hf_config_text((const char *)buf, len, path, out, err);
     free(buf);
     if (st == GP_OK) {

@@ -20,12 +20,13 @@
  * (docs/formats-safetensors.md lists the checks and their limits): the header length against
  * GPI_MAX_SAFETENSORS_HEADER and the file size, the JSON syntax (duplicate keys rejected), each
  * entry's types, the dtype name, the element count (checked products that must fit int64), that
- * data_offsets span exactly the tensor's bytes and lie inside the file, and that the spans do
- * not add up to more than the data section (which would mean overlapping tensors counted
- * twice). A header is validated completely before any tensor is added to the model, so a
- * failed scan leaves the model unchanged.
+ * data_offsets span exactly the tensor's bytes and lie inside the file, and that no two spans
+ * share a byte (sorted by start; gaps are allowed). A header is validated completely before
+ * any tensor is added to the model, so a failed scan leaves the model unchanged.
  *
- * Cost: time linear in N; memory is the N-byte buffer plus Jansson's tree of it.
+ * Cost: time O(N + T log T) for T tensors; memory is the N-byte buffer, one entry's Jansson
+ * tree at a time (bounded by entry_limits) and 32 bytes per tensor. A 100 MB header of 1.46
+ * million tensors peaks at 250 MB (it took 2.0 GB as one Jansson tree).
  */
 #include "internal.h"
 
@@ -240,6 +241,245 @@ static gp_status check_metadata(const char *file, json_t *v, gp_error *err)
     return GP_OK;
 }
 
+/* ---- walking the header an entry at a time ------------------------------------------------
+ * Jansson's tree of a whole 100 MB header took 2 GB. The header is a flat object, so it is
+ * walked with gpi_json_scan_value, and each entry alone goes through Jansson (strict syntax,
+ * duplicate keys inside it) and is freed: memory is the header buffer plus 32 bytes per tensor
+ * for the overlap and duplicate-name checks. */
+
+typedef struct header_walk {
+    const char *s;
+    size_t len, pos;
+    const char *file;
+    uint64_t data_start, data_size;
+    int first;                 /* no entry read yet */
+} header_walk;
+
+/* One tensor's data span and where its key is, for the overlap and duplicate checks. */
+typedef struct span {
+    uint64_t begin, end, hash;
+    size_t key_at;
+} span;
+
+/* An entry: shape and offsets need a handful of values; metadata may hold many strings. */
+static const gpi_json_limits entry_limits = {8, 4096, 64};
+static const gpi_json_limits metadata_limits = {2, (size_t)1 << 17, 1};
+
+static size_t ws(const header_walk *w, size_t i)
+{
+    while (i < w->len && (w->s[i] == ' ' || w->s[i] == '\t' || w->s[i] == '\n' || w->s[i] == '\r'))
+        i++;
+    return i;
+}
+
+static gp_status malformed(const header_walk *w, gp_error *err, size_t at, const char *what)
+{
+    return st_fail(err, GP_EPARSE, w->file, NULL, err_offset(8 + (uint64_t)at),
+                   "header JSON is malformed at byte %llu: %s", (unsigned long long)(8 + (uint64_t)at), what);
+}
+
+/* Parse the span [at, end) of the header with Jansson. */
+static json_t *load_span(const header_walk *w, size_t at, size_t end, int flags, gp_error *err, gp_status *st)
+{
+    json_error_t je;
+    json_t *v = json_loadb(w->s + at, end - at, flags | JSON_REJECT_DUPLICATES, &je);
+    if (!v) {
+        uint64_t off = 8 + (uint64_t)at + (uint64_t)(je.position > 0 ? je.position : 0);
+        *st = st_fail(err, GP_EPARSE, w->file, NULL, err_offset(off),
+                      "header JSON is malformed at byte %llu: %s", (unsigned long long)off, je.text);
+    }
+    return v;
+}
+
+static gp_status walk_begin(header_walk *w, gp_error *err)
+{
+    w->pos = ws(w, 0);
+    if (w->pos >= w->len || w->s[w->pos] != '{')
+        return st_fail(err, GP_EPARSE, w->file, NULL, 8, "the header is not a JSON object");
+    w->pos++;
+    w->first = 1;
+    return GP_OK;
+}
+
+/* The next "key": value of the header object into *key (a JSON string) and *val; *key NULL at
+ * the closing brace (then only padding may follow). */
+static gp_status walk_next(header_walk *w, json_t **key, json_t **val, size_t *key_at, gp_error *err)
+{
+    *key = *val = NULL;
+    size_t i = ws(w, w->pos);
+    if (i < w->len && w->s[i] == '}') {
+        size_t end = ws(w, i + 1); /* the format pads the header with spaces */
+        if (end < w->len)
+            return malformed(w, err, end, "text after the header object");
+        w->pos = end;
+        return GP_OK;
+    }
+    if (!w->first) {
+        if (i >= w->len || w->s[i] != ',')
+            return malformed(w, err, i, "expected ',' or '}' after an entry");
+        i = ws(w, i + 1);
+    }
+    w->first = 0;
+    if (i >= w->len || w->s[i] != '"')
+        return malformed(w, err, i, "expected a tensor name");
+    gpi_json_counts n = {0};
+    gp_error se;
+    gp_error_clear(&se);
+    size_t end = i;
+    if (gpi_json_scan_value(w->s, w->len, &end, &entry_limits, &n, &se))
+        return malformed(w, err, (size_t)se.offset, se.msg);
+    gp_status st = GP_OK;
+    *key_at = i;
+    if (!(*key = load_span(w, i, end, JSON_DECODE_ANY, err, &st)))
+        return st;
+    i = ws(w, end);
+    if (i >= w->len || w->s[i] != ':') {
+        json_decref(*key);
+        *key = NULL;
+        return malformed(w, err, i, "expected ':' after a tensor name");
+    }
+    end = ++i;
+    memset(&n, 0, sizeof n);
+    const int meta = strcmp(json_string_value(*key), "__metadata__") == 0;
+    if ((st = gpi_json_scan_value(w->s, w->len, &end, meta ? &metadata_limits : &entry_limits, &n, &se))) {
+        json_decref(*key);
+        *key = NULL;
+        if (st == GP_ELIMIT)
+            return st_fail(err, GP_ELIMIT, w->file, meta ? "__metadata__" : NULL, err_offset(8 + (uint64_t)se.offset),
+                           "header entry at byte %llu: %s (a tensor entry holds dtype, shape and data_offsets)",
+                           (unsigned long long)(8 + (uint64_t)i), se.msg);
+        return malformed(w, err, (size_t)se.offset, se.msg);
+    }
+    if (!(*val = load_span(w, i, end, JSON_DECODE_ANY, err, &st))) {
+        json_decref(*key);
+        *key = NULL;
+        return st;
+    }
+    w->pos = end;
+    return GP_OK;
+}
+
+static uint64_t name_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+static int cmp_span_begin(const void *a, const void *b)
+{
+    const span *x = a, *y = b;
+    if (x->begin != y->begin)
+        return x->begin < y->begin ? -1 : 1;
+    return x->key_at < y->key_at ? -1 : x->key_at > y->key_at;
+}
+
+static int cmp_span_hash(const void *a, const void *b)
+{
+    const span *x = a, *y = b;
+    if (x->hash != y->hash)
+        return x->hash < y->hash ? -1 : 1;
+    return x->key_at < y->key_at ? -1 : x->key_at > y->key_at;
+}
+
+/* The name of the tensor whose key starts at header byte `at`, for a message. */
+static void key_name(const header_walk *w, size_t at, char *out, size_t n)
+{
+    size_t end = at;
+    gpi_json_counts c = {0};
+    json_t *k = NULL;
+    gp_status st;
+    if (gpi_json_scan_value(w->s, w->len, &end, &entry_limits, &c, NULL) == GP_OK)
+        k = load_span(w, at, end, JSON_DECODE_ANY, NULL, &st);
+    gpi_strlcpy(out, k ? json_string_value(k) : "?", n);
+    json_decref(k);
+}
+
+/* No byte of the data section belongs to two tensors; no name appears twice. Gaps between
+ * tensors are allowed (docs/formats-safetensors.md). */
+static gp_status check_spans(const header_walk *w, span *v, size_t n, gp_error *err)
+{
+    char a[128], b[128];
+    if (n > 1)
+        qsort(v, n, sizeof *v, cmp_span_hash);
+    for (size_t i = 1; i < n; i++)
+        if (v[i].hash == v[i - 1].hash) {
+            key_name(w, v[i - 1].key_at, a, sizeof a);
+            key_name(w, v[i].key_at, b, sizeof b);
+            if (strcmp(a, b) == 0)
+                return st_fail(err, GP_EPARSE, w->file, b, err_offset(8 + (uint64_t)v[i].key_at),
+                               "tensor '%.100s' appears twice in the header (duplicate object key)", b);
+        }
+    if (n > 1)
+        qsort(v, n, sizeof *v, cmp_span_begin);
+    uint64_t reach = 0;
+    size_t holder = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i].end == v[i].begin)
+            continue; /* an empty tensor takes no byte */
+        if (i > 0 && v[i].begin < reach) {
+            key_name(w, v[holder].key_at, a, sizeof a);
+            key_name(w, v[i].key_at, b, sizeof b);
+            return st_fail(err, GP_EPARSE, w->file, b, err_offset(w->data_start + v[i].begin),
+                           "tensor '%.100s': tensors overlap: its bytes [%llu, %llu) of the data section "
+                           "share bytes with tensor '%.100s' [%llu, %llu)", b, (unsigned long long)v[i].begin,
+                           (unsigned long long)v[i].end, a, (unsigned long long)v[holder].begin,
+                           (unsigned long long)v[holder].end);
+        }
+        if (v[i].end > reach) {
+            reach = v[i].end;
+            holder = i;
+        }
+    }
+    return GP_OK;
+}
+
+/* Pass 1 over the header: every entry valid, totals, spans disjoint. *spans is the caller's
+ * to free. */
+static gp_status validate_entries(header_walk *w, span **spans, int64_t *tensors, int64_t *elements,
+                                  uint64_t *bytes, gp_error *err)
+{
+    size_t cap = 0, n = 0;
+    gp_status st = walk_begin(w, err);
+    while (!st) {
+        json_t *k, *v;
+        size_t key_at;
+        if ((st = walk_next(w, &k, &v, &key_at, err)) || !k)
+            break;
+        const char *key = json_string_value(k);
+        if (strcmp(key, "__metadata__") == 0) {
+            st = check_metadata(w->file, v, err);
+        } else {
+            tensor_info ti;
+            uint64_t begin = 0;
+            st = parse_tensor(w->file, key, v, w->data_start, w->data_size, &ti, err);
+            if (!st && ti.elements > INT64_MAX - *elements)
+                st = st_fail(err, GP_ELIMIT, w->file, key, -1, "more than 2^63 elements in one file");
+            if (!st && n == cap) {
+                size_t nc = cap ? 2 * cap : 256;
+                span *nv = realloc(*spans, nc * sizeof *nv);
+                if (!nv)
+                    st = gpi_fail(err, GP_ENOMEM, "%s: out of memory", w->file);
+                else
+                    *spans = nv, cap = nc;
+            }
+            if (!st) {
+                get_uint(json_array_get(json_object_get(v, "data_offsets"), 0), &begin);
+                (*spans)[n++] = (span){begin, begin + ti.bytes, name_hash(key), key_at};
+                *bytes += ti.bytes; /* each span lies inside the data section: no wrap */
+                *elements += ti.elements;
+                (*tensors)++;
+            }
+        }
+        json_decref(k);
+        json_decref(v);
+    }
+    if (!st)
+        st = check_spans(w, *spans, n, err);
+    return st;
+}
+
 /* ---- the header --------------------------------------------------------------------------- */
 
 /* Called once per tensor after the whole header validated (model folders use it to cross-check
@@ -287,75 +527,43 @@ static gp_status scan_header(const uint8_t *buf, size_t len, uint64_t file_size,
                        (unsigned long long)(8 + n));
     const uint64_t data_start = 8 + n, data_size = file_size - data_start;
 
-    json_error_t jerr;
-    json_t *root = json_loadb((const char *)buf + 8, (size_t)n, JSON_REJECT_DUPLICATES, &jerr);
-    if (!root) {
-        uint64_t at = 8 + (uint64_t)(jerr.position > 0 ? jerr.position : 0);
-        return st_fail(err, GP_EPARSE, name, NULL, err_offset(at),
-                       "header JSON is malformed at byte %llu (header line %d, column %d): %s",
-                       (unsigned long long)at, jerr.line, jerr.column, jerr.text);
-    }
-    gp_status st = GP_OK;
-    if (!json_is_object(root)) {
-        st = st_fail(err, GP_EPARSE, name, NULL, 8, "the header is not a JSON object");
-        goto done;
-    }
-
-    /* Pass 1: validate every entry and the file's totals; the model is not touched. */
-    const char *key;
-    json_t *v;
+    header_walk hw = {(const char *)buf + 8, (size_t)n, 0, name, data_start, data_size, 1};
+    span *spans = NULL;
     int64_t tensors = 0, elements = 0;
     uint64_t bytes = 0;
-    json_object_foreach(root, key, v) {
-        if (strcmp(key, "__metadata__") == 0) {
-            if ((st = check_metadata(name, v, err)) != GP_OK)
-                goto done;
-            continue;
-        }
-        tensor_info ti;
-        if ((st = parse_tensor(name, key, v, data_start, data_size, &ti, err)) != GP_OK)
-            goto done;
-        /* Each span lies inside the data section; if the spans add up to more than it, some
-         * overlap and the same bytes would be counted twice. */
-        if (ti.bytes > data_size - bytes) {
-            st = st_fail(err, GP_EPARSE, name, key, -1,
-                         "tensor '%.100s': tensors overlap: their spans add up to more than the "
-                         "%llu bytes of data", key, (unsigned long long)data_size);
-            goto done;
-        }
-        bytes += ti.bytes;
-        if (ti.elements > INT64_MAX - elements) {
-            st = st_fail(err, GP_ELIMIT, name, key, -1, "more than 2^63 elements in one file");
-            goto done;
-        }
-        elements += ti.elements;
-        tensors++;
-    }
+    /* Pass 1: validate every entry and the file's totals; the model is not touched. */
+    gp_status st = validate_entries(&hw, &spans, &tensors, &elements, &bytes, err);
     /* The model's running totals (several shards) must not overflow either. */
-    if (elements > INT64_MAX - m->exact_params - m->exact_buffers ||
-        bytes > UINT64_MAX - m->exact_bytes || tensors > INT64_MAX - m->exact_tensors) {
-        st = st_fail(err, GP_ELIMIT, name, NULL, -1,
-                     "the model's exact totals would overflow 64 bits");
-        goto done;
-    }
+    if (!st && (elements > INT64_MAX - m->exact_params - m->exact_buffers ||
+                bytes > UINT64_MAX - m->exact_bytes || tensors > INT64_MAX - m->exact_tensors))
+        st = st_fail(err, GP_ELIMIT, name, NULL, -1, "the model's exact totals would overflow 64 bits");
+    free(spans);
+    if (st)
+        return st;
 
-    /* Pass 2: add them (cannot fail). */
-    json_object_foreach(root, key, v) {
-        if (strcmp(key, "__metadata__") == 0)
-            continue;
-        tensor_info ti;
-        parse_tensor(name, key, v, data_start, data_size, &ti, NULL);
-        int64_t params_before = m->exact_params;
-        gpi_model_add_tensor(m, key, ti.dtype->name, ti.elements, ti.bytes);
-        if (hook && hook->on_tensor)
-            hook->on_tensor(hook->ctx, key, ti.elements, m->exact_params != params_before ||
-                                                             ti.elements == 0);
+    /* Pass 2: add them (cannot fail: every entry parsed and validated above). */
+    hw.pos = 0;
+    walk_begin(&hw, NULL);
+    for (;;) {
+        json_t *k = NULL, *v = NULL;
+        size_t key_at;
+        if (walk_next(&hw, &k, &v, &key_at, NULL) != GP_OK || !k)
+            break;
+        const char *key = json_string_value(k);
+        if (strcmp(key, "__metadata__") != 0) {
+            tensor_info ti;
+            parse_tensor(name, key, v, data_start, data_size, &ti, NULL);
+            int64_t params_before = m->exact_params;
+            gpi_model_add_tensor(m, key, ti.dtype->name, ti.elements, ti.bytes);
+            if (hook && hook->on_tensor)
+                hook->on_tensor(hook->ctx, key, ti.elements, m->exact_params != params_before || ti.elements == 0);
+        }
+        json_decref(k);
+        json_decref(v);
     }
     /* An empty header ({} or metadata only) still means "read from files". */
     m->has_exact = 1;
-done:
-    json_decref(root);
-    return st;
+    return GP_OK;
 }
 
 gp_status gp_safetensors_scan_buffer(const uint8_t *buf, size_t len, uint64_t file_size,
@@ -547,9 +755,23 @@ static gp_status read_index(const char *path, name_list *shards, json_t **doc_ou
         return st;
     if (size > GPI_MAX_SAFETENSORS_HEADER) {
         free(buf);
+        char b[48];
+        gpi_format_bytes(b, sizeof b, (double)size);
         return st_fail(err, GP_ELIMIT, path, NULL, -1,
-                       "%llu bytes is too large for a safetensors index (limit %u)",
-                       (unsigned long long)size, GPI_MAX_SAFETENSORS_HEADER);
+                       "a %s file is too large for a safetensors index (the limit is 100 MB, %u bytes)", b,
+                       GPI_MAX_SAFETENSORS_HEADER);
+    }
+    /* an index is {"metadata": {...}, "weight_map": {tensor: shard}}: bound Jansson's tree
+     * (DeepSeek-V3's lists 91,991 tensors, 2 x 91,991 + a few keys and values) */
+    static const gpi_json_limits index_limits = {8, (size_t)1 << 20, 64};
+    gpi_json_counts counts;
+    gp_error scan_err;
+    gp_error_clear(&scan_err);
+    if (gpi_json_scan((const char *)buf, len, &index_limits, &counts, &scan_err) == GP_ELIMIT) {
+        free(buf);
+        return st_fail(err, GP_ELIMIT, path, NULL, scan_err.offset,
+                       "%s: a safetensors index may nest %d deep and hold %zu keys and values", scan_err.msg,
+                       index_limits.max_depth, index_limits.max_items);
     }
     json_error_t jerr;
     json_t *doc = json_loadb((const char *)buf, len, JSON_REJECT_DUPLICATES, &jerr);
@@ -642,6 +864,106 @@ static gp_status list_shards(const char *dir, name_list *shards, gp_error *err)
     else if (shards->n > 1)
         qsort(shards->v, shards->n, sizeof *shards->v, cmp_str);
     return st;
+}
+
+/* ---- complete shard sets ------------------------------------------------------------------
+ * Hugging Face names shards PREFIX-IIIII-of-NNNNN.safetensors. A folder holding 1 of 4 shards
+ * loaded as a model a quarter of its size ("fits one L4", issue 17 row 7): every set named
+ * so must be whole, and every file an index names must exist. */
+
+typedef struct shard_name {
+    size_t prefix_len;        /* PREFIX is name[0, prefix_len) */
+    unsigned long index, count;
+    int index_width, count_width;
+} shard_name;
+
+/* Parse PREFIX-IIIII-of-NNNNN.safetensors; 0 if the name has another form. */
+static int parse_shard_name(const char *name, shard_name *out)
+{
+    size_t len = strlen(name), ext = strlen(".safetensors");
+    if (len <= ext || !gpi_ends_with(name, ".safetensors"))
+        return 0;
+    size_t end = len - ext, p = end;
+    while (p > 0 && name[p - 1] >= '0' && name[p - 1] <= '9')
+        p--;
+    if (p == end || end - p > 9 || p < 4 || strncmp(name + p - 4, "-of-", 4) != 0)
+        return 0;
+    size_t q = p - 4, r = q;
+    while (r > 0 && name[r - 1] >= '0' && name[r - 1] <= '9')
+        r--;
+    if (r == q || q - r > 9 || r < 1 || name[r - 1] != '-')
+        return 0;
+    out->prefix_len = r - 1;
+    out->index = strtoul(name + r, NULL, 10);
+    out->count = strtoul(name + p, NULL, 10);
+    out->index_width = (int)(q - r);
+    out->count_width = (int)(end - p);
+    return 1;
+}
+
+static int has_name(const name_list *l, const char *s)
+{
+    size_t lo = 0, hi = l->n; /* l is sorted */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(l->v[mid], s);
+        if (c == 0)
+            return 1;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return 0;
+}
+
+/* Append a missing file's name to the message list (the first few) and count it. */
+static void note_missing(char *list, size_t n, size_t *count, const char *name)
+{
+    if ((*count)++ < 4) {
+        size_t used = strlen(list);
+        snprintf(list + used, n - used, "%s%s", used ? ", " : "", name);
+    } else if (*count == 5) {
+        size_t used = strlen(list);
+        snprintf(list + used, n - used, ", ...");
+    }
+}
+
+static gp_status check_shard_set(const char *dir, const name_list *shards, int has_index, gp_error *err)
+{
+    char missing[GP_ERROR_MSG_MAX / 2] = "", path[ST_PATH_MAX];
+    size_t n_missing = 0;
+    struct stat sb;
+    for (size_t i = 0; has_index && i < shards->n; i++)
+        if (join_path(path, dir, shards->v[i], NULL) != GP_OK || stat(path, &sb) != 0)
+            note_missing(missing, sizeof missing, &n_missing, shards->v[i]);
+    for (size_t i = 0; i < shards->n; i++) {
+        shard_name sn, other;
+        if (!parse_shard_name(shards->v[i], &sn))
+            continue;
+        int seen = 0; /* check each PREFIX-of-NNNNN set once */
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = parse_shard_name(shards->v[j], &other) && other.count == sn.count &&
+                   other.prefix_len == sn.prefix_len && strncmp(shards->v[i], shards->v[j], sn.prefix_len) == 0;
+        if (seen)
+            continue;
+        if (sn.count == 0 || sn.count > GPI_MAX_SHARDS)
+            return st_fail(err, GP_ELIMIT, dir, shards->v[i], -1, "shard '%s' says the model has %lu shards (limit %d)",
+                           shards->v[i], sn.count, GPI_MAX_SHARDS);
+        for (unsigned long k = 1; k <= sn.count; k++) {
+            char want[ST_PATH_MAX];
+            snprintf(want, sizeof want, "%.*s-%0*lu-of-%0*lu.safetensors", (int)sn.prefix_len, shards->v[i],
+                     sn.index_width, k, sn.count_width, sn.count);
+            if (!has_name(shards, want))
+                note_missing(missing, sizeof missing, &n_missing, want);
+        }
+    }
+    if (n_missing == 0)
+        return GP_OK;
+    gpi_error_set_field(err, "shards");
+    return st_fail(err, GP_ENOTFOUND, dir, "shards",  -1,
+                   "the shard set is incomplete: %zu file%s missing (%s); a model with shards missing would "
+                   "be counted smaller than it is", n_missing, n_missing == 1 ? " is" : "s are", missing);
 }
 
 /* Does config.json name the storage dtype (torch_dtype / dtype, at the top or in
@@ -792,6 +1114,11 @@ gp_status gp_model_from_folder(const char *dir, gp_model *out, gp_error *err)
     if (st)
         return st;
 
+    if ((st = check_shard_set(dir, &shards, has_index, err)) != GP_OK) {
+        names_free(&shards);
+        json_decref(index);
+        return st;
+    }
     folder_ctx ctx = {0};
     ctx.m = out;
     ctx.weight_map = index ? json_object_get(index, "weight_map") : NULL;

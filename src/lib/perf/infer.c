@@ -268,6 +268,7 @@ gp_status gp_step_model_init_nodes(const gp_model *m, const gp_gpu *gpu, const g
                                    const gp_workload *w, const gp_layout *l, const gp_perf_params *params,
                                    gp_step_model *out, gp_error *err)
 {
+    gp_error_clear(err); /* no stale offset or field from an earlier call */
     memset(out, 0, sizeof *out);
     if (!m || !gpu || !w || !l)
         return gpi_fail(err, GP_EINVAL, "step model: model, GPU, workload and layout are required");

@@ -635,6 +635,7 @@ gp_status gp_train_perf_estimate(const gp_model *m, const gp_gpu *gpu, const gp_
                                  const gp_workload *w, const gp_layout *l, double train_tokens,
                                  gp_train_perf *out, gp_error *err)
 {
+    gp_error_clear(err); /* no stale offset or field from an earlier call */
     memset(out, 0, sizeof *out);
     gp_param_breakdown p;
     gp_status st = gp_model_params(m, &p, err);

@@ -81,6 +81,7 @@ static gp_status build_request(const gp_catalog *cat, gp_result *r, const gp_run
         gpi_run_traffic(sc, &req->traffic);
         req->traffic.cancel = gpi_guard_stop;
         req->traffic.cancel_arg = guard;
+        req->traffic.work = &guard->work;
         req->slo.ttft_s = sc->ttft_p99;
         req->slo.tpot_s = sc->tpot_p99;
         req->redundancy = sc->redundancy;
@@ -101,6 +102,7 @@ static gp_status build_request(const gp_catalog *cat, gp_result *r, const gp_run
         req->train.top_k = 1;
         req->train.cancel = gpi_guard_stop;
         req->train.cancel_arg = guard;
+        req->train.work = &guard->work;
     }
     gpi_strlcpy(req->compliance, sc->compliance[0] ? sc->compliance : "none", sizeof req->compliance);
     gpi_strlcpy(req->currency, sc->currency[0] ? sc->currency : "USD", sizeof req->currency);
@@ -158,7 +160,8 @@ gp_status gp_plan_run(const gp_catalog *cat, const gp_scenario *sc, const gp_run
         gp_result_free(r);
         return gpi_fail(err, GP_ENOMEM, "out of memory");
     }
-    gpi_guard guard = {ctx};
+    gpi_guard guard;
+    gpi_guard_init(&guard, ctx);
     st = gpi_run_model(cat, sc, ctx, &r->model, err);
     if (!st)
         st = gpi_run_workload(sc, &r->w, err);
@@ -171,6 +174,7 @@ gp_status gp_plan_run(const gp_catalog *cat, const gp_scenario *sc, const gp_run
         r->preq->traffic.cancel_arg = NULL;
         r->preq->train.cancel = NULL;
         r->preq->train.cancel_arg = NULL;
+        r->preq->traffic.work = r->preq->train.work = NULL;
         r->preq->model = &r->model;
         st = plan_json(r, err);
     }

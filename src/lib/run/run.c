@@ -23,6 +23,14 @@ void gp_run_ctx_defaults(gp_run_ctx *ctx)
     memset(ctx, 0, sizeof *ctx);
 }
 
+void gpi_guard_init(gpi_guard *g, const gp_run_ctx *ctx)
+{
+    g->ctx = ctx;
+    gp_work_init(&g->work, 1);
+    if (ctx && ctx->api)
+        g->work.max_bytes = GP_WORK_BYTES_DEFAULT;
+}
+
 int gpi_guard_stop(void *guard)
 {
     const gp_run_ctx *c = ((const gpi_guard *)guard)->ctx;
@@ -35,7 +43,8 @@ int gpi_guard_stop(void *guard)
 
 gp_status gpi_run_check(const gp_run_ctx *ctx, gp_error *err)
 {
-    gpi_guard g = {ctx};
+    gpi_guard g;
+    gpi_guard_init(&g, ctx);
     if (gpi_guard_stop(&g))
         return gpi_fail(err, GP_ELIMIT, "stopped: past the request's deadline or the server is stopping");
     return GP_OK;

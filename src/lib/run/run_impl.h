@@ -34,8 +34,11 @@ struct gp_result {
 /* A run's stop check: passed as cancel/cancel_arg to the simulation and the search. */
 typedef struct gpi_guard {
     const gp_run_ctx *ctx;
+    gp_work work;   /* the library's budget for the run (gpi_guard_init): the largest, so the
+                       run's own max_work governs below it; API runs keep the default memory */
 } gpi_guard;
 int gpi_guard_stop(void *guard);
+void gpi_guard_init(gpi_guard *g, const gp_run_ctx *ctx);
 
 gp_result *gpi_result_new(unsigned command, const gp_scenario *sc);
 /* GP_EUSAGE with a message; field names the key at fault (may be NULL). */

@@ -259,9 +259,11 @@ static gp_status run_mode(const gp_catalog *cat, gp_result *r, const gp_run_ctx 
         t.trace = trace;
         t.trace_len = trace_len;
     }
-    gpi_guard guard = {ctx};
+    gpi_guard guard;
+    gpi_guard_init(&guard, ctx);
     t.cancel = gpi_guard_stop;
     t.cancel_arg = &guard;
+    t.work = &guard.work;
     a->max_len = longest(sc, &t);
     a->trace_len = trace_len;
     int steady =
@@ -283,6 +285,7 @@ static gp_status run_mode(const gp_catalog *cat, gp_result *r, const gp_run_ctx 
     a->traffic.trace = NULL; /* freed by the caller */
     a->traffic.cancel = NULL;
     a->traffic.cancel_arg = NULL;
+    a->traffic.work = NULL;
     return st;
 }
 

@@ -174,7 +174,8 @@ static gp_status run_search(gp_result *r, int64_t gpus, const gp_run_ctx *ctx, g
 {
     const gp_scenario *sc = &r->sc;
     gp_train_answer *a = &r->train;
-    gpi_guard guard = {ctx};
+    gpi_guard guard;
+    gpi_guard_init(&guard, ctx);
     gp_train_search_opts so;
     gp_train_search_defaults(&so);
     so.gpus = (int)gpus;
@@ -190,6 +191,7 @@ static gp_status run_search(gp_result *r, int64_t gpus, const gp_run_ctx *ctx, g
     so.max_gpus = (int)sc->max_gpus;
     so.cancel = gpi_guard_stop;
     so.cancel_arg = &guard;
+    so.work = &guard.work;
     double t0 = gp_run_clock();
     a->fixed = all_fixed(sc, &r->given);
     a->mode = a->fixed ? "fixed" : gpus > 0 ? "search" : "deadline";

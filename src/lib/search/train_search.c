@@ -97,6 +97,7 @@ typedef struct ctx {
     gp_error *err;              /* first estimator error, if any */
     gp_status st;
     gp_param_breakdown params;  /* the model's counts, made once for every layout */
+    gp_work *work;              /* the question's budget (GP_WORK_PER_LAYOUT per layout) */
 } ctx;
 
 
@@ -206,6 +207,8 @@ static void consider(ctx *x, state *s, const gp_layout *l)
 {
     if (x->st || (x->o->cancel && (s->evaluated & 255) == 0 && x->o->cancel(x->o->cancel_arg) && (x->st = gpi_fail(x->err, GP_ELIMIT, "the layout search was stopped: past the request's deadline or the server is stopping"))))
         return;
+    if ((x->st = gpi_work_spend(x->work, GP_WORK_PER_LAYOUT, x->err)) != GP_OK)
+        return; /* over the budget or canceled: the search stops with that error */
     s->evaluated++;
     s->valid++;
     cand c;
@@ -718,7 +721,9 @@ gp_status gp_train_search(const gp_model *m, const gp_gpu *gpu, const gp_cluster
     gp_status st = check_inputs(m, gpu, c, w, o, err);
     if (st)
         return st;
-    ctx x = {m, gpu, c, w, o, err, GP_OK, {0}};
+    gp_work local_work;
+    gp_work_init(&local_work, 0);
+    ctx x = {m, gpu, c, w, o, err, GP_OK, {0}, o->work ? o->work : &local_work};
     st = gp_model_params(m, &x.params, err);
     if (st)
         return st;

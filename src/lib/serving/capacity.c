@@ -75,6 +75,7 @@ gp_status gp_serve_sched_config_profile(const gp_model *m, const gp_gpu *gpu, co
                                         const gp_layout *l, int64_t max_model_len, const gp_engine_profile *prof,
                                         gp_sched_config *sc, gp_error *err)
 {
+    gp_error_clear(err); /* no stale offset or field from an earlier call */
     memset(sc, 0, sizeof *sc);
     gp_engine_profile bp;
     if (!prof) {
@@ -738,6 +739,7 @@ static gp_status candidates(const gp_catalog *cat, const gp_capacity_request *re
 gp_status gp_capacity_search(const gp_catalog *cat, const gp_capacity_request *req, gp_capacity_result *out,
                              gp_error *err)
 {
+    gp_error_clear(err); /* no stale offset or field from an earlier call */
     memset(out, 0, sizeof *out);
     if (!req || !req->model || !req->w)
         return gpi_fail(err, GP_EINVAL, "capacity search: model and workload are required");
@@ -746,6 +748,20 @@ gp_status gp_capacity_search(const gp_catalog *cat, const gp_capacity_request *r
         return gpi_fail(err, GP_EINVAL, "capacity search needs a load: users (closed loop) or a finite request rate");
     if (req->redundancy < 0 || req->redundancy > 16)
         return gpi_fail(err, GP_EINVAL, "redundancy must be 0 to 16 spare replicas");
+    /* before any arithmetic on them (docs/reliability.md, "Limits") */
+    if (t->arrival == GP_ARRIVAL_CLOSED_LOOP && (t->users < 1 || t->users > ((int64_t)1 << 24)))
+        return gpi_fail(err, GP_EINVAL, "users must be between 1 and 2^24 (16,777,216), not %lld", (long long)t->users);
+    if (t->arrival != GP_ARRIVAL_CLOSED_LOOP && !(t->rate > 0 && isfinite(t->rate)))
+        return gpi_fail(err, GP_EINVAL, "the request rate must be a positive finite number");
+    if (t->requests < 0 || t->requests > ((int64_t)1 << 31) || req->max_replicas < 0 || req->max_replicas > (1 << 20))
+        return gpi_fail(err, GP_EINVAL, "requests must be 0 to 2^31 and max_replicas 0 to 2^20");
+    const gp_length_spec *ls[2] = {&t->prompt, &t->output};
+    for (int i = 0; i < 2; i++)
+        if (!(ls[i]->mean >= 0 && ls[i]->mean <= (double)GPI_MAX_TOKENS) || ls[i]->min < 0 ||
+            ls[i]->min > GPI_MAX_TOKENS || ls[i]->max < 0 || ls[i]->max > GPI_MAX_TOKENS) {
+            gpi_error_set_field(err, i ? "output_tokens" : "prompt_tokens");
+            return gpi_fail(err, GP_EINVAL, "%s lengths must be 1 to 2^32 (4,294,967,296) tokens", i ? "output" : "prompt");
+        }
     if (req->max_nodes < 0 || req->max_nodes > 64)
         return gpi_fail(err, GP_EINVAL, "max_nodes must be 0 (default 4) to 64");
     const gp_gpu *cands[MAX_GPU_TYPES];
@@ -753,6 +769,14 @@ gp_status gp_capacity_search(const gp_catalog *cat, const gp_capacity_request *r
     gp_status st = candidates(cat, req, cands, &nc, err);
     if (st)
         return st;
+    gp_work local_work; /* one budget for every simulation of the search */
+    gp_capacity_request local_req;
+    if (!req->traffic.work) {
+        gp_work_init(&local_work, 0);
+        local_req = *req;
+        local_req.traffic.work = &local_work;
+        req = &local_req;
+    }
     eval_ctx c = {cat, req, 0, 0};
     c.prompt_mean = (int64_t)llround(t->prompt.dist == GP_LENGTH_UNIFORM ? (t->prompt.min + t->prompt.max) / 2.0 : t->prompt.mean);
     c.output_mean = (int64_t)llround(t->output.dist == GP_LENGTH_UNIFORM ? (t->output.min + t->output.max) / 2.0 : t->output.mean);

@@ -241,6 +241,14 @@ gp_status gp_disagg_search(const gp_catalog *cat, const gp_capacity_request *req
         return gpi_fail(err, GP_EINVAL, "disaggregated search: model and workload are required");
     if (req->traffic.arrival != GP_ARRIVAL_CLOSED_LOOP || req->slo.ttft_s <= 0 || req->slo.tpot_s <= 0)
         return gpi_fail(err, GP_EINVAL, "disaggregated search needs users (a closed loop) and both p99 targets");
+    gp_work local_work; /* one budget for both searches (docs/reliability.md) */
+    gp_capacity_request local_req;
+    if (!req->traffic.work) {
+        gp_work_init(&local_work, 0);
+        local_req = *req;
+        local_req.traffic.work = &local_work;
+        req = &local_req;
+    }
     const gp_gpu *cands[64];
     size_t nc;
     gp_status st = candidates_of(cat, req, cands, &nc, err);

@@ -23,6 +23,7 @@
 #include "serving.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,7 +83,7 @@ void gp_length_default(gp_length_spec *ls, double mean)
 
 static int64_t draw_length(rng *r, const gp_length_spec *ls)
 {
-    int64_t lo = ls->min > 0 ? ls->min : 1, hi = ls->max > 0 ? ls->max : INT64_MAX / 4, v;
+    int64_t lo = ls->min > 0 ? ls->min : 1, hi = ls->max > 0 ? ls->max : GPI_MAX_TOKENS, v;
     switch (ls->dist) {
     case GP_LENGTH_UNIFORM:
         v = lo + (int64_t)(rng_uniform(r) * (double)(hi - lo + 1));
@@ -262,6 +263,7 @@ typedef struct sim {
     int64_t *out_tokens, *in_tokens;
     unsigned char *done;   /* 1 completed, 2 rejected */
     int64_t preemptions, steps, rejected;
+    gp_work *work;         /* the question's budget: running + 1 units a step */
     int64_t *sched;        /* tokens scheduled this step, parallel to running[] */
     int64_t finished;
     int64_t slot;          /* pipeline: the micro-batch (group) scheduled next */
@@ -389,6 +391,77 @@ static int preempt_last(sim *s)
     v->draft = 0;
     s->preemptions++;
     return dq_push_front(&s->waiting, v);
+}
+
+/* ---- input limits and the work budget (docs/reliability.md) ---------------------------- */
+
+static int tokens_ok(int64_t v, int64_t lo) { return v >= lo && v <= GPI_MAX_TOKENS; }
+
+static int length_ok(const gp_length_spec *l)
+{
+    return (unsigned)l->dist < GP_LENGTH_COUNT && tokens_ok(l->min, 0) && tokens_ok(l->max, 0) &&
+           (l->dist == GP_LENGTH_UNIFORM || (l->mean >= 1 && l->mean <= (double)GPI_MAX_TOKENS));
+}
+
+/* Every count the loop adds stays in int64: tokens of one request <= 2^33, blocks <= 2^40. */
+static gp_status sim_check_limits(const gp_sched_config *sc, const gp_traffic *t, int64_t total, gp_error *err)
+{
+    if (sc->max_num_seqs > GPI_MAX_SEQS || sc->max_num_batched_tokens > GPI_MAX_TOKENS ||
+        sc->block_size > GPI_MAX_TOKENS || sc->kv_blocks > ((int64_t)1 << 40) || sc->max_model_len < 0 ||
+        sc->max_model_len > 2 * GPI_MAX_TOKENS)
+        return gpi_fail(err, GP_EINVAL, "the engine's limits must be at most 2^32 sequences, tokens and block size, "
+                                        "and 2^40 KV blocks");
+    if (t->arrival == GP_ARRIVAL_TRACE) {
+        for (int64_t i = 0; i < total; i++) {
+            const gp_trace_request *r = &t->trace[i];
+            if (!(r->arrival_s >= 0 && r->arrival_s <= 1e12) || !tokens_ok(r->prompt_tokens, 0) ||
+                !tokens_ok(r->output_tokens, 0))
+                return gpi_fail(err, GP_EINVAL, "trace request %lld: arrival must be 0 to 1e12 s and token counts "
+                                "1 to 2^32 (4,294,967,296)", (long long)i + 1);
+        }
+    } else if (!length_ok(&t->prompt) || !length_ok(&t->output)) {
+        gpi_error_set_field(err, !length_ok(&t->prompt) ? "prompt_tokens" : "output_tokens");
+        return gpi_fail(err, GP_EINVAL, "prompt and output lengths must be 1 to 2^32 (4,294,967,296) tokens");
+    }
+    return GP_OK;
+}
+
+static double mean_length(const gp_length_spec *l)
+{
+    double lo = l->min > 0 ? (double)l->min : 1.0, hi = l->max > 0 ? (double)l->max : (double)GPI_MAX_TOKENS;
+    double m = l->dist == GP_LENGTH_UNIFORM ? (lo + hi) / 2.0 : l->mean;
+    return m < lo ? lo : m > hi ? hi : m;
+}
+
+/* Before allocating: the simulation's work (sequence-steps: every request needs its prompt
+ * chunks and one step per output token) and memory must fit the budget. */
+static gp_status sim_reserve(const gp_sched_config *sc, const gp_traffic *t, int64_t total, const gp_work *work,
+                             gp_error *err)
+{
+    const double chunk = (double)sc->max_num_batched_tokens;
+    double units = 0, prompt = 0, output = 0;
+    if (t->arrival == GP_ARRIVAL_TRACE) {
+        for (int64_t i = 0; i < total; i++) {
+            prompt += (double)t->trace[i].prompt_tokens;
+            output += (double)t->trace[i].output_tokens;
+            units += ceil((double)t->trace[i].prompt_tokens / chunk) + (double)t->trace[i].output_tokens;
+        }
+        prompt /= (double)total;
+        output /= (double)total;
+    } else {
+        prompt = mean_length(&t->prompt);
+        output = mean_length(&t->output);
+        units = (double)total * (ceil(prompt / chunk) + output);
+    }
+    /* results (6 arrays of 8 bytes + 1) and the waiting queue (grown by doubling) per request;
+     * the running set per sequence; the heap per closed-loop user */
+    double bytes = (double)total * (6.0 * 8.0 + 1.0 + 2.0 * (double)sizeof(req)) +
+                   (double)sc->max_num_seqs * ((double)sizeof(req) + 8.0) +
+                   (t->arrival == GP_ARRIVAL_CLOSED_LOOP ? (double)t->users * (double)sizeof(hnode) : 0.0);
+    char what[160];
+    snprintf(what, sizeof what, "a simulation of %lld requests of about %.0f prompt and %.0f output tokens",
+             (long long)total, prompt, output);
+    return gpi_work_reserve(work, units, bytes, what, "lower the requests, users or token counts", err);
 }
 
 static gp_status check_traffic(const gp_sched_config *sc, const gp_traffic *t, int64_t *total_out, gp_error *err)
@@ -691,8 +764,8 @@ static gp_status step_once(sim *s, int *stop, gp_error *err)
     if (budget == s->sc->max_num_batched_tokens) {
         /* nothing scheduled: after a preemption retry; another micro-batch may have work;
          * else wait for the next arrival */
-        if (preempted)
-            return GP_OK;
+        if (preempted) /* a retry is work too */
+            return gpi_work_spend(s->work, 1.0, err);
         if (s->pp > 1 && s->n_running > 0) {
             s->slot++;
             if (++s->empty_slots >= s->pp) { /* every micro-batch is still in the pipeline */
@@ -723,6 +796,9 @@ static gp_status step_once(sim *s, int *stop, gp_error *err)
         s->kv_peak = used;
     s->now += dt;
     s->steps++;
+    gp_status wst = gpi_work_spend(s->work, (double)s->n_running + 1.0, err);
+    if (wst)
+        return wst;
     s->slot++;
     s->empty_slots = 0;
     advance(s, dt);
@@ -791,18 +867,30 @@ static void collect(sim *s, const gp_slo *slo, gp_sim_result *out)
 static gp_status simulate(const gp_step_model *sm, const gp_sched_config *sc, const gp_traffic *t, const gp_slo *slo,
                           int stop_on_miss, gp_sim_result *out, gp_error *err)
 {
+    gp_error_clear(err); /* no stale offset or field from an earlier call */
     memset(out, 0, sizeof *out);
     if (!sm || !sc || !t)
         return gpi_fail(err, GP_EINVAL, "simulate: step model, scheduler and traffic are required");
     int64_t total = 0;
     gp_status st = check_traffic(sc, t, &total, err);
+    if (!st)
+        st = sim_check_limits(sc, t, total, err);
     if (st)
+        return st;
+    gp_work local_work;
+    gp_work *work = t->work;
+    if (!work) { /* a call of its own: the default budget, counted here */
+        gp_work_init(&local_work, 0);
+        work = &local_work;
+    }
+    if ((st = sim_reserve(sc, t, total, work, err)))
         return st;
     sim s;
     memset(&s, 0, sizeof s);
     s.sm = sm;
     s.sc = sc;
     s.t = t;
+    s.work = work;
     s.total = total;
     s.free_blocks = sc->kv_blocks;
     s.pp = sm->pp > 1 ? sm->pp : 1;
@@ -876,6 +964,15 @@ static int parse_csv_line(char *line, gp_trace_request *r)
     return 0;
 }
 
+/* A token count from a JSON number: out of [1, 2^32] (or not whole) becomes -1 (refused). */
+static int64_t trace_tokens(double v)
+{
+    int64_t n;
+    if (v != floor(v) || !gpi_i64_from_double(v, 1, GPI_MAX_TOKENS, &n))
+        return -1;
+    return n;
+}
+
 static double json_num_any(json_t *o, const char *const *keys, int *found)
 {
     for (int i = 0; keys[i]; i++) {
@@ -891,6 +988,7 @@ static double json_num_any(json_t *o, const char *const *keys, int *found)
 
 gp_status gp_trace_read(const char *path, gp_trace_request **out, size_t *n, gp_error *err)
 {
+    gp_error_clear(err); /* no stale offset or field from an earlier call */
     *out = NULL;
     *n = 0;
     uint8_t *buf;
@@ -933,8 +1031,10 @@ gp_status gp_trace_read(const char *path, gp_trace_request **out, size_t *n, gp_
             int fa, fi, fo;
             if (o) {
                 r.arrival_s = json_num_any(o, k_arr, &fa);
-                r.prompt_tokens = (int64_t)json_num_any(o, k_in, &fi);
-                r.output_tokens = (int64_t)json_num_any(o, k_out, &fo);
+                /* tokens read as double and range-checked before the cast (a cast of 1e19
+                 * to int64 is undefined) */
+                r.prompt_tokens = trace_tokens(json_num_any(o, k_in, &fi));
+                r.output_tokens = trace_tokens(json_num_any(o, k_out, &fo));
                 json_decref(o);
             }
             if (!o || !fa || !fi || !fo) {
@@ -956,13 +1056,16 @@ gp_status gp_trace_read(const char *path, gp_trace_request **out, size_t *n, gp_
                 err->line = line;
             return gpi_fail(err, GP_EPARSE, "%s:%d: expected 'arrival_s,prompt_tokens,output_tokens'", path, line);
         }
-        if (!(r.arrival_s >= 0) || r.prompt_tokens < 1 || r.output_tokens < 1 || (cnt && r.arrival_s < v[cnt - 1].arrival_s)) {
+        if (!(r.arrival_s >= 0 && r.arrival_s <= 1e12) || !tokens_ok(r.prompt_tokens, 1) ||
+            !tokens_ok(r.output_tokens, 1) || (cnt && r.arrival_s < v[cnt - 1].arrival_s)) {
             free(v);
             free(buf);
             gpi_error_set_path(err, path);
             if (err)
                 err->line = line;
-            return gpi_fail(err, GP_EINVAL, "%s:%d: arrival must be >= 0 and not decrease; token counts >= 1", path, line);
+            return gpi_fail(err, GP_EINVAL,
+                            "%s:%d: arrival must be 0 to 1e12 s and not decrease; token counts 1 to 2^32 (4,294,967,296)",
+                            path, line);
         }
         if (cnt == cap) {
             gp_trace_request *nv = realloc(v, 2 * cap * sizeof *v);
