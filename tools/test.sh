@@ -38,13 +38,13 @@ PKG_CONFIG_PATH="$PWD/build/install/lib/pkgconfig" sh -c 'cc -std=c11 -Wall -Wex
 step "AddressSanitizer + UndefinedBehaviorSanitizer: build + ctest (build/asan)"
 cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=Debug -DGP_SANITIZE=ON -DGP_WERROR=ON -DCMAKE_C_COMPILER=gcc >/dev/null
 cmake --build build/asan -j"$jobs"
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 GP_VALIDATE_QUICK=1 \
   ctest --test-dir build/asan --output-on-failure -j"$jobs"
 
 step "clang ASan + UBSan + float-cast-overflow + implicit-conversion: build + ctest (build/clang-asan)"
 cmake -S . -B build/clang-asan -DCMAKE_BUILD_TYPE=Debug -DGP_SANITIZE=ON -DGP_WERROR=ON -DCMAKE_C_COMPILER=clang >/dev/null
 cmake --build build/clang-asan -j"$jobs"
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 GP_VALIDATE_QUICK=1 \
   ctest --test-dir build/clang-asan --output-on-failure -j"$jobs"
 
 step "clang, warnings as errors: build only (build/clang)"

@@ -7,11 +7,18 @@ CASES="$SRC/validation"
 [ -f "$CASES/public.jsonl" ] || { echo "FAIL: no validation cases at $CASES"; exit 1; }
 # The gates below hold on the set the constants were fitted on (validation/public.jsonl); the
 # newer sources (validation/*_*.jsonl, issue 11) are mapped and reported, not yet gated.
+# GP_VALIDATE_QUICK=1 (tools/test.sh sets it for the sanitizer builds, where thousands of
+# simulations take many minutes): the fitted set in-sample only; the gcc build runs it all.
+QUICK=${GP_VALIDATE_QUICK:-0}
+if [ "$QUICK" != 1 ]; then
 run --cases "$CASES" --json; expect_rc 0 "validate runs on every file"
 # serve_trtllm.jsonl's rows (model.preset, settings.precision, parallel.tp/pp/ep) are mapped:
 # 40 TensorRT-LLM rows of public.jsonl + 200 of serve_trtllm.jsonl + 21 others at the time of writing
 expect_json '[.rows[] | select(.category == "infer_throughput")] | length >= 250' true "serving rows of every file mapped"
 run --cases "$CASES/public.jsonl" --loso --json --out "$TMP/validation.md"; expect_rc 0 "validate runs on the fitted set"
+else
+run --cases "$CASES/public.jsonl" --json --out "$TMP/validation.md"; expect_rc 0 "validate runs on the fitted set (quick)"
+fi
 cp "$TMP/out" "$TMP/validate.json"
 cat_json() { jq -r ".summary[] | select(.category==\"$1\") | .$2" "$TMP/validate.json"; }
 loso_json() { jq -r ".loso.summary[] | select(.category==\"$1\") | .$2" "$TMP/validate.json"; }
@@ -44,6 +51,7 @@ check_le infer_throughput p90_abs_error_pct 35
 # build; docs/validation.md has those figures). The memory models fit nothing on cases and
 # training's constants (data/kernels.json "fit") are refitted by tools/refit_train.py, so their
 # LOSO figures are the in-sample ones gated above.
+if [ "$QUICK" != 1 ]; then
 check_loso_le infer_throughput median_abs_error_pct 13.1; check_loso_le infer_throughput p90_abs_error_pct 104
 checks=$((checks+1)); [ "$(jq '[.loso.fits[] | select(.category == "infer_throughput")] | length' "$TMP/validate.json")" -ge 3 ] ||
   fail "serving refitted for fewer than 3 held-out sources"
@@ -51,13 +59,14 @@ checks=$((checks+1)); [ "$(jq -r '[.by_source[] | select(.category == "infer_thr
   fail "by_source lacks the TensorRT-LLM source"
 checks=$((checks+1)); [ "$(jq -r '[.by_gpu[] | select(.category == "train_throughput") | .gpu_generation] | sort | join(",")' "$TMP/validate.json")" = "Ampere,Hopper" ] ||
   fail "by_gpu: training cases are on Ampere and Hopper GPUs"
+fi
 # every weight-size row (vLLM logs' "Loading model weights took", QLoRA Table 1 16-bit) within 2%
 checks=$((checks+1))
 bad=$(jq -r '.rows[] | select(.quantity|test("^weights")) | select(.quantity|test("NF4")|not) | select((.error_pct|fabs) > 2) | .id' "$TMP/validate.json")
 [ -z "$bad" ] || fail "weights off by more than 2%: $bad"
 # the report was written beside the JSON
 checks=$((checks+1)); grep -q "^| train_throughput" "$TMP/validation.md" || fail "report lacks the summary"
-checks=$((checks+1)); grep -q "^## Constants refitted with each source held out" "$TMP/validation.md" || fail "report lacks the LOSO fits"
+[ "$QUICK" = 1 ] || { checks=$((checks+1)); grep -q "^## Constants refitted with each source held out" "$TMP/validation.md" || fail "report lacks the LOSO fits"; }
 run --cases "$TMP/none.jsonl"; expect_rc 1 "missing cases file"
 printf '{"id": "x", "category": "infer_memory"}\n{bad\n' > "$TMP/bad.jsonl"
 run --cases "$TMP/bad.jsonl"; expect_rc 1 "malformed case"; expect_err "bad.jsonl:2:" "names the file and line"
