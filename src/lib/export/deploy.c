@@ -125,7 +125,7 @@ static const group_env slurm_env = {"$HEAD_ADDR", "$SLURM_NODEID"};
  * with "-i" (lws v0.10.0 pkg/utils/accelerators/tpu.go: <leader>-<i>.<subdomain>). */
 #define GPX_SSHD                                                                                                      \
     "command -v sshd >/dev/null || (apt-get update && apt-get install -y openssh-server openssh-client); "          \
-    "ssh-keygen -A; mkdir -p /run/sshd /root/.ssh && cp /etc/gpuplan-ssh/* /root/.ssh/ && chmod 600 /root/.ssh/*; "                 \
+    "ssh-keygen -A; mkdir -p /run/sshd $HOME/.ssh && cp /etc/gpuplan-ssh/* $HOME/.ssh/ && chmod 600 $HOME/.ssh/*; "                 \
     "/usr/sbin/sshd -p 2222"
 
 static void trtllm_group(const gpx_ctx *c, const char *cmdline, char *leader, char *worker, size_t n)
