@@ -361,6 +361,11 @@ GP_API double gp_gpu_hourly_price(const gp_gpu *gpu);
 
 /* Search. The result is large (caller-owned); `cat` gives links and, with gpus NULL, the
  * candidates. */
+/* One scheduler's share of a load split over n schedulers (replicas x attention-DP ranks),
+ * with the request counts the search simulates: closed-loop users and open-loop rates are
+ * divided; an unset request count becomes the search's (10 per user, 1,000 to 4,000). */
+GP_API gp_traffic gp_capacity_share(const gp_traffic *t, int n);
+
 GP_API gp_status gp_capacity_search(const gp_catalog *cat, const gp_capacity_request *req,
                                     gp_capacity_result *out, gp_error *err);
 

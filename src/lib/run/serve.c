@@ -17,11 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The capacity search's request counts (src/lib/serving/capacity.c, sim_share_full): evaluate
- * mode simulates as many requests per scheduler as the search does, so both modes agree. */
-#define RUN_REQUESTS_PER_USER 10
-#define RUN_MIN_REQUESTS      1000
-#define RUN_MAX_REQUESTS      4000
 /* Simulations a search runs, about: GPU types x layouts x replica counts bisected. */
 #define RUN_SEARCH_SIMS_PER_GPU 40
 
@@ -63,24 +58,12 @@ static gp_status check_question(const gp_scenario *sc, gp_error *err)
     return GP_OK;
 }
 
-/* One scheduler's share of the load (n = replicas x attention-DP ranks), with the capacity
- * search's request counts. */
+/* One scheduler's share of the load (n = replicas x attention-DP ranks): the search's own share of the load (gp_capacity_share), so evaluate mode simulates as many
+ * requests per scheduler as the search does; a burst's requests are split too. */
 static gp_traffic share(const gp_traffic *t, int n)
 {
-    gp_traffic tr = *t;
-    if (tr.arrival == GP_ARRIVAL_CLOSED_LOOP) {
-        tr.users = (tr.users + n - 1) / n;
-        if (tr.requests <= 0) {
-            int64_t k = tr.users * RUN_REQUESTS_PER_USER;
-            tr.requests = k < RUN_MIN_REQUESTS ? RUN_MIN_REQUESTS : k > RUN_MAX_REQUESTS ? RUN_MAX_REQUESTS : k;
-            if (tr.requests < 3 * tr.users)
-                tr.requests = 3 * tr.users;
-        }
-    } else if (tr.arrival == GP_ARRIVAL_POISSON || tr.arrival == GP_ARRIVAL_FIXED_RATE) {
-        tr.rate /= n;
-        if (tr.requests <= 0)
-            tr.requests = RUN_MAX_REQUESTS / 2;
-    } else if (tr.arrival == GP_ARRIVAL_BURST)
+    gp_traffic tr = gp_capacity_share(t, n);
+    if (tr.arrival == GP_ARRIVAL_BURST)
         tr.requests = (tr.requests + n - 1) / n;
     return tr;
 }

@@ -149,6 +149,25 @@ static int meets(const gp_sim_result *r, const gp_slo *slo)
     return 1;
 }
 
+gp_traffic gp_capacity_share(const gp_traffic *t, int n)
+{
+    gp_traffic s = *t;
+    if (s.arrival == GP_ARRIVAL_CLOSED_LOOP) {
+        s.users = (s.users + n - 1) / n;
+        if (s.requests <= 0) {
+            int64_t r = s.users * GP_SEARCH_REQUESTS_PER_USER;
+            s.requests = r < GP_SEARCH_MIN_REQUESTS ? GP_SEARCH_MIN_REQUESTS : r > GP_SEARCH_MAX_REQUESTS ? GP_SEARCH_MAX_REQUESTS : r;
+            if (s.requests < 3 * s.users)
+                s.requests = 3 * s.users;
+        }
+    } else if (s.arrival == GP_ARRIVAL_POISSON || s.arrival == GP_ARRIVAL_FIXED_RATE) {
+        s.rate /= n;
+        if (s.requests <= 0)
+            s.requests = GP_SEARCH_MAX_REQUESTS / 2;
+    }
+    return s;
+}
+
 /* Simulate one replica carrying 1/n of the load. */
 static gp_status sim_share_full(const eval_ctx *c, const gp_step_model *sm, const gp_sched_config *sc, int replicas,
                                 int full, gp_sim_result *out, gp_error *err)
@@ -156,20 +175,7 @@ static gp_status sim_share_full(const eval_ctx *c, const gp_step_model *sm, cons
     gp_traffic t = c->req->traffic;
     /* each attention-DP rank schedules its own share (vLLM and SGLang balance requests over
      * the ranks); the simulation is one rank's, the step model adds the others' MoE tokens */
-    int n = replicas * (sm->dp > 1 ? sm->dp : 1);
-    if (t.arrival == GP_ARRIVAL_CLOSED_LOOP) {
-        t.users = (t.users + n - 1) / n;
-        if (t.requests <= 0) {
-            int64_t r = t.users * GP_SEARCH_REQUESTS_PER_USER;
-            t.requests = r < GP_SEARCH_MIN_REQUESTS ? GP_SEARCH_MIN_REQUESTS : r > GP_SEARCH_MAX_REQUESTS ? GP_SEARCH_MAX_REQUESTS : r;
-            if (t.requests < 3 * t.users)
-                t.requests = 3 * t.users;
-        }
-    } else if (t.arrival == GP_ARRIVAL_POISSON || t.arrival == GP_ARRIVAL_FIXED_RATE) {
-        t.rate /= n;
-        if (t.requests <= 0)
-            t.requests = GP_SEARCH_MAX_REQUESTS / 2;
-    }
+    t = gp_capacity_share(&t, replicas * (sm->dp > 1 ? sm->dp : 1));
     return full ? gp_simulate(sm, sc, &t, &c->req->slo, out, err)
                 : gpi_simulate_until_miss(sm, sc, &t, &c->req->slo, out, err);
 }
