@@ -102,7 +102,7 @@ static void predict_all(const gp_catalog *cat, json_t *cases, vrows *rs)
                 continue;
             double v[GPV_MAX_PARAMS] = {0};
             if (models[k]->nparams > 0)
-                models[k]->defaults(v);
+                models[k]->defaults(cat, v);
             models[k]->predict(cat, cs, v, rs);
         }
     }

@@ -72,7 +72,7 @@ static int layout_of(json_t *c, const gp_model *m, gp_layout *l, gp_framework *f
     return 1;
 }
 
-void validate_train_preset(const gp_catalog *cat, json_t *c, vrows *rs)
+void validate_train_preset(const gp_catalog *cat, json_t *c, const double *v, vrows *rs)
 {
     json_t *mod = json_object_get(c, "model"), *set = json_object_get(c, "settings");
     const char *preset = json_string_value(json_object_get(mod, "preset"));
@@ -103,7 +103,8 @@ void validate_train_preset(const gp_catalog *cat, json_t *c, vrows *rs)
     if (kern && vcontains(kern, "TE"))
         cl.attention = GP_ATTENTION_CUDNN;
     gp_train_perf perf;
-    if (gp_train_perf_estimate(&m, g, &cl, &w, &l, 0, &perf, NULL) != GP_OK)
+    if (vtrain_estimate(&m, g, &cl, &w, &l, v, &perf) != GP_OK)
         return;
     vadd(rs, c, "tokens/s per GPU", tps, perf.tokens_per_s_per_gpu, "tok/s");
+    vtrain_tag(rs, &m, &w, &cl);
 }
