@@ -25,7 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define GPV_MAX_PASSES 20
+#define GPV_MAX_PASSES 60
 /* Predictions of one grid point run on up to this many threads (GPV_THREADS overrides the
  * number of processors). */
 #define GPV_MAX_THREADS 16
@@ -330,6 +330,34 @@ static int step_constant(fitctx *f, const char *held_out, int *k, int i, double 
     return moved;
 }
 
+/* A blind model's escape from a point no single constant improves: every pair of constants
+ * moved one grid step each, in the four diagonal directions (the median-based objective has
+ * ridges along pairs: a GEMM fraction against its shape penalty, an attention fraction against
+ * the launch floor). Moves to the first pair that improves; 1 when it moved. */
+static int pair_step(fitctx *f, const char *held_out, unsigned reads, int *k, double *best)
+{
+    int n = f->model->nparams;
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++) {
+            if (!(reads >> i & 1u) || !(reads >> j & 1u))
+                continue;
+            for (int di = -1; di <= 1; di += 2)
+                for (int dj = -1; dj <= 1; dj += 2) {
+                    if (k[i] + di < f->kmin[i] || k[i] + di > f->kmax[i] || k[j] + dj < f->kmin[j] ||
+                        k[j] + dj > f->kmax[j])
+                        continue;
+                    k[i] += di, k[j] += dj;
+                    double o = fold_objective(f, held_out, k, NULL);
+                    if (o < *best - 1e-9) {
+                        *best = o;
+                        return 1;
+                    }
+                    k[i] -= di, k[j] -= dj;
+                }
+        }
+    return 0;
+}
+
 /* Coordinate descent over the constants the fit set reads, from the shipped values (k = 0) or,
  * for a blind model, from the priors; the constants no case reads take their priors. The best
  * grid point in k; the rows fitted returned. held_out "" fits on every source. */
@@ -349,6 +377,8 @@ static int fit_without(fitctx *f, const char *held_out, int *k)
         for (int i = 0; i < f->model->nparams; i++)
             if (reads >> i & 1u)
                 moved |= f->model->blind ? scan_constant(f, held_out, k, i, &best) : step_constant(f, held_out, k, i, &best);
+        if (!moved && f->model->blind)
+            moved = pair_step(f, held_out, reads, k, &best);
     }
     return rows;
 }

@@ -202,11 +202,14 @@ static json_t *rows_json(const vrows *rs)
     json_t *rows = json_array();
     for (int i = 0; i < rs->n; i++) {
         const vrow *r = &rs->r[i];
-        json_array_append_new(rows, json_pack("{ss ss ss sf sf ss so sb ss ss}", "id", r->id, "category", r->category,
-                                              "quantity", r->quantity, "measured", r->measured, "predicted",
-                                              r->predicted, "unit", r->unit, "error_pct",
-                                              r->bound ? json_null() : json_real(vrow_error_pct(r)), "bound", r->bound,
-                                              "source", r->source, "gpu_generation", r->gpu_gen));
+        json_t *o = json_pack("{ss ss ss sf sf ss so sb ss ss}", "id", r->id, "category", r->category, "quantity",
+                              r->quantity, "measured", r->measured, "predicted", r->predicted, "unit", r->unit,
+                              "error_pct", r->bound ? json_null() : json_real(vrow_error_pct(r)), "bound", r->bound,
+                              "source", r->source, "gpu_generation", r->gpu_gen);
+        for (int kind = VG_PRECISION; o && kind < VG_COUNT; kind++) /* the bias report's tags, where set */
+            if (row_key(r, (vgroup_kind)kind)[0])
+                json_object_set_new(o, vgroup_keys[kind], json_string(row_key(r, (vgroup_kind)kind)));
+        json_array_append_new(rows, o);
     }
     return rows;
 }

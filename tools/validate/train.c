@@ -186,11 +186,15 @@ static int train_layout(train_source src, json_t *c, const gp_model *m, gp_layou
     return 1;
 }
 
-/* Like with like: each source's figure against gpuplan's figure of the same definition. */
+/* Like with like: each source's figure against gpuplan's figure of the same definition.
+ * Tokens/s per GPU where the source prints it (MPT, NeMo: no FLOP convention in between),
+ * else its TFLOP/s under its own convention. */
 static void train_compare(train_source src, json_t *c, const gp_train_perf *perf, vrows *rs)
 {
     json_t *meas = json_object_get(c, "measured");
-    if ((src == SRC_MPT || src == SRC_NEMO) && !isnan(vnum(meas, "model_tflops_per_gpu")))
+    if ((src == SRC_MPT || src == SRC_NEMO) && !isnan(vnum(meas, "tokens_per_sec_per_gpu")))
+        vadd(rs, c, "tokens/s per GPU", vnum(meas, "tokens_per_sec_per_gpu"), perf->tokens_per_s_per_gpu, "tok/s");
+    else if ((src == SRC_MPT || src == SRC_NEMO) && !isnan(vnum(meas, "model_tflops_per_gpu")))
         vadd(rs, c, "model TFLOP/s per GPU", vnum(meas, "model_tflops_per_gpu"), perf->model_tflops_per_gpu, "TF/s");
     else if ((src == SRC_MEGATRON || src == SRC_BLOOM) && !isnan(vnum(meas, "tflops_per_gpu")))
         vadd(rs, c, "hardware TFLOP/s per GPU", vnum(meas, "tflops_per_gpu"), perf->hw_tflops_per_gpu, "TF/s");
@@ -254,15 +258,14 @@ static void train_predict(const gp_catalog *cat, json_t *c, const double *v, vro
 
 /* ---- the fitted constants (data/kernels.json "fit"), as the harness varies them ---------- */
 
-enum { TF_GEMM_FRAC, TF_HALF_DIM, TF_ATTN_FA2, TF_ATTN_CUDNN, TF_LAYER_US, TF_COUNT };
+enum { TF_GEMM_FRAC, TF_ATTN_FRAC, TF_LAYER_US, TF_MOE_LAYER_US, TF_COUNT };
 
 /* The grid each constant is searched on (docs/performance.md, "Calibration"). */
 static const gpv_param train_params[TF_COUNT] = {
     [TF_GEMM_FRAC] = {"gemm_train_fraction", "", 0.50, 1.20, 0.025},
-    [TF_HALF_DIM] = {"gemm_half_dim", "", 0.0, 400.0, 25.0},
-    [TF_ATTN_FA2] = {"attn_train_fraction", "", 0.10, 1.50, 0.05},
-    [TF_ATTN_CUDNN] = {"attn_train_fraction_cudnn", "", 0.10, 1.50, 0.05},
+    [TF_ATTN_FRAC] = {"attn_train_fraction", "", 0.10, 1.50, 0.05},
     [TF_LAYER_US] = {"layer_overhead_us", "us", 0.0, 3000.0, 50.0},
+    [TF_MOE_LAYER_US] = {"moe_layer_overhead_us", "us", 0.0, 10000.0, 100.0},
 };
 
 /* The shipped values: the catalog's (data/kernels.json "fit", or a --data-dir override). */
@@ -270,10 +273,9 @@ static void train_defaults(const gp_catalog *cat, double *v)
 {
     const gpi_kernel_fit *f = gpi_kernels_fit(gpi_catalog_kernels(cat));
     v[TF_GEMM_FRAC] = f ? f->gemm_train_fraction : 1.0;
-    v[TF_HALF_DIM] = f ? f->gemm_half_dim : 0.0;
-    v[TF_ATTN_FA2] = f ? f->attn_train_fraction : 1.0;
-    v[TF_ATTN_CUDNN] = f ? f->attn_train_fraction_cudnn : 1.0;
+    v[TF_ATTN_FRAC] = f ? f->attn_train_fraction : 1.0;
     v[TF_LAYER_US] = f ? f->layer_overhead_s * 1e6 : 0.0;
+    v[TF_MOE_LAYER_US] = f ? f->moe_layer_overhead_s * 1e6 : 0.0;
 }
 
 /* Neutral priors, where every fit starts: the kernels reach their benchmark rates (the MAMF,
@@ -282,10 +284,9 @@ static void train_priors(const gp_catalog *cat, double *v)
 {
     (void)cat;
     v[TF_GEMM_FRAC] = 1.0;
-    v[TF_HALF_DIM] = 0.0;
-    v[TF_ATTN_FA2] = 1.0;
-    v[TF_ATTN_CUDNN] = 1.0;
+    v[TF_ATTN_FRAC] = 1.0;
     v[TF_LAYER_US] = 0.0;
+    v[TF_MOE_LAYER_US] = 0.0;
 }
 
 gp_status vtrain_estimate(const gp_model *m, const gp_gpu *g, const gp_cluster *cl, const gp_workload *w,
@@ -298,10 +299,10 @@ gp_status vtrain_estimate(const gp_model *m, const gp_gpu *g, const gp_cluster *
         rates = *c.rates;
         fit = *rates.fit;
         fit.gemm_train_fraction = v[TF_GEMM_FRAC];
-        fit.gemm_half_dim = v[TF_HALF_DIM];
-        fit.attn_train_fraction = v[TF_ATTN_FA2];
-        fit.attn_train_fraction_cudnn = v[TF_ATTN_CUDNN];
+        fit.attn_train_fraction = v[TF_ATTN_FRAC]; /* one share for every kernel's benchmark curve */
+        fit.attn_train_fraction_cudnn = v[TF_ATTN_FRAC];
         fit.layer_overhead_s = v[TF_LAYER_US] * 1e-6;
+        fit.moe_layer_overhead_s = v[TF_MOE_LAYER_US] * 1e-6;
         rates.fit = &fit;
         c.rates = &rates;
     }
