@@ -121,6 +121,7 @@ typedef struct gp_scenario {
     char intra_node[48], inter_node[48];
     char profile[GP_SCENARIO_PATH_MAX]; /* calibration profile applied to the catalog (docs/calibration.md) */
     char framework[16];                /* --framework: megatron (default), fsdp, deepspeed */
+    int ep_overlap;                    /* --ep-overlap: Megatron-Core's EP all-to-all overlap */
     /* workload */
     int task;                          /* gp_task */
     gp_scenario_list dtype;            /* plan: precisions to compare; else the last */

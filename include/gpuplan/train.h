@@ -44,6 +44,9 @@ typedef struct gp_cluster {
     char inter_name[48];        /* "ib-ndr" */
     gp_framework framework;     /* the training stack (default Megatron-Core) */
     gp_attention attention;     /* its attention kernel (default: the framework's) */
+    int ep_overlap;             /* Megatron-Core: the EP all-to-all overlapped with another micro-batch's
+                                   expert GEMMs (--overlap-moe-expert-parallel-comm); 0 (its default):
+                                   exposed */
     /* Measured rates (data/kernels.json), set by gp_cluster_defaults / gp_cluster_set_link:
      * pointers into the catalog, valid while it is open. NULL (a cluster built by hand): the
      * model falls back to the datasheet peaks with the generic efficiencies of train.c. */

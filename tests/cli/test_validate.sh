@@ -47,10 +47,9 @@ check_le infer_throughput p90_abs_error_pct 35
 # source each prediction is for. These gates are the figures achieved when they were set
 # (serving 13.0% / 104% on public.jsonl: vLLM 0.5's overheads come from one source only), not
 # targets: a change that makes the held-out figures worse fails here; lower the gates as the
-# model improves. LOSO runs on public.jsonl only (over every file it takes minutes in a Debug
-# build; docs/validation.md has those figures). The memory models fit nothing on cases and
-# training's constants (data/kernels.json "fit") are refitted by tools/refit_train.py, so their
-# LOSO figures are the in-sample ones gated above.
+# model improves. Serving's LOSO runs on public.jsonl only (over every file it takes minutes in
+# a Debug build; docs/validation.md has those figures). The memory models fit nothing on cases.
+# Training's LOSO runs over every file below (seconds: no simulation).
 if [ "$QUICK" != 1 ]; then
 check_loso_le infer_throughput median_abs_error_pct 13.1; check_loso_le infer_throughput p90_abs_error_pct 104
 checks=$((checks+1)); [ "$(jq '[.loso.fits[] | select(.category == "infer_throughput")] | length' "$TMP/validate.json")" -ge 3 ] ||
@@ -60,18 +59,50 @@ checks=$((checks+1)); [ "$(jq -r '[.by_source[] | select(.category == "infer_thr
 checks=$((checks+1)); [ "$(jq -r '[.by_gpu[] | select(.category == "train_throughput") | .gpu_generation] | sort | join(",")' "$TMP/validate.json")" = "Ampere,Hopper" ] ||
   fail "by_gpu: training cases are on Ampere and Hopper GPUs"
 fi
+# training, leave one source out over every file (issue 11): the four training constants of
+# data/kernels.json "fit" refitted blind (from neutral priors) without each source, and fitted on
+# every source. The gates are what CI and docs/validation.md report: median within the issue's
+# 10%; the 90th percentile at the 27.0% reached (the issue asks 25%: a record, lower it as the
+# model improves); every GPU generation, precision and dense/MoE group of >= 10 cases with a
+# median signed error within +-10% (fp4, 6 cases, is reported, not gated).
+run --cases "$CASES" --category train_throughput --loso --json; expect_rc 0 "training LOSO over every file"
+cp "$TMP/out" "$TMP/train.json"
+tl() { jq -r ".loso.summary[] | select(.category==\"train_throughput\") | .$1" "$TMP/train.json"; }
+le() { checks=$((checks+1)); awk -v v="$2" -v l="$3" 'BEGIN{exit !(v+0 <= l+0)}' || fail "$1 = $2, gate <= $3"; }
+checks=$((checks+1)); [ "$(tl cases)" -ge 420 ] || fail "training LOSO: only $(tl cases) cases"
+le "training LOSO median %" "$(tl median_abs_error_pct)" 10
+le "training LOSO p90 %" "$(tl p90_abs_error_pct)" 27.5
+bad=$(jq -r '.by_group[] | select(.category == "train_throughput" and .cases >= 10 and
+             (.group == "gpu_generation" or .group == "precision" or .group == "moe") and
+             (.loso.median_signed_error_pct | fabs) > 10) | "\(.group)=\(.key) \(.loso.median_signed_error_pct)"' "$TMP/train.json")
+checks=$((checks+1)); [ -z "$bad" ] || fail "training LOSO group bias beyond +-10%: $bad"
+# data/kernels.json ships the all-data fit, and its ranges are the held-out signed percentiles
+# (dense and MoE): rerun gpuplan-validate --category train_throughput --loso --json and copy
+# .loso.fits[] (held_out null) and by_group's loso p10/p90 when a change moves them
+checks=$((checks+1))
+drift=$(jq -r --slurpfile k "$SRC/data/kernels.json" '.loso.fits[] | select(.category == "train_throughput" and .held_out == null)
+        | .constants | to_entries[] | select((.value - $k[0].fit[.key]) | fabs > 1e-9) | "\(.key) fit \(.value) shipped \($k[0].fit[.key])"' "$TMP/train.json")
+[ -z "$drift" ] || fail "data/kernels.json fit is not the all-data fit: $drift"
+checks=$((checks+1))
+drift=$(jq -r --slurpfile k "$SRC/data/kernels.json" '.by_group[] | select(.category == "train_throughput" and .group == "moe")
+        | (if .key == "MoE" then ["range_moe_p10", "range_moe_p90"] else ["range_p10", "range_p90"] end) as $n
+        | [[$n[0], .loso.p10_signed_error_pct], [$n[1], .loso.p90_signed_error_pct]][]
+        | select((.[1] / 100 - $k[0].fit[.[0]]) | fabs > 0.001) | "\(.[0]) shipped \($k[0].fit[.[0]]) LOSO \(.[1])%"' "$TMP/train.json")
+[ -z "$drift" ] || fail "data/kernels.json ranges are not the LOSO percentiles: $drift"
 # every weight-size row (vLLM logs' "Loading model weights took", QLoRA Table 1 16-bit) within 2%
 checks=$((checks+1))
 bad=$(jq -r '.rows[] | select(.quantity|test("^weights")) | select(.quantity|test("NF4")|not) | select((.error_pct|fabs) > 2) | .id' "$TMP/validate.json")
 [ -z "$bad" ] || fail "weights off by more than 2%: $bad"
 # the report was written beside the JSON
 checks=$((checks+1)); grep -q "^| train_throughput" "$TMP/validation.md" || fail "report lacks the summary"
+checks=$((checks+1)); grep -q "^## Group bias" "$TMP/validation.md" || fail "report lacks the group bias table"
 [ "$QUICK" = 1 ] || { checks=$((checks+1)); grep -q "^## Constants refitted with each source held out" "$TMP/validation.md" || fail "report lacks the LOSO fits"; }
 run --cases "$TMP/none.jsonl"; expect_rc 1 "missing cases file"
 printf '{"id": "x", "category": "infer_memory"}\n{bad\n' > "$TMP/bad.jsonl"
 run --cases "$TMP/bad.jsonl"; expect_rc 1 "malformed case"; expect_err "bad.jsonl:2:" "names the file and line"
 mkdir -p "$TMP/empty"; run --cases "$TMP/empty"; expect_rc 1 "directory without cases"
 run --bogus; expect_rc 2 "unknown option"
+run --category bogus; expect_rc 2 "unknown category"; expect_err "train_throughput" "names the categories"
 # a second file of cases in the directory is read too (other sources add validation/*.jsonl)
 mkdir -p "$TMP/two"; cp "$CASES/public.jsonl" "$TMP/two/"; grep '"id": "megatron-sc21-t1-1.7B"' "$CASES/public.jsonl" |
   sed 's/"megatron-sc21-t1-1.7B"/"megatron-copy-1.7B"/' > "$TMP/two/extra.jsonl"

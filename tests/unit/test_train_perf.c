@@ -32,7 +32,8 @@ static int setup(void **state)
         return -1;
     fputs("{\"fit\": {\"gemm_half_dim\": 0, \"gemm_train_fraction\": 1, \"attn_train_fraction\": 1,"
           " \"attn_train_fraction_cudnn\": 1, \"elementwise_h\": 0, \"elementwise_f\": 0,"
-          " \"layer_overhead_us\": 0, \"range_p10\": -0.2, \"range_p90\": 0.25}}", f);
+          " \"layer_overhead_us\": 0, \"range_p10\": -0.2, \"range_p90\": 0.25,"
+          " \"range_moe_p10\": -0.3, \"range_moe_p90\": 0.5}}", f);
     fclose(f);
     return gp_catalog_open(dir, &cat, NULL) == GP_OK ? 0 : -1;
 }
@@ -114,6 +115,75 @@ static void lora_skips_frozen_gradients(void **state)
     assert_true(fabs(compute_s_task(GP_DTYPE_BF16, GP_TASK_LORA) - 2.96161e-3) < 2e-8);
 }
 
+/* The FLOP conventions (docs/performance.md, section 3) on one_layer at s = 2048: linear
+ * parameters q, k, v, o 4h^2 = 67,108,864 + MLP 2hf = 134,217,728 = 201,326,592, the head
+ * V h = 16,777,216: 6 x 218,103,808 = 1,308,622,848; attention 12 L a d s = 12 x 32 x 128 x
+ * 2048 = 100,663,296 (PaLM appendix B; MPT's and NeMo's model TFLOP/s): 1,409,286,144 per
+ * token. Selective recomputation adds the attention forward, 4 a d s = 33,554,432. */
+static void flop_conventions(void **state)
+{
+    (void)state;
+    gp_model m;
+    one_layer(&m);
+    const gp_gpu *g;
+    assert_int_equal(gp_catalog_find_gpu(cat, "H100-SXM-80GB", &g, NULL), GP_OK);
+    gp_cluster c;
+    gp_cluster_defaults(&c, cat, g, NULL);
+    gp_workload w;
+    gp_workload_defaults(&w, GP_TASK_TRAIN);
+    w.seq = 2048;
+    gp_layout l;
+    gp_layout_defaults(&l);
+    l.recompute = GP_RECOMPUTE_SELECTIVE;
+    gp_train_perf p;
+    assert_int_equal(gp_train_perf_estimate(&m, g, &c, &w, &l, 0, &p, NULL), GP_OK);
+    assert_true(fabs(p.model_flops_per_token - 1409286144.0) < 1.0);
+    assert_true(fabs(p.hw_flops_per_token - (1409286144.0 + 33554432.0)) < 1.0);
+}
+
+/* EP all-to-all, exposed or overlapped (gp_cluster.ep_overlap, Megatron-Core's
+ * --overlap-moe-expert-parallel-comm). One MoE layer: h 4096, 32 heads of 128, 8 gated experts
+ * of f 4096, top-2; 8 H100s, EP 8, s = 16384, one micro-batch. The dispatch of T x k x h x 2 B =
+ * 16384 x 2 x 4096 x 2 = 268,435,456 B (256 MiB) runs at DeepEP's H800 share of the link, 450 x
+ * 155.5 / 160 = 437.34375 GB/s, times the NVLink 4 curve's shape at 256 MiB (H200 all-reduce
+ * 436.15 of 482.26): 395.528 GB/s; one all-to-all = 7/8 x 268,435,456 B / 395.528 GB/s =
+ * 593.84 us; dispatch + combine, forward and backward: 4 x = 2.37537 ms, exposed by default.
+ * Overlapped, it hides behind the expert GEMMs: each GPU's one expert sees 16384 x 2 x 8 / 8 =
+ * 32,768 tokens, 2 x 32768 x 12288 x 4096 = 3.298 TFLOP at 794.5 TF: 4.151 ms forward, 12.45
+ * ms with the backward; nothing shows. */
+static void ep_overlap(void **state)
+{
+    (void)state;
+    gp_model m;
+    memset(&m, 0, sizeof m);
+    m.layers = 1, m.hidden = 4096, m.heads = 32, m.kv_heads = 32, m.head_dim = 128, m.ffn = 4096;
+    m.vocab = 4096, m.mlp = GP_MLP_GATED, m.norms_per_layer = 2, m.tied_embeddings = 1, m.dtype = GP_DTYPE_BF16;
+    m.experts = 8, m.experts_active = 2, m.moe_ffn = 4096;
+    assert_int_equal(gp_model_validate(&m, NULL), GP_OK);
+    const gp_gpu *g;
+    assert_int_equal(gp_catalog_find_gpu(cat, "H100-SXM-80GB", &g, NULL), GP_OK);
+    gp_cluster c;
+    gp_cluster_defaults(&c, cat, g, NULL);
+    gp_workload w;
+    gp_workload_defaults(&w, GP_TASK_TRAIN);
+    w.seq = 16384;
+    gp_layout l;
+    gp_layout_defaults(&l);
+    l.dp = 8, l.ep = 8, l.global_batch = 8;
+    gp_train_perf p;
+    assert_int_equal(c.ep_overlap, 0); /* Megatron-Core's default */
+    assert_int_equal(gp_train_perf_estimate(&m, g, &c, &w, &l, 0, &p, NULL), GP_OK);
+    assert_int_equal(p.micro_batches, 1);
+    assert_true(fabs(p.ep_comm_s - 4.0 * 0.875 * 268435456.0 / (437.34375e9 * 436.15 / 482.26)) < 1e-9);
+    /* a MoE model's range is the MoE one: step x (1 - 0.3) .. x (1 + 0.5); tokens/s / 1.5 .. / 0.7 */
+    assert_true(fabs(p.step_time_s_low - 0.7 * p.step_time_s) < 1e-12);
+    assert_true(fabs(p.step_time_s_high - 1.5 * p.step_time_s) < 1e-12);
+    assert_true(fabs(p.tokens_per_s_high - p.tokens_per_s / 0.7) < 1e-9 * p.tokens_per_s);
+    c.ep_overlap = 1;
+    assert_int_equal(gp_train_perf_estimate(&m, g, &c, &w, &l, 0, &p, NULL), GP_OK);
+    assert_true(p.ep_comm_s == 0.0);
+}
+
 /* DeepSpeed ZeRO-3 at scale: GPT-3 175B data-parallel only on 1,024 A100s over HDR. FSDP2's
  * per-layer gathers hide behind each layer's compute (~150 ms against ~30 ms of traffic);
  * DeepSpeed gathers 6 modules per layer, each hidden only behind the compute of the 5e7
@@ -153,7 +223,7 @@ static void deepspeed_zero3_at_scale(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(bf16_step), cmocka_unit_test(fp8_only_gemms),
-                                       cmocka_unit_test(lora_skips_frozen_gradients),
+                                       cmocka_unit_test(lora_skips_frozen_gradients), cmocka_unit_test(flop_conventions), cmocka_unit_test(ep_overlap),
                                        cmocka_unit_test(deepspeed_zero3_at_scale)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -4,9 +4,13 @@
  * cases are predicted with those constants. The error on S is then an error on data the
  * constants never saw, which is what a user's new case gets.
  *
- * The search is coordinate descent on each constant's grid (gpv_param), starting at the
- * shipped values: one constant at a time moves one grid step while the objective
- * (vfit_objective over the fit set) improves, until no step improves. A constant that no case
+ * The search is coordinate descent on each constant's grid (gpv_param). By default it starts at
+ * the shipped values and moves one constant at a time one grid step while the objective
+ * (vfit_objective over the fit set) improves, until no step improves. A blind model
+ * (gpv_model.blind) starts every fit from its priors instead, so a held-out fit never starts
+ * from values fitted on the held-out source, and per pass scans each constant's whole grid
+ * (the objective's plateaus stop unit steps early); it is also fitted on every source, which
+ * is the fit the model ships. A constant that no case
  * of the fit set reads is not fitted: it takes its prior (gpv_model.priors), so a constant
  * fitted on one source alone never reaches that source's held-out prediction. Predictions are cached
  * per case and per grid point of the constants the case reads (gpv_model.depends), so the
@@ -21,7 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define GPV_MAX_PASSES 20
+#define GPV_MAX_PASSES 60
 /* Predictions of one grid point run on up to this many threads (GPV_THREADS overrides the
  * number of processors). */
 #define GPV_MAX_THREADS 16
@@ -37,6 +41,8 @@ typedef struct ccase {
     unsigned dep;
     centry *e;
     int ne, cap;
+    int *slot;                  /* open-addressing index of e by grid point: entry + 1, 0 empty */
+    int nslot;                  /* a power of two, at least twice ne */
 } ccase;
 
 typedef struct fitctx {
@@ -78,6 +84,33 @@ static void values_of(const fitctx *f, const int *k, double *v)
         v[i] = f->dflt[i] + k[i] * f->model->params[i].step;
 }
 
+static unsigned key_hash(const int *key)
+{
+    unsigned h = 2166136261u;
+    for (int i = 0; i < GPV_MAX_PARAMS; i++)
+        h = (h ^ (unsigned)key[i]) * 16777619u;
+    return h;
+}
+
+/* Rebuild the index of cc's entries with room for twice as many. 0, or 1 when out of memory. */
+static int reindex(ccase *cc)
+{
+    int n = cc->nslot ? 2 * cc->nslot : 64;
+    int *slot = calloc((size_t)n, sizeof *slot);
+    if (!slot)
+        return 1;
+    for (int j = 0; j < cc->ne; j++) {
+        unsigned h = key_hash(cc->e[j].k) & (unsigned)(n - 1);
+        while (slot[h])
+            h = (h + 1) & (unsigned)(n - 1);
+        slot[h] = j + 1;
+    }
+    free(cc->slot);
+    cc->slot = slot;
+    cc->nslot = n;
+    return 0;
+}
+
 /* The cache entry of case cc at grid point k (masked to the constants it reads); *fresh set
  * when it was just added (its rows still to compute). NULL when out of memory. */
 static centry *cache_entry(fitctx *f, ccase *cc, const int *k, int *fresh)
@@ -86,9 +119,10 @@ static centry *cache_entry(fitctx *f, ccase *cc, const int *k, int *fresh)
     for (int i = 0; i < f->model->nparams; i++)
         key[i] = cc->dep >> i & 1u ? k[i] : 0;
     *fresh = 0;
-    for (int j = 0; j < cc->ne; j++)
-        if (memcmp(cc->e[j].k, key, sizeof key) == 0)
-            return &cc->e[j];
+    unsigned h = cc->nslot ? key_hash(key) & (unsigned)(cc->nslot - 1) : 0;
+    for (; cc->nslot && cc->slot[h]; h = (h + 1) & (unsigned)(cc->nslot - 1))
+        if (memcmp(cc->e[cc->slot[h] - 1].k, key, sizeof key) == 0)
+            return &cc->e[cc->slot[h] - 1];
     if (cc->ne == cc->cap) {
         int cap = cc->cap ? 2 * cc->cap : 8;
         centry *e = realloc(cc->e, (size_t)cap * sizeof *e);
@@ -99,9 +133,17 @@ static centry *cache_entry(fitctx *f, ccase *cc, const int *k, int *fresh)
         cc->e = e;
         cc->cap = cap;
     }
+    if (2 * (cc->ne + 1) > cc->nslot && reindex(cc)) {
+        f->oom = 1;
+        return NULL;
+    }
     centry *e = &cc->e[cc->ne++];
     memset(e, 0, sizeof *e);
     memcpy(e->k, key, sizeof key);
+    h = key_hash(key) & (unsigned)(cc->nslot - 1);
+    while (cc->slot[h])
+        h = (h + 1) & (unsigned)(cc->nslot - 1);
+    cc->slot[h] = cc->ne;
     *fresh = 1;
     return e;
 }
@@ -111,6 +153,14 @@ static void compute_entry(const fitctx *f, const ccase *cc, centry *e)
     double v[GPV_MAX_PARAMS];
     values_of(f, e->k, v);
     f->model->predict(f->cat, cc->c, v, &e->rows);
+    /* a blind fit caches thousands of grid points per case: keep only the rows made */
+    if (e->rows.n > 0 && e->rows.n < e->rows.cap) {
+        vrow *r = realloc(e->rows.r, (size_t)e->rows.n * sizeof *r);
+        if (r) {
+            e->rows.r = r;
+            e->rows.cap = e->rows.n;
+        }
+    }
 }
 
 /* The rows of case cc at grid point k, computed here when not cached. */
@@ -241,14 +291,82 @@ static unsigned fold_reads(fitctx *f, const char *held_out)
     return mask;
 }
 
-/* Coordinate descent from the shipped values (k = 0) over the constants the fit set reads;
- * the others take their priors. The best grid point in k; the rows fitted returned. */
+/* One constant's best grid value with the others held (a blind model's line scan): moves
+ * k[i] there when it beats *best. 1 when it moved. */
+static int scan_constant(fitctx *f, const char *held_out, int *k, int i, double *best)
+{
+    int at = k[i], best_k = k[i];
+    for (int j = f->kmin[i]; j <= f->kmax[i] && !f->oom; j++) {
+        if (j == at)
+            continue;
+        k[i] = j;
+        double o = fold_objective(f, held_out, k, NULL);
+        if (o < *best - 1e-9) {
+            *best = o;
+            best_k = j;
+        }
+    }
+    k[i] = best_k;
+    return best_k != at;
+}
+
+/* One constant moved in unit steps while the objective improves. 1 when it moved. */
+static int step_constant(fitctx *f, const char *held_out, int *k, int i, double *best)
+{
+    int moved = 0;
+    for (int d = -1; d <= 1; d += 2) {
+        while (k[i] + d >= f->kmin[i] && k[i] + d <= f->kmax[i]) {
+            k[i] += d;
+            double o = fold_objective(f, held_out, k, NULL);
+            if (o < *best - 1e-9) {
+                *best = o;
+                moved = 1;
+            } else {
+                k[i] -= d;
+                break;
+            }
+        }
+    }
+    return moved;
+}
+
+/* A blind model's escape from a point no single constant improves: every pair of constants
+ * moved one grid step each, in the four diagonal directions (the median-based objective has
+ * ridges along pairs: a GEMM fraction against its shape penalty, an attention fraction against
+ * the launch floor). Moves to the first pair that improves; 1 when it moved. */
+static int pair_step(fitctx *f, const char *held_out, unsigned reads, int *k, double *best)
+{
+    int n = f->model->nparams;
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++) {
+            if (!(reads >> i & 1u) || !(reads >> j & 1u))
+                continue;
+            for (int di = -1; di <= 1; di += 2)
+                for (int dj = -1; dj <= 1; dj += 2) {
+                    if (k[i] + di < f->kmin[i] || k[i] + di > f->kmax[i] || k[j] + dj < f->kmin[j] ||
+                        k[j] + dj > f->kmax[j])
+                        continue;
+                    k[i] += di, k[j] += dj;
+                    double o = fold_objective(f, held_out, k, NULL);
+                    if (o < *best - 1e-9) {
+                        *best = o;
+                        return 1;
+                    }
+                    k[i] -= di, k[j] -= dj;
+                }
+        }
+    return 0;
+}
+
+/* Coordinate descent over the constants the fit set reads, from the shipped values (k = 0) or,
+ * for a blind model, from the priors; the constants no case reads take their priors. The best
+ * grid point in k; the rows fitted returned. held_out "" fits on every source. */
 static int fit_without(fitctx *f, const char *held_out, int *k)
 {
     memset(k, 0, GPV_MAX_PARAMS * sizeof *k);
     unsigned reads = fold_reads(f, held_out);
     for (int i = 0; i < f->model->nparams; i++)
-        if (!(reads >> i & 1u))
+        if (f->model->blind || !(reads >> i & 1u))
             k[i] = f->kprior[i];
     int rows = 0;
     double best = fold_objective(f, held_out, k, &rows);
@@ -256,23 +374,11 @@ static int fit_without(fitctx *f, const char *held_out, int *k)
         return 0;
     for (int pass = 0, moved = 1; moved && pass < GPV_MAX_PASSES && !f->oom; pass++) {
         moved = 0;
-        for (int i = 0; i < f->model->nparams; i++) {
-            if (!(reads >> i & 1u))
-                continue;
-            for (int d = -1; d <= 1; d += 2) {
-                while (k[i] + d >= f->kmin[i] && k[i] + d <= f->kmax[i]) {
-                    k[i] += d;
-                    double o = fold_objective(f, held_out, k, NULL);
-                    if (o < best - 1e-9) {
-                        best = o;
-                        moved = 1;
-                    } else {
-                        k[i] -= d;
-                        break;
-                    }
-                }
-            }
-        }
+        for (int i = 0; i < f->model->nparams; i++)
+            if (reads >> i & 1u)
+                moved |= f->model->blind ? scan_constant(f, held_out, k, i, &best) : step_constant(f, held_out, k, i, &best);
+        if (!moved && f->model->blind)
+            moved = pair_step(f, held_out, reads, k, &best);
     }
     return rows;
 }
@@ -284,8 +390,8 @@ static int fitctx_init(fitctx *f, const gp_catalog *cat, const gpv_model *m, jso
     f->model = m;
     double prior[GPV_MAX_PARAMS] = {0};
     if (m->nparams > 0) {
-        m->defaults(f->dflt);
-        (m->priors ? m->priors : m->defaults)(prior);
+        m->defaults(cat, f->dflt);
+        (m->priors ? m->priors : m->defaults)(cat, prior);
     }
     for (int i = 0; i < m->nparams; i++) {
         const gpv_param *p = &m->params[i];
@@ -316,6 +422,7 @@ static void fitctx_free(fitctx *f)
         for (int e = 0; e < f->cases[j].ne; e++)
             vrows_free(&f->cases[j].e[e].rows);
         free(f->cases[j].e);
+        free(f->cases[j].slot);
     }
     free(f->cases);
 }
@@ -358,6 +465,11 @@ static int run_model(const gp_catalog *cat, const gpv_model *m, json_t *cases, v
         return 1;
     }
     int rc = 0;
+    if (m->blind && m->nparams > 0) { /* the all-data fit: what the model ships */
+        int k[GPV_MAX_PARAMS] = {0};
+        int rows = fit_without(&f, "", k);
+        rc = add_fit(out, &f, "", rows, k);
+    }
     for (int j = 0; j < f.ncases && !rc && !f.oom; j++) {
         int seen = 0;
         for (int i = 0; i < j && !seen; i++)

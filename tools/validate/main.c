@@ -22,17 +22,21 @@
 typedef struct vopts {
     const char *paths[GPV_MAX_PATHS];
     int npaths;
+    const char *categories[GPV_MAX_PATHS]; /* --category: only these (none: every category) */
+    int ncategories;
     const char *out, *data_dir;
     int json, loso;
 } vopts;
 
 static const char usage[] =
-    "usage: gpuplan-validate [--cases FILE|DIR]... [--loso] [--out FILE.md] [--json] [--data-dir DIR]\n\n"
+    "usage: gpuplan-validate [--cases FILE|DIR]... [--category NAME]... [--loso] [--out FILE.md] [--json]\n"
+    "                        [--data-dir DIR]\n\n"
     "Maps the published measurements in the validation cases (JSON Lines; a directory means its\n"
     "*.jsonl files; default: ./validation) to gpuplan, prints each case's error and a summary per\n"
     "category (median, 90th percentile and worst absolute error), and with --out writes the\n"
     "Markdown report (docs/validation.md). --loso adds leave-one-source-out figures: each\n"
     "source predicted with the model's fitted constants refitted on the other sources only.\n"
+    "--category NAME keeps only that category's cases (train_throughput, infer_throughput, ...).\n"
     "--data-dir DIR overrides the built-in data/*.json.\n";
 
 static int usage_error(const char *what, const char *arg)
@@ -47,7 +51,7 @@ static int parse_args(int argc, char **argv, vopts *o)
     static const struct option opts[] = {{"cases", required_argument, NULL, 'c'}, {"out", required_argument, NULL, 'o'},
                                          {"json", no_argument, NULL, 'j'},        {"data-dir", required_argument, NULL, 'd'},
                                          {"loso", no_argument, NULL, 'l'},        {"help", no_argument, NULL, 'h'},
-                                         {0, 0, 0, 0}};
+                                         {"category", required_argument, NULL, 'k'}, {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     opterr = 0;
     int c;
@@ -73,12 +77,25 @@ static int parse_args(int argc, char **argv, vopts *o)
         case 'l':
             o->loso = 1;
             break;
+        case 'k':
+            if (o->ncategories == GPV_MAX_PATHS)
+                return usage_error("more than 64 --category names", "");
+            o->categories[o->ncategories++] = optarg;
+            break;
         default:
             return usage_error("unknown option or missing value: ", argv[optind - 1]);
         }
     }
     if (optind < argc)
         return usage_error("unexpected argument: ", argv[optind]);
+    for (int i = 0; i < o->ncategories; i++) {
+        int known = 0;
+        for (int k = 0; k < GPV_NCATEGORIES && !known; k++)
+            known = strcmp(o->categories[i], gpv_categories[k]) == 0;
+        if (!known)
+            return usage_error("unknown --category (train_throughput, infer_throughput, infer_memory, train_memory, "
+                               "finetune_memory): ", o->categories[i]);
+    }
     if (o->npaths == 0)
         o->paths[o->npaths++] = GPV_DEFAULT_CASES;
     return 0;
@@ -102,7 +119,7 @@ static void predict_all(const gp_catalog *cat, json_t *cases, vrows *rs)
                 continue;
             double v[GPV_MAX_PARAMS] = {0};
             if (models[k]->nparams > 0)
-                models[k]->defaults(v);
+                models[k]->defaults(cat, v);
             models[k]->predict(cat, cs, v, rs);
         }
     }
@@ -199,6 +216,16 @@ static int read_dir(const char *dir, json_t *cases)
     return rc;
 }
 
+/* Whether a case belongs to a category --category asked for (every case without one). */
+static int wanted(const vopts *o, json_t *c)
+{
+    const char *cat = json_string_value(json_object_get(c, "category"));
+    for (int i = 0; i < o->ncategories; i++)
+        if (cat && strcmp(cat, o->categories[i]) == 0)
+            return 1;
+    return o->ncategories == 0;
+}
+
 static int read_cases(const vopts *o, json_t *cases)
 {
     for (int i = 0; i < o->npaths; i++) {
@@ -208,6 +235,9 @@ static int read_cases(const vopts *o, json_t *cases)
         if (rc)
             return rc;
     }
+    for (size_t i = json_array_size(cases); i-- > 0;)
+        if (!wanted(o, json_array_get(cases, i)))
+            json_array_remove(cases, i);
     return 0;
 }
 

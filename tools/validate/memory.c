@@ -196,6 +196,6 @@ static void finetune_memory(const gp_catalog *cat, json_t *c, const double *v, v
     validate_finetune_memory(cat, c, rs);
 }
 
-const gpv_model gpv_model_infer_memory = {"infer_memory", 0, NULL, NULL, NULL, NULL, infer_memory};
-const gpv_model gpv_model_train_memory = {"train_memory", 0, NULL, NULL, NULL, NULL, train_memory};
-const gpv_model gpv_model_finetune_memory = {"finetune_memory", 0, NULL, NULL, NULL, NULL, finetune_memory};
+const gpv_model gpv_model_infer_memory = {.category = "infer_memory", .predict = infer_memory};
+const gpv_model gpv_model_train_memory = {.category = "train_memory", .predict = train_memory};
+const gpv_model gpv_model_finetune_memory = {.category = "finetune_memory", .predict = finetune_memory};

@@ -272,8 +272,9 @@ static unsigned serve_depends(json_t *c)
     return is_lambda(engine, id) ? both | 1u << SP_V05_STEP | 1u << SP_V05_SEQ : both | 1u << SP_TRTLLM_STEP;
 }
 
-static void serve_defaults(double *v)
+static void serve_defaults(const gp_catalog *cat, double *v)
 {
+    (void)cat; /* the serving constants are the library's compiled-in ones */
     gp_perf_params trt;
     gp_perf_params_defaults(&trt, GP_ENGINE_TRTLLM);
     v[SP_GEMM_FRAC] = GPV_GEMM_FRACTION;
@@ -285,11 +286,11 @@ static void serve_defaults(double *v)
 
 /* Without a case that reads them, vLLM 0.5's overheads are those of the engine the library
  * models (vLLM >= 0.6: its step overhead, nothing per sequence). */
-static void serve_priors(double *v)
+static void serve_priors(const gp_catalog *cat, double *v)
 {
     gp_perf_params vllm;
     gp_perf_params_defaults(&vllm, GP_ENGINE_VLLM);
-    serve_defaults(v);
+    serve_defaults(cat, v);
     v[SP_V05_STEP] = vllm.step_overhead_s;
     v[SP_V05_SEQ] = 0.0;
 }
@@ -304,5 +305,6 @@ static const gpv_param serve_params[SP_COUNT] = {
 };
 
 const gpv_model gpv_model_infer_throughput = {
-    "infer_throughput", SP_COUNT, serve_params, serve_defaults, serve_priors, serve_depends, serve_predict,
+    .category = "infer_throughput", .nparams = SP_COUNT, .params = serve_params, .defaults = serve_defaults,
+    .priors = serve_priors, .depends = serve_depends, .predict = serve_predict,
 };

@@ -72,7 +72,7 @@ static int layout_of(json_t *c, const gp_model *m, gp_layout *l, gp_framework *f
     return 1;
 }
 
-void validate_train_preset(const gp_catalog *cat, json_t *c, vrows *rs)
+void validate_train_preset(const gp_catalog *cat, json_t *c, const double *v, vrows *rs)
 {
     json_t *mod = json_object_get(c, "model"), *set = json_object_get(c, "settings");
     const char *preset = json_string_value(json_object_get(mod, "preset"));
@@ -87,8 +87,14 @@ void validate_train_preset(const gp_catalog *cat, json_t *c, vrows *rs)
     json_t *mtp = json_object_get(set, "mtp");
     if (json_is_false(mtp) || (variant && vcontains(variant, "w/o MTP")))
         m.mtp_layers = 0;
+    /* the task the row states: LoRA trains adapters on frozen weights (Megatron-Bridge's LoRA:
+     * rank 32 unless the row says otherwise, megatron/bridge/peft/lora.py `dim`) */
+    const char *task = json_string_value(json_object_get(set, "task"));
+    int qlora = task && vcontains(task, "qlora"), lora = !qlora && task && vcontains(task, "lora");
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_TRAIN);
+    gp_workload_defaults(&w, qlora ? GP_TASK_QLORA : lora ? GP_TASK_LORA : GP_TASK_TRAIN);
+    if (lora || qlora)
+        w.lora_rank = vint(set, "lora_rank", vcontains(json_string_value(json_object_get(set, "framework")), "Megatron-Bridge") ? 32 : (int)w.lora_rank);
     w.seq = vint(mod, "seq_len", 8192); /* torchtitan's llama3 configs: seq_len 8192 */
     w.dtype = precision_of(json_string_value(json_object_get(set, "precision")));
     gp_layout l;
@@ -98,12 +104,15 @@ void validate_train_preset(const gp_catalog *cat, json_t *c, vrows *rs)
     gp_cluster cl;
     gp_cluster_defaults(&cl, cat, g, NULL);
     cl.framework = fw;
+    /* Megatron-Core's EP all-to-all overlap, as the release's recipe set it (settings) */
+    cl.ep_overlap = json_is_true(json_object_get(set, "moe_a2a_overlap"));
     /* NeMo AutoModel runs Transformer Engine's kernels (cuDNN attention) under FSDP2 */
     const char *kern = json_string_value(json_object_get(set, "kernel_optimizations"));
     if (kern && vcontains(kern, "TE"))
         cl.attention = GP_ATTENTION_CUDNN;
     gp_train_perf perf;
-    if (gp_train_perf_estimate(&m, g, &cl, &w, &l, 0, &perf, NULL) != GP_OK)
+    if (vtrain_estimate(&m, g, &cl, &w, &l, v, &perf) != GP_OK)
         return;
     vadd(rs, c, "tokens/s per GPU", tps, perf.tokens_per_s_per_gpu, "tok/s");
+    vtrain_tag(rs, &m, &w, &cl);
 }

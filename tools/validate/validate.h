@@ -32,6 +32,10 @@ typedef struct vrow {
     char category[24];
     char source[64];            /* the case's source key (vcase_source) */
     char gpu_gen[24];           /* the GPU generation of the case (vcase_gpu_generation) */
+    /* groups of the bias report, where the model tags them ("" otherwise) */
+    char precision[12];         /* "16-bit", "fp8", "fp4" */
+    char moe[8];                /* "dense", "MoE" */
+    char framework[16];         /* "megatron", "fsdp", "deepspeed" */
     char quantity[48];
     double measured, predicted; /* same unit */
     char unit[8];
@@ -67,8 +71,15 @@ int vcontains(const char *hay, const char *needle);
 void vcase_source(json_t *c, char *out, size_t n);
 /* The GPU generation of a case's `hardware.gpu` ("Ampere", "Hopper", ...; "unknown"). */
 void vcase_gpu_generation(json_t *c, char *out, size_t n);
-/* train_throughput cases naming a catalog model and their layout (train_presets.c) */
-void validate_train_preset(const gp_catalog *cat, json_t *c, vrows *rs);
+/* train_throughput cases naming a catalog model and their layout (train_presets.c), predicted
+ * with the training constants v (gpv_model_train_throughput's) */
+void validate_train_preset(const gp_catalog *cat, json_t *c, const double *v, vrows *rs);
+/* gp_train_perf_estimate with the training constants v in place of the catalog's fit (train.c) */
+gp_status vtrain_estimate(const gp_model *m, const gp_gpu *g, const gp_cluster *cl, const gp_workload *w,
+                          const gp_layout *l, const double *v, gp_train_perf *out);
+/* Tag the last row with the groups the training bias report reads (precision, dense / MoE,
+ * framework) */
+void vtrain_tag(vrows *rs, const gp_model *m, const gp_workload *w, const gp_cluster *cl);
 
 /* ---- models: what the harness predicts with, and what it may refit ------------------- */
 #define GPV_MAX_PARAMS 8
@@ -83,14 +94,20 @@ typedef struct gpv_model {
     const char *category;       /* the cases it predicts */
     int nparams;                /* 0: nothing fitted on cases */
     const gpv_param *params;
-    void (*defaults)(double *v);  /* the shipped values of the constants */
+    /* the shipped values of the constants (the library's, read from `cat` where they are data) */
+    void (*defaults)(const gp_catalog *cat, double *v);
     /* the values a constant takes in a fit where no case reads it (NULL: the shipped ones);
      * a constant fitted on one source alone must not carry that source into its own
      * held-out prediction. Each must lie on the constant's grid. */
-    void (*priors)(double *v);
+    void (*priors)(const gp_catalog *cat, double *v);
     unsigned (*depends)(json_t *c); /* bit i: the case's prediction reads constant i (NULL: all) */
     /* add the rows of case c predicted with constants v (nothing when it cannot be mapped) */
     void (*predict)(const gp_catalog *cat, json_t *c, const double *v, vrows *rs);
+    /* 0: each held-out fit descends in unit grid steps from the shipped values (cheap when a
+     * prediction is a simulation). 1 (blind): each fit starts from the priors, not from the
+     * shipped all-data values, and scans every constant's whole grid per pass; the harness
+     * also fits on every source (held out: none), which is what the model ships. */
+    int blind;
 } gpv_model;
 
 extern const gpv_model gpv_model_infer_memory, gpv_model_train_memory, gpv_model_finetune_memory,
@@ -100,9 +117,10 @@ extern const gpv_model gpv_model_infer_memory, gpv_model_train_memory, gpv_model
 typedef struct vstats {
     int n, bounds, bounds_passed;
     double median, p90, worst, median_signed;
+    double p10_signed, p90_signed; /* the signed error's 10th / 90th percentiles (the range) */
 } vstats;
 
-/* Rows of `category` (NULL: any) whose source / GPU generation match (NULL: any). */
+/* Rows of `category` (NULL: any) whose GPU generation, else source, matches (NULL: any). */
 void vstats_of(const vrows *rs, const char *category, const char *source, const char *gpu_gen, vstats *out);
 
 #endif

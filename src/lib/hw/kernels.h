@@ -61,10 +61,13 @@ typedef struct gpi_kernel_fit {
     double elementwise_h;       /* memory-bound bytes per token per layer, units of h x 2 B */
     double elementwise_f;       /* the same for the MLP activation, units of f x 2 B */
     double layer_overhead_s;    /* launch / CPU time per layer per micro-batch (fwd + bwd) */
+    double moe_layer_overhead_s;/* more of it per MoE layer: router, token permutation set-up and
+                                   the all-to-all's host-side split sizes (fwd + bwd) */
     double moe_imbalance;       /* routed-expert time x this (the busiest expert's excess) */
     double grouped_gemm_eff;    /* a grouped (MoE expert) GEMM's rate / a dense one's at the
                                    same per-group shape (DeepGEMM, data/kernels.json) */
     double range_p10, range_p90;/* signed error percentiles of predicted / measured - 1 */
+    double range_moe_p10, range_moe_p90; /* the same over MoE models (their spread is wider) */
 } gpi_kernel_fit;
 
 /* Attention sequence points: 512 << i, i = 0..GPI_ATTN_SEQ_POINTS-1 (512 .. 16,384). */

@@ -206,7 +206,7 @@ typedef struct tctx {
                                    Hopper/Blackwell); FSDP / DeepSpeed stacks: FlashAttention-2
                                    (flash-attn, SDPA's flash path); unless the cluster names one */
     double peak, peak16, hbm;   /* FLOP/s, FLOP/s, bytes/s */
-    double half_dim, gemm_frac, attn_frac, elem_h, elem_f, layer_overhead, moe_imbalance;
+    double half_dim, gemm_frac, attn_frac, elem_h, elem_f, layer_overhead, moe_layer_overhead, moe_imbalance;
     double T;                   /* tokens per GPU per micro-batch */
     double stage_layers, moe_layers_stage, dense_layers_stage;
     int lora, qlora;
@@ -225,6 +225,7 @@ static void ctx_rates(tctx *x)
     x->elem_h = f ? f->elementwise_h : GP_FALLBACK_ELEMENTWISE_H;
     x->elem_f = f ? f->elementwise_f : GP_FALLBACK_ELEMENTWISE_F;
     x->layer_overhead = f ? f->layer_overhead_s : 0.0;
+    x->moe_layer_overhead = f ? f->moe_layer_overhead_s : 0.0;
     x->moe_imbalance = f ? f->moe_imbalance : 1.0;
     x->hbm = x->r ? gpi_hbm_bw(x->r) : x->gpu->hbm_bandwidth_gbps * 1e9 * GP_FALLBACK_HBM_EFFICIENCY;
 }
@@ -402,7 +403,9 @@ static void microbatch_compute(const tctx *x, mb_time *o)
     /* QLoRA: NF4 weights dequantized to 16 bits for every forward and backward pass */
     if (x->qlora)
         bytes += (double)x->p.linear_active * x->stage_layers / L / l->tp * 2.5 * (fwd_passes + 1.0);
-    o->memory = bytes / x->hbm + x->layer_overhead * x->stage_layers;
+    /* launch and host time per layer, and more per MoE layer (router, permutation set-up, the
+     * all-to-all's split sizes: the parts Megatron-Bridge's recipes capture in CUDA graphs) */
+    o->memory = bytes / x->hbm + x->layer_overhead * x->stage_layers + x->moe_layer_overhead * x->moe_layers_stage;
     o->per_layer = x->stage_layers > 0 ? (o->compute + o->memory) / x->stage_layers : 0.0;
 }
 
@@ -443,9 +446,10 @@ static void microbatch_comm(const tctx *x, const mb_time *mt, double *t_tp, doub
         double a2a = x->T * h * 2.0 * (double)m->experts_active;
         double one_a2a = coll_time(c, GPI_COLL_ALL_TO_ALL, a2a, a2a, l->ep, l->tp);
         *t_ep = x->moe_layers_stage * (2.0 * fwd_passes + 2.0) * one_a2a;
-        /* Megatron-Core overlaps dispatch/combine with the expert GEMMs of another micro-batch
-         * (--overlap-moe-expert-parallel-comm, Megatron-Core 0.14 MoE README): only the excess */
-        if (c->framework == GP_FRAMEWORK_MEGATRON)
+        /* Megatron-Core can overlap dispatch/combine with the expert GEMMs of another
+         * micro-batch (--overlap-moe-expert-parallel-comm, Megatron-Core 0.14 MoE README): then
+         * only the excess shows. Off by default there, as in gp_cluster (ep_overlap) */
+        if (c->framework == GP_FRAMEWORK_MEGATRON && c->ep_overlap)
             *t_ep = *t_ep > mt->experts ? *t_ep - mt->experts : 0.0;
     }
     /* PP: activations to the next stage, forward and backward (point-to-point) */
@@ -490,7 +494,8 @@ static double deepspeed_zero3(const tctx *x, const mb_time *mt, double params, i
     double layers = x->stage_layers > 0 ? x->stage_layers : 1.0;
     double layer_params = params / layers;
     double mods = 4.0 + (x->m->mlp == GP_MLP_PLAIN ? 2.0 : 3.0);
-    double events = 3.0 + (l->recompute == GP_RECOMPUTE_FULL ? 1.0 : 0.0); /* AG fwd, AG bwd, RS (+ AG) */
+    /* AG fwd, AG bwd, RS (+ AG); LoRA reduces no gradient of the frozen weights */
+    double events = (x->lora ? 2.0 : 3.0) + (l->recompute == GP_RECOMPUTE_FULL ? 1.0 : 0.0);
     double bytes = layer_params * 2.0 / mods;
     double comm = coll_time(x->c, GPI_COLL_ALL_GATHER, bytes, bytes, n, l->tp);
     double per_event = mt->per_layer / events; /* the layer's compute per pass */
@@ -511,8 +516,10 @@ static void dp_comm(const tctx *x, const mb_time *mt, double dense_params, doubl
     const gp_layout *l = x->l;
     int n = l->dp * l->cp, ne = n / (l->ep > 1 ? l->ep : 1);
     *per_mb = *per_step = 0.0;
-    if (x->lora || n <= 1)
-        return; /* LoRA: the frozen base sends nothing; only the adapters' tiny gradients */
+    /* LoRA reduces only the adapters' tiny gradients; the frozen base, when ZeRO-3 / FSDP shards
+     * it, is still gathered layer by layer for every pass */
+    if (n <= 1 || (x->lora && l->zero < 3))
+        return;
     dp_parts d, e;
     dp_group(x, dense_params * 2.0, n, &d);
     memset(&e, 0, sizeof e);
@@ -525,7 +532,7 @@ static void dp_comm(const tctx *x, const mb_time *mt, double dense_params, doubl
          * reduce-scatter of its gradients; prefetch one layer ahead hides each layer's
          * traffic behind the previous layer's compute: only the excess shows, plus the
          * first layer's gather (Zhao et al. 2023, FSDP sec. 4; torchtitan, DeepSpeed alike) */
-        double ag = d.ag_layer + e.ag_layer, rs = d.rs_layer + e.rs_layer;
+        double ag = d.ag_layer + e.ag_layer, rs = x->lora ? 0.0 : d.rs_layer + e.rs_layer;
         double comm_layer = ag * (2.0 + (l->recompute == GP_RECOMPUTE_FULL ? 1.0 : 0.0)) + rs;
         double excess = comm_layer > mt->per_layer ? comm_layer - mt->per_layer : 0.0;
         *per_mb = x->stage_layers * excess + ag;
@@ -573,7 +580,9 @@ static void fill_rates(const tctx *x, int64_t gb, double train_tokens, gp_train_
     double dqk = m->kv_lora_rank > 0 ? (double)(m->qk_nope_head_dim + m->qk_rope_head_dim) : (double)m->head_dim;
     double dv = m->kv_lora_rank > 0 ? (double)m->v_head_dim : (double)m->head_dim;
     double win = m->sliding_window > 0 && m->sliding_window < x->w->seq ? (double)m->sliding_layers : 0.0;
-    double attn_model = 2.0 * 2.0 * (double)m->heads * (dqk + dv) * ((L - win) * seq + win * (double)m->sliding_window);
+    /* forward attention FLOPs per token, full s x s (PaLM's 12 L a d s over forward and
+     * backward; MPT's and NeMo's model TFLOP/s count it so): QK^T 2 a d_qk s + AV 2 a d_v s */
+    double attn_model = 2.0 * (double)m->heads * (dqk + dv) * ((L - win) * seq + win * (double)m->sliding_window);
     out->tokens_per_s = (double)gb * seq / out->step_time_s;
     out->tokens_per_s_per_gpu = out->tokens_per_s / out->gpus;
     out->model_flops_per_token = 6.0 * ((double)x->p.linear_active + (double)m->vocab * h) + 3.0 * attn_model;
@@ -593,7 +602,9 @@ static void fill_rates(const tctx *x, int64_t gb, double train_tokens, gp_train_
         out->time_to_train_s = train_tokens / out->tokens_per_s;
     /* predicted / actual - 1 lies in [p10, p90] on comparable runs: actual = predicted / (1 + e) */
     const gpi_kernel_fit *f = x->r ? x->r->fit : NULL;
-    double lo = f ? 1.0 + f->range_p10 : 1.0, hi = f ? 1.0 + f->range_p90 : 1.0;
+    int moe = m->experts > 0; /* MoE runs spread wider (data/kernels.json "fit", range_moe_*) */
+    double lo = f ? 1.0 + (moe ? f->range_moe_p10 : f->range_p10) : 1.0;
+    double hi = f ? 1.0 + (moe ? f->range_moe_p90 : f->range_p90) : 1.0;
     out->step_time_s_low = out->step_time_s * lo, out->step_time_s_high = out->step_time_s * hi;
     out->tokens_per_s_low = out->tokens_per_s / hi, out->tokens_per_s_high = out->tokens_per_s / lo;
     out->model_tflops_per_gpu_low = out->model_tflops_per_gpu / hi, out->model_tflops_per_gpu_high = out->model_tflops_per_gpu / lo;

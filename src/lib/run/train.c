@@ -97,6 +97,7 @@ gp_status gpi_run_cluster(const gp_catalog *cat, const gp_gpu *gpu, const gp_sce
             return gpi_usage(err, "framework", "--framework takes megatron, fsdp or deepspeed, not '%s'",
                              sc->framework);
     }
+    c->ep_overlap = sc->ep_overlap;
     if (sc->gpus_per_node > 0)
         c->gpus_per_node = (int)sc->gpus_per_node;
     return GP_OK;
