@@ -100,13 +100,22 @@ typedef int (*gp_progress_fn)(void *ctx, double done, double limit);
 
 /* A budget for one question, shared by the calls it makes. Not shared between threads. */
 typedef struct gp_work {
-    double limit;             /* units allowed (<= 0: GP_WORK_DEFAULT; at most GP_WORK_LARGE) */
+    double limit;             /* units allowed (<= 0: GP_WORK_DEFAULT; at most GP_WORK_MAX) */
     uint64_t max_bytes;       /* allocation allowed (0: GP_WORK_BYTES_DEFAULT; at most _LARGE) */
     double used;              /* units spent so far (the library adds to it) */
     gp_progress_fn progress;  /* NULL: no progress reports */
     void *progress_ctx;
     double next_report;       /* internal: `used` at the next progress call */
+    /* where the question is, for a progress callback to show (set by the library; the
+     * progress callback is also called when the stage or the candidate changes) */
+    const char *stage;        /* "layout search", "capacity search", "simulation", "plan"; or NULL */
+    char item[64];            /* the candidate being worked on ("H100-SXM-80GB bf16"), or "" */
+    int step, steps;          /* candidates done of the stage's total (steps 0: not counted) */
 } gp_work;
+
+/* The most a budget may hold, whatever its limit says: hours of one core, never unbounded
+ * (the CLI's --max-work at most; docs/reliability.md). */
+#define GP_WORK_MAX 1e12
 
 /* The default budget, or with allow_large the largest one (what the run functions use: their
  * own gp_run_ctx.max_work governs below it). */
