@@ -806,6 +806,19 @@ static gp_status deadline_count(ctx *x, state *s, gp_train_search_result *out, i
     return GP_OK;
 }
 
+/* ", most of it activations (1238477.0 GB): a shorter sequence ..." when one part of a layout's
+ * memory is most of it: what to change; "" otherwise. */
+static void largest_part(const gp_memory *mem, char *buf, size_t n)
+{
+    const uint64_t states = mem->weights + mem->gradients + mem->optimizer;
+    buf[0] = '\0';
+    if (mem->activations * 2 > mem->per_gpu)
+        snprintf(buf, n, ", most of it activations (%.1f GB): a shorter sequence (--seq) is needed", (double)mem->activations / 1e9);
+    else if (states * 2 > mem->per_gpu)
+        snprintf(buf, n, ", most of it weights, gradients and optimizer state (%.1f GB): more GPUs are needed",
+                 (double)states / 1e9);
+}
+
 /* Why the search at n GPUs came out as it did. */
 static void search_reasons(const ctx *x, const state *s, int n, int deadline_met, gp_train_search_result *out)
 {
@@ -814,19 +827,22 @@ static void search_reasons(const ctx *x, const state *s, int n, int deadline_met
     char a[64], b[64];
     if (s->valid == 0)
         add_reason(out, GP_REASON_NO_LAYOUT_FITS,
-                   "no valid layout for %d GPUs: data parallelism must divide the global batch of %lld sequences, "
+                   "no valid layout for %d GPU%s: data parallelism must divide the global batch of %lld sequences, "
                    "TP the %lld heads and %lld KV heads, PP the GPUs left (at most %lld layers)",
-                   n, (long long)s->global_batch, (long long)m->heads, (long long)m->kv_heads, (long long)m->layers);
-    else if (s->fitting == 0 && s->have_smallest)
+                   n, n == 1 ? "" : "s", (long long)s->global_batch, (long long)m->heads, (long long)m->kv_heads, (long long)m->layers);
+    else if (s->fitting == 0 && s->have_smallest) {
+        char most[160];
+        largest_part(&s->smallest_mem, most, sizeof most);
         add_reason(out, GP_REASON_NO_LAYOUT_FITS,
-                   "none of the %lld valid layouts for %d GPUs fits in %.1f GB: the smallest (TP %d, PP %d, DP %d, CP %d, "
-                   "ZeRO-%d, recompute %s, micro-batch %lld) needs %.1f GB per GPU",
-                   (long long)s->valid, n, (double)s->smallest_mem.capacity / 1e9, s->smallest.tp, s->smallest.pp,
+                   "none of the %lld valid layouts for %d GPU%s fits in %.1f GB: the smallest (TP %d, PP %d, DP %d, CP %d, "
+                   "ZeRO-%d, recompute %s, micro-batch %lld) needs %.1f GB per GPU%s",
+                   (long long)s->valid, n, n == 1 ? "" : "s", (double)s->smallest_mem.capacity / 1e9, s->smallest.tp, s->smallest.pp,
                    s->smallest.dp, s->smallest.cp, s->smallest.zero, gp_recompute_name(s->smallest.recompute),
-                   (long long)s->smallest.micro_batch, (double)s->smallest_mem.per_gpu / 1e9);
+                   (long long)s->smallest.micro_batch, (double)s->smallest_mem.per_gpu / 1e9, most);
+    }
     else if (s->fitting > 0) {
-        add_reason(out, GP_REASON_FITS, "%lld of %lld valid layouts for %d GPUs fit in memory; ranked by %s",
-                   (long long)s->fitting, (long long)s->valid, n,
+        add_reason(out, GP_REASON_FITS, "%lld of %lld valid layouts for %d GPU%s fit in memory; ranked by %s",
+                   (long long)s->fitting, (long long)s->valid, n, n == 1 ? "" : "s",
                    o->rank == GP_RANK_COST ? "cost" : o->rank == GP_RANK_TOKENS_PER_DOLLAR ? "tokens per dollar" : "time");
         if (deadline_met) {
             fmt_duration(out->top[0].perf.time_to_train_s, a, sizeof a);
@@ -869,6 +885,7 @@ gp_status gp_train_search(const gp_model *m, const gp_gpu *gpu, const gp_cluster
         search_count(&x, &s, n);
         st = x.st;
         if (st == GP_OK) {
+            out->global_batch = s.global_batch;
             out->evaluated += s.evaluated;
             out->valid += s.valid;
             out->fitting += s.fitting;
