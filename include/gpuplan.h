@@ -108,7 +108,7 @@ typedef struct gp_work {
     double next_report;       /* internal: `used` at the next progress call */
     /* where the question is, for a progress callback to show (set by the library; the
      * progress callback is also called when the stage or the candidate changes) */
-    const char *stage;        /* "layout search", "capacity search", "simulation", "plan"; or NULL */
+    const char *stage;        /* "layout search", "capacity search", "simulation", "sizing"; or NULL */
     char item[64];            /* the candidate being worked on ("H100-SXM-80GB bf16"), or "" */
     int step, steps;          /* candidates done of the stage's total (steps 0: not counted) */
 } gp_work;
@@ -116,6 +116,20 @@ typedef struct gp_work {
 /* The most a budget may hold, whatever its limit says: hours of one core, never unbounded
  * (the CLI's --max-work at most; docs/reliability.md). */
 #define GP_WORK_MAX 1e12
+
+/* Where a long question stands, for a front end to show (gp_run_ctx.progress,
+ * gp_calibrate_opts.progress). Strings live until the callback returns. */
+typedef struct gp_run_progress {
+    const char *stage;        /* "sizing" (a plan's candidates), "capacity search", "layout
+                                 search", "simulation", "reading runs", "fitting" */
+    const char *item;         /* the candidate at hand ("H100-SXM-80GB bf16", "64 GPUs"), or "" */
+    int step, steps;          /* candidates done of the stage's total (steps 0: not counted) */
+    double work, max_work;    /* units of work spent and the budget (0: not counted) */
+    double elapsed_s;         /* seconds since the question began */
+} gp_run_progress;
+/* Called from the thread doing the work: when the stage or the candidate changes and about
+ * every GP_WORK_PROGRESS_EVERY units; it should return quickly (throttle printing there). */
+typedef void (*gp_run_progress_fn)(void *arg, const gp_run_progress *p);
 
 /* The default budget, or with allow_large the largest one (what the run functions use: their
  * own gp_run_ctx.max_work governs below it). */

@@ -55,8 +55,8 @@ gp_status gpi_work_reserve(const gp_work *w, double units, double bytes, const c
         char b[48], m[48];
         gpi_format_bytes(b, sizeof b, bytes);
         gpi_format_bytes(m, sizeof m, max_bytes);
-        return gpi_fail(err, GP_ELIMIT, "%s needs %s of memory, over the budget of %s: %s%s", what,
-                        isfinite(bytes) ? b : "an unbounded amount", m, hint, more);
+        return gpi_fail(err, GP_ELIMIT, "%s needs %s of memory, over the budget of %s: %s", what,
+                        isfinite(bytes) ? b : "an unbounded amount", m, hint); /* max_work does not raise it */
     }
     return GP_OK;
 }
@@ -80,10 +80,15 @@ gp_status gpi_work_spend(gp_work *w, double units, gp_error *err)
     return GP_OK;
 }
 
-void gpi_work_stage(gp_work *w, const char *stage, int step, int steps, const char *fmt, ...)
+void gpi_work_stage(gp_work *w, int inner, const char *stage, int step, int steps, const char *fmt, ...)
 {
     if (!w)
         return;
+    if (inner && w->stage && strcmp(w->stage, stage) != 0) { /* an outer question's stage stays */
+        if (w->progress)
+            (void)w->progress(w->progress_ctx, w->used, gpi_work_limit(w));
+        return;
+    }
     w->stage = stage;
     w->step = step;
     w->steps = steps;

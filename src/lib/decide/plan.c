@@ -453,7 +453,7 @@ static gp_status evaluate_candidates(const gp_catalog *cat, const gp_plan_reques
             w.dtype = c->dtypes[di];
             if (out->serving && w.engine == GP_ENGINE_NONE)
                 w.engine = GP_ENGINE_VLLM;
-            gpi_work_stage(work, "plan", di * c->n_gpus + gi, total, "%s %s", c->gpus[gi]->id,
+            gpi_work_stage(work, 0, "sizing", di * c->n_gpus + gi, total, "%s %s", c->gpus[gi]->id,
                            gp_dtype_name(w.dtype));
             setup s;
             int found = 0;

@@ -88,7 +88,7 @@ static gp_status build_request(const gp_catalog *cat, gp_result *r, const gp_run
         req->availability = sc->availability;
         size_t n_gpus = req->n_gpus > 0 ? (size_t)req->n_gpus : gp_catalog_gpu_count(cat);
         size_t n_dtypes = req->n_dtypes > 0 ? (size_t)req->n_dtypes : 1;
-        if ((st = gpi_run_budget(ctx, gpi_serve_work(&req->traffic, sc, 1, n_gpus * n_dtypes), "this plan", err)))
+        if ((st = gpi_run_budget(guard, gpi_serve_work(&req->traffic, sc, 1, n_gpus * n_dtypes), "this plan", err)))
             return st;
     } else {
         req->train.train_tokens = sc->tokens;
@@ -157,8 +157,9 @@ gp_status gp_plan_run(const gp_catalog *cat, const gp_scenario *sc, const gp_run
         return gpi_fail(err, GP_ENOMEM, "out of memory");
     }
     gpi_guard guard;
-    gpi_guard_init(&guard, ctx);
-    st = gpi_run_model(cat, sc, ctx, &r->model, err);
+    st = gpi_guard_init(&guard, ctx, sc, err);
+    if (!st)
+        st = gpi_run_model(cat, sc, ctx, &r->model, err);
     if (!st)
         st = gpi_run_workload(sc, &r->w, err);
     if (!st)

@@ -175,7 +175,9 @@ static gp_status run_search(gp_result *r, int64_t gpus, const gp_run_ctx *ctx, g
     const gp_scenario *sc = &r->sc;
     gp_train_answer *a = &r->train;
     gpi_guard guard;
-    gpi_guard_init(&guard, ctx);
+    gp_status st = gpi_guard_init(&guard, ctx, sc, err);
+    if (st)
+        return st;
     gp_train_search_opts so;
     gp_train_search_defaults(&so);
     so.gpus = (int)gpus;
@@ -195,8 +197,7 @@ static gp_status run_search(gp_result *r, int64_t gpus, const gp_run_ctx *ctx, g
     double t0 = gp_run_clock();
     a->fixed = all_fixed(sc, &r->given);
     a->mode = a->fixed ? "fixed" : gpus > 0 ? "search" : "deadline";
-    gp_status st =
-        a->fixed ? fixed_layout(r, err) : gp_train_search(&r->model, r->gpu, &a->cluster, &r->w, &so, r->tres, err);
+    st = a->fixed ? fixed_layout(r, err) : gp_train_search(&r->model, r->gpu, &a->cluster, &r->w, &so, r->tres, err);
     a->seconds = gp_run_clock() - t0;
     if (!st && sc->scaling && r->tres->gpus > 0) {
         gp_train_search_result *tmp = malloc(sizeof *tmp);

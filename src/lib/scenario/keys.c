@@ -173,6 +173,8 @@ static const gp_scenario_key keys[] = {
     KEY_ENUM(redundancy, "n+1, n+2, ... or none", S, parse_redundancy, "n+1 (one spare replica), n+2, or none"),
     KEY_API(replicas, INT, 1, 65536, 1024, "replicas", S | GP_CMD_EXPORT,
             "serve: evaluate this many replicas instead of searching; export: copies behind one endpoint"),
+    KEY_API(max_work, NUMBER, 1, GP_WORK_MAX, GP_RUN_API_WORK, "units", S | T | GP_CMD_EXPORT,
+            "work budget of the searches and simulations (1e11; the web API's 1e10 at most; docs/reliability.md)"),
     /* training run */
     KEYF("tokens", TOKENS, 1, 1e18, 0, "tokens", "a count such as 15e12, 15T, 300B or 2.5M", T | GP_CMD_EXPORT, 0,
          tokens, NULL, "tokens to train: 15e12, 15T, 300B, 2.5M"),

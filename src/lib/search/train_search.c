@@ -373,7 +373,7 @@ static void search_count(ctx *x, state *s, int n)
     const int mla = m->kv_lora_rank > 0;
     const int64_t gb = f->global_batch > 0 ? f->global_batch : default_global_batch(w);
     s->global_batch = gb;
-    gpi_work_stage(x->work, "layout search", 0, 0, "%d GPU%s", n, n == 1 ? "" : "s");
+    gpi_work_stage(x->work, 1, "layout search", 0, 0, "%d GPU%s", n, n == 1 ? "" : "s");
 
     int64_t tps[GP_SEARCH_MAX_LIST], cps[GP_SEARCH_MAX_LIST], pps[GP_SEARCH_MAX_LIST];
     int ntp, ncp;

@@ -742,11 +742,9 @@ static gp_status candidates(const gp_catalog *cat, const gp_capacity_request *re
     return *nc ? GP_OK : gpi_fail(err, GP_EINVAL, "no candidate GPU");
 }
 
-gp_status gp_capacity_search(const gp_catalog *cat, const gp_capacity_request *req, gp_capacity_result *out,
-                             gp_error *err)
+/* The request's bounds, before any arithmetic on them (docs/reliability.md, "Limits"). */
+static gp_status check_request(const gp_capacity_request *req, gp_error *err)
 {
-    gp_error_clear(err); /* no stale offset or field from an earlier call */
-    memset(out, 0, sizeof *out);
     if (!req || !req->model || !req->w)
         return gpi_fail(err, GP_EINVAL, "capacity search: model and workload are required");
     const gp_traffic *t = &req->traffic;
@@ -770,10 +768,21 @@ gp_status gp_capacity_search(const gp_catalog *cat, const gp_capacity_request *r
         }
     if (req->max_nodes < 0 || req->max_nodes > 64)
         return gpi_fail(err, GP_EINVAL, "max_nodes must be 0 (default 4) to 64");
+    return GP_OK;
+}
+
+gp_status gp_capacity_search(const gp_catalog *cat, const gp_capacity_request *req, gp_capacity_result *out,
+                             gp_error *err)
+{
+    gp_error_clear(err); /* no stale offset or field from an earlier call */
+    memset(out, 0, sizeof *out);
+    gp_status st = check_request(req, err);
+    if (st)
+        return st;
+    const gp_traffic *t = &req->traffic;
     const gp_gpu *cands[MAX_GPU_TYPES];
     size_t nc = 0;
-    gp_status st = candidates(cat, req, cands, &nc, err);
-    if (st)
+    if ((st = candidates(cat, req, cands, &nc, err)))
         return st;
     gp_work local_work; /* one budget for every simulation of the search */
     gp_capacity_request local_req;
@@ -800,6 +809,7 @@ gp_status gp_capacity_search(const gp_catalog *cat, const gp_capacity_request *r
     memset(type_has, 0, sizeof type_has);
     char last_why[GP_ERROR_MSG_MAX] = "";
     for (size_t gi = 0; gi < nc; gi++) {
+        gpi_work_stage(req->traffic.work, 1, "capacity search", (int)gi, (int)nc, "%s", cands[gi]->id);
         if ((st = search_gpu(&c, cands[gi], have_best ? best_pg->best.usd_per_hour : 0.0, out, cur, err))) {
             free(pg);
             return st;
