@@ -20,7 +20,7 @@ typedef struct words {
         *train_time, *monthly, *total, *per_mtok, *per_run, *break_even, *never, *rule, *citation, *notes,
         *launch, *disclaimer, *memory_chart, *cost_chart, *scaling_chart, *month_axis, *cost_axis, *gpus_axis,
         *tokens_axis, *bytes_axis, *capacity, *obligations, *reliability, *no_options, *upfront, *vs,
-        *replicas_word, *spares, *availability, *interruptions, *ckpt, *overhead, *egress, *charts, *why;
+        *availability, *interruptions, *ckpt, *overhead, *egress, *charts, *why;
     const char *components[6];
 } words;
 
@@ -33,7 +33,7 @@ static const words en = {
     "Disclaimer", "Memory per GPU by component", "Cumulative cost: renting vs owning",
     "Throughput vs GPU count", "month", "cumulative cost", "GPUs", "output tokens/s", "bytes per GPU",
     "device memory", "Obligations", "Reliability", "No option is allowed: every setup breaks a data rule or has no price.",
-    "upfront", "vs", "replicas", "spare", "availability", "expected interruptions", "checkpoint every",
+    "upfront", "vs", "availability", "expected interruptions", "checkpoint every",
     "failure overhead", "egress", "Charts", "Why",
     {"weights", "KV cache", "activations", "gradients", "optimizer", "overhead"},
 };
@@ -48,7 +48,7 @@ static const words pt = {
     "Vazão vs número de GPUs", "mês", "custo acumulado", "GPUs", "tokens de saída/s", "bytes por GPU",
     "memória do dispositivo", "Obrigações", "Confiabilidade",
     "Nenhuma opção permitida: toda configuração viola uma regra de dados ou não tem preço.",
-    "investimento inicial", "vs", "réplicas", "reserva", "disponibilidade", "interrupções esperadas",
+    "investimento inicial", "vs", "disponibilidade", "interrupções esperadas",
     "checkpoint a cada", "sobrecarga de falhas", "tráfego de saída", "Gráficos", "Motivo",
     {"pesos", "cache KV", "ativações", "gradientes", "otimizador", "sobrecarga"},
 };
@@ -62,11 +62,26 @@ static const char *dep_name_pt(const char *kind)
 
 
 
+/* A count in words from the message table: "1 GPU", "8 GPUs". */
+static const char *count_str(char *out, size_t n, gpi_msg_id id, int pt_br, int count)
+{
+    char c[16];
+    snprintf(c, sizeof c, "%d", count);
+    const char *a[1] = {c};
+    gpi_msg_fill(out, n, gpi_msg(id, pt_br), a, 1);
+    return out;
+}
+
 static void setup_str(char *out, size_t n, const gp_plan_option *o, int serving, const words *W)
 {
-    if (serving)
-        snprintf(out, n, "%d x TP%d (%d %s)", o->replicas, o->layout.tp, o->serve_rel.spares, W->spares);
-    else
+    if (serving) {
+        char r[16], tp[16], sp[16];
+        snprintf(r, sizeof r, "%d", o->replicas);
+        snprintf(tp, sizeof tp, "%d", o->layout.tp);
+        snprintf(sp, sizeof sp, "%d", o->serve_rel.spares);
+        const char *a[3] = {r, tp, sp};
+        gpi_msg_fill(out, n, gpi_msg(MSG_SETUP_SHORT, W == &pt), a, 3);
+    } else
         snprintf(out, n, "TP%d PP%d DP%d ZeRO-%d", o->layout.tp, o->layout.pp, o->layout.dp, o->layout.zero);
 }
 
@@ -139,8 +154,11 @@ static void render_text(gpi_buf *b, const gp_plan_request *req, const gp_plan_re
     gpi_buf_printf(b, "%s%s: %s\n\n", h1, opts && opts->title ? opts->title : W->title, opts && opts->question ? opts->question : q);
     char rate[32];
     gpi_fmt_num(rate, sizeof rate, res->per_usd, 4, pt_br);
-    gpi_buf_printf(b, "%s%s: %s (%s)%s%s: %s (1 USD = %s %s)%s%s: %d %s%s%s: %s\n", md ? "- " : "", W->profile,
-                   res->profile.id, pt_br ? res->profile.name_pt : res->profile.name_en, md ? "\n- " : "; ",
+    char prof[256];
+    const char *pa[2] = {pt_br ? res->profile.name_pt : res->profile.name_en, res->profile.id};
+    gpi_msg_fill(prof, sizeof prof, gpi_msg(MSG_PROFILE_LINE, pt_br), pa, 2);
+    gpi_buf_printf(b, "%s%s: %s%s%s: %s (1 USD = %s %s)%s%s: %d %s%s%s: %s\n", md ? "- " : "", W->profile,
+                   prof, md ? "\n- " : "; ",
                    W->currency, res->currency, rate, res->currency, md ? "\n- " : "; ", W->horizon,
                    res->horizon_months, W->months, md ? "\n- " : "; ", W->prices_as_of, res->prices_as_of);
     gpi_render_decision(b, res, pt_br, md ? 1 : 0);
@@ -150,10 +168,11 @@ static void render_text(gpi_buf *b, const gp_plan_request *req, const gp_plan_re
         setup_str(s, sizeof s, o, res->serving, W);
         gpi_fmt_money(t, sizeof t, o->cost.total, res->currency, pt_br);
         gpi_fmt_money(m, sizeof m, res->serving ? o->cost.per_million_tokens : o->cost.per_run, res->currency, pt_br);
-        gpi_buf_printf(b, "%s%s: %s %s, %s (%s), %s = %d GPUs; %s %s / %d %s; %s %s\n", h2, W->recommended,
+        char g[32];
+        gpi_buf_printf(b, "%s%s: %s %s, %s (%s), %s = %s; %s %s / %d %s; %s %s\n", h2, W->recommended,
                        o->gpu, gp_dtype_name(o->dtype), o->deployment.id,
                        pt_br ? dep_name_pt(gp_deploy_kind_name(o->deployment.kind)) : gp_deploy_kind_name(o->deployment.kind),
-                       s, o->gpus_total, W->total, t, res->horizon_months, W->months,
+                       s, count_str(g, sizeof g, MSG_N_GPUS, pt_br, o->gpus_total), W->total, t, res->horizon_months, W->months,
                        res->serving ? W->per_mtok : W->per_run, m);
         if (res->launch_command[0])
             gpi_buf_printf(b, "%s%s (%s):\n%s%s\n%s", md ? "\n" : "  ", W->launch, res->launch_engine,
@@ -197,8 +216,12 @@ static void render_text(gpi_buf *b, const gp_plan_request *req, const gp_plan_re
             char av[32];
             gpi_fmt_num(av, sizeof av - 2, o->serve_rel.availability * 100, 4, pt_br);
             strcat(av, "%");
-            gpi_buf_printf(b, "%s%d %s + %d %s; %s %s\n", md ? "- " : "  ", o->serve_rel.serving, W->replicas_word,
-                           o->serve_rel.spares, W->spares, W->availability, av);
+            char sv[16], sp[16], line[160];
+            snprintf(sv, sizeof sv, "%d", o->serve_rel.serving);
+            snprintf(sp, sizeof sp, "%d", o->serve_rel.spares);
+            const char *a[3] = {sv, sp, av};
+            gpi_msg_fill(line, sizeof line, gpi_msg(MSG_RELIABILITY_SERVE, pt_br), a, 3);
+            gpi_buf_printf(b, "%s%s\n", md ? "- " : "  ", line);
         }
         else
             gpi_buf_printf(b, "%s%s %.1f; %s %.0f s; %s %.1f%%\n", md ? "- " : "  ", W->interruptions,
@@ -379,10 +402,11 @@ static void render_html(gpi_buf *b, const gp_plan_request *req, const gp_plan_re
     gpi_buf_html(b, title);
     gpi_buf_printf(b, "</h1>\n<p><strong>");
     gpi_buf_html(b, opts && opts->question ? opts->question : q);
-    gpi_buf_printf(b, "</strong></p>\n<ul><li>%s: <code>", W->profile);
-    gpi_buf_html(b, res->profile.id);
-    gpi_buf_printf(b, "</code> ");
-    gpi_buf_html(b, pt_br ? res->profile.name_pt : res->profile.name_en);
+    gpi_buf_printf(b, "</strong></p>\n<ul><li>%s: ", W->profile);
+    char prof[256];
+    const char *pa[2] = {pt_br ? res->profile.name_pt : res->profile.name_en, res->profile.id};
+    gpi_msg_fill(prof, sizeof prof, gpi_msg(MSG_PROFILE_LINE, pt_br), pa, 2);
+    gpi_buf_html(b, prof);
     char rate[32];
     gpi_fmt_num(rate, sizeof rate, res->per_usd, 4, pt_br);
     gpi_buf_printf(b, "</li><li>%s: %s (1 USD = %s %s)</li><li>%s: %d %s</li><li>%s: ", W->currency, res->currency,
@@ -400,7 +424,9 @@ static void render_html(gpi_buf *b, const gp_plan_request *req, const gp_plan_re
         gpi_buf_html(b, o->gpu);
         gpi_buf_printf(b, " %s</strong>, ", gp_dtype_name(o->dtype));
         gpi_buf_html(b, pt_br && o->deployment.name_pt[0] ? o->deployment.name_pt : o->deployment.name);
-        gpi_buf_printf(b, ": %s = %d GPUs. %s: %s / %d %s; %s: %s.</p>\n", s, o->gpus_total, W->total, t,
+        char g[32];
+        gpi_buf_printf(b, ": %s = %s. %s: %s / %d %s; %s: %s.</p>\n", s,
+                       count_str(g, sizeof g, MSG_N_GPUS, pt_br, o->gpus_total), W->total, t,
                        res->horizon_months, W->months, res->serving ? W->per_mtok : W->per_run, m);
         if (res->launch_command[0]) {
             gpi_buf_printf(b, "<p>%s (%s):</p><pre>", W->launch, res->launch_engine);

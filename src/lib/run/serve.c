@@ -316,6 +316,8 @@ gp_status gp_serve_run(const gp_catalog *cat, const gp_scenario *scenario, const
         st = gp_trace_read(sc->trace, &trace, &trace_len, err);
     if (!st)
         st = run_mode(cat, r, ctx, trace, trace_len, err);
+    if (!st)
+        gp_capacity_set_lang(r->cr, sc->lang); /* the reasons in the question's language */
     gp_trace_free(trace);
     if (!st)
         st = gpi_run_finish(r, gpi_json_serve(&r->model, &r->w, sc, &r->serve), err);
