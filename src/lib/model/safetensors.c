@@ -920,13 +920,14 @@ static int has_name(const name_list *l, const char *s)
 /* Append a missing file's name to the message list (the first few) and count it. */
 static void note_missing(char *list, size_t n, size_t *count, const char *name)
 {
+    size_t used = strlen(list);
     if ((*count)++ < 4) {
-        size_t used = strlen(list);
-        snprintf(list + used, n - used, "%s%s", used ? ", " : "", name);
-    } else if (*count == 5) {
-        size_t used = strlen(list);
-        snprintf(list + used, n - used, ", ...");
-    }
+        if (used)
+            gpi_strlcpy(list + used, ", ", n - used);
+        used = strlen(list);
+        gpi_strlcpy(list + used, name, n - used); /* a long name is cut: the message names a few */
+    } else if (*count == 5)
+        gpi_strlcpy(list + used, ", ...", n - used);
 }
 
 static gp_status check_shard_set(const char *dir, const name_list *shards, int has_index, gp_error *err)

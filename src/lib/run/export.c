@@ -202,12 +202,5 @@ gp_status gp_export_run(const gp_catalog *cat, const gp_scenario *sc, const gp_r
     }
     if (!st)
         st = render(r, &cl, err);
-    if (!st)
-        st = gpi_run_finish(r, export_json(r), err);
-    if (st) {
-        gp_result_free(r);
-        return st;
-    }
-    *out = r;
-    return GP_OK;
+    return gpi_run_end(r, st, st ? NULL : export_json(r), out, err);
 }

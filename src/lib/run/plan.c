@@ -175,10 +175,5 @@ gp_status gp_plan_run(const gp_catalog *cat, const gp_scenario *sc, const gp_run
         r->preq->model = &r->model;
         st = plan_json(r, err);
     }
-    if (st) {
-        gp_result_free(r);
-        return st;
-    }
-    *out = r;
-    return GP_OK;
+    return gpi_run_end(r, st, NULL, out, err); /* plan_json wrote the document */
 }

@@ -134,6 +134,20 @@ gp_status gpi_run_finish(gp_result *r, json_t *doc, gp_error *err)
     return gpi_json_text(doc, &r->json, &r->json_len, err);
 }
 
+gp_status gpi_run_end(gp_result *r, gp_status st, json_t *doc, gp_result **out, gp_error *err)
+{
+    if (st == GP_OK && !r->json)
+        st = gpi_run_finish(r, doc, err);
+    else
+        json_decref(doc);
+    if (st != GP_OK) {
+        gp_result_free(r);
+        return st;
+    }
+    *out = r;
+    return GP_OK;
+}
+
 /* ---- the model ---- */
 
 static const char *const arch_keys[] = {"layers",         "hidden",  "heads",          "kv_heads",

@@ -78,5 +78,9 @@ double gpi_serve_work(const gp_traffic *t, const gp_scenario *sc, int search, si
 int gpi_spec_decode_parse(const char *s, gp_spec_decode *out);
 /* The finished document into r->json. */
 gp_status gpi_run_finish(gp_result *r, json_t *doc, gp_error *err);
+/* How every run function ends: st GP_OK: the document (doc, taken; NULL when r->json is
+ * already written) into r->json and r into *out; else r freed and st returned. Build doc only
+ * when st is GP_OK ("st ? NULL : gpi_json_...(...)"). */
+gp_status gpi_run_end(gp_result *r, gp_status st, json_t *doc, gp_result **out, gp_error *err);
 
 #endif

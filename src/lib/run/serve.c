@@ -319,12 +319,5 @@ gp_status gp_serve_run(const gp_catalog *cat, const gp_scenario *scenario, const
     if (!st)
         gp_capacity_set_lang(r->cr, sc->lang); /* the reasons in the question's language */
     gp_trace_free(trace);
-    if (!st)
-        st = gpi_run_finish(r, gpi_json_serve(&r->model, &r->w, sc, &r->serve), err);
-    if (st) {
-        gp_result_free(r);
-        return st;
-    }
-    *out = r;
-    return GP_OK;
+    return gpi_run_end(r, st, st ? NULL : gpi_json_serve(&r->model, &r->w, sc, &r->serve), out, err);
 }

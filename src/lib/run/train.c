@@ -234,12 +234,5 @@ gp_status gp_train_run(const gp_catalog *cat, const gp_scenario *sc, const gp_ru
         st = gpi_run_cluster(cat, r->gpu, sc, &r->train.cluster, err);
     if (!st)
         st = run_search(r, gpus, ctx, err);
-    if (!st)
-        st = gpi_run_finish(r, gpi_json_train(&r->model, r->gpu, &r->w, sc, &r->train), err);
-    if (st) {
-        gp_result_free(r);
-        return st;
-    }
-    *out = r;
-    return GP_OK;
+    return gpi_run_end(r, st, st ? NULL : gpi_json_train(&r->model, r->gpu, &r->w, sc, &r->train), out, err);
 }
