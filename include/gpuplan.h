@@ -83,11 +83,11 @@ GP_API void gp_error_clear(gp_error *err);
  * done and stops with GP_ELIMIT if the count passes the limit anyway (preemptions). A unit is
  * one running sequence in one simulated engine step, or 1/GP_WORK_PER_LAYOUT of a layout
  * evaluated: 3 to 40 ns of one core (the built-in `gpuplan plan` example spends 2.7e7 units
- * in 0.2 s). The budget is never unbounded: the largest limit is GP_WORK_LARGE.
+ * in 0.2 s). The budget is never unbounded: no limit counts above GP_WORK_MAX.
  * ========================================================================================== */
 
 #define GP_WORK_DEFAULT 4e8     /* seconds (15x the built-in plan example): the web API */
-#define GP_WORK_LARGE 4e10      /* minutes: the most any caller may ask for */
+#define GP_WORK_LARGE 4e10      /* minutes: gp_work_init(w, 1) */
 #define GP_WORK_PER_LAYOUT 50.0 /* units one evaluated training layout counts */
 #define GP_WORK_BYTES_DEFAULT ((uint64_t)512 << 20) /* memory one question may allocate */
 #define GP_WORK_BYTES_LARGE ((uint64_t)8 << 30)
