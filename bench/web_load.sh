@@ -100,7 +100,7 @@ for threads in 1 2; do
   RPS[$threads]=$(awk '/^Requests\/sec/ {print $2}' <<<"$out")
   PERCPU[$threads]=$(awk -v r="${RPS[$threads]}" -v s="$SECS" -v a="$c0" -v b="$c1" 'BEGIN { printf "%.1f", (b > a) ? r * s / (b - a) : 0 }')
   CORES[$threads]=$(awk -v s="$SECS" -v a="$c0" -v b="$c1" 'BEGIN { printf "%.2f", (b - a) / s }')
-  SHARE[$threads]=$(join "$TMP/w0" "$TMP/w1" | awk '{d = $3 - $2; t += d; if (d > m) m = d} END { printf "%.0f%%", t > 0 ? 100 * m / t : 0 }')
+  SHARE[$threads]=$(join "$TMP/w0" "$TMP/w1" | awk '{d = $3 - $2; t += d; if (d > m) m = d} END { printf "%.0f%%", (t > 0) ? 100 * m / t : 0 }')
   stop_server
 done
 ratio=$(awk -v a="${RPS[1]}" -v b="${RPS[2]}" 'BEGIN { printf "%.2f", (a > 0) ? b / a : 0 }')
