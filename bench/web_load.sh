@@ -20,6 +20,7 @@ if [ -z "$GP" ]; then
 fi
 TMP=$(mktemp -d)
 cores=$(nproc)
+echo "machine: $cores cores, load average $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min): figures are only comparable on a quiet machine"
 SERVER_CPUS=0,1; WRK_CPUS=0,1
 [ "$cores" -ge 4 ] && WRK_CPUS=2-$((cores - 1))
 [ "$cores" -lt 2 ] && SERVER_CPUS=0 && WRK_CPUS=0
@@ -83,21 +84,29 @@ stop_server
 
 # /api/plan: 1 worker thread vs 2
 # CPU seconds the server used (utime + stime, clock ticks): on a shared machine the server may
-# get less than its cores, so requests per CPU-second shows whether threads contend.
+# get less than its cores, so requests per CPU-second shows whether threads contend, the cores
+# it kept busy whether it got them, and the busiest worker's share of the CPU whether the
+# connections spread over the workers (libmicrohttpd keeps a connection on the worker that
+# accepted it).
 cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{printf "%.2f", ($14 + $15) / hz}' "/proc/$PID/stat"; }
-declare -A RPS PERCPU
+worker_ticks() { for t in /proc/"$PID"/task/*; do awk '{print $1, $14 + $15}' "$t/stat"; done | sort; }
+declare -A RPS PERCPU CORES SHARE
 for threads in 1 2; do
   start_server "$threads"
   taskset -c "$WRK_CPUS" wrk -t2 -c4 -d2s -s "$TMP/plan.lua" "$URL/api/plan" >/dev/null # warm up
-  c0=$(cpu_s)
+  c0=$(cpu_s); worker_ticks > "$TMP/w0"
   out=$(taskset -c "$WRK_CPUS" wrk -t2 -c8 -d"${SECS}s" --timeout 10s -s "$TMP/plan.lua" "$URL/api/plan")
-  c1=$(cpu_s)
+  c1=$(cpu_s); worker_ticks > "$TMP/w1"
   RPS[$threads]=$(awk '/^Requests\/sec/ {print $2}' <<<"$out")
   PERCPU[$threads]=$(awk -v r="${RPS[$threads]}" -v s="$SECS" -v a="$c0" -v b="$c1" 'BEGIN { printf "%.1f", (b > a) ? r * s / (b - a) : 0 }')
+  CORES[$threads]=$(awk -v s="$SECS" -v a="$c0" -v b="$c1" 'BEGIN { printf "%.2f", (b - a) / s }')
+  SHARE[$threads]=$(join "$TMP/w0" "$TMP/w1" | awk '{d = $3 - $2; t += d; if (d > m) m = d} END { printf "%.0f%%", (t > 0) ? 100 * m / t : 0 }')
   stop_server
 done
 ratio=$(awk -v a="${RPS[1]}" -v b="${RPS[2]}" 'BEGIN { printf "%.2f", (a > 0) ? b / a : 0 }')
 echo "/api/plan: ${RPS[1]} req/s with 1 thread, ${RPS[2]} req/s with 2 threads: ratio $ratio (server on CPUs $SERVER_CPUS)"
 echo "/api/plan per server CPU-second: ${PERCPU[1]} (1 thread), ${PERCPU[2]} (2 threads): equal means no contention"
+echo "/api/plan server cores busy: ${CORES[1]} (1 thread), ${CORES[2]} (2 threads); busiest thread's share of" \
+     "the server's CPU: ${SHARE[1]}, ${SHARE[2]} (50% with 2 threads: the load spread)"
 [ "$status" -eq 0 ] && echo "web_load: ok (no errors, memory flat)" || echo "web_load: FAILED"
 exit "$status"

@@ -83,11 +83,11 @@ GP_API void gp_error_clear(gp_error *err);
  * done and stops with GP_ELIMIT if the count passes the limit anyway (preemptions). A unit is
  * one running sequence in one simulated engine step, or 1/GP_WORK_PER_LAYOUT of a layout
  * evaluated: 3 to 40 ns of one core (the built-in `gpuplan plan` example spends 2.7e7 units
- * in 0.2 s). The budget is never unbounded: the largest limit is GP_WORK_LARGE.
+ * in 0.2 s). The budget is never unbounded: no limit counts above GP_WORK_MAX.
  * ========================================================================================== */
 
 #define GP_WORK_DEFAULT 4e8     /* seconds (15x the built-in plan example): the web API */
-#define GP_WORK_LARGE 4e10      /* minutes: the most any caller may ask for */
+#define GP_WORK_LARGE 4e10      /* minutes: gp_work_init(w, 1) */
 #define GP_WORK_PER_LAYOUT 50.0 /* units one evaluated training layout counts */
 #define GP_WORK_BYTES_DEFAULT ((uint64_t)512 << 20) /* memory one question may allocate */
 #define GP_WORK_BYTES_LARGE ((uint64_t)8 << 30)
@@ -100,13 +100,36 @@ typedef int (*gp_progress_fn)(void *ctx, double done, double limit);
 
 /* A budget for one question, shared by the calls it makes. Not shared between threads. */
 typedef struct gp_work {
-    double limit;             /* units allowed (<= 0: GP_WORK_DEFAULT; at most GP_WORK_LARGE) */
+    double limit;             /* units allowed (<= 0: GP_WORK_DEFAULT; at most GP_WORK_MAX) */
     uint64_t max_bytes;       /* allocation allowed (0: GP_WORK_BYTES_DEFAULT; at most _LARGE) */
     double used;              /* units spent so far (the library adds to it) */
     gp_progress_fn progress;  /* NULL: no progress reports */
     void *progress_ctx;
     double next_report;       /* internal: `used` at the next progress call */
+    /* where the question is, for a progress callback to show (set by the library; the
+     * progress callback is also called when the stage or the candidate changes) */
+    const char *stage;        /* "layout search", "capacity search", "simulation", "sizing"; or NULL */
+    char item[64];            /* the candidate being worked on ("H100-SXM-80GB bf16"), or "" */
+    int step, steps;          /* candidates done of the stage's total (steps 0: not counted) */
 } gp_work;
+
+/* The most a budget may hold, whatever its limit says: hours of one core, never unbounded
+ * (the CLI's --max-work at most; docs/reliability.md). */
+#define GP_WORK_MAX 1e12
+
+/* Where a long question stands, for a front end to show (gp_run_ctx.progress,
+ * gp_calibrate_opts.progress). Strings live until the callback returns. */
+typedef struct gp_run_progress {
+    const char *stage;        /* "sizing" (a plan's candidates), "capacity search", "layout
+                                 search", "simulation", "reading runs", "fitting" */
+    const char *item;         /* the candidate at hand ("H100-SXM-80GB bf16", "64 GPUs"), or "" */
+    int step, steps;          /* candidates done of the stage's total (steps 0: not counted) */
+    double work, max_work;    /* units of work spent and the budget (0: not counted) */
+    double elapsed_s;         /* seconds since the question began */
+} gp_run_progress;
+/* Called from the thread doing the work: when the stage or the candidate changes and about
+ * every GP_WORK_PROGRESS_EVERY units; it should return quickly (throttle printing there). */
+typedef void (*gp_run_progress_fn)(void *arg, const gp_run_progress *p);
 
 /* The default budget, or with allow_large the largest one (what the run functions use: their
  * own gp_run_ctx.max_work governs below it). */

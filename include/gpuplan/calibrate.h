@@ -157,6 +157,9 @@ typedef struct gp_calibrate_opts {
     const char *defaults_json;  /* scenario keys for what the files do not say (NULL: none) */
     const char *out_path;       /* write the profile there on success (NULL: do not write) */
     int max_params;             /* parameters per entry at most (0: 2) */
+    gp_run_progress_fn progress; /* stages "reading runs" (file i of n) and "fitting" (entry k of
+                                    n); NULL: not reported */
+    void *progress_arg;
 } gp_calibrate_opts;
 
 #define GP_CAL_MAX_GROUPS 16

@@ -36,12 +36,18 @@ typedef struct gp_run_ctx {
     int api;                     /* 1: a web API request: no files read, model from the catalog
                                     or inline, the API's bounds (gp_scenario_check_api_bounds) */
     double max_work;             /* work budget: simulated requests x steps per request summed
-                                    over a search (0: GP_RUN_DEFAULT_WORK) */
+                                    over a search (0: GP_RUN_DEFAULT_WORK, API: GP_RUN_API_WORK).
+                                    The scenario's max_work replaces it; in an API context it
+                                    may only lower it (a larger one is refused, GP_ELIMIT) */
     const char *nvml_path;       /* gpu "local": the NVML library (NULL: the default) */
+    gp_run_progress_fn progress; /* where a long run stands (gpuplan.h); NULL: not reported */
+    void *progress_arg;
 } gp_run_ctx;
 
 /* The budget when none is given (the CLI): 1e11 simulated token-steps (a 300-user search of
- * every GPU is ~5e8); the web API: 1e10. */
+ * every GPU is ~5e8); the web API: 1e10. One number for both the estimate made before
+ * anything runs and the count kept while it runs; at most GP_WORK_MAX (the key max_work,
+ * the CLI's --max-work, raises it; docs/reliability.md). */
 #define GP_RUN_DEFAULT_WORK 1e11
 #define GP_RUN_API_WORK 1e10
 

@@ -143,6 +143,7 @@ typedef struct gp_scenario {
     double prefix_hit;                 /* fraction of each prompt in the prefix cache */
     char spec_decode[32];              /* "K:A[:C]" or "mtp" */
     int disagg;                        /* also size disaggregated prefill/decode pools */
+    double max_work;                   /* the question's work budget (0: the front end's) */
     /* training run */
     double tokens, deadline, price_per_gpu_hour;
     int64_t top;

@@ -304,6 +304,7 @@ GP_API const char *gp_serve_reason_name(gp_serve_reason_code c); /* "concurrency
 typedef struct gp_serve_reason {
     gp_serve_reason_code code;
     char message[GP_ERROR_MSG_MAX];
+    char message_pt[GP_ERROR_MSG_MAX]; /* the same in Brazilian Portuguese (render/messages.c) */
 } gp_serve_reason;
 
 #define GP_SERVE_MAX_CANDIDATES 64
@@ -354,6 +355,9 @@ typedef struct gp_capacity_result {
     int n_reasons;
     gp_serve_reason reasons[GP_SERVE_MAX_REASONS];
 } gp_capacity_result;
+
+/* The reasons in the language asked: "pt-BR" puts each message_pt in message; else nothing. */
+GP_API void gp_capacity_set_lang(gp_capacity_result *r, const char *lang);
 
 /* Price per GPU-hour (USD) of the built-in data/prices.json, ignoring --data-dir; 0 if none.
  * Deprecated: gp_catalog_gpu_price is the price the search ranks by. */

@@ -143,6 +143,8 @@ typedef struct gp_train_search_opts {
 
 typedef struct gp_train_search_result {
     int gpus;                    /* GPUs searched at (the smallest meeting the deadline) */
+    int64_t global_batch;        /* sequences per optimizer step the search used: the fixed one,
+                                    or the default for the sequence length (even when no layout fits) */
     int64_t evaluated;           /* layouts evaluated */
     int64_t valid;               /* of those, valid (divisibility) */
     int64_t fitting;             /* of those, fitting in memory */

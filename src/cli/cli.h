@@ -79,6 +79,23 @@ int cli_parse_flags(cli_common *common, const char *cmd, int argc, char **argv, 
 void cli_print_help(const char *intro, unsigned command);
 /* The run context of a CLI run (no deadline; NVML from GPUPLAN_NVML_LIB). */
 void cli_run_ctx(gp_run_ctx *ctx);
+
+/* ---- progress on stderr (progress.c) ---- */
+typedef struct cli_progress {
+    FILE *f;
+    const char *cmd;
+    int on, forced;         /* printing at all; asked by GPUPLAN_PROGRESS=1 (from the first report) */
+    double start_s, last_s; /* gp_run_clock() at the start; seconds after it of the last line (-1: none) */
+    int lines;              /* progress lines printed (a final line follows only if some were) */
+} cli_progress;
+/* Decide whether to print (a terminal, or GPUPLAN_PROGRESS=1; GPUPLAN_PROGRESS=0: never). */
+void cli_progress_start(cli_progress *p, cli_common *common, const char *cmd);
+/* Point a run context's progress callback at p (when p prints at all). */
+void cli_progress_wire(cli_progress *p, gp_run_ctx *ctx);
+/* The callback (gp_run_progress_fn): one throttled line. */
+void cli_progress_report(void *arg, const gp_run_progress *r);
+/* The final line ("done in 2.3 s" or "stopped after ..."), if a progress line was printed. */
+void cli_progress_end(cli_progress *p, int ok);
 /* Parse flags and run the question: *out the result (EXIT_OK), or the exit code after printing
  * the error. *help: --help was asked (nothing run). */
 int cli_run_question(cli_common *common, const char *cmd, int argc, char **argv, const char *help_text,

@@ -162,7 +162,14 @@ int cmd_calibrate(int argc, char **argv, cli_common *common)
     }
     gp_calibrate_result *r = calloc(1, sizeof *r);
     gp_error err;
+    cli_progress progress;
+    cli_progress_start(&progress, common, "calibrate");
+    if (progress.on) {
+        o.progress = cli_progress_report;
+        o.progress_arg = &progress;
+    }
     gp_status st = r ? gp_calibrate_run(cat, &o, r, &err) : GP_ENOMEM;
+    cli_progress_end(&progress, st == GP_OK);
     free(dtext);
     if (st != GP_OK) {
         rc = r ? cli_error(common, &err) : EXIT_INPUT;

@@ -169,10 +169,14 @@ int cmd_plan(int argc, char **argv, cli_common *common)
     else if (rc == EXIT_OK) {
         gp_run_ctx ctx;
         cli_run_ctx(&ctx);
+        cli_progress progress;
+        cli_progress_start(&progress, common, "plan");
+        cli_progress_wire(&progress, &ctx);
         gp_result *r = NULL;
         gp_error err;
-        rc = gp_plan_run(cat, sc, &ctx, &r, &err) == GP_OK ? output(common, r, cat)
-                                                           : cli_run_error(common, "plan", &err);
+        gp_status st = gp_plan_run(cat, sc, &ctx, &r, &err);
+        cli_progress_end(&progress, st == GP_OK);
+        rc = st == GP_OK ? output(common, r, cat) : cli_run_error(common, "plan", &err);
         gp_result_free(r);
     }
     free(sc);

@@ -171,8 +171,8 @@ static void print_header(const gp_result *res, const gp_train_answer *a)
            gp_task_name(w->task), r->gpus > 0 ? cli_fmt_count(x, sizeof x, r->gpus) : "?", gp_result_gpu(res)->id,
            cli_fmt_count(y, sizeof y, cl->gpus_per_node), cl->intra_name, cl->intra_gbps, cl->inter_name,
            cl->inter_gbps);
-    printf("sequence %s, global batch %s sequences (%s tokens per step), %s\n", cli_fmt_count(x, sizeof x, w->seq),
-           cli_fmt_count(z, sizeof z, a->global_batch),
+    printf("sequence %s, global batch %s sequence%s (%s tokens per step), %s\n", cli_fmt_count(x, sizeof x, w->seq),
+           cli_fmt_count(z, sizeof z, a->global_batch), a->global_batch == 1 ? "" : "s",
            cli_fmt_si(y, sizeof y, (double)a->global_batch * (double)w->seq), gp_optimizer_name(w->optimizer));
     if (sc->deadline > 0) {
         const gp_train_candidate *best = r->n_top > 0 ? &r->top[0] : NULL;
@@ -226,6 +226,8 @@ int cmd_train(int argc, char **argv, cli_common *common)
     print_header(out, a);
     if (best)
         print_result(best, sc, a->fixed);
+    else
+        printf("No layout fits, so there is no step time to show. Why:\n");
     for (int i = 0; i < res->n_reasons; i++)
         if (!best || res->reasons[i].code != GP_REASON_FITS)
             printf("%s[%s] %s\n", best ? "  " : "", gp_reason_name(res->reasons[i].code), res->reasons[i].message);

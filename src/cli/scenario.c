@@ -134,8 +134,13 @@ int cli_run_question(cli_common *common, const char *cmd, int argc, char **argv,
     if (rc == EXIT_OK) {
         gp_run_ctx ctx;
         cli_run_ctx(&ctx);
+        cli_progress progress;
+        cli_progress_start(&progress, common, cmd);
+        cli_progress_wire(&progress, &ctx);
         gp_error err;
-        if (gp_run(cat, sc, &ctx, out, &err) != GP_OK)
+        gp_status st = gp_run(cat, sc, &ctx, out, &err);
+        cli_progress_end(&progress, st == GP_OK);
+        if (st != GP_OK)
             rc = cli_run_error(common, cmd, &err);
     }
     free(sc);

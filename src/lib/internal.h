@@ -56,6 +56,14 @@ gp_status gpi_work_reserve(const gp_work *w, double units, double bytes, const c
 /* Spend units; reports progress; GP_ELIMIT past the limit, GP_ECANCELED when the callback
  * asks. w may be NULL (then only the default limit applies, tracked by the caller's local). */
 gp_status gpi_work_spend(gp_work *w, double units, gp_error *err);
+/* Say where the question is (w->stage, step of steps, the candidate printf-style; fmt may be
+ * NULL) and report progress now. inner: a search inside a larger question (the capacity
+ * search of a plan) keeps the outer stage another name set, and only reports. w may be NULL. */
+void gpi_work_stage(gp_work *w, int inner, const char *stage, int step, int steps, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
 
 /* ---- JSON before Jansson (core/json_scan.c): bounded memory for hostile documents ---- */
 typedef struct gpi_json_limits {

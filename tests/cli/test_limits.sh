@@ -14,6 +14,17 @@ expect_json .verdict.single_gpu_sufficient false "not one GPU"
 # training at 2^32 tokens without flash attention: the s^2 scores are past 2^60 bytes
 run train --model llama-3.1-8b --seq 4294967296 --no-flash-attention --gpus 8
 expect_out "no_layout_fits" "no layout holds it"
+# with flash attention too: no layout fits, said plainly with the batch the search used (the
+# default 2^22 tokens per step is under one 2^32-token sequence: 1 sequence, not 0) and why
+run train --model llama-3.1-8b --seq 4294967296 --gpus 8
+expect_rc 0 "no layout is an answer"; expect_out "No layout fits" "says so"
+expect_out "global batch 1 sequence (" "the batch searched, not 0"
+expect_out "most of it activations" "names what is too large"; expect_out "shorter sequence (--seq)" "what to change"
+run train --model llama-3.1-8b --seq 4294967296 --gpus 8 --json
+expect_json .global_batch 1 "JSON: the batch searched"
+# 8B on one GPU: 8.03e9 params x (2 + 2 + 12) bytes = 128.5 GB of model states
+run train --model llama-3.1-8b --gpus 1
+expect_out "layouts for 1 GPU fits" "one GPU, singular"; expect_out "optimizer state (128.5 GB): more GPUs" "states dominate"
 
 # row 5: refused before allocating (these took 3.7-5.9 GB and minutes)
 run serve --model llama-3.1-8b --users 16777216 --gpu H100-SXM-80GB --tp 1 --replicas 1

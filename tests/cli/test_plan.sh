@@ -87,6 +87,16 @@ checks=$((checks+1)); grep -qE '>0\.[0-9]{3} s<' "$TMP/out" && fail "no decimal 
 checks=$((checks+1)); grep -q "BRL 3" "$TMP/out" && fail "no 'BRL 3...' in pt-BR"
 checks=$((checks+1)); grep -q "disponibilidade 1.000000" "$TMP/out" && fail "availability as a percentage"
 run plan $Q --format markdown; expect_rc 0 "markdown"; expect_out "|---|" "markdown table"
+# pt-BR words agree with their counts (the message table's plural forms): Llama-3.1-8B for 20
+# users holds on one H100 (16 GB of weights in 80 GB), one replica, no spare, no data rule
+run plan --model llama-3.1-8b --users 20 --gpu H100-SXM-80GB --compliance none --lang pt-BR; expect_rc 0 "pt-BR text"
+expect_out "Perfil de dados: Sem restrições de sensibilidade de dados (--compliance none)" "profile named, id as the flag"
+expect_out "Recomendação: 1 GPU H100-SXM-80GB" "1 GPU, not 1 GPUs"; expect_out "1 réplica de 1 GPU cada" "singular replica"
+expect_out "Redundância: 0 réplicas de reserva" "plural for 0, no (s)"; expect_out "1 x TP1 (0 reservas) = 1 GPU;" "setup line"
+expect_out "1 réplica + 0 reservas; disponibilidade" "reliability line"
+checks=$((checks+1)); grep -q "(s)" "$TMP/out" && fail "no '(s)' left in the pt-BR report"
+run plan --model llama-3.1-8b --users 20 --gpu H100-SXM-80GB --compliance none; expect_rc 0 "en text"
+expect_out "Recommendation: 1 H100-SXM-80GB GPU rented" "English singular"; expect_out "1 replica of 1 GPU each" "English replica"
 
 # nothing given: the built-in example (the same question), refined by flags
 run plan --format json --deployment owned-br --deployment hyperscaler-br; expect_rc 0 "built-in example"

@@ -35,6 +35,13 @@ expect_rc 0 "done-when, text"; expect_out "Cheapest setup" "names the setup"; ex
 run serve --model llama-3.1-70b --gpu H100-SXM-80GB --users 20 --prompt-tokens 1000 --output-tokens 100 --ttft-p99 2 --tpot-p99 0.1 --json
 expect_rc 0 "70B on H100"; expect_json '[.reasons[].code] | index("model_does_not_fit") != null' true "does not fit one H100"
 expect_json '.layout.tp >= 2' true "TP >= 2 on H100"
+# the same in Brazilian Portuguese (--lang, as fit's): codes and keys stay, the messages are
+# the message table's with decimal commas; 70,553,706,496 parameters x 2 bytes = 141.1 GB
+run serve --model llama-3.1-70b --gpu H100-SXM-80GB --users 20 --prompt-tokens 1000 --output-tokens 100 --ttft-p99 2 --tpot-p99 0.1 --lang pt-BR --json
+expect_rc 0 "pt-BR reasons"; expect_json '[.reasons[].code] | index("model_does_not_fit") != null' true "codes stay"
+expect_json '.reasons[] | select(.code == "model_does_not_fit") | .message | startswith("o modelo não cabe em uma H100-SXM-80GB: H100-SXM-80GB TP1: pesos de 141,1 GB")' true "the reason in Portuguese"
+run serve --model llama-3.1-70b --gpu H100-SXM-80GB --users 20 --prompt-tokens 1000 --output-tokens 100 --ttft-p99 2 --tpot-p99 0.1 --json
+expect_json '.reasons[] | select(.code == "model_does_not_fit") | .message | startswith("the model does not fit one H100-SXM-80GB: H100-SXM-80GB TP1: weights 141.1 GB")' true "English by default"
 
 # --rate inf: a saturating load on a fixed setup; deterministic for a seed
 run serve --model llama-3.1-8b --gpu h100 --rate inf --requests 500 --prompt-tokens 500 --output-tokens 200 --seed 3 --json

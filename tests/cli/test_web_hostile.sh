@@ -33,6 +33,11 @@ for kv in '"request": 1073741824|requests' '"use": 16777216|users' '"contex": 8|
 done
 post /api/serve '{"model": "llama-3.1-8b", "users": 10000, "requests": 50000, "prompt_tokens": 131072, "output_tokens": 32768}'
 expect_code 400 "issue 17 row 2: the largest load within the bounds exceeds the work budget"; expect_out "budget" "says why"
+# the web API keeps its own cap (1e10) on max_work: a request may lower it, never raise it
+post /api/serve '{"model": "llama-3.1-8b", "rate": 1, "requests": 10, "max_work": 1e11}'
+expect_code 400 "max_work above the API's 1e10"; expect_out "max_work" "names the key"
+post /api/serve '{"model": "llama-3.1-8b", "gpu": "H100-SXM-80GB", "rate": "inf", "requests": 100, "max_work": 1e4}'
+expect_code 400 "max_work lowered under the load"; expect_out "budget of 1e+04" "the request's own budget"
 
 # 2. more connections from one address than its cap: the excess is turned away, others are served
 hold() { # hold N connections open with a partial request, for S seconds

@@ -173,6 +173,25 @@ static char *write_lines(const char *const *lines, int n, const char *tag)
 }
 
 /* Runs whose figures are the model's own at gemm_scale 0.9: the fit finds 0.9 again. */
+
+/* What gp_calibrate_run reported to its progress callback. */
+typedef struct cal_seen {
+    int reading, fitting, steps;
+    char item[96];
+} cal_seen;
+
+static void record_progress(void *arg, const gp_run_progress *p)
+{
+    cal_seen *s = arg;
+    if (!strcmp(p->stage, "reading runs"))
+        s->reading++;
+    else if (!strcmp(p->stage, "fitting")) {
+        s->fitting++;
+        s->steps = p->steps;
+        snprintf(s->item, sizeof s->item, "%s", p->item);
+    }
+}
+
 static void test_planted_gemm_scale(void **state)
 {
     (void)state;
@@ -200,11 +219,17 @@ static void test_planted_gemm_scale(void **state)
         ptr[i] = lines[i];
     }
     const char *path = write_lines(ptr, 2, "planted");
-    gp_calibrate_opts o = {&path, 1, NULL, NULL, 1};
+    cal_seen seen = {0};
+    gp_calibrate_opts o = {&path, 1, NULL, NULL, 1, record_progress, &seen};
     gp_calibrate_result *r = calloc(1, sizeof *r);
     gp_error err;
     assert_int_equal(gp_calibrate_run(cat, &o, r, &err), GP_OK);
     assert_int_equal(r->n_groups, 1);
+    /* where it stood: one file read, one entry (H100, train, its dtype) fitted */
+    assert_int_equal(seen.reading, 1);
+    assert_int_equal(seen.fitting, 1);
+    assert_int_equal(seen.steps, 1);
+    assert_non_null(strstr(seen.item, "H100-SXM-80GB train"));
     assert_true(r->groups[0].fitted[GP_CALP_GEMM]);
     assert_float_equal(r->groups[0].value[GP_CALP_GEMM], 0.9, 0.01);
     assert_true(r->groups[0].err_after < 0.005);
@@ -250,7 +275,7 @@ static void third_split(const char *file, int max_params, split_stats *out)
     char prof[256];
     snprintf(prof, sizeof prof, "calib_profile_%d.json", (int)getpid());
     gp_catalog *plain = open_cat(), *cal = open_cat();
-    gp_calibrate_opts o = {&cal_path, 1, NULL, prof, max_params};
+    gp_calibrate_opts o = {&cal_path, 1, NULL, prof, max_params, NULL, NULL};
     gp_calibrate_result *r = calloc(1, sizeof *r);
     gp_error err;
     if (gp_calibrate_run(plain, &o, r, &err) != GP_OK)
@@ -341,7 +366,7 @@ static void test_collective_scale(void **state)
     char path[1024];
     snprintf(path, sizeof path, "%s/tests/data/runs/nccl_allreduce_16xh100_a3mega.txt", GP_SOURCE_DIR);
     const char *paths[1] = {path};
-    gp_calibrate_opts o = {paths, 1, "{\"gpu\": \"H100-SXM-80GB\"}", NULL, 0};
+    gp_calibrate_opts o = {paths, 1, "{\"gpu\": \"H100-SXM-80GB\"}", NULL, 0, NULL, NULL};
     gp_calibrate_result *r = calloc(1, sizeof *r);
     gp_error err;
     assert_int_equal(gp_calibrate_run(cat, &o, r, &err), GP_OK);

@@ -500,7 +500,7 @@ static void test_sim_budget(void **state)
     gp_error err;
     gp_error_clear(&err);
     assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &r, &err), GP_ELIMIT);
-    assert_non_null(strstr(err.msg, "larger gp_work budget"));
+    assert_non_null(strstr(err.msg, "raise the work budget (max_work"));
     t.arrival = GP_ARRIVAL_BURST;
     t.requests = (int64_t)1 << 30;
     assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &r, NULL), GP_ELIMIT);
@@ -510,6 +510,13 @@ static void test_sim_budget(void **state)
     t.work = &wk;
     t.requests = (int64_t)1 << 31;
     assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &r, NULL), GP_ELIMIT);
+    /* a limit past GP_WORK_MAX (1e12) counts as 1e12: 2^31 requests x 1001 steps = 2.1e12 */
+    wk.limit = 1e15;
+    t.output.mean = 1000;
+    gp_error_clear(&err);
+    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &r, &err), GP_ELIMIT);
+    assert_non_null(strstr(err.msg, "budget of 1e+12"));
+    t.output.mean = 200;
     /* tokens past 2^32 per request are refused, not overflowed */
     t.requests = 10;
     t.prompt.mean = 1e19;

@@ -117,6 +117,103 @@ static void test_budget(void **state)
     gp_result_free(r);
 }
 
+/* The scenario's max_work is the run's budget: it lowers or lifts the front end's; an API
+ * context may lower it only. */
+static void test_max_work(void **state)
+{
+    (void)state;
+    gp_result *r = NULL;
+    gp_error err;
+    gp_run_ctx ctx;
+    gp_run_ctx_defaults(&ctx);
+    /* 100 requests x (200 + 1000/512 + 1) = 20,295 token-steps (test_budget) */
+    scenario(GP_CMD_SERVE, "{\"model\": \"llama-3.1-8b\", \"gpu\": \"h100\", \"rate\": \"inf\", \"requests\": 100, "
+                           "\"max_work\": 2e4}");
+    assert_int_equal(gp_serve_run(CAT, &SC, &ctx, &r, &err), GP_ELIMIT);
+    assert_non_null(strstr(err.msg, "budget of 2e+04"));
+    ctx.max_work = 1e3; /* the key replaces the CLI's figure, up or down */
+    scenario(GP_CMD_SERVE, "{\"model\": \"llama-3.1-8b\", \"gpu\": \"h100\", \"rate\": \"inf\", \"requests\": 100, "
+                           "\"max_work\": 3e4}");
+    assert_int_equal(gp_serve_run(CAT, &SC, &ctx, &r, &err), GP_OK);
+    gp_result_free(r);
+    r = NULL;
+    ctx.api = 1; /* the API's 1e3 is a cap: 3e4 is refused, naming the key */
+    assert_int_equal(gp_serve_run(CAT, &SC, &ctx, &r, &err), GP_ELIMIT);
+    assert_string_equal(err.field, "max_work");
+    assert_null(r);
+    ctx.max_work = 0; /* GP_RUN_API_WORK (1e10) */
+    assert_int_equal(gp_serve_run(CAT, &SC, &ctx, &r, &err), GP_OK);
+    gp_result_free(r);
+    r = NULL;
+    /* the layout search counts 50 units a layout: 8B on 64 GPUs has 5,272 valid layouts,
+     * 263,600 units, over 1e5 */
+    gp_run_ctx_defaults(&ctx);
+    scenario(GP_CMD_TRAIN, "{\"model\": \"llama-3.1-8b\", \"gpus\": 64, \"max_work\": 1e5}");
+    assert_int_equal(gp_train_run(CAT, &SC, &ctx, &r, &err), GP_ELIMIT);
+    assert_non_null(strstr(err.msg, "budget of 1e+05"));
+    scenario(GP_CMD_TRAIN, "{\"model\": \"llama-3.1-8b\", \"gpus\": 64, \"max_work\": 3e5}");
+    assert_int_equal(gp_train_run(CAT, &SC, &ctx, &r, &err), GP_OK);
+    assert_int_equal(gp_result_train(r)->res->valid, 5272);
+    gp_result_free(r);
+}
+
+/* What a run told its progress callback. */
+typedef struct seen {
+    int calls, last_step, steps, stage_ok, work_grows;
+    double last_work;
+    char stage[32], first_item[64];
+} seen;
+
+static void record(void *arg, const gp_run_progress *p)
+{
+    seen *s = arg;
+    if (!s->calls++) {
+        snprintf(s->stage, sizeof s->stage, "%s", p->stage);
+        snprintf(s->first_item, sizeof s->first_item, "%s", p->item);
+        s->stage_ok = s->work_grows = 1;
+    }
+    s->stage_ok &= !strcmp(p->stage, s->stage);
+    s->work_grows &= p->work >= s->last_work && p->max_work == 1e11;
+    s->last_work = p->work;
+    s->last_step = p->step;
+    s->steps = p->steps;
+}
+
+static void test_progress(void **state)
+{
+    (void)state;
+    gp_result *r = NULL;
+    gp_error err;
+    gp_run_ctx ctx;
+    gp_run_ctx_defaults(&ctx);
+    seen s;
+    memset(&s, 0, sizeof s);
+    ctx.progress = record;
+    ctx.progress_arg = &s;
+    /* a plan of one GPU in two precisions: two candidate setups, reported in order; the
+     * capacity search inside each keeps the plan's stage */
+    scenario(GP_CMD_PLAN, "{\"model\": \"llama-3.1-8b\", \"gpu\": \"H100-SXM-80GB\", \"dtype\": [\"bf16\", \"fp8\"], "
+                          "\"users\": 50}");
+    assert_int_equal(gp_plan_run(CAT, &SC, &ctx, &r, &err), GP_OK);
+    gp_result_free(r);
+    r = NULL;
+    assert_true(s.calls >= 2);
+    assert_string_equal(s.stage, "sizing");
+    assert_string_equal(s.first_item, "H100-SXM-80GB bf16");
+    assert_true(s.stage_ok);
+    assert_true(s.work_grows);
+    assert_int_equal(s.steps, 2);
+    assert_int_equal(s.last_step, 1);
+    /* the layout search: its GPU count */
+    memset(&s, 0, sizeof s);
+    scenario(GP_CMD_TRAIN, "{\"model\": \"llama-3.1-8b\", \"gpus\": 8}");
+    assert_int_equal(gp_train_run(CAT, &SC, &ctx, &r, &err), GP_OK);
+    gp_result_free(r);
+    assert_string_equal(s.stage, "layout search");
+    assert_string_equal(s.first_item, "8 GPUs");
+    assert_true(s.stage_ok);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -124,6 +221,8 @@ int main(void)
         cmocka_unit_test(test_usage),
         cmocka_unit_test(test_deadline_and_cancel),
         cmocka_unit_test(test_budget),
+        cmocka_unit_test(test_max_work),
+        cmocka_unit_test(test_progress),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

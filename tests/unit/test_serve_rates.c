@@ -151,6 +151,13 @@ static void engine_profiles_from_data(void **state)
     assert_int_equal(gp_engine_profile_get(cat, GP_ENGINE_VLLM, gpu("A100-SXM-80GB"), 1, &p, NULL), GP_OK);
     assert_int_equal(p.max_num_batched_tokens, 2048);
     assert_int_equal(p.max_num_seqs, 256);
+    /* the tiers test the GPU's vllm_large_device field, not its memory or name: an H100 whose
+     * field says false gets the small defaults (one rule, in data/gpus.json) */
+    gp_gpu h100 = *gpu("H100-SXM-80GB");
+    h100.vllm_large_device = 0;
+    assert_int_equal(gp_engine_profile_get(cat, GP_ENGINE_VLLM, &h100, 1, &p, NULL), GP_OK);
+    assert_int_equal(p.max_num_batched_tokens, 2048);
+    assert_int_equal(p.max_num_seqs, 256);
     /* SGLang chunked_prefill_size: H100 (79.6 GiB) 8192, B200 (179 GiB) 16384, A10 (22.5 GiB)
      * 2048; CUDA graphs up to 256 at TP1 and 512 at TP8 on H100 */
     assert_int_equal(gp_engine_profile_get(cat, GP_ENGINE_SGLANG, gpu("H100-SXM-80GB"), 1, &p, NULL), GP_OK);

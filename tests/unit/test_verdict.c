@@ -155,6 +155,15 @@ static void test_reasons_pt_br(void **state)
     assert_string_equal(gp_format_number(b, sizeof b, 1234567.85, 1, "en"), "1,234,567.9");
     assert_string_equal(gp_text(b, sizeof b, "fit.verdict_one", "pt-BR", NULL, 0), "Veredito: UMA GPU basta.");
     assert_string_equal(gp_text(b, sizeof b, "no.such.key", "pt-BR", NULL, 0), "");
+    /* a word agrees with its count ({2|sequência|sequências}): one, then several */
+    char h[160];
+    const char *one[5] = {"Llama", "H100", "1", "4096", "bf16"}, *many[5] = {"Llama", "H100", "1.024", "4096", "bf16"};
+    assert_string_equal(gp_text(h, sizeof h, "fit.head_infer", "pt-BR", one, 5),
+                        "Llama em H100: inferência, 1 sequência de 4096 tokens, pesos bf16");
+    assert_string_equal(gp_text(h, sizeof h, "fit.head_infer", "pt-BR", many, 5),
+                        "Llama em H100: inferência, 1.024 sequências de 4096 tokens, pesos bf16");
+    assert_string_equal(gp_text(h, sizeof h, "fit.head_infer", "en", one, 5),
+                        "Llama on H100: inference, 1 x 4096-token sequence, weights bf16");
 }
 
 int main(void)

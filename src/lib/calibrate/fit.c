@@ -544,11 +544,23 @@ static char *profile_text(const gp_calibrate_result *out, const gp_calibrate_opt
 
 /* ---- the run ---------------------------------------------------------------------------- */
 
-static gp_status read_runs(const gp_calibrate_opts *o, gp_runset *set, gp_error *err)
+/* Tell the caller where calibration stands (its progress callback, if any). */
+static void cal_progress(const gp_calibrate_opts *o, double start_s, const char *stage, int step, int steps,
+                         const char *item)
+{
+    if (!o->progress)
+        return;
+    gp_run_progress p = {stage, item ? item : "", step, steps, 0, 0, gp_run_clock() - start_s};
+    o->progress(o->progress_arg, &p);
+}
+
+static gp_status read_runs(const gp_calibrate_opts *o, gp_runset *set, double start_s, gp_error *err)
 {
     if (o->n_paths == 0)
         return gpi_fail(err, GP_EINVAL, "calibrate: give at least one file of measured runs");
     for (size_t i = 0; i < o->n_paths; i++) {
+        const char *base = strrchr(o->paths[i], '/');
+        cal_progress(o, start_s, "reading runs", (int)i, (int)o->n_paths, base ? base + 1 : o->paths[i]);
         gp_status st = gp_runset_read(set, o->paths[i], o->defaults_json, err);
         if (st)
             return st;
@@ -618,7 +630,8 @@ static gp_status write_profile(const char *path, const char *text, gp_error *err
 static gp_status calibrate(const gp_catalog *cat, const gp_calibrate_opts *o, gp_runset *set, gp_calibrate_result *out,
                            gp_error *err)
 {
-    gp_status st = read_runs(o, set, err);
+    const double start_s = gp_run_clock();
+    gp_status st = read_runs(o, set, start_s, err);
     if (st)
         return st;
     out->runs_read = (int)gp_runset_count(set);
@@ -631,6 +644,10 @@ static gp_status calibrate(const gp_catalog *cat, const gp_calibrate_opts *o, gp
     if (!st && !idx)
         st = gpi_fail(err, GP_ENOMEM, "out of memory");
     for (int k = 0; !st && k < out->n_groups; k++) {
+        char item[96];
+        snprintf(item, sizeof item, "%s %s %s", out->groups[k].gpu,
+                 out->groups[k].use == GP_CAL_TRAIN ? "train" : "serve", gp_dtype_name(out->groups[k].dtype));
+        cal_progress(o, start_s, "fitting", k, out->n_groups, item);
         int m = 0;
         for (int i = 0; i < n; i++)
             if (cases[i].group == k)

@@ -320,8 +320,9 @@ static gp_status (*detect(const char *text, size_t len))(gp_runset *, const char
     if (rest && *p == '{') {
         gpi_lines it;
         gpi_line ln;
+        memset(&ln, 0, sizeof ln);
         gpi_lines_init(&it, p, rest);
-        gpi_lines_next(&it, &ln);
+        gpi_lines_next(&it, &ln); /* rest > 0: there is a first line */
         int one_line_object = ln.len > 1 && gpi_memstr(ln.s, ln.len, "\"measured\"") != NULL;
         if (!one_line_object && gpi_memstr(p, rest, "\"output_throughput\""))
             return gpi_runs_vllm;

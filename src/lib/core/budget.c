@@ -3,11 +3,12 @@
  *
  * A question estimates its work and memory before it allocates (gpi_work_reserve) and counts
  * what it does (gpi_work_spend), so no request can make the library run or allocate without
- * bound: the largest budget is GP_WORK_LARGE units and GP_WORK_BYTES_LARGE bytes.
+ * bound: the largest budget is GP_WORK_MAX units and GP_WORK_BYTES_LARGE bytes.
  */
 #include "internal.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,7 +23,13 @@ double gpi_work_limit(const gp_work *w)
 {
     if (!w || !(w->limit > 0))
         return GP_WORK_DEFAULT;
-    return w->limit < GP_WORK_LARGE ? w->limit : GP_WORK_LARGE;
+    return w->limit < GP_WORK_MAX ? w->limit : GP_WORK_MAX;
+}
+
+/* What to tell a caller whose budget is not yet the largest. */
+static const char *raise_hint(double limit)
+{
+    return limit >= GP_WORK_MAX ? "" : ", or raise the work budget (max_work; the CLI's --max-work)";
 }
 
 uint64_t gpi_work_max_bytes(const gp_work *w)
@@ -37,8 +44,7 @@ gp_status gpi_work_reserve(const gp_work *w, double units, double bytes, const c
 {
     double used = w ? w->used : 0.0, limit = gpi_work_limit(w);
     double max_bytes = (double)gpi_work_max_bytes(w);
-    int large = limit >= GP_WORK_LARGE;
-    const char *more = large ? "" : ", or give the call a larger gp_work budget";
+    const char *more = raise_hint(limit);
     if (!(units >= 0) || used + units > limit) {
         return gpi_fail(err, GP_ELIMIT,
                         "%s is about %.3g units of work (one running sequence in one engine step), over the "
@@ -49,8 +55,8 @@ gp_status gpi_work_reserve(const gp_work *w, double units, double bytes, const c
         char b[48], m[48];
         gpi_format_bytes(b, sizeof b, bytes);
         gpi_format_bytes(m, sizeof m, max_bytes);
-        return gpi_fail(err, GP_ELIMIT, "%s needs %s of memory, over the budget of %s: %s%s", what,
-                        isfinite(bytes) ? b : "an unbounded amount", m, hint, more);
+        return gpi_fail(err, GP_ELIMIT, "%s needs %s of memory, over the budget of %s: %s", what,
+                        isfinite(bytes) ? b : "an unbounded amount", m, hint); /* max_work does not raise it */
     }
     return GP_OK;
 }
@@ -65,11 +71,34 @@ gp_status gpi_work_spend(gp_work *w, double units, gp_error *err)
         return gpi_fail(err, GP_ELIMIT,
                         "this question took more than its budget of %.3g units of work (preemptions or a long "
                         "search): lower the load or the search size%s",
-                        limit, limit >= GP_WORK_LARGE ? "" : ", or give the call a larger gp_work budget");
+                        limit, raise_hint(limit));
     if (w->progress && w->used >= w->next_report) {
         w->next_report = w->used + GP_WORK_PROGRESS_EVERY;
         if (w->progress(w->progress_ctx, w->used, limit))
             return gpi_fail(err, GP_ECANCELED, "canceled after %.3g units of work", w->used);
     }
     return GP_OK;
+}
+
+void gpi_work_stage(gp_work *w, int inner, const char *stage, int step, int steps, const char *fmt, ...)
+{
+    if (!w)
+        return;
+    if (inner && w->stage && strcmp(w->stage, stage) != 0) { /* an outer question's stage stays */
+        if (w->progress)
+            (void)w->progress(w->progress_ctx, w->used, gpi_work_limit(w));
+        return;
+    }
+    w->stage = stage;
+    w->step = step;
+    w->steps = steps;
+    w->item[0] = '\0';
+    if (fmt) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(w->item, sizeof w->item, fmt, ap);
+        va_end(ap);
+    }
+    if (w->progress)
+        (void)w->progress(w->progress_ctx, w->used, gpi_work_limit(w)); /* a cancel is seen at the next spend */
 }

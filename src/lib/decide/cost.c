@@ -95,14 +95,9 @@ static void load_servers_and_risks(json_t *root, gp_prices *out)
     }
 }
 
-gp_status gp_prices_load(const gp_catalog *cat, gp_prices *out, gp_error *err)
+/* The file's named constants (hours per month, discounts, PUE, ...). */
+static gp_status load_constants(json_t *root, gp_prices *out, gp_error *err)
 {
-    gp_error_clear(err);
-    memset(out, 0, sizeof *out);
-    json_t *root = gpi_catalog_prices(cat);
-    if (!json_is_object(root))
-        return gpi_fail(err, GP_ENOTFOUND, "the catalog has no prices (data/prices.json)");
-    gpi_strlcpy(out->as_of, str(root, "as_of"), sizeof out->as_of);
     double v;
     gp_status st;
     if ((st = constant(root, "hours_per_month", &out->hours_per_month, err)) ||
@@ -122,7 +117,11 @@ gp_status gp_prices_load(const gp_catalog *cat, gp_prices *out, gp_error *err)
     if (out->hours_per_month <= 0 || out->reserved_discount >= 1)
         return gpi_fail(err, GP_EPARSE, "prices.json: hours_per_month must be > 0 and reserved_discount < 1");
     out->egress_usd_per_tb = num(json_object_get(root, "egress"), "usd_per_tb");
+    return GP_OK;
+}
 
+static gp_status load_currencies(json_t *root, gp_prices *out, gp_error *err)
+{
     size_t i;
     json_t *e;
     json_array_foreach(json_object_get(root, "currencies"), i, e) {
@@ -137,6 +136,14 @@ gp_status gp_prices_load(const gp_catalog *cat, gp_prices *out, gp_error *err)
         gpi_strlcpy(c->source, str(e, "source"), sizeof c->source);
         out->n_currencies++;
     }
+    return GP_OK;
+}
+
+/* Power and hosting per country, power converted to USD at the currencies' rates. */
+static gp_status load_countries(json_t *root, gp_prices *out, gp_error *err)
+{
+    size_t i;
+    json_t *e;
     json_array_foreach(json_object_get(root, "countries"), i, e) {
         if (out->n_countries >= GP_PRICES_MAX_COUNTRIES)
             break;
@@ -158,6 +165,13 @@ gp_status gp_prices_load(const gp_catalog *cat, gp_prices *out, gp_error *err)
                  str(e, "hosting_source"));
         out->n_countries++;
     }
+    return GP_OK;
+}
+
+static gp_status load_deployments(json_t *root, gp_prices *out, gp_error *err)
+{
+    size_t i;
+    json_t *e;
     json_array_foreach(json_object_get(root, "deployments"), i, e) {
         if (out->n_deployments >= GP_PRICES_MAX_DEPLOYMENTS)
             break;
@@ -180,6 +194,13 @@ gp_status gp_prices_load(const gp_catalog *cat, gp_prices *out, gp_error *err)
         gpi_strlcpy(d->source, str(e, "source"), sizeof d->source);
         out->n_deployments++;
     }
+    return GP_OK;
+}
+
+static void load_gpu_prices(json_t *root, gp_prices *out)
+{
+    size_t i;
+    json_t *e;
     json_array_foreach(json_object_get(root, "gpus"), i, e) {
         if (out->n_gpus >= GP_PRICES_MAX_GPUS)
             break;
@@ -192,6 +213,21 @@ gp_status gp_prices_load(const gp_catalog *cat, gp_prices *out, gp_error *err)
         gpi_strlcpy(g->source, str(e, "source"), sizeof g->source);
         out->n_gpus++;
     }
+}
+
+gp_status gp_prices_load(const gp_catalog *cat, gp_prices *out, gp_error *err)
+{
+    gp_error_clear(err);
+    memset(out, 0, sizeof *out);
+    json_t *root = gpi_catalog_prices(cat);
+    if (!json_is_object(root))
+        return gpi_fail(err, GP_ENOTFOUND, "the catalog has no prices (data/prices.json)");
+    gpi_strlcpy(out->as_of, str(root, "as_of"), sizeof out->as_of);
+    gp_status st;
+    if ((st = load_constants(root, out, err)) || (st = load_currencies(root, out, err)) ||
+        (st = load_countries(root, out, err)) || (st = load_deployments(root, out, err)))
+        return st;
+    load_gpu_prices(root, out);
     load_servers_and_risks(root, out);
     return GP_OK;
 }

@@ -268,22 +268,113 @@ static void say_larger(gp_fit_result *out)
                  (const gpi_msg_arg[]){GPI_S(list[1])}, 1);
 }
 
+/* The layout every count starts from: one GPU, the given layout's other settings. */
+static void base_layout(const gp_layout *given, gp_layout *base)
+{
+    gp_layout_defaults(base);
+    if (!given)
+        return;
+    base->micro_batch = given->micro_batch > 0 ? given->micro_batch : 1;
+    base->global_batch = given->global_batch;
+    base->recompute = given->recompute;
+    base->sequence_parallel = given->sequence_parallel;
+    base->virtual_stages = given->virtual_stages > 0 ? given->virtual_stages : 1;
+    base->cp = given->cp > 0 ? given->cp : 1;
+    base->ep = given->ep > 0 ? given->ep : 1;
+}
+
+/* Why one GPU of the type is or is not enough (the first reason). */
+static void say_one_gpu(const gp_model *m, const gp_gpu *gpu, const gp_workload *w, const gp_layout *base,
+                        const gp_memory *one_mem, gp_fit_result *out)
+{
+    const double cap = (double)gpu->memory_bytes;
+    if (one_mem->fits) {
+        SAY(out, GP_REASON_FITS, MSG_FIT_FITS, GPI_S(gpu->id), GPI_N((double)one_mem->per_gpu / GB, 1), GPI_N(cap / GB, 1),
+            GPI_N((double)one_mem->headroom / GB, 1));
+    } else if (w->task == GP_TASK_INFER) {
+        if ((double)one_mem->weights + (double)one_mem->overhead > cap)
+            SAY(out, GP_REASON_WEIGHTS_EXCEED_VRAM, MSG_FIT_WEIGHTS, GPI_N((double)one_mem->weights / GB, 1),
+                GPI_S(gpu->id), GPI_N(cap / GB, 1));
+        else if ((double)(one_mem->weights + one_mem->kv_cache + one_mem->overhead) > cap)
+            SAY(out, GP_REASON_KV_CACHE_EXCEEDS_VRAM, MSG_FIT_KV, GPI_N((double)one_mem->weights / GB, 1),
+                GPI_N(cap / GB, 1), GPI_N(w->batch, 0), GPI_N(w->context, 0),
+                GPI_N((double)(one_mem->weights + one_mem->kv_cache + one_mem->overhead + one_mem->activations) / GB - cap / GB, 1));
+        else
+            SAY(out, GP_REASON_ACTIVATIONS_EXCEED_VRAM, MSG_FIT_PREFILL, GPI_N((double)one_mem->activations / GB, 1));
+    } else {
+        double states = (double)(one_mem->weights + one_mem->gradients + one_mem->optimizer);
+        if (states + (double)one_mem->overhead > cap)
+            SAY(out, GP_REASON_TRAINING_STATE_EXCEEDS_VRAM, MSG_FIT_TRAIN_STATE, GPI_N(states / GB, 1),
+                GPI_N(states / (double)gp_model_total_params(m), 1), GPI_S(gpu->id), GPI_N(cap / GB, 1));
+        else
+            SAY(out, GP_REASON_ACTIVATIONS_EXCEED_VRAM, MSG_FIT_TRAIN_ACT, GPI_N(states / GB, 1), GPI_N(w->seq, 0),
+                GPI_N(base->micro_batch, 0), GPI_N((double)one_mem->per_gpu / GB - cap / GB, 1));
+    }
+}
+
+/* The smallest count and layout of this GPU that fits, with the longest context and largest
+ * batch it holds; or the reason none does. */
+static void smallest_layout(const gp_model *m, const gp_gpu *gpu, const gp_workload *w, const gp_layout *base,
+                            const gp_layout *given, int one_fits, int first_reason, gp_fit_result *out)
+{
+    for (int n = 1; n <= GP_FIT_MAX_GPUS; n = next_count(n)) {
+        if (search_count(m, gpu, w, base, given, n, &out->min_layout, &out->min_memory)) {
+            out->fits = 1;
+            out->min_gpus = n;
+            break;
+        }
+    }
+    if (!out->fits) {
+        gpi_msg_id job = w->task == GP_TASK_INFER ? MSG_FIT_JOB_SERVE : MSG_FIT_JOB_TRAIN;
+        int before = out->n_reasons;
+        SAY(out, GP_REASON_NO_LAYOUT_FITS, MSG_FIT_NO_LAYOUT, GPI_N(GP_FIT_MAX_GPUS, 0), GPI_S(gpu->id), GPI_S(gpi_msg(job, 0)));
+        if (out->n_reasons > before)
+            gpi_msg_args(out->reasons[out->n_reasons - 1].message_pt, GP_ERROR_MSG_MAX, MSG_FIT_NO_LAYOUT, 1,
+                     (const gpi_msg_arg[]){GPI_N(GP_FIT_MAX_GPUS, 0), GPI_S(gpu->id), GPI_S(gpi_msg(job, 1))}, 3);
+        return;
+    }
+    const gp_layout *l = &out->min_layout;
+    /* no longer than the model itself takes (engines refuse more) */
+    int64_t ctx_limit = w->task == GP_TASK_INFER ? (m->max_context > 0 ? m->max_context : 1 << 22) : 1 << 22;
+    out->max_context = max_fitting(m, gpu, w, l, 0, ctx_limit);
+    out->context_capped = w->task == GP_TASK_INFER && m->max_context > 0 && out->max_context == m->max_context;
+    out->max_batch = max_fitting(m, gpu, w, l, 1, 1 << 20);
+    if (!one_fits)
+        say_hold(out, out->reasons[first_reason].code, gpu, w, (double)gpu->memory_bytes);
+}
+
+/* Catalog GPUs larger than this one that hold the job alone, smallest first. */
+static void larger_gpus(const gp_catalog *cat, const gp_model *m, const gp_gpu *gpu, const gp_workload *w,
+                        const gp_layout *one, gp_fit_result *out)
+{
+    for (size_t i = 0; i < gp_catalog_gpu_count(cat) && out->n_larger < GP_MAX_ALTERNATIVES; i++) {
+        const gp_gpu *g = gp_catalog_gpu_at(cat, i);
+        if (g == gpu || g->memory_bytes <= gpu->memory_bytes)
+            continue;
+        gp_memory mm;
+        if (fits(m, g, w, one, &mm)) {
+            int k = out->n_larger++;
+            /* keep sorted by capacity, smallest first */
+            while (k > 0 && out->larger_capacity[k - 1] > g->memory_bytes) {
+                memcpy(out->larger[k], out->larger[k - 1], sizeof out->larger[k]);
+                out->larger_capacity[k] = out->larger_capacity[k - 1];
+                k--;
+            }
+            gpi_strlcpy(out->larger[k], g->id, sizeof out->larger[k]);
+            out->larger_capacity[k] = g->memory_bytes;
+        }
+    }
+    if (out->n_larger > 0)
+        say_larger(out);
+}
+
 gp_status gp_fit(const gp_catalog *cat, const gp_model *m, const gp_gpu *gpu, const gp_workload *w,
                  const gp_layout *given, gp_fit_result *out, gp_error *err)
 {
     gp_error_clear(err); /* no stale offset or field from an earlier call */
     memset(out, 0, sizeof *out);
     gp_layout base;
-    gp_layout_defaults(&base);
-    if (given) {
-        base.micro_batch = given->micro_batch > 0 ? given->micro_batch : 1;
-        base.global_batch = given->global_batch;
-        base.recompute = given->recompute;
-        base.sequence_parallel = given->sequence_parallel;
-        base.virtual_stages = given->virtual_stages > 0 ? given->virtual_stages : 1;
-        base.cp = given->cp > 0 ? given->cp : 1;
-        base.ep = given->ep > 0 ? given->ep : 1;
-    }
+    base_layout(given, &base);
     /* the layout as asked: given dimensions, others at 1 */
     out->asked = base;
     if (given) {
@@ -314,57 +405,9 @@ gp_status gp_fit(const gp_catalog *cat, const gp_model *m, const gp_gpu *gpu, co
     if (st)
         return st;
     out->single_gpu_sufficient = one_mem.fits;
-    const double cap = (double)gpu->memory_bytes;
-
     int first_reason = out->n_reasons; /* why one GPU is or is not enough */
-    if (one_mem.fits) {
-        SAY(out, GP_REASON_FITS, MSG_FIT_FITS, GPI_S(gpu->id), GPI_N((double)one_mem.per_gpu / GB, 1), GPI_N(cap / GB, 1),
-            GPI_N((double)one_mem.headroom / GB, 1));
-    } else if (w->task == GP_TASK_INFER) {
-        if ((double)one_mem.weights + (double)one_mem.overhead > cap)
-            SAY(out, GP_REASON_WEIGHTS_EXCEED_VRAM, MSG_FIT_WEIGHTS, GPI_N((double)one_mem.weights / GB, 1),
-                GPI_S(gpu->id), GPI_N(cap / GB, 1));
-        else if ((double)(one_mem.weights + one_mem.kv_cache + one_mem.overhead) > cap)
-            SAY(out, GP_REASON_KV_CACHE_EXCEEDS_VRAM, MSG_FIT_KV, GPI_N((double)one_mem.weights / GB, 1),
-                GPI_N(cap / GB, 1), GPI_N(w->batch, 0), GPI_N(w->context, 0),
-                GPI_N((double)(one_mem.weights + one_mem.kv_cache + one_mem.overhead + one_mem.activations) / GB - cap / GB, 1));
-        else
-            SAY(out, GP_REASON_ACTIVATIONS_EXCEED_VRAM, MSG_FIT_PREFILL, GPI_N((double)one_mem.activations / GB, 1));
-    } else {
-        double states = (double)(one_mem.weights + one_mem.gradients + one_mem.optimizer);
-        if (states + (double)one_mem.overhead > cap)
-            SAY(out, GP_REASON_TRAINING_STATE_EXCEEDS_VRAM, MSG_FIT_TRAIN_STATE, GPI_N(states / GB, 1),
-                GPI_N(states / (double)gp_model_total_params(m), 1), GPI_S(gpu->id), GPI_N(cap / GB, 1));
-        else
-            SAY(out, GP_REASON_ACTIVATIONS_EXCEED_VRAM, MSG_FIT_TRAIN_ACT, GPI_N(states / GB, 1), GPI_N(w->seq, 0),
-                GPI_N(base.micro_batch, 0), GPI_N((double)one_mem.per_gpu / GB - cap / GB, 1));
-    }
-
-    /* the smallest count and layout of this GPU that fits */
-    for (int n = 1; n <= GP_FIT_MAX_GPUS; n = next_count(n)) {
-        if (search_count(m, gpu, w, &base, given, n, &out->min_layout, &out->min_memory)) {
-            out->fits = 1;
-            out->min_gpus = n;
-            break;
-        }
-    }
-    if (!out->fits) {
-        gpi_msg_id job = w->task == GP_TASK_INFER ? MSG_FIT_JOB_SERVE : MSG_FIT_JOB_TRAIN;
-        int before = out->n_reasons;
-        SAY(out, GP_REASON_NO_LAYOUT_FITS, MSG_FIT_NO_LAYOUT, GPI_N(GP_FIT_MAX_GPUS, 0), GPI_S(gpu->id), GPI_S(gpi_msg(job, 0)));
-        if (out->n_reasons > before)
-            gpi_msg_args(out->reasons[out->n_reasons - 1].message_pt, GP_ERROR_MSG_MAX, MSG_FIT_NO_LAYOUT, 1,
-                     (const gpi_msg_arg[]){GPI_N(GP_FIT_MAX_GPUS, 0), GPI_S(gpu->id), GPI_S(gpi_msg(job, 1))}, 3);
-    } else {
-        const gp_layout *l = &out->min_layout;
-        /* no longer than the model itself takes (engines refuse more) */
-        int64_t ctx_limit = w->task == GP_TASK_INFER ? (m->max_context > 0 ? m->max_context : 1 << 22) : 1 << 22;
-        out->max_context = max_fitting(m, gpu, w, l, 0, ctx_limit);
-        out->context_capped = w->task == GP_TASK_INFER && m->max_context > 0 && out->max_context == m->max_context;
-        out->max_batch = max_fitting(m, gpu, w, l, 1, 1 << 20);
-        if (!one_mem.fits)
-            say_hold(out, out->reasons[first_reason].code, gpu, w, cap);
-    }
+    say_one_gpu(m, gpu, w, &base, &one_mem, out);
+    smallest_layout(m, gpu, w, &base, given, one_mem.fits, first_reason, out);
 
     if (w->task == GP_TASK_INFER && m->max_context > 0 && w->context > m->max_context)
         SAY(out, GP_REASON_CONTEXT_ABOVE_MODEL_MAX, MSG_FIT_CONTEXT_MAX, GPI_N(w->context, 0), GPI_N(m->max_context, 0));
@@ -374,26 +417,7 @@ gp_status gp_fit(const gp_catalog *cat, const gp_model *m, const gp_gpu *gpu, co
     explain_units(gpu, out);
 
     /* one larger GPU instead of several smaller ones */
-    if (!one_mem.fits && cat) {
-        for (size_t i = 0; i < gp_catalog_gpu_count(cat) && out->n_larger < GP_MAX_ALTERNATIVES; i++) {
-            const gp_gpu *g = gp_catalog_gpu_at(cat, i);
-            if (g == gpu || g->memory_bytes <= gpu->memory_bytes)
-                continue;
-            gp_memory mm;
-            if (fits(m, g, w, &one, &mm)) {
-                int k = out->n_larger++;
-                /* keep sorted by capacity, smallest first */
-                while (k > 0 && out->larger_capacity[k - 1] > g->memory_bytes) {
-                    memcpy(out->larger[k], out->larger[k - 1], sizeof out->larger[k]);
-                    out->larger_capacity[k] = out->larger_capacity[k - 1];
-                    k--;
-                }
-                gpi_strlcpy(out->larger[k], g->id, sizeof out->larger[k]);
-                out->larger_capacity[k] = g->memory_bytes;
-            }
-        }
-        if (out->n_larger > 0)
-            say_larger(out);
-    }
+    if (!one_mem.fits && cat)
+        larger_gpus(cat, m, gpu, w, &one, out);
     return GP_OK;
 }

@@ -307,13 +307,9 @@ gp_export_engine gp_plan_launch_job(const gp_catalog *cat, const gp_plan_request
     return eng;
 }
 
-gp_status gp_plan(const gp_catalog *cat, const gp_plan_request *req, gp_plan_result *out, gp_error *err)
+/* The request's own bounds: horizon and token counts (before any cast of them). */
+static gp_status check_request(const gp_plan_request *req, gp_error *err)
 {
-    gp_error_clear(err);
-    memset(out, 0, sizeof *out);
-    out->recommended = -1;
-    if (!cat || !req || !req->model)
-        return gpi_fail(err, GP_EINVAL, "plan: a catalog, a request and a model are needed");
     if (req->horizon_months < 1 || req->horizon_months > GP_COST_MAX_MONTHS) {
         gpi_error_set_field(err, "horizon_months");
         return gpi_fail(err, GP_EINVAL, "horizon_months must be 1 to %d, not %d", GP_COST_MAX_MONTHS,
@@ -327,6 +323,200 @@ gp_status gp_plan(const gp_catalog *cat, const gp_plan_request *req, gp_plan_res
             gpi_error_set_field(err, i ? "output_tokens" : "prompt_tokens");
             return gpi_fail(err, GP_EINVAL, "%s lengths must be 1 to 2^32 (4,294,967,296) tokens", i ? "output" : "prompt");
         }
+    return GP_OK;
+}
+
+/* Prices, currency, the data profile and the deployments asked; the plan's header fields. */
+static gp_status load_terms(const gp_catalog *cat, const gp_plan_request *req, gp_prices *prices,
+                            gp_plan_result *out, gp_error *err)
+{
+    gp_status st = gp_prices_load(cat, prices, err);
+    if (!st)
+        st = gp_prices_rate(prices, req->currency, &out->per_usd, err);
+    if (!st)
+        st = gp_compliance_profile(cat, req->compliance, &out->profile, err);
+    if (st)
+        return st;
+    for (int i = 0; i < req->n_deployments; i++)
+        if (!gp_prices_find_deployment(prices, req->deployments[i])) {
+            gpi_error_set_field(err, "deployment");
+            return gpi_fail(err, GP_ENOTFOUND, "unknown deployment '%s' (prices.json 'deployments')", req->deployments[i]);
+        }
+    gpi_strlcpy(out->currency, req->currency[0] ? req->currency : "USD", sizeof out->currency);
+    gpi_strlcpy(out->prices_as_of, prices->as_of, sizeof out->prices_as_of);
+    out->horizon_months = req->horizon_months;
+    out->serving = req->w.task == GP_TASK_INFER;
+    int redundancy = req->redundancy;
+    if (out->serving && gp_compliance_redundancy(&out->profile) > redundancy)
+        redundancy = gp_compliance_redundancy(&out->profile);
+    out->redundancy = out->serving ? redundancy : 0;
+    production_rule(req, out);
+    return GP_OK;
+}
+
+/* The candidates: the request's GPUs, or every catalog GPU with a price; its precisions, or
+ * the workload's ("unknown" is the model's own precision: say which). */
+typedef struct candidates {
+    const gp_gpu *gpus[GP_PLAN_MAX_GPUS];
+    int n_gpus;
+    gp_dtype dtypes[GP_PLAN_MAX_DTYPES];
+    int n_dtypes;
+} candidates;
+
+static void list_candidates(const gp_catalog *cat, const gp_plan_request *req, const gp_prices *prices,
+                            candidates *c)
+{
+    c->n_gpus = 0;
+    for (int i = 0; i < req->n_gpus && c->n_gpus < GP_PLAN_MAX_GPUS; i++)
+        c->gpus[c->n_gpus++] = req->gpus[i];
+    if (c->n_gpus == 0)
+        for (size_t i = 0; i < gp_catalog_gpu_count(cat) && c->n_gpus < GP_PLAN_MAX_GPUS; i++) {
+            const gp_gpu_price *gp = gp_prices_find_gpu(prices, gp_catalog_gpu_at(cat, i)->id);
+            if (gp && gp->on_demand_usd_per_hour > 0)
+                c->gpus[c->n_gpus++] = gp_catalog_gpu_at(cat, i);
+        }
+    c->n_dtypes = 0;
+    for (int i = 0; i < req->n_dtypes && i < GP_PLAN_MAX_DTYPES; i++)
+        c->dtypes[c->n_dtypes++] = req->dtypes[i];
+    if (c->n_dtypes == 0)
+        c->dtypes[c->n_dtypes++] = req->w.dtype;
+    for (int i = 0; i < c->n_dtypes; i++)
+        if (c->dtypes[i] == GP_DTYPE_UNKNOWN)
+            c->dtypes[i] = req->model->quant != GP_DTYPE_UNKNOWN ? req->model->quant : req->model->dtype;
+}
+
+/* The options being built: every (setup, deployment), allowed or not. */
+typedef struct option_list {
+    gp_plan_option *v;
+    int n;
+    double egress_total;
+    int egress_n;
+} option_list;
+
+/* One option per deployment of the setup, costed and checked against the data rules. */
+static gp_status price_setup(const gp_plan_request *req, const gp_prices *prices, const setup *s,
+                             gp_plan_result *out, option_list *all, gp_error *err)
+{
+    double egress = req->egress_tb_per_month >= 0 ? req->egress_tb_per_month
+                                                  : s->tokens_per_month * prices->egress_bytes_per_output_token / 1e12;
+    all->egress_total += egress;
+    all->egress_n++;
+    int priced = 0;
+    for (int k = 0; k < prices->n_deployments && all->n < GP_PLAN_MAX_OPTIONS * 2; k++) {
+        const gp_deployment *d = &prices->deployments[k];
+        if (!deployment_wanted(req, d))
+            continue;
+        gp_cost_input ci = {s->gpu, s->gpus_total, d, req->horizon_months, egress, s->tokens_per_month,
+                            out->serving ? 0 : s->train_rel.time_to_train_s / 3600.0};
+        gp_plan_option *o = &all->v[all->n];
+        memset(o, 0, sizeof *o);
+        gp_status st = gp_cost_estimate(prices, &ci, out->currency, &o->cost, err);
+        if (st)
+            return st;
+        if (!o->cost.available)
+            continue;
+        priced++;
+        gpi_strlcpy(o->gpu, s->gpu->id, sizeof o->gpu);
+        o->dtype = s->dtype;
+        o->deployment = *d;
+        o->layout = s->layout;
+        o->replicas = s->replicas;
+        o->gpus_total = s->gpus_total;
+        o->memory = s->memory;
+        o->serve = s->serve;
+        o->throughput_tokens_per_s = out->serving ? s->throughput : s->train.tokens_per_s;
+        o->requests_per_s = s->requests_per_s;
+        o->serve_rel = s->serve_rel;
+        o->train = s->train;
+        o->train_rel = s->train_rel;
+        o->consumer = s->gpu->consumer;
+        gp_compliance_subject cs = {d, s->dtype, out->serving ? s->spares : -1,
+                                    s->gpu->consumer && !req->allow_consumer};
+        gp_compliance_check(&out->profile, &cs, &o->compliance);
+        all->n++;
+    }
+    if (!priced)
+        note(out, "%s in %s: %s", s->gpu->id, gp_dtype_name(s->dtype),
+             "no price for this GPU in any deployment considered (prices.json)");
+    return GP_OK;
+}
+
+/* Every (precision, GPU): the setup that carries the load, then its options. */
+static gp_status evaluate_candidates(const gp_catalog *cat, const gp_plan_request *req, const gp_prices *prices,
+                                     const candidates *c, gp_plan_result *out, option_list *all, gp_error *err)
+{
+    gp_work *work = out->serving ? req->traffic.work : req->train.work;
+    const int total = c->n_dtypes * c->n_gpus;
+    for (int di = 0; di < c->n_dtypes; di++) {
+        for (int gi = 0; gi < c->n_gpus; gi++) {
+            gp_workload w = req->w;
+            w.dtype = c->dtypes[di];
+            if (out->serving && w.engine == GP_ENGINE_NONE)
+                w.engine = GP_ENGINE_VLLM;
+            gpi_work_stage(work, 0, "sizing", di * c->n_gpus + gi, total, "%s %s", c->gpus[gi]->id,
+                           gp_dtype_name(w.dtype));
+            setup s;
+            int found = 0;
+            gp_status st = out->serving
+                               ? serve_setup(cat, req, &w, c->gpus[gi], out->redundancy, prices, out, &s, &found, err)
+                               : train_setup(cat, req, &w, c->gpus[gi], out, &s, &found, err);
+            if (!st && found)
+                st = price_setup(req, prices, &s, out, all, err);
+            if (st)
+                return st;
+        }
+    }
+    return GP_OK;
+}
+
+/* Allowed options ranked (cost, then GPU count), excluded ones apart, owning's break-even. */
+static void rank_options(option_list *all, gp_plan_result *out)
+{
+    out->egress_tb_per_month = all->egress_n ? all->egress_total / all->egress_n : 0;
+    break_even(all->v, all->n, all->v, all->n);
+    for (int i = 0; i < all->n; i++) {
+        if (all->v[i].compliance.allowed && out->n_options < GP_PLAN_MAX_OPTIONS)
+            out->options[out->n_options++] = all->v[i];
+        else if (!all->v[i].compliance.allowed && out->n_excluded < GP_PLAN_MAX_OPTIONS)
+            out->excluded[out->n_excluded++] = all->v[i];
+    }
+    qsort(out->options, (size_t)out->n_options, sizeof out->options[0], out->serving ? cmp_serving : cmp_training);
+    qsort(out->excluded, (size_t)out->n_excluded, sizeof out->excluded[0], out->serving ? cmp_serving : cmp_training);
+    for (int i = 0; i < out->n_options; i++)
+        out->options[i].rank = i + 1;
+    if (out->n_options > 0)
+        out->recommended = 0;
+}
+
+/* The recommended option's launch command (docs/export.md), or a note saying why not. */
+static void launch_command(const gp_catalog *cat, const gp_plan_request *req, gp_plan_result *out)
+{
+    if (out->n_options <= 0)
+        return;
+    gp_workload w;
+    gp_layout l;
+    gp_export_job job;
+    gp_export_engine eng = gp_plan_launch_job(cat, req, out, out->recommended, &job, &w, &l);
+    gp_error local;
+    gp_error_clear(&local);
+    if (gp_export_command(eng, &job, out->launch_command, sizeof out->launch_command, &local) == GP_OK)
+        gpi_strlcpy(out->launch_engine, gp_export_engine_name(eng), sizeof out->launch_engine);
+    else {
+        out->launch_command[0] = 0;
+        note(out, "launch command not generated: %s", local.msg);
+    }
+}
+
+gp_status gp_plan(const gp_catalog *cat, const gp_plan_request *req, gp_plan_result *out, gp_error *err)
+{
+    gp_error_clear(err);
+    memset(out, 0, sizeof *out);
+    out->recommended = -1;
+    if (!cat || !req || !req->model)
+        return gpi_fail(err, GP_EINVAL, "plan: a catalog, a request and a model are needed");
+    gp_status st = check_request(req, err);
+    if (st)
+        return st;
     /* one budget for every search of the plan (docs/reliability.md, "Bounded work") */
     gp_work local_work;
     gp_plan_request local_req;
@@ -338,156 +528,24 @@ gp_status gp_plan(const gp_catalog *cat, const gp_plan_request *req, gp_plan_res
         req = &local_req;
     }
     gp_prices *prices = calloc(1, sizeof *prices);
-    if (!prices)
-        return gpi_fail(err, GP_ENOMEM, "out of memory planning");
-    gp_status st = gp_prices_load(cat, prices, err);
+    candidates *c = calloc(1, sizeof *c);
+    option_list all = {calloc(GP_PLAN_MAX_OPTIONS * 2, sizeof *all.v), 0, 0, 0};
+    if (!prices || !c || !all.v)
+        st = gpi_fail(err, GP_ENOMEM, "out of memory planning");
     if (!st)
-        st = gp_prices_rate(prices, req->currency, &out->per_usd, err);
-    if (!st)
-        st = gp_compliance_profile(cat, req->compliance, &out->profile, err);
-    if (st) {
-        free(prices);
-        return st;
+        st = load_terms(cat, req, prices, out, err);
+    if (!st) {
+        list_candidates(cat, req, prices, c);
+        st = evaluate_candidates(cat, req, prices, c, out, &all, err);
     }
-    for (int i = 0; i < req->n_deployments; i++)
-        if (!gp_prices_find_deployment(prices, req->deployments[i])) {
-            gpi_error_set_field(err, "deployment");
-            st = gpi_fail(err, GP_ENOTFOUND, "unknown deployment '%s' (prices.json 'deployments')", req->deployments[i]);
-            free(prices);
-            return st;
-        }
-    gpi_strlcpy(out->currency, req->currency[0] ? req->currency : "USD", sizeof out->currency);
-    gpi_strlcpy(out->prices_as_of, prices->as_of, sizeof out->prices_as_of);
-    out->horizon_months = req->horizon_months;
-    out->serving = req->w.task == GP_TASK_INFER;
-    int redundancy = req->redundancy;
-    if (out->serving && gp_compliance_redundancy(&out->profile) > redundancy)
-        redundancy = gp_compliance_redundancy(&out->profile);
-    out->redundancy = out->serving ? redundancy : 0;
-    production_rule(req, out);
-
-    /* candidates: the request's, or every catalog GPU with a price */
-    const gp_gpu *gpus[GP_PLAN_MAX_GPUS];
-    int n_gpus = 0;
-    for (int i = 0; i < req->n_gpus && n_gpus < GP_PLAN_MAX_GPUS; i++)
-        gpus[n_gpus++] = req->gpus[i];
-    if (n_gpus == 0)
-        for (size_t i = 0; i < gp_catalog_gpu_count(cat) && n_gpus < GP_PLAN_MAX_GPUS; i++) {
-            const gp_gpu_price *gp = gp_prices_find_gpu(prices, gp_catalog_gpu_at(cat, i)->id);
-            if (gp && gp->on_demand_usd_per_hour > 0)
-                gpus[n_gpus++] = gp_catalog_gpu_at(cat, i);
-        }
-    gp_dtype dtypes[GP_PLAN_MAX_DTYPES];
-    int n_dtypes = 0;
-    for (int i = 0; i < req->n_dtypes && i < GP_PLAN_MAX_DTYPES; i++)
-        dtypes[n_dtypes++] = req->dtypes[i];
-    if (n_dtypes == 0)
-        dtypes[n_dtypes++] = req->w.dtype;
-    for (int i = 0; i < n_dtypes; i++) /* "unknown" is the model's own precision: say which */
-        if (dtypes[i] == GP_DTYPE_UNKNOWN)
-            dtypes[i] = req->model->quant != GP_DTYPE_UNKNOWN ? req->model->quant : req->model->dtype;
-
-    gp_plan_option *all = calloc(GP_PLAN_MAX_OPTIONS * 2, sizeof *all);
-    if (!all) {
-        free(prices);
-        return gpi_fail(err, GP_ENOMEM, "out of memory planning");
+    if (!st) {
+        rank_options(&all, out);
+        out->pue = prices->pue;
+        gpi_plan_decide(prices, out);
+        launch_command(cat, req, out);
     }
-    int n_all = 0;
-    double egress_total = 0;
-    int egress_n = 0;
-    for (int di = 0; di < n_dtypes && !st; di++) {
-        for (int gi = 0; gi < n_gpus && !st; gi++) {
-            gp_workload w = req->w;
-            w.dtype = dtypes[di];
-            if (out->serving && w.engine == GP_ENGINE_NONE)
-                w.engine = GP_ENGINE_VLLM;
-            setup s;
-            int found = 0;
-            st = out->serving ? serve_setup(cat, req, &w, gpus[gi], redundancy, prices, out, &s, &found, err)
-                              : train_setup(cat, req, &w, gpus[gi], out, &s, &found, err);
-            if (st || !found)
-                continue;
-            double egress = req->egress_tb_per_month >= 0
-                                ? req->egress_tb_per_month
-                                : s.tokens_per_month * prices->egress_bytes_per_output_token / 1e12;
-            egress_total += egress;
-            egress_n++;
-            int priced = 0;
-            for (int k = 0; k < prices->n_deployments && n_all < GP_PLAN_MAX_OPTIONS * 2; k++) {
-                const gp_deployment *d = &prices->deployments[k];
-                if (!deployment_wanted(req, d))
-                    continue;
-                gp_cost_input ci = {s.gpu, s.gpus_total, d, req->horizon_months, egress, s.tokens_per_month,
-                                    out->serving ? 0 : s.train_rel.time_to_train_s / 3600.0};
-                gp_plan_option *o = &all[n_all];
-                memset(o, 0, sizeof *o);
-                st = gp_cost_estimate(prices, &ci, out->currency, &o->cost, err);
-                if (st)
-                    break;
-                if (!o->cost.available)
-                    continue;
-                priced++;
-                gpi_strlcpy(o->gpu, s.gpu->id, sizeof o->gpu);
-                o->dtype = s.dtype;
-                o->deployment = *d;
-                o->layout = s.layout;
-                o->replicas = s.replicas;
-                o->gpus_total = s.gpus_total;
-                o->memory = s.memory;
-                o->serve = s.serve;
-                o->throughput_tokens_per_s = out->serving ? s.throughput : s.train.tokens_per_s;
-                o->requests_per_s = s.requests_per_s;
-                o->serve_rel = s.serve_rel;
-                o->train = s.train;
-                o->train_rel = s.train_rel;
-                o->consumer = s.gpu->consumer;
-                gp_compliance_subject cs = {d, s.dtype, out->serving ? s.spares : -1,
-                                            s.gpu->consumer && !req->allow_consumer};
-                gp_compliance_check(&out->profile, &cs, &o->compliance);
-                n_all++;
-            }
-            if (!st && !priced)
-                note(out, "%s in %s: %s", s.gpu->id, gp_dtype_name(s.dtype),
-                     "no price for this GPU in any deployment considered (prices.json)");
-        }
-    }
-    if (st) {
-        free(prices);
-        free(all);
-        return st;
-    }
-    out->egress_tb_per_month = egress_n ? egress_total / egress_n : 0;
-    break_even(all, n_all, all, n_all);
-    for (int i = 0; i < n_all; i++) {
-        if (all[i].compliance.allowed && out->n_options < GP_PLAN_MAX_OPTIONS)
-            out->options[out->n_options++] = all[i];
-        else if (!all[i].compliance.allowed && out->n_excluded < GP_PLAN_MAX_OPTIONS)
-            out->excluded[out->n_excluded++] = all[i];
-    }
-    free(all);
-    qsort(out->options, (size_t)out->n_options, sizeof out->options[0], out->serving ? cmp_serving : cmp_training);
-    qsort(out->excluded, (size_t)out->n_excluded, sizeof out->excluded[0], out->serving ? cmp_serving : cmp_training);
-    for (int i = 0; i < out->n_options; i++)
-        out->options[i].rank = i + 1;
-    if (out->n_options > 0)
-        out->recommended = 0;
-    out->pue = prices->pue;
-    gpi_plan_decide(prices, out);
+    free(all.v);
+    free(c);
     free(prices);
-    if (out->n_options > 0) {
-        /* the recommended option's launch command (docs/export.md) */
-        gp_workload w;
-        gp_layout l;
-        gp_export_job job;
-        gp_export_engine eng = gp_plan_launch_job(cat, req, out, out->recommended, &job, &w, &l);
-        gp_error local;
-        gp_error_clear(&local);
-        if (gp_export_command(eng, &job, out->launch_command, sizeof out->launch_command, &local) == GP_OK)
-            gpi_strlcpy(out->launch_engine, gp_export_engine_name(eng), sizeof out->launch_engine);
-        else {
-            out->launch_command[0] = 0;
-            note(out, "launch command not generated: %s", local.msg);
-        }
-    }
-    return GP_OK;
+    return st;
 }

@@ -91,6 +91,10 @@ typedef struct gpx_ctx {
 
 /* Serving helpers (serve.c). The API key line ("API_KEY=${API_KEY:?...}") for launch.sh. */
 void gpx_api_key_var(gpx_buf *b, const gpx_ctx *c);
+/* The service flags of an OpenAI-style server, in this order: the served model name
+ * (name_flag; NULL: the engine has none), the host (host_flag: --host, TGI's --hostname), the
+ * port, and the API key from its environment variable. The engine adds its own request log. */
+void gpx_service_args(const gpx_ctx *c, gpx_cmd *cmd, const char *name_flag, const char *host_flag);
 /* Quantized weights the engine cannot make at start-up: the converted checkpoint's path
  * (shell-quoted) for the launch command, and quantize.sh, the exact conversion command, run
  * once before launch.sh. `tool` is "llm-compressor" (vLLM, SGLang, TGI: compressed-tensors),

@@ -22,6 +22,16 @@ void gpx_api_key_var(gpx_buf *b, const gpx_ctx *c)
     gpx_add(b, ": \"${%s:?set %s to the API key}\"\n", c->api_key_env, c->api_key_env);
 }
 
+void gpx_service_args(const gpx_ctx *c, gpx_cmd *cmd, const char *name_flag, const char *host_flag)
+{
+    if (name_flag)
+        gpx_arg(cmd, "%s %s", name_flag, c->served_name);
+    gpx_arg(cmd, "%s %s", host_flag, c->host);
+    gpx_arg(cmd, "--port %d", c->port);
+    if (c->api_key_env[0])
+        gpx_arg(cmd, "--api-key \"$%s\"", c->api_key_env);
+}
+
 /* Scheme names per tool for a weight dtype; NULL when the tool has none. */
 static const char *scheme(const char *tool, gp_dtype t)
 {
@@ -86,15 +96,17 @@ static void quant_raw(const gpx_ctx *c, const char *tool, char *raw, size_t n)
     const char *sch = scheme(tool, c->weights);
     const char *base = strrchr(c->model_path_raw, '/');
     base = base ? base + 1 : c->model_path_raw;
+    /* raw holds the longest base (model_path_raw) plus a scheme of at most 40 characters (the
+     * table's are under 16): nothing is cut */
     if (!strcmp(tool, "gguf"))
-        snprintf(raw, n, "%s-%s.gguf", base, sch ? sch : "BF16");
+        snprintf(raw, n, "%s-%.40s.gguf", base, sch ? sch : "BF16");
     else
-        snprintf(raw, n, "%s-%s", base, sch ? sch : "converted");
+        snprintf(raw, n, "%s-%.40s", base, sch ? sch : "converted");
 }
 
 int gpx_quant_path(const gpx_ctx *c, const char *tool, char *path, size_t n)
 {
-    char raw[GP_ERROR_PATH_MAX];
+    char raw[sizeof c->model_path_raw + 48];
     quant_raw(c, tool, raw, sizeof raw);
     gpx_shq(path, n, raw);
     return 1;

@@ -53,11 +53,7 @@ gp_status gpx_render_sglang(const gpx_ctx *c, gp_export_files *out, gp_error *er
     }
     if (l->cp > 1)
         gpx_note(out, "context parallelism (CP %d) is not exported for SGLang serving", l->cp);
-    gpx_arg(&cmd, "--served-model-name %s", c->served_name);
-    gpx_arg(&cmd, "--host %s", c->host);
-    gpx_arg(&cmd, "--port %d", c->port);
-    if (c->api_key_env[0])
-        gpx_arg(&cmd, "--api-key \"$%s\"", c->api_key_env);
+    gpx_service_args(c, &cmd, "--served-model-name", "--host");
     if (c->audit_log)
         gpx_arg(&cmd, "--log-requests");
     if (cmd.overflow)

@@ -59,10 +59,7 @@ gp_status gpx_render_tgi(const gpx_ctx *c, gp_export_files *out, gp_error *err)
                  gp_dtype_name(w->kv_dtype));
     if (l->ep > 1 || l->cp > 1)
         gpx_note(out, "TGI has no expert or context parallelism flags: EP %d / CP %d not exported", l->ep, l->cp);
-    gpx_arg(&cmd, "--hostname %s", c->host);
-    gpx_arg(&cmd, "--port %d", c->port);
-    if (c->api_key_env[0])
-        gpx_arg(&cmd, "--api-key \"$%s\"", c->api_key_env);
+    gpx_service_args(c, &cmd, NULL, "--hostname");
     if (c->audit_log)
         gpx_note(out, "TGI logs every request at its default info level (--json-output for a log collector)");
     if (cmd.overflow)

@@ -25,17 +25,6 @@ static int weights_args(const gpx_ctx *c, gpx_cmd *cmd, char *path, size_t n)
     return gpx_quant_path(c, "llm-compressor", path, n);
 }
 
-static void service_args(const gpx_ctx *c, gpx_cmd *cmd)
-{
-    gpx_arg(cmd, "--served-model-name %s", c->served_name);
-    gpx_arg(cmd, "--host %s", c->host);
-    gpx_arg(cmd, "--port %d", c->port);
-    if (c->api_key_env[0])
-        gpx_arg(cmd, "--api-key \"$%s\"", c->api_key_env);
-    if (c->audit_log)
-        gpx_arg(cmd, "--enable-log-requests");
-}
-
 gp_status gpx_render_vllm(const gpx_ctx *c, gp_export_files *out, gp_error *err)
 {
     const gp_layout *l = &c->l;
@@ -79,7 +68,9 @@ gp_status gpx_render_vllm(const gpx_ctx *c, gp_export_files *out, gp_error *err)
         gpx_arg(&cmd, "--distributed-executor-backend ray");
     if (l->cp > 1)
         gpx_note(out, "context parallelism (CP %d) is not exported for vLLM serving", l->cp);
-    service_args(c, &cmd);
+    gpx_service_args(c, &cmd, "--served-model-name", "--host");
+    if (c->audit_log)
+        gpx_arg(&cmd, "--enable-log-requests");
     if (cmd.overflow)
         return gpi_fail(err, GP_ELIMIT, "vLLM command line too long");
 

@@ -490,6 +490,8 @@ static const arch_row generic_arch = {"", GP_MLP_GATED, GP_NORM_RMS, 2, 0, 0, 0,
 typedef struct mapper {
     gguf *g;
     gp_model *m;
+    const evidence *ev;
+    const arch_row *fam; /* set by map_family */
     char arch[72];
 } mapper;
 
@@ -616,10 +618,12 @@ static const char *field_key(const char *field)
     return NULL;
 }
 
-static gp_status map_model(gguf *g, const evidence *ev, gp_model *m)
+/* general.architecture -> the family's defaults (flags a file's tensors may override later) */
+static gp_status map_family(mapper *mp)
 {
+    gguf *g = mp->g;
+    gp_model *m = mp->m;
     rd *r = &g->r;
-    mapper mp = {g, m, ""};
     const kvrec *ka = find_key(g, "general.architecture");
     uint64_t alen = 0;
     const uint8_t *arch = get_str(g, ka, &alen);
@@ -632,20 +636,21 @@ static gp_status map_model(gguf *g, const evidence *ev, gp_model *m)
     g->arch = arch;
     g->arch_len = alen;
     copy_name(g->arch_c, sizeof g->arch_c, arch, alen);
-    copy_name(mp.arch, sizeof mp.arch, arch, alen);
-    gpi_strlcpy(m->model_type, mp.arch, sizeof m->model_type);
+    copy_name(mp->arch, sizeof mp->arch, arch, alen);
+    gpi_strlcpy(m->model_type, mp->arch, sizeof m->model_type);
 
-    const arch_row *fam = NULL;
+    mp->fam = NULL;
     for (size_t i = 0; i < sizeof arches / sizeof arches[0]; i++)
-        if (strcmp(arches[i].arch, mp.arch) == 0)
-            fam = &arches[i];
-    if (!fam) {
-        fam = &generic_arch;
+        if (strcmp(arches[i].arch, mp->arch) == 0)
+            mp->fam = &arches[i];
+    if (!mp->fam) {
+        mp->fam = &generic_arch;
         gpi_note(m->notes, sizeof m->notes,
                  "GGUF architecture '%s' is not a known family: read with the standard keys as a "
                  "Llama-like decoder; check the counts",
-                 mp.arch);
+                 mp->arch);
     }
+    const arch_row *fam = mp->fam;
     m->mlp = fam->mlp;
     m->norm = fam->norm;
     m->norms_per_layer = fam->norms_per_layer;
@@ -659,40 +664,51 @@ static gp_status map_model(gguf *g, const evidence *ev, gp_model *m)
     const uint8_t *s = get_str(g, find_key(g, "general.name"), &slen);
     if (s && slen)
         copy_name(m->name, sizeof m->name, s, slen);
+    return GP_OK;
+}
 
+/* Layers, widths, heads and context; per-layer arrays give their largest value, with a note. */
+static gp_status map_shape(mapper *mp)
+{
+    gp_model *m = mp->m;
     int found, per_layer;
-    TRY(need_dim(&mp, "block_count", &m->layers));
-    TRY(need_dim(&mp, "embedding_length", &m->hidden));
-    TRY(get_dim(&mp, "attention.head_count", &m->heads, &found, &per_layer));
+    TRY(need_dim(mp, "block_count", &m->layers));
+    TRY(need_dim(mp, "embedding_length", &m->hidden));
+    TRY(get_dim(mp, "attention.head_count", &m->heads, &found, &per_layer));
     if (!found)
-        TRY(need_dim(&mp, "attention.head_count", &m->heads));
+        TRY(need_dim(mp, "attention.head_count", &m->heads));
     if (per_layer)
         gpi_note(m->notes, sizeof m->notes,
-                 "%s.attention.head_count varies by layer: the largest (%lld) is used", mp.arch,
+                 "%s.attention.head_count varies by layer: the largest (%lld) is used", mp->arch,
                  (long long)m->heads);
-    TRY(get_dim(&mp, "attention.head_count_kv", &m->kv_heads, &found, &per_layer));
+    TRY(get_dim(mp, "attention.head_count_kv", &m->kv_heads, &found, &per_layer));
     if (per_layer)
         gpi_note(m->notes, sizeof m->notes,
-                 "%s.attention.head_count_kv varies by layer: the largest (%lld) is used", mp.arch,
+                 "%s.attention.head_count_kv varies by layer: the largest (%lld) is used", mp->arch,
                  (long long)m->kv_heads);
     if (m->kv_heads == 0)
         m->kv_heads = m->heads;
-    TRY(get_dim(&mp, "attention.key_length", &m->head_dim, &found, NULL));
+    TRY(get_dim(mp, "attention.key_length", &m->head_dim, &found, NULL));
     if (!found && m->heads > 0)
         m->head_dim = m->hidden / m->heads;
-    TRY(get_dim(&mp, "feed_forward_length", &m->ffn, &found, &per_layer));
+    TRY(get_dim(mp, "feed_forward_length", &m->ffn, &found, &per_layer));
     if (per_layer)
         gpi_note(m->notes, sizeof m->notes,
                  "%s.feed_forward_length varies by layer: the largest (%lld) is used for every "
                  "layer, so the architecture count is an upper bound (the exact count is from the "
                  "tensors)",
-                 mp.arch, (long long)m->ffn);
-    TRY(get_dim(&mp, "context_length", &m->max_context, NULL, NULL));
+                 mp->arch, (long long)m->ffn);
+    return get_dim(mp, "context_length", &m->max_context, NULL, NULL);
+}
 
-    /* vocabulary: the embedding's rows, else the metadata */
+/* Vocabulary: the embedding's rows, else {arch}.vocab_size, else the tokenizer's token count. */
+static gp_status map_vocab(mapper *mp)
+{
+    gp_model *m = mp->m;
+    const evidence *ev = mp->ev;
     int64_t vocab_key = 0, n_tokens = 0;
-    TRY(get_dim(&mp, "vocab_size", &vocab_key, NULL, NULL));
-    const kvrec *kt = find_key(g, "tokenizer.ggml.tokens");
+    TRY(get_dim(mp, "vocab_size", &vocab_key, NULL, NULL));
+    const kvrec *kt = find_key(mp->g, "tokenizer.ggml.tokens");
     if (kt && kt->type == V_ARRAY && kt->n <= (uint64_t)GPI_MAX_DIM)
         n_tokens = (int64_t)kt->n;
     if (ev->has_embd && ev->embd_dims[1] <= (uint64_t)GPI_MAX_DIM)
@@ -706,88 +722,113 @@ static gp_status map_model(gguf *g, const evidence *ev, gp_model *m)
                  "no token_embd.weight tensor: vocabulary %lld taken from the metadata",
                  (long long)m->vocab);
     if (m->vocab == 0)
-        return fail_at(r, GP_EINVAL, GGUF_HEADER_BYTES, "tokenizer.ggml.tokens",
+        return fail_at(&mp->g->r, GP_EINVAL, GGUF_HEADER_BYTES, "tokenizer.ggml.tokens",
                        "no vocabulary size: no token_embd.weight tensor, %s.vocab_size or "
                        "tokenizer.ggml.tokens",
-                       mp.arch);
+                       mp->arch);
+    return GP_OK;
+}
 
-    /* mixture of experts */
-    TRY(get_dim(&mp, "expert_count", &m->experts, NULL, NULL));
-    if (m->experts > 0) {
-        TRY(get_dim(&mp, "expert_used_count", &m->experts_active, NULL, NULL));
-        TRY(get_dim(&mp, "expert_feed_forward_length", &m->moe_ffn, &found, NULL));
-        if (!found) /* Mixtral (llama arch): feed_forward_length is the expert's width */
-            m->moe_ffn = ev->exps_ffn && ev->exps_ffn <= (uint64_t)GPI_MAX_DIM
-                             ? (int64_t)ev->exps_ffn : m->ffn;
-        TRY(get_dim(&mp, "expert_shared_count", &m->shared_experts, NULL, NULL));
-        int64_t shared_ffn = 0;
-        TRY(get_dim(&mp, "expert_shared_feed_forward_length", &shared_ffn, &found, NULL));
-        if (found && shared_ffn > 0) {
-            if (m->shared_experts == 0)
-                m->shared_experts = 1;
-            m->shared_expert_ffn = shared_ffn;
-        }
-        m->shared_expert_gate = ev->shexp_gate || (ev->blk_tensors == 0 && !strcmp(mp.arch, "qwen2moe"));
-        TRY(get_dim(&mp, "leading_dense_block_count", &m->dense_layers, NULL, NULL));
-        m->expert_bias = ev->expert_bias || (ev->blk_tensors == 0 && fam->sinks);
-        m->router_bias = ev->router_bias || (ev->blk_tensors == 0 && fam->sinks);
-        m->router_score_bias = ev->score_bias;
+/* Mixture of experts: counts, widths, shared experts and the router's biases. */
+static gp_status map_moe(mapper *mp)
+{
+    gp_model *m = mp->m;
+    const evidence *ev = mp->ev;
+    int found;
+    TRY(get_dim(mp, "expert_count", &m->experts, NULL, NULL));
+    if (m->experts <= 0)
+        return GP_OK;
+    TRY(get_dim(mp, "expert_used_count", &m->experts_active, NULL, NULL));
+    TRY(get_dim(mp, "expert_feed_forward_length", &m->moe_ffn, &found, NULL));
+    if (!found) /* Mixtral (llama arch): feed_forward_length is the expert's width */
+        m->moe_ffn = ev->exps_ffn && ev->exps_ffn <= (uint64_t)GPI_MAX_DIM
+                         ? (int64_t)ev->exps_ffn : m->ffn;
+    TRY(get_dim(mp, "expert_shared_count", &m->shared_experts, NULL, NULL));
+    int64_t shared_ffn = 0;
+    TRY(get_dim(mp, "expert_shared_feed_forward_length", &shared_ffn, &found, NULL));
+    if (found && shared_ffn > 0) {
+        if (m->shared_experts == 0)
+            m->shared_experts = 1;
+        m->shared_expert_ffn = shared_ffn;
     }
+    m->shared_expert_gate = ev->shexp_gate || (ev->blk_tensors == 0 && !strcmp(mp->arch, "qwen2moe"));
+    TRY(get_dim(mp, "leading_dense_block_count", &m->dense_layers, NULL, NULL));
+    m->expert_bias = ev->expert_bias || (ev->blk_tensors == 0 && mp->fam->sinks);
+    m->router_bias = ev->router_bias || (ev->blk_tensors == 0 && mp->fam->sinks);
+    m->router_score_bias = ev->score_bias;
+    return GP_OK;
+}
 
-    /* multi-head latent attention (DeepSeek-V2/V3) */
-    TRY(get_dim(&mp, "attention.kv_lora_rank", &m->kv_lora_rank, NULL, NULL));
-    if (m->kv_lora_rank > 0) {
-        int64_t kl = 0, vl = 0;
-        TRY(get_dim(&mp, "attention.q_lora_rank", &m->q_lora_rank, NULL, NULL));
-        TRY(get_dim(&mp, "rope.dimension_count", &m->qk_rope_head_dim, NULL, NULL));
-        /* newer conversions store the absorbed-MLA widths in key_length/value_length and the
-         * per-head ones in *_mla */
-        TRY(get_dim(&mp, "attention.key_length_mla", &kl, &found, NULL));
-        if (!found)
-            TRY(get_dim(&mp, "attention.key_length", &kl, NULL, NULL));
-        TRY(get_dim(&mp, "attention.value_length_mla", &vl, &found, NULL));
-        if (!found)
-            TRY(get_dim(&mp, "attention.value_length", &vl, NULL, NULL));
-        m->qk_nope_head_dim = kl - m->qk_rope_head_dim;
-        m->v_head_dim = vl;
-        m->head_dim = kl;
-        m->kv_heads = m->heads;
-    }
+/* Multi-head latent attention (DeepSeek-V2/V3). */
+static gp_status map_mla(mapper *mp)
+{
+    gp_model *m = mp->m;
+    TRY(get_dim(mp, "attention.kv_lora_rank", &m->kv_lora_rank, NULL, NULL));
+    if (m->kv_lora_rank <= 0)
+        return GP_OK;
+    int found;
+    int64_t kl = 0, vl = 0;
+    TRY(get_dim(mp, "attention.q_lora_rank", &m->q_lora_rank, NULL, NULL));
+    TRY(get_dim(mp, "rope.dimension_count", &m->qk_rope_head_dim, NULL, NULL));
+    /* newer conversions store the absorbed-MLA widths in key_length/value_length and the
+     * per-head ones in *_mla */
+    TRY(get_dim(mp, "attention.key_length_mla", &kl, &found, NULL));
+    if (!found)
+        TRY(get_dim(mp, "attention.key_length", &kl, NULL, NULL));
+    TRY(get_dim(mp, "attention.value_length_mla", &vl, &found, NULL));
+    if (!found)
+        TRY(get_dim(mp, "attention.value_length", &vl, NULL, NULL));
+    m->qk_nope_head_dim = kl - m->qk_rope_head_dim;
+    m->v_head_dim = vl;
+    m->head_dim = kl;
+    m->kv_heads = m->heads;
+    return GP_OK;
+}
 
-    /* sliding-window attention */
+/* Sliding-window attention: which layers slide, from the pattern key or the family's rule. */
+static gp_status map_window(mapper *mp)
+{
+    gp_model *m = mp->m;
     int64_t window = 0;
-    TRY(get_dim(&mp, "attention.sliding_window", &window, NULL, NULL));
-    if (window > 0) {
-        char key[160];
-        const kvrec *kp = find_arch_key(g, "attention.sliding_window_pattern", key, sizeof key);
-        int64_t sliding = -1;
-        if (kp && kp->type == V_ARRAY && kp->elem_type == V_BOOL) {
-            sliding = 0; /* one flag per layer: true = sliding */
-            for (uint64_t i = 0; i < kp->n; i++)
-                sliding += r->buf[kp->vpos + i] != 0;
-        } else if (kp) {
-            int64_t pattern = 0;
-            TRY(get_dim(&mp, "attention.sliding_window_pattern", &pattern, NULL, NULL));
-            if (pattern > 0) /* every pattern-th layer is global */
-                sliding = m->layers - m->layers / pattern;
-        }
-        if (sliding < 0) {
-            switch (fam->window) {
-            case WIN_HALF: sliding = (m->layers + 1) / 2; break;
-            case WIN_GEMMA3: sliding = m->layers - m->layers / 6; break;
-            case WIN_ALL: sliding = m->layers; break;
-            default: sliding = 0; break;
-            }
-        }
-        if (sliding > m->layers)
-            sliding = m->layers;
-        if (sliding > 0) {
-            m->sliding_window = window;
-            m->sliding_layers = sliding;
+    TRY(get_dim(mp, "attention.sliding_window", &window, NULL, NULL));
+    if (window <= 0)
+        return GP_OK;
+    char key[160];
+    const kvrec *kp = find_arch_key(mp->g, "attention.sliding_window_pattern", key, sizeof key);
+    int64_t sliding = -1;
+    if (kp && kp->type == V_ARRAY && kp->elem_type == V_BOOL) {
+        sliding = 0; /* one flag per layer: true = sliding */
+        for (uint64_t i = 0; i < kp->n; i++)
+            sliding += mp->g->r.buf[kp->vpos + i] != 0;
+    } else if (kp) {
+        int64_t pattern = 0;
+        TRY(get_dim(mp, "attention.sliding_window_pattern", &pattern, NULL, NULL));
+        if (pattern > 0) /* every pattern-th layer is global */
+            sliding = m->layers - m->layers / pattern;
+    }
+    if (sliding < 0) {
+        switch (mp->fam->window) {
+        case WIN_HALF: sliding = (m->layers + 1) / 2; break;
+        case WIN_GEMMA3: sliding = m->layers - m->layers / 6; break;
+        case WIN_ALL: sliding = m->layers; break;
+        default: sliding = 0; break;
         }
     }
+    if (sliding > m->layers)
+        sliding = m->layers;
+    if (sliding > 0) {
+        m->sliding_window = window;
+        m->sliding_layers = sliding;
+    }
+    return GP_OK;
+}
 
-    /* structure shown by the tensors themselves */
+/* The structure the tensors themselves show overrides the family's defaults. */
+static void map_tensor_structure(const mapper *mp)
+{
+    gp_model *m = mp->m;
+    const evidence *ev = mp->ev;
+    const arch_row *fam = mp->fam;
     if (ev->blk_tensors > 0) {
         m->qkv_bias = ev->qkv_bias;
         m->o_bias = ev->o_bias;
@@ -800,12 +841,24 @@ static gp_status map_model(gguf *g, const evidence *ev, gp_model *m)
         if (ev->norms_blk0 > 0)
             m->norms_per_layer = ev->norms_blk0;
     }
-    m->tied_embeddings = (g->n_tensors > 0 && !ev->has_output) ||
-                         (g->n_tensors == 0 && fam->arch[0] && !strncmp(fam->arch, "gemma", 5));
+    m->tied_embeddings = (mp->g->n_tensors > 0 && !ev->has_output) ||
+                         (mp->g->n_tensors == 0 && fam->arch[0] && !strncmp(fam->arch, "gemma", 5));
+}
+
+static gp_status map_model(gguf *g, const evidence *ev, gp_model *m)
+{
+    mapper mp = {g, m, ev, NULL, ""};
+    TRY(map_family(&mp));
+    TRY(map_shape(&mp));
+    TRY(map_vocab(&mp));
+    TRY(map_moe(&mp));
+    TRY(map_mla(&mp));
+    TRY(map_window(&mp));
+    map_tensor_structure(&mp);
 
     const kvrec *kf = find_key(g, "general.file_type");
     uint64_t ft;
-    if (kf && kf->type != V_ARRAY && int_at(r->buf + kf->vpos, kf->type, &ft) == 0)
+    if (kf && kf->type != V_ARRAY && int_at(g->r.buf + kf->vpos, kf->type, &ft) == 0)
         gpi_note(m->notes, sizeof m->notes, "general.file_type %llu (%s)", (unsigned long long)ft,
                  ftype_name(ft));
     return GP_OK;

@@ -239,6 +239,244 @@ gp_status gpi_model_from_hf_json(json_t *root, const char *name, gp_model *out, 
     return st;
 }
 
+/* model_type -> the family row (text_config first for multimodal wrappers); the family's
+ * defaults object, if it has one, is returned in *defaults for the caller to free. */
+static const family *read_family(reader *r, gp_model *out, json_t **defaults)
+{
+    /* Multimodal wrappers keep the language model in text_config. */
+    json_t *text = json_object_get(r->root, "text_config");
+    if (json_is_object(text) && (!json_object_get(r->root, "hidden_size") ||
+                                 json_object_get(text, "hidden_size"))) {
+        r->obj = text;
+        gpi_note(out->notes, sizeof out->notes,
+                 "read the language model from text_config; vision/audio towers are not counted");
+    }
+    const char *mt = json_string_value(json_object_get(r->obj, "model_type"));
+    if (!mt)
+        mt = json_string_value(json_object_get(r->root, "model_type"));
+    const family *fam = find_family(mt);
+    if (!fam) {
+        fam = &generic_family;
+        gpi_note(out->notes, sizeof out->notes,
+                 "model_type '%s' is not a known family: read with the standard fields as a "
+                 "Llama-like decoder (gated MLP, RMSNorm); check the counts",
+                 mt ? mt : "(none)");
+    }
+    gpi_strlcpy(out->model_type, mt ? mt : "unknown", sizeof out->model_type);
+    if (fam->defaults)
+        r->defaults = *defaults = json_loads(fam->defaults, 0, NULL);
+    out->origin = GP_ORIGIN_HF_CONFIG;
+    out->mlp = fam->mlp;
+    out->norm = fam->norm;
+    out->norms_per_layer = fam->norms_per_layer;
+    out->qk_norm = fam->qk_norm;
+    return fam;
+}
+
+/* A field the model's shape cannot do without: "no <what> (<field>)" when absent. */
+static gp_status need_int(reader *r, const char *keys, const char *field, const char *what,
+                          int64_t *out)
+{
+    int found;
+    *out = get_int(r, keys, &found);
+    if (!found && r->status == GP_OK) {
+        gpi_error_set_path(r->err, r->name);
+        gpi_error_set_field(r->err, field);
+        return gpi_fail(r->err, GP_EINVAL, "%s: no %s (%s)", r->name, what, field);
+    }
+    return GP_OK;
+}
+
+/* Layers, widths, heads, context, tied head and RoPE. */
+static gp_status read_shape(reader *r, const family *fam, gp_model *out)
+{
+    gp_status st;
+    if ((st = need_int(r, "num_hidden_layers n_layer num_layers n_layers", "num_hidden_layers",
+                       "layer count", &out->layers)) != GP_OK ||
+        (st = need_int(r, "hidden_size n_embd d_model dim", "hidden_size", "model width",
+                       &out->hidden)) != GP_OK ||
+        (st = need_int(r, "num_attention_heads n_head num_heads n_heads", "num_attention_heads",
+                       "attention head count", &out->heads)) != GP_OK ||
+        (st = need_int(r, "vocab_size padded_vocab_size", "vocab_size", "vocabulary size",
+                       &out->vocab)) != GP_OK)
+        return st;
+    int found;
+    out->kv_heads = get_int(r, "num_key_value_heads num_kv_heads n_head_kv multi_query_group_num", &found);
+    if (fam->id == FAM_FALCON) {
+        if (!get_bool(r, "new_decoder_architecture", 0)) {
+            out->kv_heads = get_bool(r, "multi_query", 1) ? 1 : out->heads;
+            out->norms_per_layer = get_bool(r, "parallel_attn", 1) ? 1 : 2;
+        } else {
+            int64_t nln = get_int(r, "num_ln_in_parallel_attn", &found);
+            out->norms_per_layer = found && nln == 1 ? 1 : 2;
+        }
+    }
+    if (out->kv_heads == 0)
+        out->kv_heads = out->heads;
+    out->head_dim = get_int(r, "head_dim kv_channels", &found);
+    if (!found && out->heads > 0)
+        out->head_dim = out->hidden / out->heads;
+    out->ffn = get_int(r, "intermediate_size n_inner ffn_dim ffn_hidden_size", &found);
+    if (!found && (fam->id == FAM_GPT2 || fam->id == FAM_FALCON || fam->id == FAM_GPT_NEOX))
+        out->ffn = 4 * out->hidden;
+    out->max_context = get_int(r, "max_position_embeddings n_positions max_sequence_length seq_length n_ctx", NULL);
+    out->tied_embeddings = get_bool(r, "tie_word_embeddings", fam->tied_default);
+    read_rope(r, out);
+    return GP_OK;
+}
+
+/* Biases (attention_bias, bias, mlp_bias over the family's defaults); learned positions. */
+static void read_biases(reader *r, const family *fam, gp_model *out)
+{
+    int bias_all = get_bool(r, "bias", -1);
+    int attn_bias = get_bool(r, "attention_bias", -1);
+    out->qkv_bias = fam->qkv_bias;
+    out->o_bias = fam->o_bias;
+    out->mlp_bias = fam->mlp_bias;
+    if (fam->id == FAM_FALCON && bias_all >= 0)
+        out->qkv_bias = out->o_bias = out->mlp_bias = bias_all;
+    if (attn_bias >= 0 && fam->id != FAM_QWEN2 && fam->id != FAM_QWEN2_MOE) {
+        out->qkv_bias = out->o_bias = attn_bias;
+    }
+    out->mlp_bias = get_bool(r, "mlp_bias", out->mlp_bias);
+    if (fam->id == FAM_GPT2 || fam->id == FAM_OPT) {
+        int found;
+        out->learned_pos = out->max_context + (fam->id == FAM_OPT ? 2 : 0); /* OPT offsets by 2 */
+        int64_t proj = get_int(r, "word_embed_proj_dim", &found);
+        if (found && proj != out->hidden)
+            gpi_note(out->notes, sizeof out->notes,
+                     "word_embed_proj_dim (%lld) differs from hidden_size: the projection layers are not counted",
+                     (long long)proj);
+    }
+}
+
+/* Dense layers of a MoE model: DeepSeek's first_k_dense_replace / moe_layer_freq, Qwen-MoE's
+ * decoder_sparse_step / mlp_only_layers. */
+static void read_dense_layers(reader *r, const family *fam, gp_model *out)
+{
+    int found;
+    if (fam->id == FAM_DEEPSEEK) {
+        int64_t first_dense = get_int(r, "first_k_dense_replace", NULL);
+        int64_t freq = get_int(r, "moe_layer_freq", &found);
+        if (!found || freq < 1)
+            freq = 1;
+        int64_t moe = 0;
+        for (int64_t i = first_dense; i < out->layers; i++)
+            if (i % freq == 0)
+                moe++;
+        out->dense_layers = out->layers - moe;
+        const char *topk = get_str(r, "topk_method");
+        out->router_score_bias = topk && strcmp(topk, "noaux_tc") == 0;
+        out->mtp_layers = get_int(r, "num_nextn_predict_layers", NULL);
+    } else if (fam->id == FAM_QWEN2_MOE || fam->id == FAM_QWEN3_MOE) {
+        int64_t step = get_int(r, "decoder_sparse_step", &found);
+        if (!found || step < 1)
+            step = 1;
+        json_t *only = lookup(r, "mlp_only_layers");
+        int64_t moe = 0;
+        for (int64_t i = 0; i < out->layers; i++) {
+            int dense = 0;
+            size_t k;
+            json_t *v;
+            json_array_foreach(only, k, v)
+                if (json_is_integer(v) && json_integer_value(v) == i)
+                    dense = 1;
+            if (!dense && (i + 1) % step == 0)
+                moe++;
+        }
+        out->dense_layers = out->layers - moe;
+    }
+}
+
+/* Mixture of experts: counts, widths, shared experts, dense layers, gpt-oss's biases. */
+static void read_moe(reader *r, const family *fam, gp_model *out)
+{
+    out->experts = get_int(r, "num_local_experts n_routed_experts num_experts moe_num_experts", NULL);
+    if (out->experts <= 0)
+        return;
+    int found;
+    out->experts_active = get_int(r, "num_experts_per_tok experts_per_token moe_top_k top_k", NULL);
+    out->moe_ffn = get_int(r, "moe_intermediate_size", &found);
+    if (!found) /* Mixtral and gpt-oss: intermediate_size is the expert's width */
+        out->moe_ffn = out->ffn;
+    out->shared_experts = get_int(r, "n_shared_experts num_shared_experts", NULL);
+    int64_t shared_ffn = get_int(r, "shared_expert_intermediate_size", &found);
+    if (found && shared_ffn > 0) {
+        out->shared_experts = out->shared_experts ? out->shared_experts : 1;
+        out->shared_expert_ffn = shared_ffn;
+        out->shared_expert_gate = fam->id == FAM_QWEN2_MOE;
+    }
+    read_dense_layers(r, fam, out);
+    if (fam->id == FAM_GPT_OSS) {
+        out->expert_bias = 1;
+        out->router_bias = 1;
+        out->attn_sinks = 1;
+    }
+}
+
+/* Multi-head latent attention (DeepSeek-V2/V3). */
+static void read_mla(reader *r, gp_model *out)
+{
+    out->kv_lora_rank = get_int(r, "kv_lora_rank", NULL);
+    if (out->kv_lora_rank <= 0)
+        return;
+    out->q_lora_rank = get_int(r, "q_lora_rank", NULL);
+    out->qk_nope_head_dim = get_int(r, "qk_nope_head_dim", NULL);
+    out->qk_rope_head_dim = get_int(r, "qk_rope_head_dim", NULL);
+    out->v_head_dim = get_int(r, "v_head_dim", NULL);
+    out->head_dim = out->qk_nope_head_dim + out->qk_rope_head_dim;
+    out->kv_heads = out->heads;
+}
+
+/* Sliding-window attention: layer_types if present, else the family's rule. */
+static void read_window(reader *r, const family *fam, gp_model *out)
+{
+    int64_t window = get_int(r, "sliding_window", NULL);
+    if (window <= 0)
+        return;
+    int64_t sliding = count_layer_types(r, "sliding_attention");
+    if (sliding < 0) {
+        int found;
+        switch (fam->id) {
+        case FAM_GEMMA2: sliding = (out->layers + 1) / 2; break; /* even layers: 0, 2, ... */
+        case FAM_GPT_OSS: sliding = (out->layers + 1) / 2; break; /* alternating, from layer 0 */
+        case FAM_GEMMA3: {
+            int64_t pattern = get_int(r, "sliding_window_pattern", &found);
+            if (!found || pattern < 1)
+                pattern = 6; /* Gemma 3 report: 5 local layers per global one */
+            sliding = out->layers - out->layers / pattern;
+            break;
+        }
+        case FAM_QWEN2: case FAM_QWEN2_MOE: case FAM_QWEN3: case FAM_QWEN3_MOE:
+            if (get_bool(r, "use_sliding_window", 0)) {
+                int64_t from = get_int(r, "max_window_layers", NULL);
+                sliding = from < out->layers ? out->layers - from : 0;
+            } else
+                sliding = 0;
+            break;
+        default: sliding = out->layers; break; /* Mistral, Phi-3: every layer */
+        }
+    }
+    if (sliding > 0) {
+        out->sliding_window = window;
+        out->sliding_layers = sliding;
+    }
+}
+
+/* Storage: torch_dtype (or dtype) and quantization_config. */
+static void read_storage(reader *r, gp_model *out)
+{
+    const char *dt = get_str(r, "torch_dtype");
+    if (!dt)
+        dt = get_str(r, "dtype");
+    if (dt) {
+        gp_dtype t = gp_dtype_parse(dt);
+        if (t != GP_DTYPE_UNKNOWN)
+            out->dtype = t;
+    }
+    read_quantization(r, out);
+}
+
 static gp_status read_config(json_t *root, const char *name, gp_model *out, gp_error *err,
                              json_t **defaults)
 {
@@ -250,210 +488,19 @@ static gp_status read_config(json_t *root, const char *name, gp_model *out, gp_e
         return gpi_fail(err, GP_EPARSE, "%s: a config.json must be a JSON object", name);
     }
     reader r = {root, root, NULL, name, err, GP_OK};
-    /* Multimodal wrappers keep the language model in text_config. */
-    json_t *text = json_object_get(root, "text_config");
-    if (json_is_object(text) && (!json_object_get(root, "hidden_size") ||
-                                 json_object_get(text, "hidden_size"))) {
-        r.obj = text;
-        gpi_note(out->notes, sizeof out->notes,
-                 "read the language model from text_config; vision/audio towers are not counted");
-    }
-    const char *mt = json_string_value(json_object_get(r.obj, "model_type"));
-    if (!mt)
-        mt = json_string_value(json_object_get(root, "model_type"));
-    const family *fam = find_family(mt);
-    if (!fam) {
-        fam = &generic_family;
-        gpi_note(out->notes, sizeof out->notes,
-                 "model_type '%s' is not a known family: read with the standard fields as a "
-                 "Llama-like decoder (gated MLP, RMSNorm); check the counts",
-                 mt ? mt : "(none)");
-    }
-    gpi_strlcpy(out->model_type, mt ? mt : "unknown", sizeof out->model_type);
-    if (fam->defaults)
-        r.defaults = *defaults = json_loads(fam->defaults, 0, NULL);
-    out->origin = GP_ORIGIN_HF_CONFIG;
-    out->mlp = fam->mlp;
-    out->norm = fam->norm;
-    out->norms_per_layer = fam->norms_per_layer;
-    out->qk_norm = fam->qk_norm;
-
-    int found;
-    out->layers = get_int(&r, "num_hidden_layers n_layer num_layers n_layers", &found);
-    if (!found && r.status == GP_OK) {
-        gpi_error_set_path(err, name);
-        gpi_error_set_field(err, "num_hidden_layers");
-        return gpi_fail(err, GP_EINVAL, "%s: no layer count (num_hidden_layers)", name);
-    }
-    out->hidden = get_int(&r, "hidden_size n_embd d_model dim", &found);
-    if (!found && r.status == GP_OK) {
-        gpi_error_set_path(err, name);
-        gpi_error_set_field(err, "hidden_size");
-        return gpi_fail(err, GP_EINVAL, "%s: no model width (hidden_size)", name);
-    }
-    out->heads = get_int(&r, "num_attention_heads n_head num_heads n_heads", &found);
-    if (!found && r.status == GP_OK) {
-        gpi_error_set_path(err, name);
-        gpi_error_set_field(err, "num_attention_heads");
-        return gpi_fail(err, GP_EINVAL, "%s: no attention head count (num_attention_heads)", name);
-    }
-    out->vocab = get_int(&r, "vocab_size padded_vocab_size", &found);
-    if (!found && r.status == GP_OK) {
-        gpi_error_set_path(err, name);
-        gpi_error_set_field(err, "vocab_size");
-        return gpi_fail(err, GP_EINVAL, "%s: no vocabulary size (vocab_size)", name);
-    }
-    out->kv_heads = get_int(&r, "num_key_value_heads num_kv_heads n_head_kv multi_query_group_num", &found);
-    if (fam->id == FAM_FALCON) {
-        if (!get_bool(&r, "new_decoder_architecture", 0)) {
-            out->kv_heads = get_bool(&r, "multi_query", 1) ? 1 : out->heads;
-            out->norms_per_layer = get_bool(&r, "parallel_attn", 1) ? 1 : 2;
-        } else {
-            int64_t nln = get_int(&r, "num_ln_in_parallel_attn", &found);
-            out->norms_per_layer = found && nln == 1 ? 1 : 2;
-        }
-    }
-    if (out->kv_heads == 0)
-        out->kv_heads = out->heads;
-    out->head_dim = get_int(&r, "head_dim kv_channels", &found);
-    if (!found && out->heads > 0)
-        out->head_dim = out->hidden / out->heads;
-    out->ffn = get_int(&r, "intermediate_size n_inner ffn_dim ffn_hidden_size", &found);
-    if (!found && (fam->id == FAM_GPT2 || fam->id == FAM_FALCON || fam->id == FAM_GPT_NEOX))
-        out->ffn = 4 * out->hidden;
-    out->max_context = get_int(&r, "max_position_embeddings n_positions max_sequence_length seq_length n_ctx", NULL);
-    out->tied_embeddings = get_bool(&r, "tie_word_embeddings", fam->tied_default);
-    read_rope(&r, out);
-
-    /* biases */
-    int bias_all = get_bool(&r, "bias", -1);
-    int attn_bias = get_bool(&r, "attention_bias", -1);
-    out->qkv_bias = fam->qkv_bias;
-    out->o_bias = fam->o_bias;
-    out->mlp_bias = fam->mlp_bias;
-    if (fam->id == FAM_FALCON && bias_all >= 0)
-        out->qkv_bias = out->o_bias = out->mlp_bias = bias_all;
-    if (attn_bias >= 0 && fam->id != FAM_QWEN2 && fam->id != FAM_QWEN2_MOE) {
-        out->qkv_bias = out->o_bias = attn_bias;
-    }
-    out->mlp_bias = get_bool(&r, "mlp_bias", out->mlp_bias);
-    if (fam->id == FAM_GPT2 || fam->id == FAM_OPT) {
-        out->learned_pos = out->max_context + (fam->id == FAM_OPT ? 2 : 0); /* OPT offsets by 2 */
-        int64_t proj = get_int(&r, "word_embed_proj_dim", &found);
-        if (found && proj != out->hidden)
-            gpi_note(out->notes, sizeof out->notes,
-                     "word_embed_proj_dim (%lld) differs from hidden_size: the projection layers are not counted",
-                     (long long)proj);
-    }
-
-    /* mixture of experts */
-    out->experts = get_int(&r, "num_local_experts n_routed_experts num_experts moe_num_experts", NULL);
-    if (out->experts > 0) {
-        out->experts_active = get_int(&r, "num_experts_per_tok experts_per_token moe_top_k top_k", NULL);
-        out->moe_ffn = get_int(&r, "moe_intermediate_size", &found);
-        if (!found) /* Mixtral and gpt-oss: intermediate_size is the expert's width */
-            out->moe_ffn = out->ffn;
-        out->shared_experts = get_int(&r, "n_shared_experts num_shared_experts", NULL);
-        int64_t shared_ffn = get_int(&r, "shared_expert_intermediate_size", &found);
-        if (found && shared_ffn > 0) {
-            out->shared_experts = out->shared_experts ? out->shared_experts : 1;
-            out->shared_expert_ffn = shared_ffn;
-            out->shared_expert_gate = fam->id == FAM_QWEN2_MOE;
-        }
-        if (fam->id == FAM_DEEPSEEK) {
-            int64_t first_dense = get_int(&r, "first_k_dense_replace", NULL);
-            int64_t freq = get_int(&r, "moe_layer_freq", &found);
-            if (!found || freq < 1)
-                freq = 1;
-            int64_t moe = 0;
-            for (int64_t i = first_dense; i < out->layers; i++)
-                if (i % freq == 0)
-                    moe++;
-            out->dense_layers = out->layers - moe;
-            const char *topk = get_str(&r, "topk_method");
-            out->router_score_bias = topk && strcmp(topk, "noaux_tc") == 0;
-            out->mtp_layers = get_int(&r, "num_nextn_predict_layers", NULL);
-        } else if (fam->id == FAM_QWEN2_MOE || fam->id == FAM_QWEN3_MOE) {
-            int64_t step = get_int(&r, "decoder_sparse_step", &found);
-            if (!found || step < 1)
-                step = 1;
-            json_t *only = lookup(&r, "mlp_only_layers");
-            int64_t moe = 0;
-            for (int64_t i = 0; i < out->layers; i++) {
-                int dense = 0;
-                size_t k;
-                json_t *v;
-                json_array_foreach(only, k, v)
-                    if (json_is_integer(v) && json_integer_value(v) == i)
-                        dense = 1;
-                if (!dense && (i + 1) % step == 0)
-                    moe++;
-            }
-            out->dense_layers = out->layers - moe;
-        }
-        if (fam->id == FAM_GPT_OSS) {
-            out->expert_bias = 1;
-            out->router_bias = 1;
-            out->attn_sinks = 1;
-        }
-    }
-
-    /* multi-head latent attention */
-    out->kv_lora_rank = get_int(&r, "kv_lora_rank", NULL);
-    if (out->kv_lora_rank > 0) {
-        out->q_lora_rank = get_int(&r, "q_lora_rank", NULL);
-        out->qk_nope_head_dim = get_int(&r, "qk_nope_head_dim", NULL);
-        out->qk_rope_head_dim = get_int(&r, "qk_rope_head_dim", NULL);
-        out->v_head_dim = get_int(&r, "v_head_dim", NULL);
-        out->head_dim = out->qk_nope_head_dim + out->qk_rope_head_dim;
-        out->kv_heads = out->heads;
-    }
-
-    /* sliding-window attention */
-    int64_t window = get_int(&r, "sliding_window", NULL);
-    if (window > 0) {
-        int64_t sliding = count_layer_types(&r, "sliding_attention");
-        if (sliding < 0) {
-            switch (fam->id) {
-            case FAM_GEMMA2: sliding = (out->layers + 1) / 2; break; /* even layers: 0, 2, ... */
-            case FAM_GPT_OSS: sliding = (out->layers + 1) / 2; break; /* alternating, from layer 0 */
-            case FAM_GEMMA3: {
-                int64_t pattern = get_int(&r, "sliding_window_pattern", &found);
-                if (!found || pattern < 1)
-                    pattern = 6; /* Gemma 3 report: 5 local layers per global one */
-                sliding = out->layers - out->layers / pattern;
-                break;
-            }
-            case FAM_QWEN2: case FAM_QWEN2_MOE: case FAM_QWEN3: case FAM_QWEN3_MOE:
-                if (get_bool(&r, "use_sliding_window", 0)) {
-                    int64_t from = get_int(&r, "max_window_layers", NULL);
-                    sliding = from < out->layers ? out->layers - from : 0;
-                } else
-                    sliding = 0;
-                break;
-            default: sliding = out->layers; break; /* Mistral, Phi-3: every layer */
-            }
-        }
-        if (sliding > 0) {
-            out->sliding_window = window;
-            out->sliding_layers = sliding;
-        }
-    }
-
-    /* storage */
-    const char *dt = get_str(&r, "torch_dtype");
-    if (!dt)
-        dt = get_str(&r, "dtype");
-    if (dt) {
-        gp_dtype t = gp_dtype_parse(dt);
-        if (t != GP_DTYPE_UNKNOWN)
-            out->dtype = t;
-    }
-    read_quantization(&r, out);
+    const family *fam = read_family(&r, out, defaults);
+    gp_status st = read_shape(&r, fam, out);
+    if (st != GP_OK)
+        return st;
+    read_biases(&r, fam, out);
+    read_moe(&r, fam, out);
+    read_mla(&r, out);
+    read_window(&r, fam, out);
+    read_storage(&r, out);
 
     if (r.status != GP_OK)
         return r.status;
-    gp_status st = gp_model_validate(out, err);
+    st = gp_model_validate(out, err);
     if (st) {
         gpi_error_set_path(err, name);
         if (err) {

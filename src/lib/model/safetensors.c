@@ -920,13 +920,14 @@ static int has_name(const name_list *l, const char *s)
 /* Append a missing file's name to the message list (the first few) and count it. */
 static void note_missing(char *list, size_t n, size_t *count, const char *name)
 {
+    size_t used = strlen(list);
     if ((*count)++ < 4) {
-        size_t used = strlen(list);
-        snprintf(list + used, n - used, "%s%s", used ? ", " : "", name);
-    } else if (*count == 5) {
-        size_t used = strlen(list);
-        snprintf(list + used, n - used, ", ...");
-    }
+        if (used)
+            gpi_strlcpy(list + used, ", ", n - used);
+        used = strlen(list);
+        gpi_strlcpy(list + used, name, n - used); /* a long name is cut: the message names a few */
+    } else if (*count == 5)
+        gpi_strlcpy(list + used, ", ...", n - used);
 }
 
 static gp_status check_shard_set(const char *dir, const name_list *shards, int has_index, gp_error *err)
@@ -1064,11 +1065,10 @@ static void reconcile(gp_model *m, const folder_ctx *c)
     }
 }
 
-gp_status gp_model_from_folder(const char *dir, gp_model *out, gp_error *err)
+/* The folder's config.json -> out; *dtype_given: whether the config names the weights' dtype. */
+static gp_status read_folder_config(const char *dir, gp_model *out, int *dtype_given,
+                                    gp_error *err)
 {
-    gp_error_clear(err);
-    if (!dir || !out)
-        return gpi_fail(err, GP_EINVAL, "gp_model_from_folder: no folder or no model");
     char path[ST_PATH_MAX];
     struct stat sb;
     if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
@@ -1086,9 +1086,13 @@ gp_status gp_model_from_folder(const char *dir, gp_model *out, gp_error *err)
     st = gp_model_from_hf_config_file(path, out, err);
     if (st)
         return st;
-    const int dtype_given = config_names_dtype(path);
+    *dtype_given = config_names_dtype(path);
+    return GP_OK;
+}
 
-    /* id: the folder's base name (trailing slashes ignored); source: the folder as given */
+/* id: the folder's base name (trailing slashes ignored); source: the folder as given */
+static void set_folder_identity(const char *dir, gp_model *out)
+{
     size_t dl = strlen(dir);
     while (dl > 1 && dir[dl - 1] == '/')
         dl--;
@@ -1103,8 +1107,75 @@ gp_status gp_model_from_folder(const char *dir, gp_model *out, gp_error *err)
     gpi_strlcpy(out->name, id, sizeof out->name);
     gpi_strlcpy(out->source, dir, sizeof out->source);
     out->origin = GP_ORIGIN_HF_FOLDER;
+}
+
+/* Scan every shard's header into out; with an index, a shard it names must exist. */
+static gp_status scan_shards(const char *dir, const name_list *shards, int has_index,
+                             folder_ctx *ctx, gp_model *out, gp_error *err)
+{
+    char path[ST_PATH_MAX];
+    struct stat sb;
+    scan_hook hook = {folder_on_tensor, ctx};
+    for (size_t i = 0; i < shards->n; i++) {
+        gp_status st = join_path(path, dir, shards->v[i], err);
+        if (st != GP_OK)
+            return st;
+        if (has_index && stat(path, &sb) != 0) {
+            gpi_error_set_path(err, path);
+            return gpi_fail(err, GP_ENOTFOUND,
+                            "%s/" ST_INDEX_NAME " names shard '%s', which is not in the folder",
+                            dir, shards->v[i]);
+        }
+        ctx->shard = shards->v[i];
+        if ((st = scan_file(path, out, &hook, err)) != GP_OK)
+            return st;
+    }
+    return GP_OK;
+}
+
+/* Notes on where the shards and the index disagree, and on tensors met twice. */
+static void note_shard_mismatches(const folder_ctx *ctx, gp_model *out)
+{
+    if (ctx->weight_map) {
+        int64_t missing = 0;
+        const char *first_missing = NULL, *k;
+        json_t *v;
+        json_object_foreach(ctx->weight_map, k, v)
+            if (!json_object_get(ctx->seen, k) && !missing++)
+                first_missing = k;
+        if (missing)
+            gpi_note(out->notes, sizeof out->notes,
+                     "the index lists %lld tensors that no shard holds (first: '%.80s')",
+                     (long long)missing, first_missing);
+        if (ctx->unlisted)
+            gpi_note(out->notes, sizeof out->notes,
+                     "%lld tensors in the shards are not in the index (first: '%.80s')",
+                     (long long)ctx->unlisted, ctx->first_unlisted ? ctx->first_unlisted : "");
+        if (ctx->misplaced)
+            gpi_note(out->notes, sizeof out->notes,
+                     "%lld tensors are in another shard than the index says",
+                     (long long)ctx->misplaced);
+    }
+    if (ctx->duplicates)
+        gpi_note(out->notes, sizeof out->notes,
+                 "%lld tensors appear in more than one shard and are counted each time",
+                 (long long)ctx->duplicates);
+}
+
+gp_status gp_model_from_folder(const char *dir, gp_model *out, gp_error *err)
+{
+    gp_error_clear(err);
+    if (!dir || !out)
+        return gpi_fail(err, GP_EINVAL, "gp_model_from_folder: no folder or no model");
+    int dtype_given = 0;
+    gp_status st = read_folder_config(dir, out, &dtype_given, err);
+    if (st)
+        return st;
+    set_folder_identity(dir, out);
 
     /* the shards: named by the index if there is one, else every *.safetensors */
+    char path[ST_PATH_MAX];
+    struct stat sb;
     name_list shards = {0};
     json_t *index = NULL;
     if ((st = join_path(path, dir, ST_INDEX_NAME, err)) != GP_OK)
@@ -1123,63 +1194,22 @@ gp_status gp_model_from_folder(const char *dir, gp_model *out, gp_error *err)
     ctx.m = out;
     ctx.weight_map = index ? json_object_get(index, "weight_map") : NULL;
     ctx.seen = json_object();
-    scan_hook hook = {folder_on_tensor, &ctx};
-    if (!ctx.seen) {
+    if (!ctx.seen)
         st = gpi_fail(err, GP_ENOMEM, "%s: out of memory", dir);
-        goto done;
-    }
-    for (size_t i = 0; i < shards.n; i++) {
-        if ((st = join_path(path, dir, shards.v[i], err)) != GP_OK)
-            goto done;
-        if (has_index && stat(path, &sb) != 0) {
-            gpi_error_set_path(err, path);
-            st = gpi_fail(err, GP_ENOTFOUND,
-                          "%s/" ST_INDEX_NAME " names shard '%s', which is not in the folder",
-                          dir, shards.v[i]);
-            goto done;
-        }
-        ctx.shard = shards.v[i];
-        if ((st = scan_file(path, out, &hook, err)) != GP_OK)
-            goto done;
-    }
-
-    if (shards.n == 0) {
+    else
+        st = scan_shards(dir, &shards, has_index, &ctx, out, err);
+    if (st == GP_OK && shards.n == 0) {
         gpi_note(out->notes, sizeof out->notes,
                  "no safetensors shards in the folder: counts come from config.json alone");
-        goto done;
+    } else if (st == GP_OK) {
+        note_shard_mismatches(&ctx, out);
+        if (!dtype_given) {
+            gp_dtype t = dominant_float(out);
+            if (t != GP_DTYPE_UNKNOWN)
+                out->dtype = t;
+        }
+        reconcile(out, &ctx);
     }
-    if (ctx.weight_map) {
-        int64_t missing = 0;
-        const char *first_missing = NULL, *k;
-        json_t *v;
-        json_object_foreach(ctx.weight_map, k, v)
-            if (!json_object_get(ctx.seen, k) && !missing++)
-                first_missing = k;
-        if (missing)
-            gpi_note(out->notes, sizeof out->notes,
-                     "the index lists %lld tensors that no shard holds (first: '%.80s')",
-                     (long long)missing, first_missing);
-        if (ctx.unlisted)
-            gpi_note(out->notes, sizeof out->notes,
-                     "%lld tensors in the shards are not in the index (first: '%.80s')",
-                     (long long)ctx.unlisted, ctx.first_unlisted ? ctx.first_unlisted : "");
-        if (ctx.misplaced)
-            gpi_note(out->notes, sizeof out->notes,
-                     "%lld tensors are in another shard than the index says",
-                     (long long)ctx.misplaced);
-    }
-    if (ctx.duplicates)
-        gpi_note(out->notes, sizeof out->notes,
-                 "%lld tensors appear in more than one shard and are counted each time",
-                 (long long)ctx.duplicates);
-    if (!dtype_given) {
-        gp_dtype t = dominant_float(out);
-        if (t != GP_DTYPE_UNKNOWN)
-            out->dtype = t;
-    }
-    reconcile(out, &ctx);
-
-done:
     json_decref(ctx.seen);
     json_decref(index);
     names_free(&shards);

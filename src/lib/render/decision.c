@@ -88,9 +88,12 @@ static void headline(const out *o, const gp_plan_result *res, const gp_plan_opti
         const char *a[3] = {n, rec->gpu, dep_name(o, &rec->deployment)};
         say(o, 0, MSG_RECOMMEND_TRAIN, a, 3);
     } else {
-        const char *a[4] = {n, rec->gpu, rec->deployment.kind == GP_DEPLOY_CLOUD ? dep_name(o, &rec->deployment) : sv, w};
+        char ns[16];
+        snprintf(ns, sizeof ns, "%d", rec->cost.servers); /* {4}: the adjective agrees with the servers */
+        const char *a[5] = {n, rec->gpu, rec->deployment.kind == GP_DEPLOY_CLOUD ? dep_name(o, &rec->deployment) : sv, w,
+                            ns};
         say(o, 0, rec->deployment.kind == GP_DEPLOY_OWNED ? MSG_RECOMMEND_OWNED
-                  : rec->deployment.kind == GP_DEPLOY_BAREMETAL ? MSG_RECOMMEND_BAREMETAL : MSG_RECOMMEND_CLOUD, a, 4);
+                  : rec->deployment.kind == GP_DEPLOY_BAREMETAL ? MSG_RECOMMEND_BAREMETAL : MSG_RECOMMEND_CLOUD, a, 5);
         char r[16], per[16], sp[16];
         snprintf(r, sizeof r, "%d", rec->replicas);
         snprintf(per, sizeof per, "%d", rec->layout.tp * rec->layout.pp);
@@ -180,8 +183,10 @@ static void buy(const out *o, const gp_plan_result *res, const gp_plan_option *r
     gpi_fmt_num(kw, sizeof kw, rec->cost.power_kw, 1, o->pt);
     gpi_fmt_num(grid, sizeof grid, rec->cost.power_kw * res->pue, 1, o->pt);
     gpi_fmt_num(pue, sizeof pue, res->pue, 2, o->pt);
-    const char *a[8] = {g, rec->gpu, sv, per, ru, kw, grid, pue};
-    say(o, 0, rec->deployment.kind == GP_DEPLOY_OWNED ? MSG_BUY_OWNED : MSG_BUY_RENTED, a, 8);
+    char ns[16];
+    snprintf(ns, sizeof ns, "%d", rec->cost.servers); /* {8}: words that agree with the servers */
+    const char *a[9] = {g, rec->gpu, sv, per, ru, kw, grid, pue, ns};
+    say(o, 0, rec->deployment.kind == GP_DEPLOY_OWNED ? MSG_BUY_OWNED : MSG_BUY_RENTED, a, 9);
 }
 
 static const char *pct(const out *o, char *buf, size_t n, double f)

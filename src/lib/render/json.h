@@ -19,6 +19,14 @@ json_t *gpi_json_fit(const gp_model *m, const gp_gpu *gpu, const gp_workload *w,
 json_t *gpi_json_serve(const gp_model *m, const gp_workload *w, const gp_scenario *sc, const gp_serve_answer *a);
 json_t *gpi_json_train(const gp_model *m, const gp_gpu *gpu, const gp_workload *w, const gp_scenario *sc,
                        const gp_train_answer *a);
+/* The plan's document (docs/cli.md "plan"): texts in pt-BR when pt_br; `question` replaces
+ * the question gpuplan words (NULL: gpi_plan_question). */
+json_t *gpi_json_plan(const gp_plan_request *req, const gp_plan_result *res, int pt_br, const char *question);
+/* The question a plan answers, in words ("Serve Llama-3.1-70B to 300 concurrent users ..."). */
+void gpi_plan_question(char *out, size_t n, const gp_plan_request *req, const gp_plan_result *res, int pt_br);
+/* A data rule's text and citation in the language asked. */
+const char *gpi_rule_text(const gp_rule *r, int pt_br);
+const char *gpi_rule_citation(const gp_rule *r, int pt_br);
 json_t *gpi_json_model(const gp_model *m, const gp_param_breakdown *p);
 json_t *gpi_json_gpu(const gp_gpu *g);
 #define GPI_SHOWN_DTYPES 7

@@ -15,15 +15,17 @@ typedef struct msg_row {
 
 static const msg_row table[MSG_COUNT] = {
     [MSG_BOARD_TITLE] = {"The decision", "A decisão"},
-    [MSG_RECOMMEND_OWNED] = {"Recommendation: {0} {1} GPUs in {2} you own {3}.",
-                             "Recomendação: {0} GPUs {1} em {2} próprios {3}."},
-    [MSG_RECOMMEND_BAREMETAL] = {"Recommendation: {0} {1} GPUs in {2} rented by the month (bare metal) {3}.",
-                                 "Recomendação: {0} GPUs {1} em {2} dedicados, em locação mensal (bare metal) {3}."},
-    [MSG_RECOMMEND_CLOUD] = {"Recommendation: {0} {1} GPUs rented by the hour in the cloud: {2}.",
-                             "Recomendação: {0} GPUs {1} em locação por hora na nuvem: {2}."},
-    [MSG_RECOMMEND_TRAIN] = {"Recommendation: train on {0} {1} GPUs, {2}.", "Recomendação: treinar em {0} GPUs {1}, {2}."},
-    [MSG_SETUP_SERVE] = {"Weights in {0}; {1} replicas of {2} GPU(s) each, {3} of them spare.",
-                         "Pesos em {0}; {1} réplicas de {2} GPU(s) cada, {3} de reserva."},
+    /* {k|one|other}: the form for argument k's count (messages.h) */
+    [MSG_RECOMMEND_OWNED] = {"Recommendation: {0} {1} {0|GPU|GPUs} in {2} you own {3}.",
+                             "Recomendação: {0} {0|GPU|GPUs} {1} em {2} {4|próprio|próprios} {3}."},
+    [MSG_RECOMMEND_BAREMETAL] = {"Recommendation: {0} {1} {0|GPU|GPUs} in {2} rented by the month (bare metal) {3}.",
+                                 "Recomendação: {0} {0|GPU|GPUs} {1} em {2} {4|dedicado|dedicados}, em locação mensal (bare metal) {3}."},
+    [MSG_RECOMMEND_CLOUD] = {"Recommendation: {0} {1} {0|GPU|GPUs} rented by the hour in the cloud: {2}.",
+                             "Recomendação: {0} {0|GPU|GPUs} {1} em locação por hora na nuvem: {2}."},
+    [MSG_RECOMMEND_TRAIN] = {"Recommendation: train on {0} {1} {0|GPU|GPUs}, {2}.",
+                             "Recomendação: treinar em {0} {0|GPU|GPUs} {1}, {2}."},
+    [MSG_SETUP_SERVE] = {"Weights in {0}; {1} {1|replica|replicas} of {2} {2|GPU|GPUs} each, {3} of them spare.",
+                         "Pesos em {0}; {1} {1|réplica|réplicas} de {2} {2|GPU|GPUs} cada, {3} de reserva."},
     [MSG_CAPEX] = {"Investment (CapEx): {0}, paid up front.", "Investimento inicial (CapEx): {0}, pago no início."},
     [MSG_NO_CAPEX] = {"Investment (CapEx): none; nothing is bought.",
                       "Investimento inicial (CapEx): nenhum; nada é comprado."},
@@ -48,10 +50,10 @@ static const msg_row table[MSG_COUNT] = {
     [MSG_BREAK_EVEN_NEVER] = {" Owning does not pay back against it within {1} months.",
                               " A compra não se paga frente a ela em {1} meses."},
     [MSG_BUY_TITLE] = {"What to buy or rent", "O que comprar ou alugar"},
-    [MSG_BUY_OWNED] = {"{0} x {1} in {2} ({3} GPUs per server): {4} rack units, {5} kW of IT load ({6} kW from the grid with the facility's PUE of {7}).",
-                       "{0} x {1} em {2} ({3} GPUs por servidor): {4} unidades de rack (U), {5} kW de carga de TI ({6} kW da rede com o PUE de {7} do datacenter)."},
-    [MSG_BUY_RENTED] = {"{0} x {1} in {2} rented ({3} GPUs per server); they draw {5} kW, inside the rent.",
-                        "{0} x {1} em {2} alugados ({3} GPUs por servidor); consomem {5} kW, já incluídos na locação."},
+    [MSG_BUY_OWNED] = {"{0} x {1} in {2} ({3} {3|GPU|GPUs} per server): {4} rack {4|unit|units}, {5} kW of IT load ({6} kW from the grid with the facility's PUE of {7}).",
+                       "{0} x {1} em {2} ({3} {3|GPU|GPUs} por servidor): {4} {4|unidade|unidades} de rack (U), {5} kW de carga de TI ({6} kW da rede com o PUE de {7} do datacenter)."},
+    [MSG_BUY_RENTED] = {"{0} x {1} in {2} rented ({3} {3|GPU|GPUs} per server); {8|it draws|they draw} {5} kW, inside the rent.",
+                        "{0} x {1} em {2} {8|alugado|alugados} ({3} {3|GPU|GPUs} por servidor); {8|consome|consomem} {5} kW, já incluídos na locação."},
     [MSG_RISKS_TITLE] = {"Risks, with their size", "Riscos e seu tamanho"},
     [MSG_RISK_FX] = {"Exchange rate: if the real loses {0} against the dollar, the recommendation costs {1} more and the runner-up {2} more (GPUs, rent and colocation are priced in dollars).",
                      "Câmbio: se o real perder {0} frente ao dólar, a recomendação custa {1} a mais e a segunda colocada {2} a mais (GPUs, locação e colocation têm preço em dólar)."},
@@ -78,7 +80,13 @@ static const msg_row table[MSG_COUNT] = {
     [MSG_POLICY_SPARE] = {"costs {0}: the spare replica", "custa {0}: a réplica de reserva"},
     [MSG_POLICY_ALL] = {"Without any data rule the cheapest option would be {0}, {1}, at {2}: all the rules together cost {3}.",
                         "Sem nenhuma regra de dados, a opção mais barata seria {0}, {1}, por {2}: todas as regras juntas custam {3}."},
-    [MSG_REDUNDANCY] = {"Redundancy: {0} spare replica(s). {1}", "Redundância: {0} réplica(s) de reserva. {1}"},
+    [MSG_REDUNDANCY] = {"Redundancy: {0} spare {0|replica|replicas}. {1}",
+                        "Redundância: {0} {0|réplica|réplicas} de reserva. {1}"},
+    [MSG_N_GPUS] = {"{0} {0|GPU|GPUs}", "{0} {0|GPU|GPUs}"},
+    [MSG_SETUP_SHORT] = {"{0} x TP{1} ({2} {2|spare|spares})", "{0} x TP{1} ({2} {2|reserva|reservas})"},
+    [MSG_RELIABILITY_SERVE] = {"{0} {0|replica|replicas} + {1} {1|spare|spares}; availability {2}",
+                               "{0} {0|réplica|réplicas} + {1} {1|reserva|reservas}; disponibilidade {2}"},
+    [MSG_PROFILE_LINE] = {"{0} (--compliance {1})", "{0} (--compliance {1})"},
     [MSG_APPENDIX] = {"Appendix: options the data rules exclude", "Apêndice: opções excluídas pelas regras de dados"},
     [MSG_COUNTRY_BR] = {"in Brazil", "no Brasil"},
     [MSG_COUNTRY_US] = {"in the United States", "nos Estados Unidos"},
@@ -127,8 +135,8 @@ static const msg_row table[MSG_COUNT] = {
     [MSG_FIT_TXT_NOT_FITS] = {"does NOT fit", "NÃO cabe"},
     [MSG_FIT_TXT_ON_SETUP] = {"On that setup: up to {0} concurrent {1}-token sequences, or one sequence of up to {2} tokens.",
                               "Nessa configuração: até {0} sequências simultâneas de {1} tokens, ou uma sequência de até {2} tokens."},
-    [MSG_FIT_TXT_HEAD_INFER] = {"{0} on {1}: inference, {2} x {3}-token sequences, weights {4}",
-                                "{0} em {1}: inferência, {2} sequência(s) de {3} tokens, pesos {4}"},
+    [MSG_FIT_TXT_HEAD_INFER] = {"{0} on {1}: inference, {2} x {3}-token {2|sequence|sequences}, weights {4}",
+                                "{0} em {1}: inferência, {2} {2|sequência|sequências} de {3} tokens, pesos {4}"},
     [MSG_FIT_TXT_HEAD_TRAIN] = {"{0} on {1}: {2}, {3}-token sequences, micro-batch {4}, {5}, weights {6}",
                                 "{0} em {1}: {2}, sequências de {3} tokens, micro-lote {4}, {5}, pesos {6}"},
     [MSG_FIT_TXT_WEIGHTS] = {"weights", "pesos"},
@@ -138,6 +146,44 @@ static const msg_row table[MSG_COUNT] = {
     [MSG_FIT_TXT_OPT] = {"optimizer", "otimizador"},
     [MSG_FIT_TXT_OVERHEAD] = {"overhead", "sobrecarga"},
     [MSG_FIT_TXT_CAPACITY] = {"capacity", "capacidade"},
+    /* serve's reasons (serving/capacity.c); layouts and GPU ids stay as they are */
+    [MSG_SERVE_SPANS] = {"a replica spans {0} nodes ({1}, {2} GPUs): no layout inside one {3} node holds the model with room for a request{4}; the layers cross the network between nodes",
+                         "uma réplica ocupa {0} nós ({1}, {2} GPUs): nenhuma divisão dentro de um nó de {3} comporta o modelo com espaço para uma requisição{4}; as camadas cruzam a rede entre os nós"},
+    [MSG_SERVE_ONE_NODE_BEATS] = {"one node per replica ({0}) beats spanning nodes ({1}: {2} GPUs, ${3}/h against {4}, ${5}/h): model parallelism wants NVLink, and over the network its collectives cost more",
+                                  "um nó por réplica ({0}) vence ocupar vários nós ({1}: {2} GPUs, US$ {3}/h contra {4}, US$ {5}/h): o paralelismo de modelo pede NVLink, e pela rede suas operações coletivas custam mais"},
+    [MSG_SERVE_ONE_NODE_HOLDS] = {"one node per replica: {0} holds the model inside one {1} node, so no layout spans nodes (model parallelism wants NVLink; over the network its collectives cost more and add nothing here)",
+                                  "um nó por réplica: {0} comporta o modelo dentro de um nó de {1}, então nenhuma divisão ocupa vários nós (o paralelismo de modelo pede NVLink; pela rede suas operações coletivas custam mais e nada acrescentam aqui)"},
+    [MSG_SERVE_SPAN_CHEAPER] = {"{0} over {1} nodes is cheaper than one node per replica ({2}: {3} GPUs, ${4}/h)",
+                                "{0} em {1} nós custa menos que um nó por réplica ({2}: {3} GPUs, US$ {4}/h)"},
+    [MSG_SERVE_EP_BEATS] = {"expert parallelism ({0}) beats tensor parallelism alone for the MoE layers ({1}: {2} GPUs, ${3}/h): whole experts per GPU read fewer weights per token and attention DP keeps one KV pool per rank",
+                            "o paralelismo de especialistas ({0}) vence o paralelismo de tensor sozinho nas camadas MoE ({1}: {2} GPUs, US$ {3}/h): especialistas inteiros por GPU leem menos pesos por token e o DP de atenção mantém um pool de KV por rank"},
+    [MSG_SERVE_TP_BEATS] = {"tensor parallelism ({0}) beats expert parallelism here ({1}: {2} GPUs, ${3}/h): at this load the all-to-all per MoE layer and the expert imbalance cost more than they save",
+                            "o paralelismo de tensor ({0}) vence aqui o paralelismo de especialistas ({1}: {2} GPUs, US$ {3}/h): com esta carga, o all-to-all de cada camada MoE e o desequilíbrio entre especialistas custam mais do que economizam"},
+    [MSG_SERVE_ONE_GPU] = {"one {0} meets the targets: p99 TTFT {1} s, p99 TPOT {2} ms",
+                           "uma {0} atinge as metas: TTFT p99 de {1} s, TPOT p99 de {2} ms"},
+    [MSG_SERVE_NOT_FIT] = {"the model does not fit one {0}: {1}", "o modelo não cabe em uma {0}: {1}"},
+    [MSG_SERVE_LATENCY] = {"{0} is needed for latency: {1}", "{0} é necessário pela latência: {1}"},
+    [MSG_SERVE_LATENCY_FEW] = {"{0} per replica for latency: {1} holds the model but meets p99 TPOT {2} ms only with few users per replica (one request alone: TPOT {3} ms), needing {4} GPUs (${5}/h) against {6} (${7}/h)",
+                               "{0} por réplica pela latência: {1} comporta o modelo, mas só atinge o TPOT p99 de {2} ms com poucos usuários por réplica (uma requisição sozinha: TPOT de {3} ms), e precisaria de {4} GPUs (US$ {5}/h) contra {6} (US$ {7}/h)"},
+    [MSG_SERVE_CONCURRENCY] = {"the load needs {0} serving replicas: with {1}, each replica's p99 TTFT is {2} s and p99 TPOT {3} ms (targets {4} s, {5} ms; a replica holds {6} concurrent {7}-token sequences in KV)",
+                               "a carga precisa de {0} réplicas servindo: com {1}, o TTFT p99 de cada réplica é {2} s e o TPOT p99 {3} ms (metas {4} s, {5} ms; uma réplica comporta {6} sequências simultâneas de {7} tokens no KV)"},
+    [MSG_SERVE_CONCURRENCY_N] = {"the load needs {0} serving replicas", "a carga precisa de {0} réplicas servindo"},
+    [MSG_SERVE_REDUNDANCY] = {"n+{0}: {0} {0|replica|replicas} more, so that with {0} down the other {1} still meet the targets",
+                              "n+{0}: {0} {0|réplica|réplicas} a mais, para que com {0} fora do ar as outras {1} ainda atinjam as metas"},
+    [MSG_SERVE_LARGER] = {"{0} at TP{1} ({2} per replica, {3} GPUs, ${4}/h) serves better than {5} at TP{6} ({7} per replica, {8} GPUs, ${9}/h): fewer, larger GPUs hold the weights and more KV with less tensor-parallel traffic",
+                          "{0} com TP{1} ({2} por réplica, {3} GPUs, US$ {4}/h) serve melhor que {5} com TP{6} ({7} por réplica, {8} GPUs, US$ {9}/h): menos GPUs, maiores, comportam os pesos e mais KV com menos tráfego de paralelismo de tensor"},
+    [MSG_SERVE_NO_SETUP] = {"no GPU type and layout up to {0} nodes per replica meets the targets{1}",
+                            "nenhum tipo de GPU e divisão de até {0} nós por réplica atinge as metas{1}"},
+    [MSG_SERVE_WHY_ERROR] = {"{0} {1}: {2}", "{0} {1}: {2}"},
+    [MSG_SERVE_WHY_KV] = {"{0} {1}: the KV cache holds {2} tokens, less than one {3}-token request",
+                          "{0} {1}: o cache KV comporta {2} tokens, menos que uma requisição de {3} tokens"},
+    [MSG_SERVE_WHY_ALONE] = {"{0} {1}: one request alone already takes TTFT {2} s and TPOT {3} ms (targets {4} s, {5} ms)",
+                             "{0} {1}: uma requisição sozinha já leva TTFT de {2} s e TPOT de {3} ms (metas {4} s, {5} ms)"},
+    [MSG_SERVE_WHY_REPLICAS] = {"{0} {1}: {2} replicas still miss the targets (p99 TTFT {3} s, TPOT {4} ms)",
+                                "{0} {1}: {2} réplicas ainda não atingem as metas (TTFT p99 de {3} s, TPOT de {4} ms)"},
+    [MSG_SERVE_WHY_PLAIN] = {"{0}", "{0}"}, /* a library message, in English */
+    [MSG_SERVE_WHY_NO_KV] = {"{0} {1}: weights {2} GB + activations {3} GB per GPU leave no room for the KV cache in {4} GB",
+                             "{0} {1}: pesos de {2} GB + ativações de {3} GB por GPU não deixam espaço para o cache KV em {4} GB"},
     [MSG_FIT_LARGER_ITEM] = {"{0} ({1} GB)", "{0} ({1} GB)"},
     [MSG_FIT_LARGER] = {"One larger GPU holds it alone: {0}. A single GPU needs no inter-GPU synchronization, so it is usually faster and simpler than several smaller ones.",
                         "Uma GPU maior comporta o modelo sozinha: {0}. Uma única GPU dispensa sincronização entre GPUs; costuma ser mais rápida e mais simples que várias menores."},
@@ -150,12 +196,35 @@ const char *gpi_msg(gpi_msg_id id, int pt_br)
     return pt_br ? table[id].pt : table[id].en;
 }
 
+/* "{k|one|other}" at p: the form for argument k's count (one: the argument is "1", as both
+ * languages write a count of one), copied to out; returns the characters of p used (0: not
+ * such a choice). */
+static size_t plural_choice(const char *p, const char *const *args, int nargs, char *out, size_t n, size_t *k)
+{
+    if (!(p[0] == '{' && p[1] >= '0' && p[1] <= '9' && p[2] == '|'))
+        return 0;
+    const char *one = p + 3, *bar = strchr(one, '|'), *end = bar ? strchr(bar + 1, '}') : NULL;
+    if (!bar || !end || memchr(one, '}', (size_t)(bar - one)))
+        return 0;
+    int i = p[1] - '0';
+    int singular = i < nargs && args[i] && !strcmp(args[i], "1");
+    const char *from = singular ? one : bar + 1, *to = singular ? bar : end;
+    for (; from < to && *k + 1 < n; from++)
+        out[(*k)++] = *from;
+    return (size_t)(end - p) + 1;
+}
+
 void gpi_msg_fill(char *out, size_t n, const char *tmpl, const char *const *args, int nargs)
 {
     size_t k = 0;
     if (!n)
         return;
     for (const char *p = tmpl; *p && k + 1 < n; p++) {
+        size_t used = plural_choice(p, args, nargs, out, n, &k);
+        if (used) {
+            p += used - 1;
+            continue;
+        }
         if (p[0] == '{' && p[1] >= '0' && p[1] <= '9' && p[2] == '}') {
             int i = p[1] - '0';
             const char *a = i < nargs && args[i] ? args[i] : "";
@@ -183,14 +252,31 @@ void gpi_buf_msg(gpi_buf *b, int pt_br, gpi_msg_id id, ...)
     gpi_buf_printf(b, "%s", s);
 }
 
+/* %g by locale: "0.125" / "0,125". */
+static const char *fmt_g(char *out, size_t n, double v, int digits, int pt_br)
+{
+    snprintf(out, n, "%.*g", digits, v);
+    for (char *p = out; pt_br && *p; p++)
+        if (*p == '.')
+            *p = ',';
+    return out;
+}
+
 void gpi_msg_args(char *out, size_t n, gpi_msg_id id, int pt_br, const gpi_msg_arg *args, int nargs)
 {
     char txt[10][128];
     const char *a[10];
     if (nargs > 10)
         nargs = 10;
-    for (int i = 0; i < nargs; i++)
-        a[i] = args[i].s ? args[i].s : gpi_fmt_num(txt[i], sizeof txt[i], args[i].v, args[i].decimals, pt_br);
+    for (int i = 0; i < nargs; i++) {
+        const gpi_msg_arg *x = &args[i];
+        if (x->s)
+            a[i] = pt_br && x->s_pt ? x->s_pt : x->s;
+        else if (x->decimals < 0)
+            a[i] = fmt_g(txt[i], sizeof txt[i], x->v, -x->decimals, pt_br);
+        else
+            a[i] = gpi_fmt_num(txt[i], sizeof txt[i], x->v, x->decimals, pt_br);
+    }
     gpi_msg_fill(out, n, gpi_msg(id, pt_br), a, nargs);
 }
 

@@ -1,8 +1,10 @@
 /*
- * report.c: a plan as text, JSON, Markdown or one self-contained HTML file (inline CSS and
- * SVG charts from svg.c; no scripts, fonts, images or links to fetch), in English or
- * Brazilian Portuguese. Renders into memory; the caller writes it where it wants.
+ * report.c: a plan as text, Markdown or one self-contained HTML file (inline CSS and SVG
+ * charts from svg.c; no scripts, fonts, images or links to fetch), in English or Brazilian
+ * Portuguese, from the plan's structs; its JSON is the one JSON writer's (json.c,
+ * gpi_json_plan). Renders into memory; the caller writes it where it wants.
  */
+#include "json.h"
 #include "messages.h"
 
 #include <math.h>
@@ -18,7 +20,7 @@ typedef struct words {
         *train_time, *monthly, *total, *per_mtok, *per_run, *break_even, *never, *rule, *citation, *notes,
         *launch, *disclaimer, *memory_chart, *cost_chart, *scaling_chart, *month_axis, *cost_axis, *gpus_axis,
         *tokens_axis, *bytes_axis, *capacity, *obligations, *reliability, *no_options, *upfront, *vs,
-        *replicas_word, *spares, *availability, *interruptions, *ckpt, *overhead, *egress, *charts, *why;
+        *availability, *interruptions, *ckpt, *overhead, *egress, *charts, *why;
     const char *components[6];
 } words;
 
@@ -31,7 +33,7 @@ static const words en = {
     "Disclaimer", "Memory per GPU by component", "Cumulative cost: renting vs owning",
     "Throughput vs GPU count", "month", "cumulative cost", "GPUs", "output tokens/s", "bytes per GPU",
     "device memory", "Obligations", "Reliability", "No option is allowed: every setup breaks a data rule or has no price.",
-    "upfront", "vs", "replicas", "spare", "availability", "expected interruptions", "checkpoint every",
+    "upfront", "vs", "availability", "expected interruptions", "checkpoint every",
     "failure overhead", "egress", "Charts", "Why",
     {"weights", "KV cache", "activations", "gradients", "optimizer", "overhead"},
 };
@@ -46,7 +48,7 @@ static const words pt = {
     "Vazão vs número de GPUs", "mês", "custo acumulado", "GPUs", "tokens de saída/s", "bytes por GPU",
     "memória do dispositivo", "Obrigações", "Confiabilidade",
     "Nenhuma opção permitida: toda configuração viola uma regra de dados ou não tem preço.",
-    "investimento inicial", "vs", "réplicas", "reserva", "disponibilidade", "interrupções esperadas",
+    "investimento inicial", "vs", "disponibilidade", "interrupções esperadas",
     "checkpoint a cada", "sobrecarga de falhas", "tráfego de saída", "Gráficos", "Motivo",
     {"pesos", "cache KV", "ativações", "gradientes", "otimizador", "sobrecarga"},
 };
@@ -58,36 +60,28 @@ static const char *dep_name_pt(const char *kind)
     return !strcmp(kind, "cloud") ? "nuvem" : !strcmp(kind, "baremetal") ? "bare metal dedicado" : "próprio";
 }
 
-static void question(char *out, size_t n, const gp_plan_request *req, const gp_plan_result *res, int pt_br)
-{
-    const char *model = req->model ? (req->model->name[0] ? req->model->name : req->model->id) : "?";
-    if (!res->serving) {
-        snprintf(out, n, pt_br ? "Treinar %s com %.3g tokens" : "Train %s on %.3g tokens", model, req->train.train_tokens);
-        return;
-    }
-    const gp_traffic *t = &req->traffic;
-    char load[96];
-    if (t->arrival == GP_ARRIVAL_CLOSED_LOOP)
-        snprintf(load, sizeof load, pt_br ? "%lld usuários simultâneos" : "%lld concurrent users", (long long)t->users);
-    else
-        snprintf(load, sizeof load, pt_br ? "%.3g requisições/s" : "%.3g requests/s", t->rate);
-    char ttft[64] = "", tpot[64] = "", v[32];
-    if (req->slo.ttft_s > 0)
-        snprintf(ttft, sizeof ttft, ", TTFT p99 <= %s s", gpi_fmt_num(v, sizeof v, req->slo.ttft_s, req->slo.ttft_s < 1 ? 2 : 1, pt_br));
-    if (req->slo.tpot_s > 0)
-        snprintf(tpot, sizeof tpot, ", TPOT p99 <= %s s", gpi_fmt_num(v, sizeof v, req->slo.tpot_s, 3, pt_br));
-    snprintf(out, n, pt_br ? "Servir %s a %s (%.0f + %.0f tokens)%s%s" : "Serve %s to %s (%.0f + %.0f tokens)%s%s", model,
-             load, t->prompt.mean, t->output.mean, ttft, tpot);
-}
 
-static const char *rule_text(const gp_rule *r, int pt_br) { return pt_br ? r->text_pt : r->text_en; }
-static const char *cite(const gp_rule *r, int pt_br) { return pt_br && r->citation_pt[0] ? r->citation_pt : r->citation; }
+
+/* A count in words from the message table: "1 GPU", "8 GPUs". */
+static const char *count_str(char *out, size_t n, gpi_msg_id id, int pt_br, int count)
+{
+    char c[16];
+    snprintf(c, sizeof c, "%d", count);
+    const char *a[1] = {c};
+    gpi_msg_fill(out, n, gpi_msg(id, pt_br), a, 1);
+    return out;
+}
 
 static void setup_str(char *out, size_t n, const gp_plan_option *o, int serving, const words *W)
 {
-    if (serving)
-        snprintf(out, n, "%d x TP%d (%d %s)", o->replicas, o->layout.tp, o->serve_rel.spares, W->spares);
-    else
+    if (serving) {
+        char r[16], tp[16], sp[16];
+        snprintf(r, sizeof r, "%d", o->replicas);
+        snprintf(tp, sizeof tp, "%d", o->layout.tp);
+        snprintf(sp, sizeof sp, "%d", o->serve_rel.spares);
+        const char *a[3] = {r, tp, sp};
+        gpi_msg_fill(out, n, gpi_msg(MSG_SETUP_SHORT, W == &pt), a, 3);
+    } else
         snprintf(out, n, "TP%d PP%d DP%d ZeRO-%d", o->layout.tp, o->layout.pp, o->layout.dp, o->layout.zero);
 }
 
@@ -100,172 +94,6 @@ static const char *break_even_str(char *out, size_t n, const gp_plan_option *o, 
     else
         snprintf(out, n, "%s (%s %s)", W->never, W->vs, o->break_even_vs);
     return out;
-}
-
-/* ---- JSON (interface.md "plan") -------------------------------------------------------- */
-
-static json_t *rule_json(const gp_rule *r, int pt_br)
-{
-    return json_pack("{ss ss ss ss ss}", "rule", r->id, "kind", gp_rule_kind_name(r->kind), "citation", cite(r, pt_br),
-                     "url", r->url, "text", rule_text(r, pt_br));
-}
-
-static json_t *option_json(const gp_plan_result *res, const gp_plan_option *o, int pt_br)
-{
-    const gp_deployment *d = &o->deployment;
-    json_t *hw = json_pack("{ss ss si s{ss ss ss ss sb sb}}", "gpu", o->gpu, "dtype", gp_dtype_name(o->dtype),
-                           "gpus_total", o->gpus_total, "deployment", "id", d->id, "name", d->name, "kind",
-                           gp_deploy_kind_name(d->kind), "country", d->country, "shared", d->shared, "audit_logging",
-                           d->audit_logging);
-    json_t *layout = json_pack("{si si si si si si si ss}", "tp", o->layout.tp, "pp", o->layout.pp, "dp", o->layout.dp,
-                               "cp", o->layout.cp, "ep", o->layout.ep, "replicas", o->replicas, "gpus_total",
-                               o->gpus_total, "recompute", gp_recompute_name(o->layout.recompute));
-    json_object_set_new(layout, "zero", json_integer(o->layout.zero));
-    const gp_memory *m = &o->memory;
-    json_t *memory = json_pack("{sI sI s{sI sI sI sI sI sI}}", "per_gpu_bytes", (json_int_t)m->per_gpu,
-                               "capacity_bytes", (json_int_t)m->capacity, "components", "weights",
-                               (json_int_t)m->weights, "kv_cache", (json_int_t)m->kv_cache, "activations",
-                               (json_int_t)m->activations, "gradients", (json_int_t)m->gradients, "optimizer",
-                               (json_int_t)m->optimizer, "overhead", (json_int_t)m->overhead);
-    json_t *perf;
-    if (res->serving)
-        perf = json_pack("{sf sf sf sf sf sf sf sf}", "ttft_p50_s", o->serve.sim.ttft.p50, "ttft_p99_s",
-                         o->serve.sim.ttft.p99, "tpot_p50_s", o->serve.sim.tpot.p50, "tpot_p99_s", o->serve.sim.tpot.p99,
-                         "throughput_tokens_per_s", o->throughput_tokens_per_s, "requests_per_s", o->requests_per_s,
-                         "max_concurrency", o->serve.max_concurrency, "slo_attainment", o->serve.sim.slo_attainment);
-    else
-        perf = json_pack("{sf sf sf sf sf sf}", "step_time_s", o->train.step_time_s, "tokens_per_s",
-                         o->train.tokens_per_s, "mfu", o->train.mfu, "time_to_train_s", o->train.time_to_train_s,
-                         "time_to_train_with_failures_s", o->train_rel.time_to_train_s, "model_tflops_per_gpu",
-                         o->train.model_tflops_per_gpu);
-    const gp_cost *c = &o->cost;
-    json_t *cumulative = json_array();
-    for (int i = 0; i <= c->months; i++)
-        json_array_append_new(cumulative, json_real(c->cumulative[i]));
-    json_t *cost = json_pack("{ss sf ss ss sf sf sf sf sf sf sf sf sf sf sf sf si ss so}", "currency", c->currency,
-                             "per_usd", c->per_usd, "kind", gp_deploy_kind_name(c->kind), "pricing",
-                             c->kind == GP_DEPLOY_OWNED ? "owned" : c->reserved ? "reserved" : "on-demand",
-                             "gpu_hour_on_demand", c->gpu_hour_on_demand, "gpu_hour_reserved", c->gpu_hour_reserved,
-                             "hourly", c->hourly, "upfront", c->upfront, "monthly", c->monthly, "monthly_amortized",
-                             c->monthly_amortized, "power_monthly", c->power_monthly, "hosting_monthly",
-                             c->hosting_monthly, "egress_monthly", c->egress_monthly, "total", c->total,
-                             "per_million_tokens", c->per_million_tokens, "per_run", c->per_run, "horizon_months",
-                             c->months, "break_even_vs", o->break_even_vs, "cumulative", cumulative);
-    json_object_set_new(cost, "break_even_month", o->break_even_month > 0 ? json_integer(o->break_even_month) : json_null());
-    /* investment and running cost apart (capex / opex), and what to buy or rent */
-    json_object_set_new(cost, "capex", json_real(c->upfront));
-    json_object_set_new(cost, "opex_monthly", json_real(c->monthly));
-    json_object_set_new(hw, "servers", json_integer(c->servers));
-    json_object_set_new(hw, "gpus_per_server", json_integer(c->gpus_per_server));
-    json_object_set_new(hw, "rack_units", json_integer(c->rack_units));
-    json_object_set_new(hw, "power_kw", json_real(c->power_kw));
-    json_object_set_new(hw, "consumer", json_boolean(o->consumer));
-    json_object_set_new(json_object_get(hw, "deployment"), "name_pt", json_string(d->name_pt[0] ? d->name_pt : d->name));
-    json_t *violated = json_array(), *oblig = json_array();
-    for (int i = 0; i < o->compliance.n_violated; i++)
-        json_array_append_new(violated, rule_json(&res->profile.rules[o->compliance.violated[i]], pt_br));
-    for (int i = 0; i < o->compliance.n_obligations; i++)
-        json_array_append_new(oblig, rule_json(&res->profile.rules[o->compliance.obligations[i]], pt_br));
-    json_t *comp = json_pack("{ss sb so so}", "profile", res->profile.id, "allowed", o->compliance.allowed, "violated",
-                             violated, "obligations", oblig);
-    json_t *rel;
-    if (res->serving)
-        rel = json_pack("{sf si si sf sf}", "replica_availability", o->serve_rel.replica_availability,
-                        "serving_replicas", o->serve_rel.serving, "spare_replicas", o->serve_rel.spares,
-                        "availability", o->serve_rel.availability, "target", o->serve_rel.target);
-    else
-        rel = json_pack("{sf sf sf sf sf}", "job_mtbf_s", isfinite(o->train_rel.job_mtbf_s) ? o->train_rel.job_mtbf_s : 0.0,
-                        "expected_interruptions", o->train_rel.expected_interruptions, "checkpoint_s",
-                        o->train_rel.checkpoint_s, "checkpoint_interval_s", o->train_rel.checkpoint_interval_s,
-                        "overhead_fraction", o->train_rel.overhead_fraction);
-    json_t *opt = json_pack("{si so so so so so so so}", "rank", o->rank, "hardware", hw, "layout", layout, "memory",
-                            memory, "perf", perf, "cost", cost, "compliance", comp, "reliability", rel);
-    if (!o->compliance.allowed && o->compliance.n_violated > 0) {
-        const gp_rule *r = &res->profile.rules[o->compliance.violated[0]];
-        json_object_set_new(opt, "rule", json_string(r->id));
-        json_object_set_new(opt, "citation", json_string(cite(r, pt_br)));
-        json_object_set_new(opt, "reason", json_string(rule_text(r, pt_br)));
-    }
-    return opt;
-}
-
-/* The decision around the recommendation (plan.h "the decision"): indexes become the
- * options' ranks, or the excluded option's deployment and rule. */
-static json_t *ref_json(const gp_plan_result *res, int option, int excluded)
-{
-    if (option >= 0) {
-        const gp_plan_option *o = &res->options[option];
-        return json_pack("{si ss ss ss si sf}", "rank", o->rank, "gpu", o->gpu, "dtype", gp_dtype_name(o->dtype),
-                         "deployment", o->deployment.id, "gpus_total", o->gpus_total, "total",
-                         res->serving ? o->cost.total : o->cost.per_run);
-    }
-    if (excluded >= 0) {
-        const gp_plan_option *o = &res->excluded[excluded];
-        return json_pack("{sn ss ss ss si sf ss}", "rank", "gpu", o->gpu, "dtype", gp_dtype_name(o->dtype),
-                         "deployment", o->deployment.id, "gpus_total", o->gpus_total, "total",
-                         res->serving ? o->cost.total : o->cost.per_run, "excluded_by",
-                         o->compliance.n_violated ? res->profile.rules[o->compliance.violated[0]].id : "");
-    }
-    return json_null();
-}
-
-static json_t *decision_json(const gp_plan_result *res)
-{
-    json_t *alts = json_object(), *risks = json_array(), *rules = json_array();
-    for (int k = 0; k < GP_ALT_KIND_COUNT; k++) {
-        const gp_plan_alternative *a = &res->alternatives[k];
-        json_t *j = json_pack("{so}", "option", ref_json(res, a->option, a->excluded));
-        json_object_set_new(j, "extra", a->option >= 0 ? json_real(a->extra) : json_null());
-        json_object_set_new(j, "break_even_month", a->break_even_month > 0 ? json_integer(a->break_even_month)
-                                                   : a->break_even_month == 0 ? json_integer(0) : json_null());
-        json_object_set_new(alts, gp_alt_kind_name(a->kind), j);
-    }
-    for (int i = 0; i < res->n_risks; i++) {
-        const gp_plan_risk *r = &res->risks[i];
-        json_array_append_new(risks, json_pack("{ss sf sf sf sb si}", "risk", gp_risk_kind_name(r->kind), "parameter",
-                                               r->parameter, "size", r->size, "runner_up_size", r->alt_size, "flips",
-                                               r->flips, "low_confidence", r->low_confidence));
-    }
-    for (int i = 0; i < res->n_rule_prices; i++) {
-        const gp_plan_rule_price *rp = &res->rule_prices[i];
-        json_array_append_new(rules, json_pack("{ss so so}", "rule", res->profile.rules[rp->rule].id, "cheapest_excluded",
-                                               ref_json(res, -1, rp->excluded), "price",
-                                               rp->priced ? json_real(rp->saving) : json_null()));
-    }
-    return json_pack("{so so so so}", "alternatives", alts, "runner_up", ref_json(res, res->runner_up, -1), "risks",
-                     risks, "rule_prices", rules);
-}
-
-static json_t *plan_json(const gp_plan_request *req, const gp_plan_result *res, const gp_report_opts *opts)
-{
-    int pt_br = is_pt(opts);
-    char q[512];
-    question(q, sizeof q, req, res, pt_br);
-    json_t *options = json_array(), *excluded = json_array(), *notes = json_array(), *points = json_array();
-    for (int i = 0; i < res->n_options; i++)
-        json_array_append_new(options, option_json(res, &res->options[i], pt_br));
-    for (int i = 0; i < res->n_excluded; i++)
-        json_array_append_new(excluded, option_json(res, &res->excluded[i], pt_br));
-    for (int i = 0; i < res->n_notes; i++)
-        json_array_append_new(notes, json_string(res->notes[i]));
-    for (int i = 0; i < res->n_points; i++)
-        json_array_append_new(points, json_pack("{ss ss si sf sb}", "gpu", res->points[i].gpu, "dtype",
-                                                gp_dtype_name(res->points[i].dtype), "gpus", res->points[i].gpus,
-                                                "throughput_tokens_per_s", res->points[i].throughput_tokens_per_s,
-                                                "meets", res->points[i].meets));
-    json_t *rec = res->recommended >= 0 ? option_json(res, &res->options[res->recommended], pt_br) : json_null();
-    json_t *j = json_pack("{ss ss ss s{ss ss ss} ss sf si ss sf si so so so so so s{ss ss} ss}", "question",
-                     opts && opts->question ? opts->question : q, "task", res->serving ? "serve" : "train", "model",
-                     req->model ? req->model->id : "", "profile", "id", res->profile.id, "name",
-                     pt_br ? res->profile.name_pt : res->profile.name_en, "jurisdiction", res->profile.jurisdiction,
-                     "currency", res->currency, "per_usd", res->per_usd, "horizon_months", res->horizon_months,
-                     "prices_as_of", res->prices_as_of, "egress_tb_per_month", res->egress_tb_per_month, "redundancy",
-                     res->redundancy, "options", options, "excluded", excluded, "recommended", rec, "notes", notes,
-                     "scaling", points, "launch", "engine", res->launch_engine, "command", res->launch_command,
-                     "disclaimer", pt_br ? res->profile.disclaimer_pt : res->profile.disclaimer_en);
-    if (j && res->recommended >= 0)
-        json_object_set_new(j, "decision", decision_json(res));
-    return j;
 }
 
 /* ---- text and Markdown ------------------------------------------------------------------ */
@@ -321,13 +149,16 @@ static void render_text(gpi_buf *b, const gp_plan_request *req, const gp_plan_re
     int pt_br = is_pt(opts);
     const words *W = pt_br ? &pt : &en;
     char q[512];
-    question(q, sizeof q, req, res, pt_br);
+    gpi_plan_question(q, sizeof q, req, res, pt_br);
     const char *h1 = md ? "# " : "", *h2 = md ? "\n## " : "\n";
     gpi_buf_printf(b, "%s%s: %s\n\n", h1, opts && opts->title ? opts->title : W->title, opts && opts->question ? opts->question : q);
     char rate[32];
     gpi_fmt_num(rate, sizeof rate, res->per_usd, 4, pt_br);
-    gpi_buf_printf(b, "%s%s: %s (%s)%s%s: %s (1 USD = %s %s)%s%s: %d %s%s%s: %s\n", md ? "- " : "", W->profile,
-                   res->profile.id, pt_br ? res->profile.name_pt : res->profile.name_en, md ? "\n- " : "; ",
+    char prof[256];
+    const char *pa[2] = {pt_br ? res->profile.name_pt : res->profile.name_en, res->profile.id};
+    gpi_msg_fill(prof, sizeof prof, gpi_msg(MSG_PROFILE_LINE, pt_br), pa, 2);
+    gpi_buf_printf(b, "%s%s: %s%s%s: %s (1 USD = %s %s)%s%s: %d %s%s%s: %s\n", md ? "- " : "", W->profile,
+                   prof, md ? "\n- " : "; ",
                    W->currency, res->currency, rate, res->currency, md ? "\n- " : "; ", W->horizon,
                    res->horizon_months, W->months, md ? "\n- " : "; ", W->prices_as_of, res->prices_as_of);
     gpi_render_decision(b, res, pt_br, md ? 1 : 0);
@@ -337,10 +168,11 @@ static void render_text(gpi_buf *b, const gp_plan_request *req, const gp_plan_re
         setup_str(s, sizeof s, o, res->serving, W);
         gpi_fmt_money(t, sizeof t, o->cost.total, res->currency, pt_br);
         gpi_fmt_money(m, sizeof m, res->serving ? o->cost.per_million_tokens : o->cost.per_run, res->currency, pt_br);
-        gpi_buf_printf(b, "%s%s: %s %s, %s (%s), %s = %d GPUs; %s %s / %d %s; %s %s\n", h2, W->recommended,
+        char g[32];
+        gpi_buf_printf(b, "%s%s: %s %s, %s (%s), %s = %s; %s %s / %d %s; %s %s\n", h2, W->recommended,
                        o->gpu, gp_dtype_name(o->dtype), o->deployment.id,
                        pt_br ? dep_name_pt(gp_deploy_kind_name(o->deployment.kind)) : gp_deploy_kind_name(o->deployment.kind),
-                       s, o->gpus_total, W->total, t, res->horizon_months, W->months,
+                       s, count_str(g, sizeof g, MSG_N_GPUS, pt_br, o->gpus_total), W->total, t, res->horizon_months, W->months,
                        res->serving ? W->per_mtok : W->per_run, m);
         if (res->launch_command[0])
             gpi_buf_printf(b, "%s%s (%s):\n%s%s\n%s", md ? "\n" : "  ", W->launch, res->launch_engine,
@@ -364,8 +196,8 @@ static void render_text(gpi_buf *b, const gp_plan_request *req, const gp_plan_re
             if (!used)
                 continue;
             const gp_rule *rule = &res->profile.rules[r];
-            gpi_buf_printf(b, "%s[%s] %s (%s: %s)\n", md ? "- " : "  - ", rule->id, rule_text(rule, pt_br), W->citation,
-                           cite(rule, pt_br));
+            gpi_buf_printf(b, "%s[%s] %s (%s: %s)\n", md ? "- " : "  - ", rule->id, gpi_rule_text(rule, pt_br), W->citation,
+                           gpi_rule_citation(rule, pt_br));
         }
     }
     int any_oblig = 0;
@@ -374,7 +206,7 @@ static void render_text(gpi_buf *b, const gp_plan_request *req, const gp_plan_re
             if (!any_oblig++)
                 gpi_buf_printf(b, "%s%s\n%s", h2, W->obligations, md ? "\n" : "");
             gpi_buf_printf(b, "%s[%s] %s (%s)\n", md ? "- " : "  - ", res->profile.rules[r].id,
-                           rule_text(&res->profile.rules[r], pt_br), cite(&res->profile.rules[r], pt_br));
+                           gpi_rule_text(&res->profile.rules[r], pt_br), gpi_rule_citation(&res->profile.rules[r], pt_br));
         }
     if (res->recommended >= 0) {
         const gp_plan_option *o = &res->options[res->recommended];
@@ -384,8 +216,12 @@ static void render_text(gpi_buf *b, const gp_plan_request *req, const gp_plan_re
             char av[32];
             gpi_fmt_num(av, sizeof av - 2, o->serve_rel.availability * 100, 4, pt_br);
             strcat(av, "%");
-            gpi_buf_printf(b, "%s%d %s + %d %s; %s %s\n", md ? "- " : "  ", o->serve_rel.serving, W->replicas_word,
-                           o->serve_rel.spares, W->spares, W->availability, av);
+            char sv[16], sp[16], line[160];
+            snprintf(sv, sizeof sv, "%d", o->serve_rel.serving);
+            snprintf(sp, sizeof sp, "%d", o->serve_rel.spares);
+            const char *a[3] = {sv, sp, av};
+            gpi_msg_fill(line, sizeof line, gpi_msg(MSG_RELIABILITY_SERVE, pt_br), a, 3);
+            gpi_buf_printf(b, "%s%s\n", md ? "- " : "  ", line);
         }
         else
             gpi_buf_printf(b, "%s%s %.1f; %s %.0f s; %s %.1f%%\n", md ? "- " : "  ", W->interruptions,
@@ -454,7 +290,7 @@ static void html_table(gpi_buf *b, const gp_plan_result *res, const gp_plan_opti
         gpi_buf_printf(b, "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td>",
                        u, a, c, e);
         if (excluded)
-            gpi_buf_html(b, cite(&res->profile.rules[o->compliance.violated[0]], pt_br));
+            gpi_buf_html(b, gpi_rule_citation(&res->profile.rules[o->compliance.violated[0]], pt_br));
         else
             gpi_buf_html(b, break_even_str(f, sizeof f, o, W));
         gpi_buf_printf(b, "</td></tr>\n");
@@ -545,7 +381,7 @@ static void render_html(gpi_buf *b, const gp_plan_request *req, const gp_plan_re
     int pt_br = is_pt(opts);
     const words *W = pt_br ? &pt : &en;
     char q[512];
-    question(q, sizeof q, req, res, pt_br);
+    gpi_plan_question(q, sizeof q, req, res, pt_br);
     const char *title = opts && opts->title ? opts->title : W->title;
     gpi_buf_printf(b, "<!DOCTYPE html>\n<html lang=\"%s\"><head><meta charset=\"utf-8\"><title>", pt_br ? "pt-BR" : "en");
     gpi_buf_html(b, title);
@@ -566,10 +402,11 @@ static void render_html(gpi_buf *b, const gp_plan_request *req, const gp_plan_re
     gpi_buf_html(b, title);
     gpi_buf_printf(b, "</h1>\n<p><strong>");
     gpi_buf_html(b, opts && opts->question ? opts->question : q);
-    gpi_buf_printf(b, "</strong></p>\n<ul><li>%s: <code>", W->profile);
-    gpi_buf_html(b, res->profile.id);
-    gpi_buf_printf(b, "</code> ");
-    gpi_buf_html(b, pt_br ? res->profile.name_pt : res->profile.name_en);
+    gpi_buf_printf(b, "</strong></p>\n<ul><li>%s: ", W->profile);
+    char prof[256];
+    const char *pa[2] = {pt_br ? res->profile.name_pt : res->profile.name_en, res->profile.id};
+    gpi_msg_fill(prof, sizeof prof, gpi_msg(MSG_PROFILE_LINE, pt_br), pa, 2);
+    gpi_buf_html(b, prof);
     char rate[32];
     gpi_fmt_num(rate, sizeof rate, res->per_usd, 4, pt_br);
     gpi_buf_printf(b, "</li><li>%s: %s (1 USD = %s %s)</li><li>%s: %d %s</li><li>%s: ", W->currency, res->currency,
@@ -587,7 +424,9 @@ static void render_html(gpi_buf *b, const gp_plan_request *req, const gp_plan_re
         gpi_buf_html(b, o->gpu);
         gpi_buf_printf(b, " %s</strong>, ", gp_dtype_name(o->dtype));
         gpi_buf_html(b, pt_br && o->deployment.name_pt[0] ? o->deployment.name_pt : o->deployment.name);
-        gpi_buf_printf(b, ": %s = %d GPUs. %s: %s / %d %s; %s: %s.</p>\n", s, o->gpus_total, W->total, t,
+        char g[32];
+        gpi_buf_printf(b, ": %s = %s. %s: %s / %d %s; %s: %s.</p>\n", s,
+                       count_str(g, sizeof g, MSG_N_GPUS, pt_br, o->gpus_total), W->total, t,
                        res->horizon_months, W->months, res->serving ? W->per_mtok : W->per_run, m);
         if (res->launch_command[0]) {
             gpi_buf_printf(b, "<p>%s (%s):</p><pre>", W->launch, res->launch_engine);
@@ -610,9 +449,9 @@ static void render_html(gpi_buf *b, const gp_plan_request *req, const gp_plan_re
             gpi_buf_printf(b, "<li><code>");
             gpi_buf_html(b, rule->id);
             gpi_buf_printf(b, "</code>: ");
-            gpi_buf_html(b, rule_text(rule, pt_br));
+            gpi_buf_html(b, gpi_rule_text(rule, pt_br));
             gpi_buf_printf(b, " <em>");
-            gpi_buf_html(b, cite(rule, pt_br));
+            gpi_buf_html(b, gpi_rule_citation(rule, pt_br));
             gpi_buf_printf(b, "</em></li>\n"); /* the norms' addresses are in the JSON and docs/compliance.md:
                                                  the HTML file names nothing outside itself */
         }
@@ -662,16 +501,11 @@ gp_status gp_report_render(const gp_plan_request *req, const gp_plan_result *res
         gpi_error_set_field(err, "lang");
         return gpi_fail(err, GP_EINVAL, "unknown report language '%s' (en, pt-BR)", opts->lang);
     }
+    if (f == GP_REPORT_JSON) /* the one JSON writer's document (render/json.c) */
+        return gpi_json_text(gpi_json_plan(req, res, is_pt(opts), opts ? opts->question : NULL), out,
+                             len ? len : &(size_t){0}, err);
     gpi_buf b = {0};
-    if (f == GP_REPORT_JSON) {
-        json_t *j = plan_json(req, res, opts);
-        char *s = j ? json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) : NULL;
-        json_decref(j);
-        if (!s)
-            return gpi_fail(err, GP_ENOMEM, "out of memory rendering JSON");
-        gpi_buf_printf(&b, "%s\n", s);
-        free(s);
-    } else if (f == GP_REPORT_HTML) {
+    if (f == GP_REPORT_HTML) {
         render_html(&b, req, res, opts);
     } else if (f == GP_REPORT_TEXT || f == GP_REPORT_MARKDOWN) {
         render_text(&b, req, res, opts, f == GP_REPORT_MARKDOWN);

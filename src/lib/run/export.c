@@ -65,7 +65,7 @@ static gp_status infer_layout(const gp_catalog *cat, gp_result *r, gp_error *err
 }
 
 /* Training: the given layout if tp, pp and dp are given, else the best searched one. */
-static gp_status train_layout(gp_result *r, const gp_cluster *cl, gp_error *err)
+static gp_status train_layout(gp_result *r, const gp_cluster *cl, const gp_run_ctx *ctx, gp_error *err)
 {
     const gp_scenario *sc = &r->sc;
     const gp_layout *g = &r->given;
@@ -101,10 +101,17 @@ static gp_status train_layout(gp_result *r, const gp_cluster *cl, gp_error *err)
     so.fix_zero = gp_scenario_has(sc, "zero");
     so.fix_recompute = gp_scenario_has(sc, "recompute");
     so.top_k = 1;
+    gpi_guard guard; /* the run's budget, deadline and progress, as train's search has them */
+    gp_status st = gpi_guard_init(&guard, ctx, sc, err);
+    if (st)
+        return st;
+    so.cancel = gpi_guard_stop;
+    so.cancel_arg = &guard;
+    so.work = &guard.work;
     gp_train_search_result *res = malloc(sizeof *res);
     if (!res)
         return gpi_fail(err, GP_ENOMEM, "out of memory");
-    gp_status st = gp_train_search(&r->model, r->gpu, cl, &r->w, &so, res, err);
+    st = gp_train_search(&r->model, r->gpu, cl, &r->w, &so, res, err);
     if (!st && res->n_top == 0)
         st = gpi_fail(err, GP_EINVAL, "no layout of %lld x %s fits %s: %s", (long long)sc->gpus, r->gpu->id,
                       r->model.id, res->n_reasons ? res->reasons[0].message : "");
@@ -191,16 +198,9 @@ gp_status gp_export_run(const gp_catalog *cat, const gp_scenario *sc, const gp_r
         gp_cluster_defaults(&cl, cat, r->gpu, NULL);
         if (sc->gpus_per_node > 0)
             cl.gpus_per_node = (int)sc->gpus_per_node;
-        st = task == GP_TASK_INFER ? infer_layout(cat, r, err) : train_layout(r, &cl, err);
+        st = task == GP_TASK_INFER ? infer_layout(cat, r, err) : train_layout(r, &cl, ctx, err);
     }
     if (!st)
         st = render(r, &cl, err);
-    if (!st)
-        st = gpi_run_finish(r, export_json(r), err);
-    if (st) {
-        gp_result_free(r);
-        return st;
-    }
-    *out = r;
-    return GP_OK;
+    return gpi_run_end(r, st, st ? NULL : export_json(r), out, err);
 }

@@ -26,12 +26,5 @@ gp_status gp_fit_run(const gp_catalog *cat, const gp_scenario *sc, const gp_run_
         if (!st)
             gp_fit_set_lang(&r->fit, sc->lang); /* the reasons in the question's language */
     }
-    if (!st)
-        st = gpi_run_finish(r, gpi_json_fit(&r->model, r->gpu, &r->w, &r->fit), err);
-    if (st) {
-        gp_result_free(r);
-        return st;
-    }
-    *out = r;
-    return GP_OK;
+    return gpi_run_end(r, st, st ? NULL : gpi_json_fit(&r->model, r->gpu, &r->w, &r->fit), out, err);
 }

@@ -1,8 +1,8 @@
 /*
  * plan.c: gp_plan_run: the whole decision (gp_plan): for each candidate GPU and precision, the
  * setup that carries the load or the job, priced per deployment over the horizon, checked
- * against the data rules and ranked; the report (gp_report_render) in JSON for the document,
- * and in the scenario's format on demand (gp_result_report).
+ * against the data rules and ranked; its document from the one JSON writer (gpi_json_plan,
+ * render/json.c), and the report in the scenario's format on demand (gp_result_report).
  */
 #include "run_impl.h"
 #include "render/json.h"
@@ -88,7 +88,7 @@ static gp_status build_request(const gp_catalog *cat, gp_result *r, const gp_run
         req->availability = sc->availability;
         size_t n_gpus = req->n_gpus > 0 ? (size_t)req->n_gpus : gp_catalog_gpu_count(cat);
         size_t n_dtypes = req->n_dtypes > 0 ? (size_t)req->n_dtypes : 1;
-        if ((st = gpi_run_budget(ctx, gpi_serve_work(&req->traffic, sc, 1, n_gpus * n_dtypes), "this plan", err)))
+        if ((st = gpi_run_budget(guard, gpi_serve_work(&req->traffic, sc, 1, n_gpus * n_dtypes), "this plan", err)))
             return st;
     } else {
         req->train.train_tokens = sc->tokens;
@@ -113,21 +113,17 @@ static gp_status build_request(const gp_catalog *cat, gp_result *r, const gp_run
     return GP_OK;
 }
 
-/* The report's own JSON, parsed back into the one writer's form. */
+/* The plan's document from the one JSON writer; with report_html, the HTML report inside it. */
 static gp_status plan_json(gp_result *r, gp_error *err)
 {
-    gp_report_opts ro = {GP_REPORT_JSON, r->sc.lang[0] ? r->sc.lang : "en", r->sc.title[0] ? r->sc.title : NULL, NULL};
-    char *text = NULL;
-    size_t len = 0;
-    gp_status st = gp_report_render(r->preq, r->pres, &ro, &text, &len, err);
-    if (st)
-        return st;
-    json_t *doc = json_loadb(text, len, 0, NULL);
-    gp_report_free(text);
+    const int pt_br = r->sc.lang[0] == 'p';
+    json_t *doc = gpi_json_plan(r->preq, r->pres, pt_br, NULL);
     if (doc && r->sc.report_html) { /* the web page's report download: the HTML inside the JSON */
+        gp_report_opts ro = {GP_REPORT_HTML, pt_br ? "pt-BR" : "en", r->sc.title[0] ? r->sc.title : NULL, NULL};
         char *html = NULL;
-        ro.format = GP_REPORT_HTML;
-        if ((st = gp_report_render(r->preq, r->pres, &ro, &html, &len, err)) != GP_OK) {
+        size_t len = 0;
+        gp_status st = gp_report_render(r->preq, r->pres, &ro, &html, &len, err);
+        if (st != GP_OK) {
             json_decref(doc);
             return st;
         }
@@ -161,8 +157,9 @@ gp_status gp_plan_run(const gp_catalog *cat, const gp_scenario *sc, const gp_run
         return gpi_fail(err, GP_ENOMEM, "out of memory");
     }
     gpi_guard guard;
-    gpi_guard_init(&guard, ctx);
-    st = gpi_run_model(cat, sc, ctx, &r->model, err);
+    st = gpi_guard_init(&guard, ctx, sc, err);
+    if (!st)
+        st = gpi_run_model(cat, sc, ctx, &r->model, err);
     if (!st)
         st = gpi_run_workload(sc, &r->w, err);
     if (!st)
@@ -178,10 +175,5 @@ gp_status gp_plan_run(const gp_catalog *cat, const gp_scenario *sc, const gp_run
         r->preq->model = &r->model;
         st = plan_json(r, err);
     }
-    if (st) {
-        gp_result_free(r);
-        return st;
-    }
-    *out = r;
-    return GP_OK;
+    return gpi_run_end(r, st, NULL, out, err); /* plan_json wrote the document */
 }

@@ -23,12 +23,44 @@ void gp_run_ctx_defaults(gp_run_ctx *ctx)
     memset(ctx, 0, sizeof *ctx);
 }
 
-void gpi_guard_init(gpi_guard *g, const gp_run_ctx *ctx)
+/* The guard's gp_work reports to the run's progress callback. */
+static int guard_progress(void *arg, double done, double limit)
 {
+    const gpi_guard *g = arg;
+    const gp_work *w = &g->work;
+    gp_run_progress p = {w->stage ? w->stage : "working", w->item, w->step, w->steps, done, limit,
+                         gp_run_clock() - g->start_s};
+    g->ctx->progress(g->ctx->progress_arg, &p);
+    return 0;
+}
+
+gp_status gpi_guard_init(gpi_guard *g, const gp_run_ctx *ctx, const gp_scenario *sc, gp_error *err)
+{
+    memset(g, 0, sizeof *g);
     g->ctx = ctx;
+    g->start_s = gp_run_clock();
+    int api = ctx && ctx->api;
+    double front = ctx && ctx->max_work > 0 ? ctx->max_work : api ? GP_RUN_API_WORK : GP_RUN_DEFAULT_WORK;
+    g->budget = front;
+    if (sc && sc->max_work > 0) {
+        if (api && sc->max_work > front) {
+            gpi_error_set_field(err, "max_work");
+            return gpi_fail(err, GP_ELIMIT, "scenario key 'max_work': %.3g is above this server's work budget of %.3g "
+                            "per request", sc->max_work, front);
+        }
+        g->budget = sc->max_work;
+    }
+    if (g->budget > GP_WORK_MAX)
+        g->budget = GP_WORK_MAX;
     gp_work_init(&g->work, 1);
-    if (ctx && ctx->api)
+    g->work.limit = g->budget;
+    if (api)
         g->work.max_bytes = GP_WORK_BYTES_DEFAULT;
+    if (ctx && ctx->progress) {
+        g->work.progress = guard_progress;
+        g->work.progress_ctx = g;
+    }
+    return GP_OK;
 }
 
 int gpi_guard_stop(void *guard)
@@ -41,23 +73,16 @@ int gpi_guard_stop(void *guard)
     return c->deadline_s > 0 && gp_run_clock() > c->deadline_s;
 }
 
-gp_status gpi_run_check(const gp_run_ctx *ctx, gp_error *err)
+gp_status gpi_run_budget(const gpi_guard *g, double work, const char *what, gp_error *err)
 {
-    gpi_guard g;
-    gpi_guard_init(&g, ctx);
-    if (gpi_guard_stop(&g))
-        return gpi_fail(err, GP_ELIMIT, "stopped: past the request's deadline or the server is stopping");
-    return GP_OK;
-}
-
-gp_status gpi_run_budget(const gp_run_ctx *ctx, double work, const char *what, gp_error *err)
-{
-    double max = ctx && ctx->max_work > 0 ? ctx->max_work : ctx && ctx->api ? GP_RUN_API_WORK : GP_RUN_DEFAULT_WORK;
-    if (!(work <= max))
+    const int api = g->ctx && g->ctx->api;
+    if (!(work <= g->budget))
         return gpi_fail(err, GP_ELIMIT,
-                        "%s asks for about %.3g simulated token-steps, above the budget of %.3g: "
-                        "ask for fewer requests, users or output tokens, or fix the GPU and TP",
-                        what, work, max);
+                        "%s asks for about %.3g simulated token-steps, above the %sbudget of %.3g: "
+                        "ask for fewer requests, users or output tokens, or fix the GPU and TP%s",
+                        what, work, api ? "web API's " : "", g->budget,
+                        api || g->budget >= GP_WORK_MAX ? ""
+                                                        : ", or raise the budget (max_work, --max-work; at most 1e12)");
     return GP_OK;
 }
 
@@ -107,6 +132,20 @@ void gp_result_free(gp_result *r)
 gp_status gpi_run_finish(gp_result *r, json_t *doc, gp_error *err)
 {
     return gpi_json_text(doc, &r->json, &r->json_len, err);
+}
+
+gp_status gpi_run_end(gp_result *r, gp_status st, json_t *doc, gp_result **out, gp_error *err)
+{
+    if (st == GP_OK && !r->json)
+        st = gpi_run_finish(r, doc, err);
+    else
+        json_decref(doc);
+    if (st != GP_OK) {
+        gp_result_free(r);
+        return st;
+    }
+    *out = r;
+    return GP_OK;
 }
 
 /* ---- the model ---- */

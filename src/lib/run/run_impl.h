@@ -31,14 +31,20 @@ struct gp_result {
     size_t json_len;
 };
 
-/* A run's stop check: passed as cancel/cancel_arg to the simulation and the search. */
+/* A run's stop check, budget and progress: passed as cancel/cancel_arg and work to the
+ * simulations and searches. */
 typedef struct gpi_guard {
     const gp_run_ctx *ctx;
-    gp_work work;   /* the library's budget for the run (gpi_guard_init): the largest, so the
-                       run's own max_work governs below it; API runs keep the default memory */
+    double budget;  /* the run's work budget: the scenario's max_work, else the context's or
+                       the front end's default (CLI 1e11, API 1e10), at most GP_WORK_MAX */
+    double start_s; /* gp_run_clock() when the run began (progress's elapsed time) */
+    gp_work work;   /* the library's count for the run, at `budget` (the estimate before and the
+                       count during are one number); API runs keep the default memory; its
+                       progress goes to ctx->progress */
 } gpi_guard;
 int gpi_guard_stop(void *guard);
-void gpi_guard_init(gpi_guard *g, const gp_run_ctx *ctx);
+/* GP_ELIMIT (field max_work) when an API context's scenario asks more than the API allows. */
+gp_status gpi_guard_init(gpi_guard *g, const gp_run_ctx *ctx, const gp_scenario *sc, gp_error *err);
 
 gp_result *gpi_result_new(unsigned command, const gp_scenario *sc);
 /* GP_EUSAGE with a message; field names the key at fault (may be NULL). */
@@ -47,10 +53,9 @@ gp_status gpi_usage(gp_error *err, const char *field, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
-/* Stop now if the deadline passed or the context cancels (GP_ELIMIT). */
-gp_status gpi_run_check(const gp_run_ctx *ctx, gp_error *err);
-/* GP_ELIMIT if `work` (simulated token-steps) is over the context's budget. */
-gp_status gpi_run_budget(const gp_run_ctx *ctx, double work, const char *what, gp_error *err);
+/* GP_ELIMIT if `work` (simulated token-steps, estimated before anything runs) is over the
+ * run's budget. */
+gp_status gpi_run_budget(const gpi_guard *g, double work, const char *what, gp_error *err);
 
 /* The model of a scenario (catalog id, path, inline config, explicit architecture). */
 gp_status gpi_run_model(const gp_catalog *cat, const gp_scenario *sc, const gp_run_ctx *ctx, gp_model *m,
@@ -73,5 +78,9 @@ double gpi_serve_work(const gp_traffic *t, const gp_scenario *sc, int search, si
 int gpi_spec_decode_parse(const char *s, gp_spec_decode *out);
 /* The finished document into r->json. */
 gp_status gpi_run_finish(gp_result *r, json_t *doc, gp_error *err);
+/* How every run function ends: st GP_OK: the document (doc, taken; NULL when r->json is
+ * already written) into r->json and r into *out; else r freed and st returned. Build doc only
+ * when st is GP_OK ("st ? NULL : gpi_json_...(...)"). */
+gp_status gpi_run_end(gp_result *r, gp_status st, json_t *doc, gp_result **out, gp_error *err);
 
 #endif

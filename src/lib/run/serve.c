@@ -243,7 +243,9 @@ static gp_status run_mode(const gp_catalog *cat, gp_result *r, const gp_run_ctx 
         t.trace_len = trace_len;
     }
     gpi_guard guard;
-    gpi_guard_init(&guard, ctx);
+    gp_status st = gpi_guard_init(&guard, ctx, sc, err);
+    if (st)
+        return st;
     t.cancel = gpi_guard_stop;
     t.cancel_arg = &guard;
     t.work = &guard.work;
@@ -254,14 +256,16 @@ static gp_status run_mode(const gp_catalog *cat, gp_result *r, const gp_run_ctx 
     a->mode = steady && sc->replicas == 0 ? GP_SERVE_MODE_SEARCH : GP_SERVE_MODE_EVALUATE;
     size_t n_gpus = (sc->gpu.n > 0 ? 1 : gp_catalog_gpu_count(cat)) * (sc->disagg ? 2 : 1);
     const gp_link *inter = NULL;
-    gp_status st = inter_link(cat, sc, &inter, err);
+    st = inter_link(cat, sc, &inter, err);
     if (!st && sc->disagg &&
         (a->mode != GP_SERVE_MODE_SEARCH || t.arrival != GP_ARRIVAL_CLOSED_LOOP || sc->ttft_p99 <= 0 ||
          sc->tpot_p99 <= 0))
         st =
             gpi_usage(err, "disagg", "--disagg needs --users N and both --ttft-p99 and --tpot-p99 (and no --replicas)");
     if (!st)
-        st = gpi_run_budget(ctx, gpi_serve_work(&t, sc, a->mode == GP_SERVE_MODE_SEARCH, n_gpus), "this load", err);
+        st = gpi_run_budget(&guard, gpi_serve_work(&t, sc, a->mode == GP_SERVE_MODE_SEARCH, n_gpus), "this load", err);
+    if (!st && a->mode != GP_SERVE_MODE_SEARCH)
+        gpi_work_stage(&guard.work, 0, "simulation", 0, 0, "%s", r->gpu->id);
     if (!st)
         st = a->mode == GP_SERVE_MODE_SEARCH ? search(cat, r, &t, inter, err) : evaluate(cat, r, &t, inter, err);
     a->traffic = t;
@@ -312,13 +316,8 @@ gp_status gp_serve_run(const gp_catalog *cat, const gp_scenario *scenario, const
         st = gp_trace_read(sc->trace, &trace, &trace_len, err);
     if (!st)
         st = run_mode(cat, r, ctx, trace, trace_len, err);
-    gp_trace_free(trace);
     if (!st)
-        st = gpi_run_finish(r, gpi_json_serve(&r->model, &r->w, sc, &r->serve), err);
-    if (st) {
-        gp_result_free(r);
-        return st;
-    }
-    *out = r;
-    return GP_OK;
+        gp_capacity_set_lang(r->cr, sc->lang); /* the reasons in the question's language */
+    gp_trace_free(trace);
+    return gpi_run_end(r, st, st ? NULL : gpi_json_serve(&r->model, &r->w, sc, &r->serve), out, err);
 }

@@ -153,12 +153,5 @@ gp_status gp_table_run(const gp_catalog *cat, const gp_scenario *sc, const gp_ru
     gp_status st = gpi_run_gpu(cat, gpi_run_gpu_name(sc), ctx, &r->gpu, err);
     if (!st)
         st = size_rows(cat, r->gpu, a, err);
-    if (!st)
-        st = gpi_run_finish(r, table_json(a, r->gpu), err);
-    if (st) {
-        gp_result_free(r);
-        return st;
-    }
-    *out = r;
-    return GP_OK;
+    return gpi_run_end(r, st, st ? NULL : table_json(a, r->gpu), out, err);
 }

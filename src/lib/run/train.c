@@ -176,7 +176,9 @@ static gp_status run_search(gp_result *r, int64_t gpus, const gp_run_ctx *ctx, g
     const gp_scenario *sc = &r->sc;
     gp_train_answer *a = &r->train;
     gpi_guard guard;
-    gpi_guard_init(&guard, ctx);
+    gp_status st = gpi_guard_init(&guard, ctx, sc, err);
+    if (st)
+        return st;
     gp_train_search_opts so;
     gp_train_search_defaults(&so);
     so.gpus = (int)gpus;
@@ -196,8 +198,7 @@ static gp_status run_search(gp_result *r, int64_t gpus, const gp_run_ctx *ctx, g
     double t0 = gp_run_clock();
     a->fixed = all_fixed(sc, &r->given);
     a->mode = a->fixed ? "fixed" : gpus > 0 ? "search" : "deadline";
-    gp_status st =
-        a->fixed ? fixed_layout(r, err) : gp_train_search(&r->model, r->gpu, &a->cluster, &r->w, &so, r->tres, err);
+    st = a->fixed ? fixed_layout(r, err) : gp_train_search(&r->model, r->gpu, &a->cluster, &r->w, &so, r->tres, err);
     a->seconds = gp_run_clock() - t0;
     if (!st && sc->scaling && r->tres->gpus > 0) {
         gp_train_search_result *tmp = malloc(sizeof *tmp);
@@ -205,7 +206,8 @@ static gp_status run_search(gp_result *r, int64_t gpus, const gp_run_ctx *ctx, g
         free(tmp);
     }
     const gp_train_search_result *res = r->tres;
-    a->global_batch = res->n_top > 0 ? res->top[0].layout.global_batch : r->given.global_batch;
+    a->global_batch = res->n_top > 0 ? res->top[0].layout.global_batch
+                      : res->global_batch > 0 ? res->global_batch : r->given.global_batch;
     return st;
 }
 
@@ -233,12 +235,5 @@ gp_status gp_train_run(const gp_catalog *cat, const gp_scenario *sc, const gp_ru
         st = gpi_run_cluster(cat, r->gpu, sc, &r->train.cluster, err);
     if (!st)
         st = run_search(r, gpus, ctx, err);
-    if (!st)
-        st = gpi_run_finish(r, gpi_json_train(&r->model, r->gpu, &r->w, sc, &r->train), err);
-    if (st) {
-        gp_result_free(r);
-        return st;
-    }
-    *out = r;
-    return GP_OK;
+    return gpi_run_end(r, st, st ? NULL : gpi_json_train(&r->model, r->gpu, &r->w, sc, &r->train), out, err);
 }

@@ -263,33 +263,121 @@ static int stage_nonempty(int64_t L, int pp)
     return (int64_t)(pp - 1) * per < L;
 }
 
+/* The TP degrees (powers of two within a node, or across nodes when allowed) and CP degrees
+ * (powers of two leaving enough tokens per rank) to try on n GPUs; a fixed one alone. */
+static void tp_cp_degrees(const ctx *x, int n, int64_t *tps, int *ntp, int64_t *cps, int *ncp)
+{
+    const gp_layout *f = &x->o->fixed;
+    int tp_max = x->o->allow_tp_across_nodes ? n : (x->c->gpus_per_node < n ? x->c->gpus_per_node : n);
+    *ntp = *ncp = 0;
+    if (f->tp > 0)
+        tps[(*ntp)++] = f->tp;
+    else
+        for (int64_t t = 1; t <= tp_max && *ntp < GP_SEARCH_MAX_LIST; t *= 2)
+            tps[(*ntp)++] = t;
+    if (f->cp > 0)
+        cps[(*ncp)++] = f->cp;
+    else
+        for (int64_t c = 1; c <= GP_SEARCH_MAX_CP && *ncp < GP_SEARCH_MAX_LIST; c *= 2)
+            if (c == 1 || x->w->seq / c >= GP_SEARCH_MIN_CP_TOKENS)
+                cps[(*ncp)++] = c;
+}
+
+/* Every ZeRO stage and recomputation (or the fixed ones) of one complete split. */
+static void search_memory_options(ctx *x, state *s, gp_layout *l, int dp, int cp)
+{
+    const gp_train_search_opts *o = x->o;
+    const gp_layout *f = &o->fixed;
+    const int z0 = o->fix_zero ? f->zero : 0, z1 = o->fix_zero ? f->zero : (dp * cp > 1 ? 3 : 0);
+    const int r0 = o->fix_recompute ? (int)f->recompute : 0;
+    const int r1 = o->fix_recompute ? (int)f->recompute : GP_RECOMPUTE_COUNT - 1;
+    for (int z = z0; z <= z1; z++) {
+        l->zero = z;
+        for (int r = r0; r <= r1; r++) {
+            l->recompute = (gp_recompute)r;
+            consider(x, s, l);
+            if (x->st != GP_OK)
+                return;
+        }
+    }
+}
+
+/* Every expert-parallel degree, micro-batch and interleaving of one (TP, CP, PP, DP) split;
+ * each rejection by a cross-dimension rule counts once as evaluated. */
+static void search_split(ctx *x, state *s, int tp, int cp, int pp, int dp)
+{
+    const gp_model *m = x->m;
+    const gp_layout *f = &x->o->fixed;
+    const int64_t L = m->layers, gb = s->global_batch;
+    int64_t mbs[GP_SEARCH_MAX_LIST], eps[GP_SEARCH_MAX_LIST], vss[GP_SEARCH_MAX_LIST];
+    int nmb = 0, nep = 0, nvs = 0;
+    if (f->micro_batch > 0) {
+        if ((gb / dp) % f->micro_batch != 0) {
+            s->evaluated++;
+            return;
+        }
+        mbs[nmb++] = f->micro_batch;
+    } else
+        nmb = divisors(gb / dp, GP_SEARCH_MAX_MICRO_BATCH, mbs);
+    if (m->experts <= 0)
+        eps[nep++] = 1;
+    else if (f->ep > 0)
+        eps[nep++] = f->ep;
+    else
+        nep = divisors(m->experts, m->experts, eps);
+    if (f->virtual_stages > 0)
+        vss[nvs++] = f->virtual_stages;
+    else if (pp > 1)
+        nvs = divisors((L + pp - 1) / pp, GP_SEARCH_MAX_VSTAGES, vss);
+    else
+        vss[nvs++] = 1;
+    gp_layout l;
+    gp_layout_defaults(&l);
+    l.tp = tp;
+    l.cp = cp;
+    l.pp = pp;
+    l.dp = dp;
+    l.global_batch = gb;
+    l.sequence_parallel = tp > 1 ? 1 : f->sequence_parallel;
+    for (int ie = 0; ie < nep; ie++) {
+        l.ep = (int)eps[ie];
+        if (m->experts > 0 && (m->experts % l.ep != 0 || ((int64_t)tp * dp) % l.ep != 0)) {
+            s->evaluated++;
+            continue;
+        }
+        for (int im = 0; im < nmb; im++) {
+            l.micro_batch = mbs[im];
+            const int64_t micro = gb / ((int64_t)dp * l.micro_batch);
+            for (int iv = 0; iv < nvs; iv++) {
+                l.virtual_stages = (int)vss[iv];
+                if (l.virtual_stages > 1 &&
+                    (pp == 1 || ((L + pp - 1) / pp) % l.virtual_stages != 0 || micro % pp != 0)) {
+                    s->evaluated++;
+                    continue;
+                }
+                search_memory_options(x, s, &l, dp, cp);
+                if (x->st != GP_OK)
+                    return;
+            }
+        }
+    }
+}
+
 /* Enumerate every layout on n GPUs into s. */
 static void search_count(ctx *x, state *s, int n)
 {
     const gp_model *m = x->m;
     const gp_workload *w = x->w;
-    const gp_train_search_opts *o = x->o;
-    const gp_layout *f = &o->fixed;
+    const gp_layout *f = &x->o->fixed;
     const int64_t L = m->layers;
     const int mla = m->kv_lora_rank > 0;
     const int64_t gb = f->global_batch > 0 ? f->global_batch : default_global_batch(w);
     s->global_batch = gb;
+    gpi_work_stage(x->work, 1, "layout search", 0, 0, "%d GPU%s", n, n == 1 ? "" : "s");
 
-    int tp_max = o->allow_tp_across_nodes ? n : (x->c->gpus_per_node < n ? x->c->gpus_per_node : n);
     int64_t tps[GP_SEARCH_MAX_LIST], cps[GP_SEARCH_MAX_LIST], pps[GP_SEARCH_MAX_LIST];
-    int ntp = 0, ncp = 0;
-    if (f->tp > 0)
-        tps[ntp++] = f->tp;
-    else
-        for (int64_t t = 1; t <= tp_max && ntp < GP_SEARCH_MAX_LIST; t *= 2)
-            tps[ntp++] = t;
-    if (f->cp > 0)
-        cps[ncp++] = f->cp;
-    else
-        for (int64_t c = 1; c <= GP_SEARCH_MAX_CP && ncp < GP_SEARCH_MAX_LIST; c *= 2)
-            if (c == 1 || w->seq / c >= GP_SEARCH_MIN_CP_TOKENS)
-                cps[ncp++] = c;
-
+    int ntp, ncp;
+    tp_cp_degrees(x, n, tps, &ntp, cps, &ncp);
     for (int it = 0; it < ntp; it++) {
         const int tp = (int)tps[it];
         if (m->heads % tp != 0 || (!mla && m->kv_heads % tp != 0) || n % tp != 0)
@@ -315,68 +403,9 @@ static void search_count(ctx *x, state *s, int n)
                     s->evaluated++;
                     continue;
                 }
-                int64_t mbs[GP_SEARCH_MAX_LIST], eps[GP_SEARCH_MAX_LIST], vss[GP_SEARCH_MAX_LIST];
-                int nmb = 0, nep = 0, nvs = 0;
-                if (f->micro_batch > 0) {
-                    if ((gb / dp) % f->micro_batch == 0)
-                        mbs[nmb++] = f->micro_batch;
-                    else {
-                        s->evaluated++;
-                        continue;
-                    }
-                } else
-                    nmb = divisors(gb / dp, GP_SEARCH_MAX_MICRO_BATCH, mbs);
-                if (m->experts <= 0)
-                    eps[nep++] = 1;
-                else if (f->ep > 0)
-                    eps[nep++] = f->ep;
-                else
-                    nep = divisors(m->experts, m->experts, eps);
-                if (f->virtual_stages > 0)
-                    vss[nvs++] = f->virtual_stages;
-                else if (pp > 1)
-                    nvs = divisors((L + pp - 1) / pp, GP_SEARCH_MAX_VSTAGES, vss);
-                else
-                    vss[nvs++] = 1;
-                const int z0 = o->fix_zero ? f->zero : 0, z1 = o->fix_zero ? f->zero : (dp * cp > 1 ? 3 : 0);
-                const int r0 = o->fix_recompute ? (int)f->recompute : 0;
-                const int r1 = o->fix_recompute ? (int)f->recompute : GP_RECOMPUTE_COUNT - 1;
-                gp_layout l;
-                gp_layout_defaults(&l);
-                l.tp = tp;
-                l.cp = cp;
-                l.pp = pp;
-                l.dp = dp;
-                l.global_batch = gb;
-                l.sequence_parallel = tp > 1 ? 1 : f->sequence_parallel;
-                for (int ie = 0; ie < nep; ie++) {
-                    l.ep = (int)eps[ie];
-                    if (m->experts > 0 && (m->experts % l.ep != 0 || ((int64_t)tp * dp) % l.ep != 0)) {
-                        s->evaluated++;
-                        continue;
-                    }
-                    for (int im = 0; im < nmb; im++) {
-                        l.micro_batch = mbs[im];
-                        const int64_t micro = gb / ((int64_t)dp * l.micro_batch);
-                        for (int iv = 0; iv < nvs; iv++) {
-                            l.virtual_stages = (int)vss[iv];
-                            if (l.virtual_stages > 1 &&
-                                (pp == 1 || ((L + pp - 1) / pp) % l.virtual_stages != 0 || micro % pp != 0)) {
-                                s->evaluated++;
-                                continue;
-                            }
-                            for (int z = z0; z <= z1; z++) {
-                                l.zero = z;
-                                for (int r = r0; r <= r1; r++) {
-                                    l.recompute = (gp_recompute)r;
-                                    consider(x, s, &l);
-                                    if (x->st != GP_OK)
-                                        return;
-                                }
-                            }
-                        }
-                    }
-                }
+                search_split(x, s, tp, cp, pp, dp);
+                if (x->st != GP_OK)
+                    return;
             }
         }
     }
@@ -711,6 +740,121 @@ static void fmt_duration(double s, char *buf, size_t n)
         snprintf(buf, n, "%.0f s", s);
 }
 
+/* Deadline mode: the smallest GPU count whose best layout trains in time. 1, 2, 4 .. up to a
+ * node, then doubling nodes; refine between the last count that missed and the first that met
+ * it (multiples of a node past one node). *n: that count, or the last one tried (with a
+ * reason) when none meets it; *met: 1 when the deadline is met. */
+static gp_status deadline_count(ctx *x, state *s, gp_train_search_result *out, int *n, int *met)
+{
+    const gp_train_search_opts *o = x->o;
+    const int gpn = x->c->gpus_per_node;
+    int lo = 0, hi = 0, max = o->max_gpus;
+    double t = 0, t_last = 0;
+    int have_last = 0;
+    char a[64], b[64];
+    *met = 0;
+    for (int k = 1; k <= max;) {
+        int ok = best_at(x, s, k, out, &t);
+        if (x->st)
+            return x->st;
+        if (ok) {
+            t_last = t;
+            have_last = 1;
+        }
+        if (ok && t <= o->deadline_s) {
+            hi = k;
+            break;
+        }
+        lo = k;
+        int next = k * 2;
+        if (k < gpn && next > gpn)
+            next = gpn;
+        if (next > max && k < max)
+            next = max;
+        k = next;
+        if (k == lo)
+            break;
+    }
+    if (!hi) {
+        fmt_duration(o->deadline_s, a, sizeof a);
+        if (have_last) {
+            fmt_duration(t_last, b, sizeof b);
+            add_reason(out, GP_REASON_NO_LAYOUT_FITS,
+                       "the deadline of %s is not met even with %d GPUs: the best layout there trains %.3g tokens in %s",
+                       a, lo, o->train_tokens, b);
+        } else
+            add_reason(out, GP_REASON_NO_LAYOUT_FITS, "no layout up to %d GPUs fits in memory, so no count meets the deadline of %s",
+                       max, a);
+        *n = lo;
+        return GP_OK;
+    }
+    /* refine in (lo, hi]: integers inside one node, multiples of the node beyond */
+    int unit = lo >= gpn ? gpn : 1;
+    int klo = lo / unit, khi = hi / unit;
+    while (khi - klo > 1) {
+        int mid = klo + (khi - klo) / 2;
+        int ok = best_at(x, s, mid * unit, out, &t);
+        if (x->st)
+            return x->st;
+        if (ok && t <= o->deadline_s)
+            khi = mid;
+        else
+            klo = mid;
+    }
+    *n = khi * unit;
+    *met = 1;
+    return GP_OK;
+}
+
+/* ", most of it activations (1238477.0 GB): a shorter sequence ..." when one part of a layout's
+ * memory is most of it: what to change; "" otherwise. */
+static void largest_part(const gp_memory *mem, char *buf, size_t n)
+{
+    const uint64_t states = mem->weights + mem->gradients + mem->optimizer;
+    buf[0] = '\0';
+    if (mem->activations * 2 > mem->per_gpu)
+        snprintf(buf, n, ", most of it activations (%.1f GB): a shorter sequence (--seq) is needed", (double)mem->activations / 1e9);
+    else if (states * 2 > mem->per_gpu)
+        snprintf(buf, n, ", most of it weights, gradients and optimizer state (%.1f GB): more GPUs are needed",
+                 (double)states / 1e9);
+}
+
+/* Why the search at n GPUs came out as it did. */
+static void search_reasons(const ctx *x, const state *s, int n, int deadline_met, gp_train_search_result *out)
+{
+    const gp_model *m = x->m;
+    const gp_train_search_opts *o = x->o;
+    char a[64], b[64];
+    if (s->valid == 0)
+        add_reason(out, GP_REASON_NO_LAYOUT_FITS,
+                   "no valid layout for %d GPU%s: data parallelism must divide the global batch of %lld sequences, "
+                   "TP the %lld heads and %lld KV heads, PP the GPUs left (at most %lld layers)",
+                   n, n == 1 ? "" : "s", (long long)s->global_batch, (long long)m->heads, (long long)m->kv_heads, (long long)m->layers);
+    else if (s->fitting == 0 && s->have_smallest) {
+        char most[160];
+        largest_part(&s->smallest_mem, most, sizeof most);
+        add_reason(out, GP_REASON_NO_LAYOUT_FITS,
+                   "none of the %lld valid layouts for %d GPU%s fits in %.1f GB: the smallest (TP %d, PP %d, DP %d, CP %d, "
+                   "ZeRO-%d, recompute %s, micro-batch %lld) needs %.1f GB per GPU%s",
+                   (long long)s->valid, n, n == 1 ? "" : "s", (double)s->smallest_mem.capacity / 1e9, s->smallest.tp, s->smallest.pp,
+                   s->smallest.dp, s->smallest.cp, s->smallest.zero, gp_recompute_name(s->smallest.recompute),
+                   (long long)s->smallest.micro_batch, (double)s->smallest_mem.per_gpu / 1e9, most);
+    }
+    else if (s->fitting > 0) {
+        add_reason(out, GP_REASON_FITS, "%lld of %lld valid layouts for %d GPU%s fit in memory; ranked by %s",
+                   (long long)s->fitting, (long long)s->valid, n, n == 1 ? "" : "s",
+                   o->rank == GP_RANK_COST ? "cost" : o->rank == GP_RANK_TOKENS_PER_DOLLAR ? "tokens per dollar" : "time");
+        if (deadline_met) {
+            fmt_duration(out->top[0].perf.time_to_train_s, a, sizeof a);
+            fmt_duration(o->deadline_s, b, sizeof b);
+            add_reason(out, GP_REASON_FITS, "%d GPUs is the smallest count found meeting the deadline: %s <= %s", n, a, b);
+        }
+    }
+    if (s->pareto_overflow)
+        add_reason(out, GP_REASON_FITS, "the Pareto front had more than %d layouts; later ones were dropped",
+                   GP_SEARCH_PARETO_BUF);
+}
+
 gp_status gp_train_search(const gp_model *m, const gp_gpu *gpu, const gp_cluster *c, const gp_workload *w,
                           const gp_train_search_opts *o, gp_train_search_result *out, gp_error *err)
 {
@@ -734,110 +878,21 @@ gp_status gp_train_search(const gp_model *m, const gp_gpu *gpu, const gp_cluster
         return gpi_fail(err, GP_ENOMEM, "out of memory for the layout search");
 
     int n = o->gpus, deadline_met = 0;
-    char a[64], b[64];
-    if (n == 0) {
-        /* deadline: 1, 2, 4 .. up to a node, then doubling nodes; refine between the last
-         * count that missed and the first that met it (multiples of a node past one node) */
-        const int gpn = c->gpus_per_node;
-        int lo = 0, hi = 0, max = o->max_gpus;
-        double t = 0, t_last = 0;
-        int have_last = 0;
-        for (int k = 1; k <= max;) {
-            int ok = best_at(&x, &s, k, out, &t);
-            if (x.st)
-                break;
-            if (ok) {
-                t_last = t;
-                have_last = 1;
-            }
-            if (ok && t <= o->deadline_s) {
-                hi = k;
-                break;
-            }
-            lo = k;
-            int next = k * 2;
-            if (k < gpn && next > gpn)
-                next = gpn;
-            if (next > max && k < max)
-                next = max;
-            k = next;
-            if (k == lo)
-                break;
-        }
-        if (x.st) {
-            free(s.pareto);
-            return x.st;
-        }
-        if (!hi) {
-            fmt_duration(o->deadline_s, a, sizeof a);
-            if (have_last) {
-                fmt_duration(t_last, b, sizeof b);
-                add_reason(out, GP_REASON_NO_LAYOUT_FITS,
-                           "the deadline of %s is not met even with %d GPUs: the best layout there trains %.3g tokens in %s",
-                           a, lo, o->train_tokens, b);
-            } else
-                add_reason(out, GP_REASON_NO_LAYOUT_FITS, "no layout up to %d GPUs fits in memory, so no count meets the deadline of %s",
-                           max, a);
-            n = lo;
-        } else {
-            /* refine in (lo, hi]: integers inside one node, multiples of the node beyond */
-            int unit = lo >= gpn ? gpn : 1;
-            int klo = lo / unit, khi = hi / unit;
-            while (khi - klo > 1) {
-                int mid = klo + (khi - klo) / 2;
-                int ok = best_at(&x, &s, mid * unit, out, &t);
-                if (x.st) {
-                    free(s.pareto);
-                    return x.st;
-                }
-                if (ok && t <= o->deadline_s)
-                    khi = mid;
-                else
-                    klo = mid;
-            }
-            n = khi * unit;
-            deadline_met = 1;
+    if (n == 0)
+        st = deadline_count(&x, &s, out, &n, &deadline_met);
+    if (st == GP_OK && n >= 1) {
+        state_reset(&s, o->top_k);
+        search_count(&x, &s, n);
+        st = x.st;
+        if (st == GP_OK) {
+            out->global_batch = s.global_batch;
+            out->evaluated += s.evaluated;
+            out->valid += s.valid;
+            out->fitting += s.fitting;
+            finish(&x, &s, n, out);
+            search_reasons(&x, &s, n, deadline_met, out);
         }
     }
-    if (n < 1) {
-        free(s.pareto);
-        return GP_OK;
-    }
-    state_reset(&s, o->top_k);
-    search_count(&x, &s, n);
-    if (x.st) {
-        free(s.pareto);
-        return x.st;
-    }
-    out->evaluated += s.evaluated;
-    out->valid += s.valid;
-    out->fitting += s.fitting;
-    finish(&x, &s, n, out);
-    if (s.valid == 0)
-        add_reason(out, GP_REASON_NO_LAYOUT_FITS,
-                   "no valid layout for %d GPUs: data parallelism must divide the global batch of %lld sequences, "
-                   "TP the %lld heads and %lld KV heads, PP the GPUs left (at most %lld layers)",
-                   n, (long long)s.global_batch, (long long)m->heads, (long long)m->kv_heads, (long long)m->layers);
-    else if (s.fitting == 0 && s.have_smallest)
-        add_reason(out, GP_REASON_NO_LAYOUT_FITS,
-                   "none of the %lld valid layouts for %d GPUs fits in %.1f GB: the smallest (TP %d, PP %d, DP %d, CP %d, "
-                   "ZeRO-%d, recompute %s, micro-batch %lld) needs %.1f GB per GPU",
-                   (long long)s.valid, n, (double)s.smallest_mem.capacity / 1e9, s.smallest.tp, s.smallest.pp,
-                   s.smallest.dp, s.smallest.cp, s.smallest.zero, gp_recompute_name(s.smallest.recompute),
-                   (long long)s.smallest.micro_batch, (double)s.smallest_mem.per_gpu / 1e9);
-    else if (s.fitting > 0) {
-        add_reason(out, GP_REASON_FITS, "%lld of %lld valid layouts for %d GPUs fit in memory; ranked by %s",
-                   (long long)s.fitting, (long long)s.valid, n,
-                   o->rank == GP_RANK_COST ? "cost" : o->rank == GP_RANK_TOKENS_PER_DOLLAR ? "tokens per dollar" : "time");
-        if (deadline_met) {
-            fmt_duration(out->top[0].perf.time_to_train_s, a, sizeof a);
-            fmt_duration(o->deadline_s, b, sizeof b);
-            add_reason(out, GP_REASON_FITS, "%d GPUs is the smallest count found meeting the deadline: %s <= %s", n, a, b);
-        }
-    }
-    if (s.pareto_overflow)
-        add_reason(out, GP_REASON_FITS, "the Pareto front had more than %d layouts; later ones were dropped",
-                   GP_SEARCH_PARETO_BUF);
     free(s.pareto);
-    return GP_OK;
+    return st;
 }

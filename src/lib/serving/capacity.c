@@ -13,6 +13,7 @@
  * the load needs replicas), with the numbers, and when one larger GPU beats two smaller.
  */
 #include "serving.h"
+#include "render/messages.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -71,9 +72,11 @@ static void builtin_profile(const gp_gpu *gpu, gp_engine e, gp_engine_profile *p
     p->reserve_full = trt;
 }
 
-gp_status gp_serve_sched_config_profile(const gp_model *m, const gp_gpu *gpu, const gp_workload *w,
-                                        const gp_layout *l, int64_t max_model_len, const gp_engine_profile *prof,
-                                        gp_sched_config *sc, gp_error *err)
+/* The scheduler's figures and the memory they come from; sc->kv_blocks 0 when the weights
+ * and activations leave no room for one KV block (the caller words that). */
+static gp_status sched_config(const gp_model *m, const gp_gpu *gpu, const gp_workload *w, const gp_layout *l,
+                              int64_t max_model_len, const gp_engine_profile *prof, gp_sched_config *sc,
+                              gp_memory *mem_out, gp_error *err)
 {
     gp_error_clear(err); /* no stale offset or field from an earlier call */
     memset(sc, 0, sizeof *sc);
@@ -101,27 +104,38 @@ gp_status gp_serve_sched_config_profile(const gp_model *m, const gp_gpu *gpu, co
     gp_layout ll = *l;
     if (!(ll.dp > 1 && ll.ep > 1))
         ll.dp = 1; /* replicas; attention DP ranks inside one keep theirs (one pool each) */
-    gp_memory mem;
-    gp_status st = gp_memory_estimate(m, gpu, &ww, &ll, &mem, err);
+    gp_memory *mem = mem_out;
+    gp_status st = gp_memory_estimate(m, gpu, &ww, &ll, mem, err);
     if (st)
         return st;
-    int64_t blocks = mem.kv_blocks;
+    int64_t blocks = mem->kv_blocks;
     if (frac)
         blocks = (int64_t)floor((double)blocks * prof->kv_fraction);
-    if (blocks < 1) {
+    if (blocks < 1)
+        return GP_OK; /* sc->kv_blocks 0 */
+    sc->kv_blocks = blocks;
+    sc->block_size = mem->kv_block_size > 0 ? mem->kv_block_size : prof->block_size;
+    sc->max_num_batched_tokens = ww.max_num_batched_tokens;
+    sc->max_num_seqs = w->max_num_seqs > 0 && !frac ? w->max_num_seqs : prof->max_num_seqs;
+    sc->max_model_len = max_model_len;
+    sc->reserve_full = prof->reserve_full;
+    return GP_OK;
+}
+
+gp_status gp_serve_sched_config_profile(const gp_model *m, const gp_gpu *gpu, const gp_workload *w,
+                                        const gp_layout *l, int64_t max_model_len, const gp_engine_profile *prof,
+                                        gp_sched_config *sc, gp_error *err)
+{
+    gp_memory mem;
+    gp_status st = sched_config(m, gpu, w, l, max_model_len, prof, sc, &mem, err);
+    if (st == GP_OK && sc->kv_blocks < 1) {
         gpi_error_set_field(err, "gpu");
         return gpi_fail(err, GP_EINVAL,
                         "%s: weights %.1f GB + activations %.1f GB per GPU leave no room for the KV cache in %.1f GB",
                         gpu->id, (double)mem.weights / 1e9, (double)mem.activations / 1e9,
                         (double)mem.engine_budget / 1e9);
     }
-    sc->kv_blocks = blocks;
-    sc->block_size = mem.kv_block_size > 0 ? mem.kv_block_size : prof->block_size;
-    sc->max_num_batched_tokens = ww.max_num_batched_tokens;
-    sc->max_num_seqs = w->max_num_seqs > 0 && !frac ? w->max_num_seqs : prof->max_num_seqs;
-    sc->max_model_len = max_model_len;
-    sc->reserve_full = prof->reserve_full;
-    return GP_OK;
+    return st;
 }
 
 gp_status gp_serve_sched_config(const gp_model *m, const gp_gpu *gpu, const gp_workload *w, const gp_layout *l,
@@ -195,8 +209,17 @@ typedef struct tp_eval {
     double single_ttft, single_tpot;
     gp_sim_result sim, sim_fewer;
     int has_fewer;
-    char why[GP_ERROR_MSG_MAX];
+    char why[GP_ERROR_MSG_MAX], why_pt[GP_ERROR_MSG_MAX]; /* why it does not fit or meet the targets */
 } tp_eval;
+
+/* A message of the table in both languages into en and pt (each GP_ERROR_MSG_MAX long). */
+static void both(char *en, char *pt, gpi_msg_id id, const gpi_msg_arg *args, int n)
+{
+    gpi_msg_args(en, GP_ERROR_MSG_MAX, id, 0, args, n);
+    gpi_msg_args(pt, GP_ERROR_MSG_MAX, id, 1, args, n);
+}
+#define ARGS(...) (const gpi_msg_arg[]){__VA_ARGS__}, (int)(sizeof((gpi_msg_arg[]){__VA_ARGS__}) / sizeof(gpi_msg_arg))
+#define WHY(e, id, ...) both((e)->why, (e)->why_pt, id, ARGS(__VA_ARGS__))
 
 static int layout_gpus(const gp_layout *l) { return l->tp * l->pp * l->dp; }
 
@@ -277,21 +300,27 @@ static gp_status eval_fit(const eval_ctx *c, const gp_gpu *g, tp_eval *e, int64_
         pf = NULL;
     gp_perf_params pp;
     gpi_serve_params(rq, pf, &pp);
-    if (gp_serve_sched_config_profile(rq->model, g, rq->w, &e->l, maxlen, pf, &e->sc, &e2) != GP_OK) {
-        snprintf(e->why, sizeof e->why, "%.40s %.40s: %.400s", g->id, name, e2.msg);
+    gp_memory mem;
+    if (sched_config(rq->model, g, rq->w, &e->l, maxlen, pf, &e->sc, &mem, &e2) != GP_OK) {
+        WHY(e, MSG_SERVE_WHY_ERROR, GPI_S(g->id), GPI_S(name), GPI_S(e2.msg));
+        return GP_OK;
+    }
+    if (e->sc.kv_blocks < 1) {
+        WHY(e, MSG_SERVE_WHY_NO_KV, GPI_S(g->id), GPI_S(name), GPI_N((double)mem.weights / 1e9, 1),
+            GPI_N((double)mem.activations / 1e9, 1), GPI_N((double)mem.engine_budget / 1e9, 1));
         return GP_OK;
     }
     e->sc.spec = rq->spec;
     if (e->sc.kv_blocks * e->sc.block_size < maxlen) {
-        snprintf(e->why, sizeof e->why, "%s %s: the KV cache holds %lld tokens, less than one %lld-token request",
-                 g->id, name, (long long)(e->sc.kv_blocks * e->sc.block_size), (long long)maxlen);
+        WHY(e, MSG_SERVE_WHY_KV, GPI_S(g->id), GPI_S(name), GPI_N(e->sc.kv_blocks * e->sc.block_size, 0),
+            GPI_N(maxlen, 0));
         return GP_OK;
     }
     const gp_link *intra, *inter;
     gpi_serve_links(c->cat, rq, g, &intra, &inter);
     gp_error_clear(&e2);
     if (gp_step_model_init_nodes(rq->model, g, intra, inter, rq->w, &e->l, &pp, &e->sm, &e2) != GP_OK) {
-        snprintf(e->why, sizeof e->why, "%s", e2.msg); /* no peak figures, or a layout the model refuses */
+        WHY(e, MSG_SERVE_WHY_PLAIN, GPI_S(e2.msg)); /* no peak figures, or a layout the model refuses */
         return GP_OK;
     }
     gp_step_model_use_rates(&e->sm, c->cat, g, inter);
@@ -303,9 +332,8 @@ static gp_status eval_fit(const eval_ctx *c, const gp_gpu *g, tp_eval *e, int64_
     e->single_tpot = gp_step_time(&e->sm, &b, NULL);
     const gp_slo *slo = &rq->slo;
     if ((slo->ttft_s > 0 && e->single_ttft > slo->ttft_s) || (slo->tpot_s > 0 && e->single_tpot > slo->tpot_s)) {
-        snprintf(e->why, sizeof e->why,
-                 "%s %s: one request alone already takes TTFT %.3f s and TPOT %.1f ms (targets %.3g s, %.3g ms)",
-                 g->id, name, e->single_ttft, e->single_tpot * 1e3, slo->ttft_s, slo->tpot_s * 1e3);
+        WHY(e, MSG_SERVE_WHY_ALONE, GPI_S(g->id), GPI_S(name), GPI_N(e->single_ttft, 3), GPI_N(e->single_tpot * 1e3, 1),
+            GPI_G(slo->ttft_s, 3), GPI_G(slo->tpot_s * 1e3, 3));
         return GP_OK;
     }
     e->latency_ok = 1;
@@ -356,8 +384,8 @@ static gp_status eval_layout(const eval_ctx *c, const gp_gpu *g, const gp_layout
         int floor_hit = tr->arrival == GP_ARRIVAL_CLOSED_LOOP && (tr->users + (int64_t)n * l->dp - 1) / ((int64_t)n * l->dp) <= 1;
         floor_hit |= n >= 4 && r.ttft.p99 + r.tpot.p99 * 100.0 > 0.9 * prev;
         if (n >= max_n || floor_hit) {
-            snprintf(e->why, sizeof e->why, "%s %s: %d replicas still miss the targets (p99 TTFT %.3f s, TPOT %.1f ms)",
-                     g->id, name, n, r.ttft.p99, r.tpot.p99 * 1e3);
+            WHY(e, MSG_SERVE_WHY_REPLICAS, GPI_S(g->id), GPI_S(name), GPI_N(n, 0), GPI_N(r.ttft.p99, 3),
+                GPI_N(r.tpot.p99 * 1e3, 1));
             return GP_OK;
         }
         n = n * 2 > max_n ? max_n : n * 2;
@@ -409,21 +437,24 @@ static void fill_option(gp_serve_option *o, const gp_catalog *cat, const gp_gpu 
     o->single_tpot_s = e->single_tpot;
 }
 
-static void add_reason(gp_capacity_result *r, gp_serve_reason_code code, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-static void add_reason(gp_capacity_result *r, gp_serve_reason_code code, const char *fmt, ...)
+/* A reason in English and Brazilian Portuguese from the message table (render/messages.c). */
+static void say(gp_capacity_result *r, gp_serve_reason_code code, gpi_msg_id id, const gpi_msg_arg *args, int n)
 {
     if (r->n_reasons >= GP_SERVE_MAX_REASONS)
         return;
     gp_serve_reason *x = &r->reasons[r->n_reasons++];
     x->code = code;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(x->message, sizeof x->message, fmt, ap);
-    va_end(ap);
+    both(x->message, x->message_pt, id, args, n);
+}
+#define SAY(r, code, id, ...) say(r, code, id, ARGS(__VA_ARGS__))
+
+void gp_capacity_set_lang(gp_capacity_result *r, const char *lang)
+{
+    if (!r || !lang || strcmp(lang, "pt-BR"))
+        return;
+    for (int i = 0; i < r->n_reasons; i++)
+        if (r->reasons[i].message_pt[0])
+            memcpy(r->reasons[i].message, r->reasons[i].message_pt, sizeof r->reasons[i].message);
 }
 
 /* a better than b: cheaper; then fewer GPUs; then lower p99 TTFT */
@@ -513,8 +544,8 @@ typedef struct per_gpu {
     gp_serve_option best;
     int fit_gpus;                    /* GPUs of the smallest fitting layout */
     gp_layout fit_layout;
-    char fit_why[GP_ERROR_MSG_MAX];  /* why layouts below it fail (memory) */
-    char lat_why[GP_ERROR_MSG_MAX];  /* why fitting layouts failed latency */
+    char fit_why[GP_ERROR_MSG_MAX], fit_why_pt[GP_ERROR_MSG_MAX]; /* why layouts below it fail (memory) */
+    char lat_why[GP_ERROR_MSG_MAX], lat_why_pt[GP_ERROR_MSG_MAX]; /* why fitting layouts failed latency */
     int has_fewer;
     gp_serve_option fewer;
     tp_eval best_e;                  /* the best option's step model and scheduler */
@@ -572,8 +603,10 @@ static gp_status search_gpu(const eval_ctx *c, const gp_gpu *g, double bound, gp
         if (st)
             return st;
         if (!e.fits) {
-            if (!pg->fit_gpus)
-                snprintf(pg->fit_why, sizeof pg->fit_why, "%s", e.why);
+            if (!pg->fit_gpus) {
+                memcpy(pg->fit_why, e.why, sizeof pg->fit_why);
+                memcpy(pg->fit_why_pt, e.why_pt, sizeof pg->fit_why_pt);
+            }
             continue;
         }
         if (!pg->fit_gpus) {
@@ -581,8 +614,10 @@ static gp_status search_gpu(const eval_ctx *c, const gp_gpu *g, double bound, gp
             pg->fit_layout = ls[k];
         }
         if (!e.meets) {
-            if (!pg->has_best && !pg->lat_why[0])
-                snprintf(pg->lat_why, sizeof pg->lat_why, "%s", e.why);
+            if (!pg->has_best && !pg->lat_why[0]) {
+                memcpy(pg->lat_why, e.why, sizeof pg->lat_why);
+                memcpy(pg->lat_why_pt, e.why_pt, sizeof pg->lat_why_pt);
+            }
             continue;
         }
         gp_serve_option o;
@@ -622,40 +657,31 @@ static void explain_layout(gp_capacity_result *out, const per_gpu *pg, const gp_
 {
     char a[48], b[48];
     option_name(best, a, sizeof a);
-    if (best->nodes_per_replica > 1 && !pg->has_one_node)
-        add_reason(out, GP_SERVE_MULTI_NODE,
-                   "a replica spans %d nodes (%s, %d GPUs): no layout inside one %s node holds the model with room "
-                   "for a request%s%s; the layers cross the network between nodes",
-                   best->nodes_per_replica, a, best->gpus_per_replica, best->gpu, pg->fit_why[0] ? ": " : "",
-                   pg->fit_why);
-    else if (best->nodes_per_replica <= 1 && pg->has_multi_node) {
+    if (best->nodes_per_replica > 1 && !pg->has_one_node) {
+        char why[GP_ERROR_MSG_MAX + 2], why_pt[GP_ERROR_MSG_MAX + 2];
+        snprintf(why, sizeof why, "%s%s", pg->fit_why[0] ? ": " : "", pg->fit_why);
+        snprintf(why_pt, sizeof why_pt, "%s%s", pg->fit_why[0] ? ": " : "", pg->fit_why_pt);
+        SAY(out, GP_SERVE_MULTI_NODE, MSG_SERVE_SPANS, GPI_N(best->nodes_per_replica, 0), GPI_S(a),
+            GPI_N(best->gpus_per_replica, 0), GPI_S(best->gpu), GPI_S2(why, why_pt));
+    } else if (best->nodes_per_replica <= 1 && pg->has_multi_node) {
         option_name(&pg->multi_node, b, sizeof b);
-        add_reason(out, GP_SERVE_MULTI_NODE,
-                   "one node per replica (%s) beats spanning nodes (%s: %d GPUs, $%.2f/h against %d, $%.2f/h): "
-                   "model parallelism wants NVLink, and over the network its collectives cost more",
-                   a, b, pg->multi_node.gpus_total, pg->multi_node.usd_per_hour, best->gpus_total, best->usd_per_hour);
+        SAY(out, GP_SERVE_MULTI_NODE, MSG_SERVE_ONE_NODE_BEATS, GPI_S(a), GPI_S(b), GPI_N(pg->multi_node.gpus_total, 0),
+            GPI_N(pg->multi_node.usd_per_hour, 2), GPI_N(best->gpus_total, 0), GPI_N(best->usd_per_hour, 2));
     } else if (best->nodes_per_replica <= 1 && pg->skipped_multi_node) {
-        add_reason(out, GP_SERVE_MULTI_NODE,
-                   "one node per replica: %s holds the model inside one %s node, so no layout spans nodes (model "
-                   "parallelism wants NVLink; over the network its collectives cost more and add nothing here)",
-                   a, best->gpu);
+        SAY(out, GP_SERVE_MULTI_NODE, MSG_SERVE_ONE_NODE_HOLDS, GPI_S(a), GPI_S(best->gpu));
     } else if (best->nodes_per_replica > 1 && pg->has_one_node) {
         option_name(&pg->one_node, b, sizeof b);
-        add_reason(out, GP_SERVE_MULTI_NODE, "%s over %d nodes is cheaper than one node per replica (%s: %d GPUs, $%.2f/h)",
-                   a, best->nodes_per_replica, b, pg->one_node.gpus_total, pg->one_node.usd_per_hour);
+        SAY(out, GP_SERVE_MULTI_NODE, MSG_SERVE_SPAN_CHEAPER, GPI_S(a), GPI_N(best->nodes_per_replica, 0), GPI_S(b),
+            GPI_N(pg->one_node.gpus_total, 0), GPI_N(pg->one_node.usd_per_hour, 2));
     }
     if (best->ep > 1 && pg->has_tp_only) {
         option_name(&pg->tp_only, b, sizeof b);
-        add_reason(out, GP_SERVE_EXPERT_PARALLEL,
-                   "expert parallelism (%s) beats tensor parallelism alone for the MoE layers (%s: %d GPUs, $%.2f/h): "
-                   "whole experts per GPU read fewer weights per token and attention DP keeps one KV pool per rank",
-                   a, b, pg->tp_only.gpus_total, pg->tp_only.usd_per_hour);
+        SAY(out, GP_SERVE_EXPERT_PARALLEL, MSG_SERVE_EP_BEATS, GPI_S(a), GPI_S(b), GPI_N(pg->tp_only.gpus_total, 0),
+            GPI_N(pg->tp_only.usd_per_hour, 2));
     } else if (best->ep <= 1 && pg->has_ep) {
         option_name(&pg->ep, b, sizeof b);
-        add_reason(out, GP_SERVE_EXPERT_PARALLEL,
-                   "tensor parallelism (%s) beats expert parallelism here (%s: %d GPUs, $%.2f/h): at this load the "
-                   "all-to-all per MoE layer and the expert imbalance cost more than they save",
-                   a, b, pg->ep.gpus_total, pg->ep.usd_per_hour);
+        SAY(out, GP_SERVE_EXPERT_PARALLEL, MSG_SERVE_TP_BEATS, GPI_S(a), GPI_S(b), GPI_N(pg->ep.gpus_total, 0),
+            GPI_N(pg->ep.usd_per_hour, 2));
     }
 }
 
@@ -667,34 +693,28 @@ static void explain(gp_capacity_result *out, const gp_capacity_request *req, con
     char a[48], f[48];
     option_name(best, a, sizeof a);
     if (best->gpus_total == 1)
-        add_reason(out, GP_SERVE_ONE_GPU_ENOUGH, "one %s meets the targets: p99 TTFT %.3f s, p99 TPOT %.1f ms",
-                   best->gpu, best->sim.ttft.p99, best->sim.tpot.p99 * 1e3);
+        SAY(out, GP_SERVE_ONE_GPU_ENOUGH, MSG_SERVE_ONE_GPU, GPI_S(best->gpu), GPI_N(best->sim.ttft.p99, 3),
+            GPI_N(best->sim.tpot.p99 * 1e3, 1));
     if (pg->fit_gpus > 1 && pg->fit_why[0])
-        add_reason(out, GP_SERVE_MODEL_DOES_NOT_FIT, "the model does not fit one %s: %s", best->gpu, pg->fit_why);
+        SAY(out, GP_SERVE_MODEL_DOES_NOT_FIT, MSG_SERVE_NOT_FIT, GPI_S(best->gpu), GPI_S2(pg->fit_why, pg->fit_why_pt));
     option_name(&pg->at_fit, f, sizeof f);
     if (best->gpus_per_replica > pg->fit_gpus && pg->lat_why[0])
-        add_reason(out, GP_SERVE_LATENCY, "%s is needed for latency: %s", a, pg->lat_why);
+        SAY(out, GP_SERVE_LATENCY, MSG_SERVE_LATENCY, GPI_S(a), GPI_S2(pg->lat_why, pg->lat_why_pt));
     else if (best->gpus_per_replica > pg->fit_gpus && pg->has_at_fit)
-        add_reason(out, GP_SERVE_LATENCY,
-                   "%s per replica for latency: %s holds the model but meets p99 TPOT %.3g ms only with few "
-                   "users per replica (one request alone: TPOT %.1f ms), needing %d GPUs ($%.2f/h) against %d ($%.2f/h)",
-                   a, f, slo->tpot_s * 1e3, pg->at_fit.single_tpot_s * 1e3, pg->at_fit.gpus_total,
-                   pg->at_fit.usd_per_hour, best->gpus_total, best->usd_per_hour);
+        SAY(out, GP_SERVE_LATENCY, MSG_SERVE_LATENCY_FEW, GPI_S(a), GPI_S(f), GPI_G(slo->tpot_s * 1e3, 3),
+            GPI_N(pg->at_fit.single_tpot_s * 1e3, 1), GPI_N(pg->at_fit.gpus_total, 0), GPI_N(pg->at_fit.usd_per_hour, 2),
+            GPI_N(best->gpus_total, 0), GPI_N(best->usd_per_hour, 2));
     explain_layout(out, pg, best);
     if (serving > 1) {
         if (pg->has_fewer)
-            add_reason(out, GP_SERVE_CONCURRENCY,
-                       "the load needs %d serving replicas: with %d, each replica's p99 TTFT is %.3f s and p99 TPOT "
-                       "%.1f ms (targets %.3g s, %.3g ms; a replica holds %.0f concurrent %lld-token sequences in KV)",
-                       serving, serving - 1, pg->fewer.sim.ttft.p99, pg->fewer.sim.tpot.p99 * 1e3, slo->ttft_s,
-                       slo->tpot_s * 1e3, best->max_concurrency, (long long)maxlen);
+            SAY(out, GP_SERVE_CONCURRENCY, MSG_SERVE_CONCURRENCY, GPI_N(serving, 0), GPI_N(serving - 1, 0),
+                GPI_N(pg->fewer.sim.ttft.p99, 3), GPI_N(pg->fewer.sim.tpot.p99 * 1e3, 1), GPI_G(slo->ttft_s, 3),
+                GPI_G(slo->tpot_s * 1e3, 3), GPI_N(best->max_concurrency, 0), GPI_N(maxlen, 0));
         else
-            add_reason(out, GP_SERVE_CONCURRENCY, "the load needs %d serving replicas", serving);
+            SAY(out, GP_SERVE_CONCURRENCY, MSG_SERVE_CONCURRENCY_N, GPI_N(serving, 0));
     }
     if (req->redundancy > 0)
-        add_reason(out, GP_SERVE_REDUNDANCY,
-                   "n+%d: %d replica%s more, so that with %d down the other %d still meet the targets", req->redundancy,
-                   req->redundancy, req->redundancy > 1 ? "s" : "", req->redundancy, serving);
+        SAY(out, GP_SERVE_REDUNDANCY, MSG_SERVE_REDUNDANCY, GPI_N(req->redundancy, 0), GPI_N(serving, 0));
 }
 
 /* one larger GPU vs two smaller: a meeting type whose replica uses fewer, larger GPUs */
@@ -711,12 +731,9 @@ static void explain_larger(gp_capacity_result *out, const gp_gpu *const *cands, 
             const gp_serve_option *L = &type_best[a], *S = &type_best[b];
             if (cands[a]->memory_bytes > cands[b]->memory_bytes && 2 * L->gpus_per_replica <= S->gpus_per_replica &&
                 better(L, S) && (!strcmp(L->gpu, best->gpu) || !strcmp(S->gpu, best->gpu))) {
-                add_reason(out, GP_SERVE_LARGER_GPU_BETTER,
-                           "%s at TP%d (%d per replica, %d GPUs, $%.2f/h) serves better than %s at TP%d (%d per "
-                           "replica, %d GPUs, $%.2f/h): fewer, larger GPUs hold the weights and more KV with less "
-                           "tensor-parallel traffic",
-                           L->gpu, L->tp, L->gpus_per_replica, L->gpus_total, L->usd_per_hour, S->gpu, S->tp,
-                           S->gpus_per_replica, S->gpus_total, S->usd_per_hour);
+                SAY(out, GP_SERVE_LARGER_GPU_BETTER, MSG_SERVE_LARGER, GPI_S(L->gpu), GPI_N(L->tp, 0),
+                    GPI_N(L->gpus_per_replica, 0), GPI_N(L->gpus_total, 0), GPI_N(L->usd_per_hour, 2), GPI_S(S->gpu),
+                    GPI_N(S->tp, 0), GPI_N(S->gpus_per_replica, 0), GPI_N(S->gpus_total, 0), GPI_N(S->usd_per_hour, 2));
                 return;
             }
         }
@@ -742,11 +759,9 @@ static gp_status candidates(const gp_catalog *cat, const gp_capacity_request *re
     return *nc ? GP_OK : gpi_fail(err, GP_EINVAL, "no candidate GPU");
 }
 
-gp_status gp_capacity_search(const gp_catalog *cat, const gp_capacity_request *req, gp_capacity_result *out,
-                             gp_error *err)
+/* The request's bounds, before any arithmetic on them (docs/reliability.md, "Limits"). */
+static gp_status check_request(const gp_capacity_request *req, gp_error *err)
 {
-    gp_error_clear(err); /* no stale offset or field from an earlier call */
-    memset(out, 0, sizeof *out);
     if (!req || !req->model || !req->w)
         return gpi_fail(err, GP_EINVAL, "capacity search: model and workload are required");
     const gp_traffic *t = &req->traffic;
@@ -770,10 +785,21 @@ gp_status gp_capacity_search(const gp_catalog *cat, const gp_capacity_request *r
         }
     if (req->max_nodes < 0 || req->max_nodes > 64)
         return gpi_fail(err, GP_EINVAL, "max_nodes must be 0 (default 4) to 64");
+    return GP_OK;
+}
+
+gp_status gp_capacity_search(const gp_catalog *cat, const gp_capacity_request *req, gp_capacity_result *out,
+                             gp_error *err)
+{
+    gp_error_clear(err); /* no stale offset or field from an earlier call */
+    memset(out, 0, sizeof *out);
+    gp_status st = check_request(req, err);
+    if (st)
+        return st;
+    const gp_traffic *t = &req->traffic;
     const gp_gpu *cands[MAX_GPU_TYPES];
     size_t nc = 0;
-    gp_status st = candidates(cat, req, cands, &nc, err);
-    if (st)
+    if ((st = candidates(cat, req, cands, &nc, err)))
         return st;
     gp_work local_work; /* one budget for every simulation of the search */
     gp_capacity_request local_req;
@@ -798,14 +824,17 @@ gp_status gp_capacity_search(const gp_catalog *cat, const gp_capacity_request *r
     gp_serve_option type_best[MAX_GPU_TYPES];
     int type_has[MAX_GPU_TYPES];
     memset(type_has, 0, sizeof type_has);
-    char last_why[GP_ERROR_MSG_MAX] = "";
+    char last_why[GP_ERROR_MSG_MAX + 2] = "", last_why_pt[GP_ERROR_MSG_MAX + 2] = "";
     for (size_t gi = 0; gi < nc; gi++) {
+        gpi_work_stage(req->traffic.work, 1, "capacity search", (int)gi, (int)nc, "%s", cands[gi]->id);
         if ((st = search_gpu(&c, cands[gi], have_best ? best_pg->best.usd_per_hour : 0.0, out, cur, err))) {
             free(pg);
             return st;
         }
-        if (cur->lat_why[0] || cur->fit_why[0])
-            snprintf(last_why, sizeof last_why, "%s", cur->lat_why[0] ? cur->lat_why : cur->fit_why);
+        if (cur->lat_why[0] || cur->fit_why[0]) {
+            snprintf(last_why, sizeof last_why, ": %s", cur->lat_why[0] ? cur->lat_why : cur->fit_why);
+            snprintf(last_why_pt, sizeof last_why_pt, ": %s", cur->lat_why[0] ? cur->lat_why_pt : cur->fit_why_pt);
+        }
         if (!cur->has_best)
             continue;
         type_has[gi] = 1;
@@ -818,8 +847,8 @@ gp_status gp_capacity_search(const gp_catalog *cat, const gp_capacity_request *r
         }
     }
     if (!have_best) {
-        add_reason(out, GP_SERVE_NO_SETUP, "no GPU type and layout up to %d nodes per replica meets the targets%s%s",
-                   req->max_nodes > 0 ? req->max_nodes : 4, last_why[0] ? ": " : "", last_why);
+        SAY(out, GP_SERVE_NO_SETUP, MSG_SERVE_NO_SETUP, GPI_N(req->max_nodes > 0 ? req->max_nodes : 4, 0),
+            GPI_S2(last_why, last_why_pt));
         free(pg);
         return GP_OK;
     }

@@ -31,6 +31,9 @@ static int tier_holds(json_t *t, const gp_gpu *gpu, int tp)
         return 0;
     if ((v = json_object_get(t, "below_tp")) && !(tp < json_number_value(v)))
         return 0;
+    if ((v = json_object_get(t, "vllm_large_device")) && json_is_boolean(v) &&
+        json_is_true(v) != (gpu->vllm_large_device != 0))
+        return 0; /* the GPU's field (data/gpus.json): vLLM's large-device rule lives there once */
     const char *not_gpu = json_string_value(json_object_get(t, "not_gpu"));
     if (not_gpu && strncmp(gpu->id, not_gpu, strlen(not_gpu)) == 0)
         return 0;

@@ -986,6 +986,64 @@ static double json_num_any(json_t *o, const char *const *keys, int *found)
     return 0;
 }
 
+static gp_status trace_fail(gp_error *err, gp_status code, const char *path, int line, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+static gp_status trace_fail(gp_error *err, gp_status code, const char *path, int line, const char *fmt, ...)
+{
+    gpi_error_set_path(err, path);
+    if (!err)
+        return code;
+    err->line = line;
+    char msg[GP_ERROR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return gpi_fail(err, code, "%s:%d: %s", path, line, msg);
+}
+
+/* One non-blank line p of a trace (a JSON object or CSV) into *r, checked; *skip: a CSV
+ * header (the first line, starting with a letter). prev_arrival < 0: the first request. */
+static gp_status trace_line(const char *path, int line, char *p, double prev_arrival, gp_trace_request *r, int *skip,
+                            gp_error *err)
+{
+    static const char *const k_arr[] = {"arrival_s", "arrival_time", "timestamp", "arrival", NULL};
+    static const char *const k_in[] = {"prompt_tokens", "input_tokens", "input_length", "prompt_len", NULL};
+    static const char *const k_out[] = {"output_tokens", "output_length", "output_len", NULL};
+    *skip = 0;
+    if (*p == '{') {
+        json_error_t je;
+        json_t *o = json_loads(p, 0, &je);
+        int fa, fi, fo;
+        if (o) {
+            r->arrival_s = json_num_any(o, k_arr, &fa);
+            /* tokens read as double and range-checked before the cast (a cast of 1e19
+             * to int64 is undefined) */
+            r->prompt_tokens = trace_tokens(json_num_any(o, k_in, &fi));
+            r->output_tokens = trace_tokens(json_num_any(o, k_out, &fo));
+            json_decref(o);
+        }
+        if (!o || !fa || !fi || !fo)
+            return trace_fail(err, GP_EPARSE, path, line,
+                              "a trace line needs arrival_s, prompt_tokens and output_tokens%s%s", o ? "" : ": ",
+                              o ? "" : je.text);
+    } else if (parse_csv_line(p, r)) {
+        if (prev_arrival < 0 && line == 1 && ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))) {
+            *skip = 1; /* a CSV header */
+            return GP_OK;
+        }
+        return trace_fail(err, GP_EPARSE, path, line, "expected 'arrival_s,prompt_tokens,output_tokens'");
+    }
+    if (!(r->arrival_s >= 0 && r->arrival_s <= 1e12) || !tokens_ok(r->prompt_tokens, 1) ||
+        !tokens_ok(r->output_tokens, 1) || (prev_arrival >= 0 && r->arrival_s < prev_arrival))
+        return trace_fail(err, GP_EINVAL, path, line,
+                          "arrival must be 0 to 1e12 s and not decrease; token counts 1 to 2^32 (4,294,967,296)");
+    return GP_OK;
+}
+
 gp_status gp_trace_read(const char *path, gp_trace_request **out, size_t *n, gp_error *err)
 {
     gp_error_clear(err); /* no stale offset or field from an earlier call */
@@ -1010,10 +1068,7 @@ gp_status gp_trace_read(const char *path, gp_trace_request **out, size_t *n, gp_
     }
     char *s = (char *)buf;
     int line = 0;
-    static const char *const k_arr[] = {"arrival_s", "arrival_time", "timestamp", "arrival", NULL};
-    static const char *const k_in[] = {"prompt_tokens", "input_tokens", "input_length", "prompt_len", NULL};
-    static const char *const k_out[] = {"output_tokens", "output_length", "output_len", NULL};
-    while (*s) {
+    while (*s && st == GP_OK) {
         char *e = strchr(s, '\n');
         if (e)
             *e = '\0';
@@ -1025,54 +1080,15 @@ gp_status gp_trace_read(const char *path, gp_trace_request **out, size_t *n, gp_
         if (!*p || *p == '#')
             continue;
         gp_trace_request r;
-        if (*p == '{') {
-            json_error_t je;
-            json_t *o = json_loads(p, 0, &je);
-            int fa, fi, fo;
-            if (o) {
-                r.arrival_s = json_num_any(o, k_arr, &fa);
-                /* tokens read as double and range-checked before the cast (a cast of 1e19
-                 * to int64 is undefined) */
-                r.prompt_tokens = trace_tokens(json_num_any(o, k_in, &fi));
-                r.output_tokens = trace_tokens(json_num_any(o, k_out, &fo));
-                json_decref(o);
-            }
-            if (!o || !fa || !fi || !fo) {
-                free(v);
-                free(buf);
-                gpi_error_set_path(err, path);
-                if (err)
-                    err->line = line;
-                return gpi_fail(err, GP_EPARSE, "%s:%d: a trace line needs arrival_s, prompt_tokens and output_tokens%s%s",
-                                path, line, o ? "" : ": ", o ? "" : je.text);
-            }
-        } else if (parse_csv_line(p, &r)) {
-            if (cnt == 0 && line == 1 && ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
-                continue; /* a CSV header */
-            free(v);
-            free(buf);
-            gpi_error_set_path(err, path);
-            if (err)
-                err->line = line;
-            return gpi_fail(err, GP_EPARSE, "%s:%d: expected 'arrival_s,prompt_tokens,output_tokens'", path, line);
-        }
-        if (!(r.arrival_s >= 0 && r.arrival_s <= 1e12) || !tokens_ok(r.prompt_tokens, 1) ||
-            !tokens_ok(r.output_tokens, 1) || (cnt && r.arrival_s < v[cnt - 1].arrival_s)) {
-            free(v);
-            free(buf);
-            gpi_error_set_path(err, path);
-            if (err)
-                err->line = line;
-            return gpi_fail(err, GP_EINVAL,
-                            "%s:%d: arrival must be 0 to 1e12 s and not decrease; token counts 1 to 2^32 (4,294,967,296)",
-                            path, line);
-        }
+        int skip;
+        st = trace_line(path, line, p, cnt ? v[cnt - 1].arrival_s : -1.0, &r, &skip, err);
+        if (st || skip)
+            continue;
         if (cnt == cap) {
             gp_trace_request *nv = realloc(v, 2 * cap * sizeof *v);
             if (!nv) {
-                free(v);
-                free(buf);
-                return gpi_fail(err, GP_ENOMEM, "out of memory reading %s", path);
+                st = gpi_fail(err, GP_ENOMEM, "out of memory reading %s", path);
+                continue;
             }
             v = nv;
             cap *= 2;
@@ -1080,10 +1096,13 @@ gp_status gp_trace_read(const char *path, gp_trace_request **out, size_t *n, gp_
         v[cnt++] = r;
     }
     free(buf);
-    if (cnt == 0) {
-        free(v);
+    if (st == GP_OK && cnt == 0) {
         gpi_error_set_path(err, path);
-        return gpi_fail(err, GP_EPARSE, "trace %s has no requests", path);
+        st = gpi_fail(err, GP_EPARSE, "trace %s has no requests", path);
+    }
+    if (st) {
+        free(v);
+        return st;
     }
     *out = v;
     *n = cnt;
