@@ -437,6 +437,8 @@ gp_status gp_plan(const gp_catalog *cat, const gp_plan_request *req, gp_plan_res
                 o->serve = s.serve;
                 o->throughput_tokens_per_s = out->serving ? s.throughput : s.train.tokens_per_s;
                 o->requests_per_s = s.requests_per_s;
+                if (out->serving)
+                    gpi_serve_error_range(cat, req->model->experts > 0, &o->error_p10, &o->error_p90);
                 o->serve_rel = s.serve_rel;
                 o->train = s.train;
                 o->train_rel = s.train_rel;

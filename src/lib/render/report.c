@@ -3,6 +3,7 @@
  * SVG charts from svg.c; no scripts, fonts, images or links to fetch), in English or
  * Brazilian Portuguese. Renders into memory; the caller writes it where it wants.
  */
+#include "json.h"
 #include "messages.h"
 
 #include <math.h>
@@ -18,7 +19,8 @@ typedef struct words {
         *train_time, *monthly, *total, *per_mtok, *per_run, *break_even, *never, *rule, *citation, *notes,
         *launch, *disclaimer, *memory_chart, *cost_chart, *scaling_chart, *month_axis, *cost_axis, *gpus_axis,
         *tokens_axis, *bytes_axis, *capacity, *obligations, *reliability, *no_options, *upfront, *vs,
-        *replicas_word, *spares, *availability, *interruptions, *ckpt, *overhead, *egress, *charts, *why;
+        *replicas_word, *spares, *availability, *interruptions, *ckpt, *overhead, *egress, *charts, *why,
+        *likely, *tok_s;
     const char *components[6];
 } words;
 
@@ -33,6 +35,7 @@ static const words en = {
     "device memory", "Obligations", "Reliability", "No option is allowed: every setup breaks a data rule or has no price.",
     "upfront", "vs", "replicas", "spare", "availability", "expected interruptions", "checkpoint every",
     "failure overhead", "egress", "Charts", "Why",
+    "Likely (10th-90th percentile of the error on published runs):", "output tokens/s",
     {"weights", "KV cache", "activations", "gradients", "optimizer", "overhead"},
 };
 
@@ -48,6 +51,7 @@ static const words pt = {
     "Nenhuma opção permitida: toda configuração viola uma regra de dados ou não tem preço.",
     "investimento inicial", "vs", "réplicas", "reserva", "disponibilidade", "interrupções esperadas",
     "checkpoint a cada", "sobrecarga de falhas", "tráfego de saída", "Gráficos", "Motivo",
+    "Provável (percentis 10-90 do erro em execuções publicadas):", "tokens de saída/s",
     {"pesos", "cache KV", "ativações", "gradientes", "otimizador", "sobrecarga"},
 };
 
@@ -128,12 +132,20 @@ static json_t *option_json(const gp_plan_result *res, const gp_plan_option *o, i
                                (json_int_t)m->activations, "gradients", (json_int_t)m->gradients, "optimizer",
                                (json_int_t)m->optimizer, "overhead", (json_int_t)m->overhead);
     json_t *perf;
-    if (res->serving)
+    if (res->serving) {
         perf = json_pack("{sf sf sf sf sf sf sf sf}", "ttft_p50_s", o->serve.sim.ttft.p50, "ttft_p99_s",
                          o->serve.sim.ttft.p99, "tpot_p50_s", o->serve.sim.tpot.p50, "tpot_p99_s", o->serve.sim.tpot.p99,
                          "throughput_tokens_per_s", o->throughput_tokens_per_s, "requests_per_s", o->requests_per_s,
                          "max_concurrency", o->serve.max_concurrency, "slo_attainment", o->serve.sim.slo_attainment);
-    else
+        /* the likely range (docs/serving.md, "Ranges") */
+        const struct { const char *key; double v; int rate; } f[] = {
+            {"ttft_p50_s", o->serve.sim.ttft.p50, 0}, {"ttft_p99_s", o->serve.sim.ttft.p99, 0},
+            {"tpot_p50_s", o->serve.sim.tpot.p50, 0}, {"tpot_p99_s", o->serve.sim.tpot.p99, 0},
+            {"throughput_tokens_per_s", o->throughput_tokens_per_s, 1}, {"requests_per_s", o->requests_per_s, 1},
+        };
+        for (size_t i = 0; perf && i < sizeof f / sizeof f[0]; i++)
+            gpi_json_serve_range(perf, f[i].key, f[i].v, f[i].rate, o->error_p10, o->error_p90);
+    } else
         perf = json_pack("{sf sf sf sf sf sf}", "step_time_s", o->train.step_time_s, "tokens_per_s",
                          o->train.tokens_per_s, "mfu", o->train.mfu, "time_to_train_s", o->train.time_to_train_s,
                          "time_to_train_with_failures_s", o->train_rel.time_to_train_s, "model_tflops_per_gpu",
@@ -342,6 +354,15 @@ static void render_text(gpi_buf *b, const gp_plan_request *req, const gp_plan_re
                        pt_br ? dep_name_pt(gp_deploy_kind_name(o->deployment.kind)) : gp_deploy_kind_name(o->deployment.kind),
                        s, o->gpus_total, W->total, t, res->horizon_months, W->months,
                        res->serving ? W->per_mtok : W->per_run, m);
+        if (res->serving) {
+            double lo = 1.0 + o->error_p10, hi = 1.0 + o->error_p90;
+            char t1[32], t2[32], l1[32], l2[32];
+            gpi_buf_printf(b, "%s%s %s-%s %s, p99 TTFT %s-%s s\n", md ? "\n" : "  ", W->likely,
+                           gpi_fmt_num(t1, sizeof t1, o->throughput_tokens_per_s / hi, 0, pt_br),
+                           gpi_fmt_num(t2, sizeof t2, o->throughput_tokens_per_s / lo, 0, pt_br), W->tok_s,
+                           gpi_fmt_num(l1, sizeof l1, o->serve.sim.ttft.p99 * lo, 3, pt_br),
+                           gpi_fmt_num(l2, sizeof l2, o->serve.sim.ttft.p99 * hi, 3, pt_br));
+        }
         if (res->launch_command[0])
             gpi_buf_printf(b, "%s%s (%s):\n%s%s\n%s", md ? "\n" : "  ", W->launch, res->launch_engine,
                            md ? "\n```sh\n" : "    ", res->launch_command, md ? "```\n" : "");

@@ -276,7 +276,7 @@ static gp_status eval_fit(const eval_ctx *c, const gp_gpu *g, tp_eval *e, int64_
     if (gp_engine_profile_get(c->cat, rq->w->engine, g, e->l.tp, &prof, NULL) != GP_OK)
         pf = NULL;
     gp_perf_params pp;
-    gpi_serve_params(rq, pf, &pp);
+    gpi_serve_params(rq, pf, e->l.pp, &pp);
     if (gp_serve_sched_config_profile(rq->model, g, rq->w, &e->l, maxlen, pf, &e->sc, &e2) != GP_OK) {
         snprintf(e->why, sizeof e->why, "%.40s %.40s: %.400s", g->id, name, e2.msg);
         return GP_OK;
