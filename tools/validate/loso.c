@@ -376,6 +376,13 @@ static int run_model(const gp_catalog *cat, const gpv_model *m, json_t *cases, v
                 append_rows(&out->rows, r, &f.oom);
         }
     }
+    /* and the fit on every source: where the shipped constants should sit (reported, never
+     * used for a prediction) */
+    if (!rc && !f.oom && m->nparams > 0 && out->rows.n > 0) {
+        int k[GPV_MAX_PARAMS] = {0};
+        int rows = fit_without(&f, "", k);
+        rc = add_fit(out, &f, GPV_ALL_SOURCES, rows, k);
+    }
     out->evaluations += f.evaluations;
     if (f.oom)
         rc = 1;

@@ -4,6 +4,9 @@
 
 #include "validate.h"
 
+/* The `source` of the fit on every source (what the shipped constants should be). */
+#define GPV_ALL_SOURCES "(none: all sources)"
+
 /* The constants fitted with one source held out. */
 typedef struct vfit {
     const gpv_model *model;

@@ -32,6 +32,7 @@ typedef struct vrow {
     char category[24];
     char source[64];            /* the case's source key (vcase_source) */
     char gpu_gen[24];           /* the GPU generation of the case (vcase_gpu_generation) */
+    char group[32];             /* "dense" or "MoE" and the precision (vcase_group) */
     char quantity[48];
     double measured, predicted; /* same unit */
     char unit[8];
@@ -67,6 +68,10 @@ int vcontains(const char *hay, const char *needle);
 void vcase_source(json_t *c, char *out, size_t n);
 /* The GPU generation of a case's `hardware.gpu` ("Ampere", "Hopper", ...; "unknown"). */
 void vcase_gpu_generation(json_t *c, char *out, size_t n);
+/* "MoE" (model.moe) or "dense", then the precision: settings.precision as the case states it
+ * ("fp8", "nvfp4", ...), "fp8" when the model's name or the TensorRT-LLM perf table says so,
+ * else "16-bit" ("MoE nvfp4", "dense 16-bit"). */
+void vcase_group(json_t *c, char *out, size_t n);
 /* train_throughput cases naming a catalog model and their layout (train_presets.c) */
 void validate_train_preset(const gp_catalog *cat, json_t *c, vrows *rs);
 
@@ -100,6 +105,7 @@ extern const gpv_model gpv_model_infer_memory, gpv_model_train_memory, gpv_model
 typedef struct vstats {
     int n, bounds, bounds_passed;
     double median, p90, worst, median_signed;
+    double p10_signed, p90_signed; /* the 10th and 90th percentiles of the signed errors */
 } vstats;
 
 /* Rows of `category` (NULL: any) whose source / GPU generation match (NULL: any). */
