@@ -6,14 +6,10 @@
  * validation harness (tools/validate/ is): it prints each case and the error per group
  * (source, precision, MoE vs dense) as median |error|, p90 |error| and median signed error.
  *
- * Mappings (docs/serving.md, "Validation"):
- *  - trtllm-bench (throughput, infinite rate): a burst of the perf-overview's request count per
- *    ISL/OSL on one replica, fixed lengths, TensorRT-LLM scheduler and KV rules, FP8 KV;
- *    attention DP with tp = t, ep = e becomes tp 1 x dp t (the MoE layers over ep); output
- *    tokens / makespan, x dp ranks.
- *  - AMD vLLM (ROCm) offline throughput: a burst of num_prompts, fixed lengths, vLLM rules,
- *    max_num_seqs as given; the page's "Throughput (tokens/s)" is compared with output tokens/s
- *    (SOURCES.md: whether input tokens count is not stated).
+ * The mapping of each case (trtllm-bench with its own batch limits, AMD's vLLM table) is
+ * tools/validate/serve_cases.c, the harness's; docs/serving.md ("Checks against published
+ * serving runs") explains it. Parameters are the product's for the engine and layout (the
+ * engine profile's overheads and host work), not the harness's leave-one-source-out refits.
  * Usage: bench_serve_cases [--verbose] FILE.jsonl...
  */
 #include "gpuplan.h"
@@ -36,47 +32,7 @@ typedef struct row {
 static row rows[MAX_ROWS];
 static int n_rows;
 
-static double num(json_t *o, const char *k)
-{
-    json_t *v = json_object_get(o, k);
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
 static int has(const char *s, const char *sub) { return s && sub && strstr(s, sub) != NULL; }
-
-/* Output tokens/s of a burst on one replica (one attention-DP rank, times dp). */
-static double simulate(const gp_catalog *cat, const gp_model *m, const gp_gpu *g, const gp_workload *w,
-                       const gp_layout *l, int64_t requests, int64_t isl, int64_t osl, int64_t max_seqs)
-{
-    gp_sched_config sc;
-    gp_step_model sm;
-    gp_error err;
-    gp_engine_profile prof;
-    gp_perf_params pp;
-    if (gp_engine_profile_get(cat, w->engine, g, l->tp, &prof, &err) != GP_OK)
-        return NAN;
-    gp_perf_params_defaults(&pp, w->engine);
-    pp.step_overhead_s = prof.step_overhead_s;
-    pp.seq_overhead_s = prof.seq_overhead_s;
-    if (gp_serve_sched_config_profile(m, g, w, l, isl + osl, &prof, &sc, &err) != GP_OK)
-        return NAN;
-    if (max_seqs > 0)
-        sc.max_num_seqs = max_seqs;
-    if (gp_step_model_init_nodes(m, g, NULL, NULL, w, l, &pp, &sm, &err) != GP_OK)
-        return NAN;
-    gp_step_model_use_rates(&sm, cat, g, NULL);
-    gp_traffic t;
-    memset(&t, 0, sizeof t);
-    t.arrival = GP_ARRIVAL_BURST;
-    t.seed = 1;
-    t.requests = requests / l->dp > 0 ? requests / l->dp : 1;
-    t.prompt.mean = (double)isl;
-    t.output.mean = (double)osl;
-    gp_sim_result r;
-    if (gp_simulate(&sm, &sc, &t, NULL, &r, &err) != GP_OK)
-        return NAN;
-    return r.output_tokens_per_s * l->dp;
-}
 
 static void add(const char *id, const char *group, double meas, double pred, int verbose)
 {
@@ -91,40 +47,17 @@ static void add(const char *id, const char *group, double meas, double pred, int
 
 static void case_one(const gp_catalog *cat, json_t *c, const char *file, int verbose)
 {
-    const char *id = json_string_value(json_object_get(c, "id"));
-    json_t *set = json_object_get(c, "settings"), *meas = json_object_get(c, "measured");
-    json_t *par = json_object_get(c, "parallel"), *mj = json_object_get(c, "model");
-    const char *engine = json_string_value(json_object_get(set, "engine"));
-    gp_model m;
-    const gp_gpu *g = gpv_serve_gpu(cat, json_string_value(json_object_get(json_object_get(c, "hardware"), "gpu")));
-    if (!id || !g || !engine || !gpv_serve_model(cat, mj, &m))
+    gpv_serve_run r;
+    if (!gpv_serve_run_map(cat, c, &r))
         return;
-    int64_t isl = (int64_t)num(set, "isl"), osl = (int64_t)num(set, "osl");
-    if (isl <= 0 || osl <= 0)
-        return;
-    gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_INFER);
-    gp_layout l;
-    gp_layout_defaults(&l);
-    gpv_serve_layout(par, &l);
-    w.dtype = gpv_serve_precision(json_string_value(json_object_get(set, "precision")));
-    w.kv_dtype = GP_DTYPE_FP8;
-    int moe = m.experts > 0;
+    gp_perf_params pp;
+    gpv_serve_run_params(&r, &pp); /* the product's parameters for the engine and layout */
     char group[96];
-    if (has(engine, "TensorRT-LLM")) {
-        double mt = num(meas, "total_output_tokens_per_sec");
-        w.engine = GP_ENGINE_TRTLLM;
-        snprintf(group, sizeof group, "%s %s %s", has(file, "public") ? "trtllm-public" : "trtllm-v1",
-                 gp_dtype_name(w.dtype), moe ? "moe" : "dense");
-        add(id, group, mt, simulate(cat, &m, g, &w, &l, gpv_trtllm_requests(isl, osl), isl, osl, 0), verbose);
-    } else if (has(engine, "vLLM") && has(id, "amd-")) {
-        double mt = num(meas, "throughput_tokens_per_sec");
-        w.engine = GP_ENGINE_VLLM;
-        int64_t n = (int64_t)num(set, "num_prompts");
-        double ms = num(set, "max_num_seqs");
-        snprintf(group, sizeof group, "amd-vllm %s %s", gp_dtype_name(w.dtype), moe ? "moe" : "dense");
-        add(id, group, mt, simulate(cat, &m, g, &w, &l, n > 0 ? n : 1000, isl, osl, ms > 0 ? (int64_t)ms : 0), verbose);
-    }
+    const char *src = r.bench == GPV_BENCH_VLLM_AMD ? "amd-vllm"
+                      : has(file, "public")         ? "trtllm-public"
+                                                    : "trtllm-v1";
+    snprintf(group, sizeof group, "%s %s %s", src, gp_dtype_name(r.w.dtype), r.m.experts > 0 ? "moe" : "dense");
+    add(json_string_value(json_object_get(c, "id")), group, r.measured, gpv_serve_run_predict(cat, &r, &pp), verbose);
 }
 
 static int cmpd(const void *a, const void *b)

@@ -352,6 +352,7 @@ typedef struct gp_plan_option {
     gp_serve_option serve;           /* the capacity search's setup (latencies, KV) */
     double throughput_tokens_per_s;  /* output tokens/s of the serving replicas */
     double requests_per_s;
+    double error_p10, error_p90;     /* serving: the likely range, as gp_serve_answer's */
     gp_serve_reliability serve_rel;
     /* training */
     gp_train_perf train;

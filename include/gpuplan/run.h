@@ -100,6 +100,12 @@ typedef struct gp_serve_answer {
     int default_load;           /* no load given: 256 closed-loop users (the engines' default cap) */
     gp_spec_decode spec;        /* speculative decoding asked (draft_tokens 0: off) */
     const gp_disagg_result *disagg; /* disaggregated pools (disagg asked), else NULL */
+    /* the likely range: the 10th and 90th percentiles of the signed throughput error
+     * (predicted / measured - 1) on comparable published runs held out of every fit
+     * (data/engines.json error_ranges, docs/serving.md "Ranges"); 0 and 0: none known.
+     * A throughput X is likely in [X / (1 + p90), X / (1 + p10)], a latency L in
+     * [L x (1 + p10), L x (1 + p90)] */
+    double error_p10, error_p90;
 } gp_serve_answer;
 GP_API const gp_serve_answer *gp_result_serve(const gp_result *r);
 

@@ -35,6 +35,10 @@ typedef struct gp_perf_params {
     double inter_node_latency_s; /* added per collective that crosses nodes */
     double gemm_fraction;        /* share of the measured GEMM rate reached (measured rates
                                     only; 0: the fitted default) */
+    int host_overlap;            /* 1: the host's per-sequence work (seq_overhead_s x sequences)
+                                    runs beside the GPU's step (an overlap scheduler), so a step
+                                    takes max(GPU, host) + step_overhead_s; 0: the host work is
+                                    serial, GPU + host + step_overhead_s */
 } gp_perf_params;
 
 /* Calibrated values for an engine (docs/serving.md, "Calibration"). GP_ENGINE_NONE and
@@ -148,7 +152,8 @@ typedef struct gp_step_breakdown {
     double attention_s;    /* attention core: max(compute, KV read) */
     double head_s;         /* LM head */
     double comm_s;         /* TP all-reduces, EP all-to-all, PP transfers */
-    double overhead_s;     /* per-step fixed cost */
+    double overhead_s;     /* the step beyond its GPU work: per-step cost + the host's
+                              per-sequence work where the GPU does not hide it */
     double total_s;
     double flops;          /* per GPU */
     double bytes;          /* HBM bytes per GPU */
@@ -424,13 +429,22 @@ typedef struct gp_engine_profile {
     int reserve_full;               /* 1: admit only whole prompt + output (never preempt) */
     int cuda_graphs;
     int64_t cuda_graph_max_batch;
-    double step_overhead_s, seq_overhead_s;
+    double step_overhead_s, seq_overhead_s; /* per step; host work per sequence per step */
+    int host_overlap;               /* 1: an overlap scheduler hides the host work behind the
+                                       GPU step (gp_perf_params.host_overlap) */
+    int host_overlap_pp;            /* ... also when the replica is pipelined (pp > 1) */
 } gp_engine_profile;
 
 /* The profile of `engine` for `gpu` at TP `tp` from the catalog's engines.json. GP_ENOTFOUND
  * when the catalog has none for it. */
 GP_API gp_status gp_engine_profile_get(const gp_catalog *cat, gp_engine engine, const gp_gpu *gpu, int tp,
                                        gp_engine_profile *out, gp_error *err);
+
+/* The step model's parameters under a profile: gp_perf_params_defaults of `engine` with the
+ * profile's per-step overhead and host work per sequence, overlapped with the GPU step when
+ * the engine's overlap scheduler runs at pipeline degree `pp` (TensorRT-LLM's does only
+ * without pipeline parallelism). `prof` NULL: the defaults alone. */
+GP_API void gp_perf_params_profile(gp_perf_params *p, gp_engine engine, const gp_engine_profile *prof, int pp);
 
 /* gp_serve_sched_config under a profile (NULL: the built-in vLLM / TensorRT-LLM rules). */
 GP_API gp_status gp_serve_sched_config_profile(const gp_model *m, const gp_gpu *gpu, const gp_workload *w,

@@ -130,6 +130,12 @@ static void print_setup(const gp_scenario *sc, const gp_serve_answer *a)
     printf("  throughput: %.0f output tokens/s, %.0f total tokens/s, %.2f requests/s (%d serving replica%s)\n",
            s->output_tokens_per_s * k, s->total_tokens_per_s * k, s->requests_per_s * k, serving,
            serving > 1 ? "s" : "");
+    /* the likely range: the 10th-90th percentile of the error on comparable published runs */
+    double lo = 1.0 + a->error_p10, hi = 1.0 + a->error_p90;
+    printf("  likely range   %.0f-%.0f output tokens/s; p99 TTFT %.3f-%.3f s, p99 TPOT %.1f-%.1f ms\n"
+           "                 (10th-90th percentile of the error on published runs held out of the fit)\n",
+           s->output_tokens_per_s * k / hi, s->output_tokens_per_s * k / lo, s->ttft.p99 * lo, s->ttft.p99 * hi,
+           s->tpot.p99 * lo * 1e3, s->tpot.p99 * hi * 1e3);
     printf("  KV cache use: mean %.0f%%, peak %.0f%%; %.1f sequences running on average; %lld preemptions\n",
            s->kv_utilization_mean * 100, s->kv_utilization_peak * 100, s->mean_running, (long long)s->preemptions);
     if (sc->ttft_p99 > 0 || sc->tpot_p99 > 0)

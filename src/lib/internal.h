@@ -136,6 +136,15 @@ double gpi_train_gemm_rate(const gp_catalog *cat, const gp_gpu *g, gp_dtype dt, 
 double gpi_train_hbm_rate(const gp_catalog *cat, const gp_gpu *g);
 double gpi_nccl_efficiency(void);
 
+/* The serving step's time beyond its GPU work `gpu_s` (perf/infer.c, docs/serving.md "Host
+ * work"): the per-step overhead plus the host's per-sequence work on `sequences`, which an
+ * overlap scheduler (p->host_overlap) hides behind the GPU work up to its length. */
+double gpi_step_host_s(const gp_perf_params *p, double gpu_s, double sequences);
+/* The 10th and 90th percentiles of the signed serving-throughput error on comparable held-out
+ * published runs, dense or MoE (data/engines.json error_ranges; serving/engines.c); 0 and 0
+ * when the catalog has none. */
+void gpi_serve_error_range(const gp_catalog *cat, int moe, double *p10, double *p90);
+
 /* ---- decision data (catalog.c) ---- */
 /* Borrowed parsed data/prices.json and data/compliance.json (merged with --data-dir). */
 json_t *gpi_catalog_prices(const gp_catalog *cat);

@@ -31,26 +31,29 @@ expect_json '.disclaimer | test("not legal advice")' true "disclaimer"
 
 # issue 16: the built-in health example breaks even against the only rental health allows
 # (bare metal in Brazil), not against the excluded hyperscaler. By hand from data/prices.json,
-# H200 fp8, 10 GPUs (5 x TP2 with the health spare): purchase 10 x $32,000 x 1.6583 = $530,656
-# x 5.2356 = R$2,778,303; IT load 10 x 700 W x 1.8214 = 12.75 kW; power 12.75 x 1.56 x 730 h x
-# R$0.671 = R$9,743 and hosting 12.75 x $196 x 5.2356 = R$13,084: R$22,826 a month. Bare metal:
-# 10 x $3.59 x 0.62 (reserved) x 1.35 (Sao Paulo) x 730 h x 5.2356 = R$114,845 a month + egress
-# (R$1,774 for the plan's 3.94 TB a month at $90/TB). 2,778,303 / (116,619 - 22,826) = 29.6:
-# month 30 of 36.
+# H200 fp8, 11 GPUs (11 x TP1: 10 serving + the health spare; 10 x TP2 before issue 11's serving
+# refit, whose GEMM share 0.65 and vLLM step overhead 3.5 ms make a replica slower): purchase
+# 11 x $32,000 x 1.6583 = $583,722 x 5.2356 = R$3,056,133; IT load 11 x 700 W x 1.8214 =
+# 14.02 kW; power 14.025 x 1.56 x 730 h x R$0.671 = R$10,717 and hosting 14.025 x $196 x 5.2356 =
+# R$14,392: R$25,109 a month. Bare metal: 11 x $3.59 x 0.62 (reserved) x 1.35 (Sao Paulo) x
+# 730 h x 5.2356 = R$126,329 a month + egress (R$1,758 for the plan's 3.73 TB a month at
+# $90/TB). 3,056,133 / (128,087 - 25,109) = 29.7: month 30 of 36. The cheapest bare-metal
+# alternative is 12 H100 (reserved $1.85): 12 x 1.85 x 1.35 x 730 x 5.2356 = R$114,545 + egress:
+# 3,056,133 / (116,303 - 25,109) = 33.5, month 34.
 run plan --json; expect_rc 0 "built-in example, JSON"
 expect_json '.recommended.cost.break_even_vs' baremetal-br "break-even against the allowed rental"
 expect_json '.recommended.cost.break_even_month' 30 "owning pays back in month 30"
-expect_json '.recommended.cost.capex | floor' 2778302 "investment (capex) apart"
-expect_json '.recommended.cost.opex_monthly | floor' 22826 "monthly cost (opex) apart"
-expect_json '.recommended.hardware.servers' 2 "10 GPUs = 2 servers of 8"
+expect_json '.recommended.cost.capex | floor' 3056132 "investment (capex) apart"
+expect_json '.recommended.cost.opex_monthly | floor' 25108 "monthly cost (opex) apart"
+expect_json '.recommended.hardware.servers' 2 "11 GPUs = 2 servers of 8"
 expect_json '.recommended.hardware.rack_units' 16 "two 8U servers"
-expect_json '.recommended.hardware.power_kw * 100 | round' 1275 "12.75 kW"
+expect_json '.recommended.hardware.power_kw * 100 | round' 1402 "14.02 kW"
 expect_json '[.options[], .excluded[] | select(.hardware.deployment.kind == "owned" and .cost.break_even_vs != "") | .cost.break_even_vs] | map(test("hyperscaler")) | any' false "never against an excluded hyperscaler"
-expect_json '.decision.alternatives.baremetal.break_even_month' 30 "board: break-even per alternative"
+expect_json '.decision.alternatives.baremetal.break_even_month' 34 "board: break-even per alternative"
 expect_json '.decision.alternatives.cloud.option.excluded_by' health.in_country "board: the cloud alternative is excluded, with its rule"
 expect_json '[.decision.risks[].risk] | sort | tostring' '["exchange_rate","import_duty","lead_time","price_confidence","utilization"]' "board: the five risks"
-# the 25% import duty of GECEX 852/2026 on R$2,778,303 of servers: R$694,576
-expect_json '.decision.risks[] | select(.risk == "import_duty") | .size | floor' 694575 "import duty sized"
+# the 25% import duty of GECEX 852/2026 on R$3,056,133 of servers: R$764,033
+expect_json '.decision.risks[] | select(.risk == "import_duty") | .size | floor' 764033 "import duty sized"
 
 # issue 16: a bank does not get GeForce cards (their driver licence excludes datacenter use)
 F="--model llama-3.1-8b --users 100 --ttft-p99 2 --compliance finance --currency BRL"
@@ -78,9 +81,9 @@ checks=$((checks+1)); grep -q 'vllm serve' "$TMP/plan.html" || fail "HTML shows 
 run plan $Q --format html --lang pt-BR; expect_rc 0 "pt-BR HTML"
 expect_out "Apêndice: opções excluídas pelas regras de dados" "pt-BR words"; expect_out 'lang="pt-BR"' "pt-BR document"
 run plan --format html --lang pt-BR; expect_rc 0 "health example, pt-BR board report"
-expect_out "Investimento inicial (CapEx): R$ 2.778.303" "investment in reais"
-expect_out "Custo mensal (OpEx): R$ 22.826" "monthly cost"
-expect_out "no mês 30 de 36" "break-even against the allowed rental"
+expect_out "Investimento inicial (CapEx): R$ 3.056.133" "investment in reais"
+expect_out "Custo mensal (OpEx): R$ 25.109" "monthly cost"
+expect_out "no mês 34 de 36" "break-even against the cheapest allowed rental (12 H100, by hand above)"
 expect_out "2 servidores" "servers to buy"; expect_out "Riscos" "risks"
 checks=$((checks+1)); grep -qE '>0,[0-9]{3} s<' "$TMP/out" || fail "decimal comma in latencies (0,6xx s)"
 checks=$((checks+1)); grep -qE '>0\.[0-9]{3} s<' "$TMP/out" && fail "no decimal point in pt-BR latencies"

@@ -5,16 +5,27 @@
 . "$(dirname "$0")/lib.sh"
 CASES="$SRC/validation"
 [ -f "$CASES/public.jsonl" ] || { echo "FAIL: no validation cases at $CASES"; exit 1; }
-# The gates below hold on the set the constants were fitted on (validation/public.jsonl); the
-# newer sources (validation/*_*.jsonl, issue 11) are mapped and reported, not yet gated.
-# GP_VALIDATE_QUICK=1 (tools/test.sh sets it for the sanitizer builds, where thousands of
-# simulations take many minutes): the fitted set in-sample only; the gcc build runs it all.
+# Memory and training gate in-sample on validation/public.jsonl (the set their constants were
+# first fitted on); serving gates leave-one-source-out. GP_VALIDATE_LOSO_BIN (tools/test.sh sets
+# it to a Release build of gpuplan-validate) runs serving's LOSO over every file: about 4-9
+# minutes on 2 cores in Release, far longer in Debug, so a Debug ctest alone runs it on
+# public.jsonl. GP_VALIDATE_QUICK=1 (tools/test.sh sets it for the sanitizer builds, where
+# thousands of simulations take many minutes): the fitted set in-sample only.
 QUICK=${GP_VALIDATE_QUICK:-0}
+LOSO_BIN=${GP_VALIDATE_LOSO_BIN:-}
+ALL=0
 if [ "$QUICK" != 1 ]; then
 run --cases "$CASES" --json; expect_rc 0 "validate runs on every file"
-# serve_trtllm.jsonl's rows (model.preset, settings.precision, parallel.tp/pp/ep) are mapped:
-# 40 TensorRT-LLM rows of public.jsonl + 200 of serve_trtllm.jsonl + 21 others at the time of writing
-expect_json '[.rows[] | select(.category == "infer_throughput")] | length >= 250' true "serving rows of every file mapped"
+# every serving file is mapped: the TensorRT-LLM pages (374 rows, Llama 4 has no preset), AMD's
+# vLLM table (64), Lambda's vLLM 0.5.4 table (17) and FasterTransformer (4) at the time of writing
+expect_json '[.rows[] | select(.category == "infer_throughput")] | length >= 450' true "serving rows of every file mapped"
+expect_json '[.rows[] | select(.category == "infer_throughput" and (.id | startswith("amd-")))] | length' 64 "AMD's vLLM table mapped"
+cp "$TMP/out" "$TMP/all.json"
+if [ -n "$LOSO_BIN" ]; then
+  ALL=1
+  "$LOSO_BIN" --cases "$CASES" --loso --json --out "$TMP/validation.md" >"$TMP/loso_all.json" 2>"$TMP/err"
+  rc=$?; expect_rc 0 "validate --loso runs on every file (Release build)"
+fi
 run --cases "$CASES/public.jsonl" --loso --json --out "$TMP/validation.md"; expect_rc 0 "validate runs on the fitted set"
 else
 run --cases "$CASES/public.jsonl" --json --out "$TMP/validation.md"; expect_rc 0 "validate runs on the fitted set (quick)"
@@ -42,22 +53,36 @@ check_le train_throughput p90_abs_error_pct 25
 # serving throughput (issue 5): median within 15%, worst decile within 35%
 check_ge_cases infer_throughput 50; check_le infer_throughput median_abs_error_pct 15
 check_le infer_throughput p90_abs_error_pct 35
-# leave one source out (docs/validation.md): serving's fitted constants (gemm_fraction per
-# format, the step overheads of the measured-rates path the product uses) refitted without the
-# source each prediction is for. These gates are the figures achieved when they were set
-# (serving 13.0% / 104% on public.jsonl: vLLM 0.5's overheads come from one source only), not
-# targets: a change that makes the held-out figures worse fails here; lower the gates as the
-# model improves. Serving's LOSO runs on public.jsonl only (over every file it takes minutes in
-# a Debug build; docs/validation.md has those figures). The memory models fit nothing on cases.
-# Training's LOSO runs over every file below (seconds: no simulation).
+# leave one source out (docs/validation.md): serving's fitted constants (the GEMM share, the FP4
+# ratio, the engines' step overheads and TensorRT-LLM's host work per sequence, vLLM 0.5's
+# overheads) refitted without the source each prediction is for. The gates are the figures
+# achieved when they were set (issue 11: every file 16.0% / 56.1%, dense models 11.1% / 30.9%;
+# public.jsonl 12.2% / 77.3%), not the targets (12% / 30%): a change that makes the held-out
+# figures worse fails here; lower the gates as the model improves. The memory models fit
+# nothing on cases; training's LOSO runs over every file below (seconds: no simulation).
 if [ "$QUICK" != 1 ]; then
-check_loso_le infer_throughput median_abs_error_pct 13.1; check_loso_le infer_throughput p90_abs_error_pct 104
+check_loso_le infer_throughput median_abs_error_pct 12.5; check_loso_le infer_throughput p90_abs_error_pct 78
 checks=$((checks+1)); [ "$(jq '[.loso.fits[] | select(.category == "infer_throughput")] | length' "$TMP/validate.json")" -ge 3 ] ||
   fail "serving refitted for fewer than 3 held-out sources"
 checks=$((checks+1)); [ "$(jq -r '[.by_source[] | select(.category == "infer_throughput") | .source] | index("nvidia/tensorrt-llm") != null' "$TMP/validate.json")" = true ] ||
   fail "by_source lacks the TensorRT-LLM source"
 checks=$((checks+1)); [ "$(jq -r '[.by_gpu[] | select(.category == "train_throughput") | .gpu_generation] | sort | join(",")' "$TMP/validate.json")" = "Ampere,Hopper" ] ||
   fail "by_gpu: training cases are on Ampere and Hopper GPUs"
+# serving in-sample over every file
+checks=$((checks+1)); v=$(jq -r '.summary[] | select(.category=="infer_throughput") | .median_abs_error_pct' "$TMP/all.json")
+awk -v v="$v" 'BEGIN{exit !(v+0 <= 13)}' || fail "serving in-sample over every file: median $v%, gate <= 13%"
+fi
+if [ "$ALL" = 1 ]; then
+  loso_all() { jq -r ".loso.summary[] | select(.category==\"infer_throughput\") | .$1" "$TMP/loso_all.json"; }
+  # dense models held out: the median and 90th percentile of |error| over their rows
+  dense_pct() { jq -r "[.rows[] | select(.category==\"infer_throughput\" and .moe == \"dense\") | .loso_error_pct | fabs] | sort | .[(length * $1 | floor)]" "$TMP/loso_all.json"; }
+  for gate in "median_abs_error_pct $(loso_all median_abs_error_pct) 16.5" "p90_abs_error_pct $(loso_all p90_abs_error_pct) 57" \
+              "dense median $(dense_pct 0.5) 11.5" "dense p90 $(dense_pct 0.9) 32"; do
+    set -- $gate; what="$1"; [ "$1" = dense ] && { what="$1 $2"; shift; }
+    checks=$((checks+1)); awk -v v="$2" -v l="$3" 'BEGIN{exit !(v+0 <= l+0)}' || fail "serving LOSO over every file: $what = $2%, gate <= $3%"
+  done
+  checks=$((checks+1)); [ "$(jq '[.loso.fits[] | select(.category == "infer_throughput")] | length' "$TMP/loso_all.json")" -ge 5 ] ||
+    fail "serving refitted for fewer than 5 held-out sources (TensorRT-LLM, Lambda, kipply, AMD, all)"
 fi
 # training, leave one source out over every file (issue 11): the four training constants of
 # data/kernels.json "fit" refitted blind (from neutral priors) without each source, and fitted on

@@ -39,7 +39,7 @@ static void round_gpu(gp_gpu *g)
     g->scale_up_domain = 8;
 }
 
-static const gp_perf_params ideal = {1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0};
+static const gp_perf_params ideal = {1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0};
 
 static void step_model(gp_step_model *sm, int tp, double hbm_gbps)
 {
@@ -88,6 +88,38 @@ static void test_decode_by_hand(void **state)
  *   head: one sampled row, 3,200 FLOPs: 3.2 ns
  *   total 73.2832 us.
  */
+
+/*
+ * Host work (docs/serving.md, "Host work"), on the decode of test_decode_by_hand with 1 us per
+ * step and 10 us per sequence. Batch 4, context 10: linear 9.216 us (weights), attention
+ * (40 + 4) x 64 B = 2.816 us, head 3.2 us: GPU 15.232 us; host 4 x 10 = 40 us.
+ *   serial:  15.232 + 1 + 40 = 56.232 us;
+ *   overlap: the host's 40 us hide 15.232 of GPU work: 15.232 + 1 + (40 - 15.232) = 41 us.
+ * Batch 1: GPU 13.12 us, host 10 us: overlapped, the host hides entirely: 13.12 + 1 us.
+ */
+static void test_host_work_by_hand(void **state)
+{
+    (void)state;
+    gp_step_model sm;
+    step_model(&sm, 1, 1.0);
+    sm.params.step_overhead_s = 1e-6;
+    sm.params.seq_overhead_s = 10e-6;
+    gp_batch_shape b;
+    gp_batch_decode(&b, 4, 10);
+    gp_step_breakdown d;
+    assert_float_equal(gp_step_time(&sm, &b, &d), 56.232e-6, 1e-12);
+    assert_float_equal(d.overhead_s, 41e-6, 1e-12);
+    sm.params.host_overlap = 1;
+    assert_float_equal(gp_step_time(&sm, &b, &d), 41e-6, 1e-12);
+    assert_float_equal(d.overhead_s, 41e-6 - 15.232e-6, 1e-12);
+    gp_batch_decode(&b, 1, 10);
+    assert_float_equal(gp_step_time(&sm, &b, NULL), 14.12e-6, 1e-12);
+    /* the helper the simulator's pipeline slots use: host beyond a 3 us slot of GPU work */
+    assert_float_equal(gpi_step_host_s(&sm.params, 3e-6, 4), 1e-6 + 37e-6, 1e-15);
+    sm.params.host_overlap = 0;
+    assert_float_equal(gpi_step_host_s(&sm.params, 3e-6, 4), 1e-6 + 40e-6, 1e-15);
+}
+
 static void test_prefill_by_hand(void **state)
 {
     (void)state;
@@ -471,6 +503,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_decode_by_hand),
+        cmocka_unit_test(test_host_work_by_hand),
         cmocka_unit_test(test_prefill_by_hand),
         cmocka_unit_test(test_tp_allreduce_by_hand),
         cmocka_unit_test(test_one_request_alone),

@@ -465,7 +465,8 @@ static int run_model(const gp_catalog *cat, const gpv_model *m, json_t *cases, v
         return 1;
     }
     int rc = 0;
-    if (m->blind && m->nparams > 0) { /* the all-data fit: what the model ships */
+    if (m->nparams > 0) { /* the fit on every source: where the shipped constants should sit
+                           * (reported, never used for a prediction) */
         int k[GPV_MAX_PARAMS] = {0};
         int rows = fit_without(&f, "", k);
         rc = add_fit(out, &f, "", rows, k);

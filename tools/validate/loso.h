@@ -4,6 +4,7 @@
 
 #include "validate.h"
 
+
 /* The constants fitted with one source held out. */
 typedef struct vfit {
     const gpv_model *model;

@@ -5,6 +5,7 @@
  */
 #include "validate.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +42,11 @@ void vadd(vrows *rs, json_t *c, const char *quantity, double measured, double pr
     snprintf(r->category, sizeof r->category, "%s", json_string_value(json_object_get(c, "category")));
     vcase_source(c, r->source, sizeof r->source);
     vcase_gpu_generation(c, r->gpu_gen, sizeof r->gpu_gen);
+    vcase_group(c, r->group, sizeof r->group);
+    /* the bias report's tags from the case (training's vtrain_tag refines them from the model) */
+    snprintf(r->moe, sizeof r->moe, "%s", strncmp(r->group, "MoE", 3) == 0 ? "MoE" : "dense");
+    snprintf(r->precision, sizeof r->precision, "%s",
+             vcontains(r->group, "fp4") ? "fp4" : vcontains(r->group, "fp8") ? "fp8" : "16-bit");
     snprintf(r->quantity, sizeof r->quantity, "%s", quantity);
     snprintf(r->unit, sizeof r->unit, "%s", unit);
     r->measured = measured;
@@ -205,4 +211,24 @@ void vcase_gpu_generation(json_t *c, char *out, size_t n)
         }
     }
     snprintf(out, n, "%s", "unknown");
+}
+
+void vcase_group(json_t *c, char *out, size_t n)
+{
+    json_t *model = json_object_get(c, "model");
+    const char *prec = json_string_value(json_object_get(json_object_get(c, "settings"), "precision"));
+    const char *name = json_string_value(json_object_get(model, "name"));
+    const char *id = json_string_value(json_object_get(c, "id"));
+    char p[16];
+    if (prec && *prec) {
+        size_t i = 0;
+        for (; prec[i] && i + 1 < sizeof p; i++)
+            p[i] = (char)tolower((unsigned char)prec[i]);
+        p[i] = '\0';
+    } else {
+        /* the TensorRT-LLM perf-overview rows of public.jsonl run FP8 ModelOpt checkpoints */
+        int fp8 = (name && vcontains(name, "FP8")) || (id && vcontains(id, "trtllm-"));
+        snprintf(p, sizeof p, "%s", fp8 ? "fp8" : "16-bit");
+    }
+    snprintf(out, n, "%s %s", json_is_true(json_object_get(model, "moe")) ? "MoE" : "dense", p);
 }

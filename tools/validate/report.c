@@ -33,9 +33,11 @@ static double p90_of(const double *v, int n)
 }
 
 /* What a group of rows shares: its source, GPU generation, or a tag of the bias report. */
-typedef enum vgroup_kind { VG_SOURCE, VG_GPU, VG_PRECISION, VG_MOE, VG_FRAMEWORK, VG_COUNT } vgroup_kind;
-static const char *const vgroup_names[VG_COUNT] = {"source", "GPU generation", "precision", "dense / MoE", "framework"};
-static const char *const vgroup_keys[VG_COUNT] = {"source", "gpu_generation", "precision", "moe", "framework"};
+typedef enum vgroup_kind { VG_SOURCE, VG_GPU, VG_PRECISION, VG_MOE, VG_FRAMEWORK, VG_CLASS, VG_COUNT } vgroup_kind;
+static const char *const vgroup_names[VG_COUNT] = {"source",      "GPU generation", "precision",
+                                                   "dense / MoE", "framework",      "dense / MoE and precision"};
+static const char *const vgroup_keys[VG_COUNT] = {"source",    "gpu_generation", "precision",
+                                                  "moe",       "framework",      "moe_precision"};
 
 static const char *row_key(const vrow *r, vgroup_kind k)
 {
@@ -48,6 +50,8 @@ static const char *row_key(const vrow *r, vgroup_kind k)
         return r->precision;
     case VG_MOE:
         return r->moe;
+    case VG_CLASS:
+        return r->group;
     default:
         return r->framework;
     }
@@ -197,11 +201,12 @@ static json_t *stats_json(const vstats *s)
                      "bounds", s->bounds, "bounds_passed", s->bounds_passed);
 }
 
-static json_t *rows_json(const vrows *rs)
+/* rows[]: each compared figure, its groups, and with LOSO the held-out prediction beside it */
+static json_t *rows_json(const vrows *rs, const vloso *l)
 {
     json_t *rows = json_array();
     for (int i = 0; i < rs->n; i++) {
-        const vrow *r = &rs->r[i];
+        const vrow *r = &rs->r[i], *held = loso_row(l, r);
         json_t *o = json_pack("{ss ss ss sf sf ss so sb ss ss}", "id", r->id, "category", r->category, "quantity",
                               r->quantity, "measured", r->measured, "predicted", r->predicted, "unit", r->unit,
                               "error_pct", r->bound ? json_null() : json_real(vrow_error_pct(r)), "bound", r->bound,
@@ -209,6 +214,10 @@ static json_t *rows_json(const vrows *rs)
         for (int kind = VG_PRECISION; o && kind < VG_COUNT; kind++) /* the bias report's tags, where set */
             if (row_key(r, (vgroup_kind)kind)[0])
                 json_object_set_new(o, vgroup_keys[kind], json_string(row_key(r, (vgroup_kind)kind)));
+        if (o && held && !held->bound) {
+            json_object_set_new(o, "loso_predicted", json_real(held->predicted));
+            json_object_set_new(o, "loso_error_pct", json_real(vrow_error_pct(held)));
+        }
         json_array_append_new(rows, o);
     }
     return rows;
@@ -259,7 +268,8 @@ static json_t *groups_json(const vrows *rs, const vloso *l, vgroup_kind kind)
     return arr;
 }
 
-/* by_group[]: the bias report (GPU generation, precision, dense / MoE, framework). */
+/* by_group[]: the bias report (GPU generation, precision, dense / MoE, framework, dense / MoE
+ * and precision). */
 static json_t *bias_json(const vrows *rs, const vloso *l)
 {
     json_t *arr = json_array();
@@ -289,7 +299,7 @@ json_t *vreport_json(const vrows *rs, const vloso *l)
     if (l)
         loso = json_pack("{so so si}", "summary", summary_json(&l->rows), "fits", fits_json(l), "predictions",
                          l->evaluations);
-    return json_pack("{so so so so so so}", "rows", rows_json(rs), "summary", summary_json(rs), "by_source",
+    return json_pack("{so so so so so so}", "rows", rows_json(rs, l), "summary", summary_json(rs), "by_source",
                      groups_json(rs, l, VG_SOURCE), "by_gpu", groups_json(rs, l, VG_GPU), "by_group",
                      bias_json(rs, l), "loso", loso);
 }
@@ -312,9 +322,10 @@ static const char md_running[] =
     "overrides the built-in data/*.json as for `gpuplan`. Exit codes: 0 success, 1 bad input (a\n"
     "malformed line is named `FILE:LINE:COLUMN`), 2 bad usage.\n\n"
     "JSON: `rows[].{id, category, quantity, measured, predicted, unit, error_pct, bound, source,\n"
-    "gpu_generation}` (training rows also `precision`, `moe`, `framework`); `summary[]` per\n"
-    "category, `by_source[]` per category and source, `by_gpu[]` per category and GPU generation,\n"
-    "`by_group[]` per category, `group` (gpu_generation, precision, moe, framework) and `key`, each\n"
+    "gpu_generation, precision, moe, moe_precision}` (training rows also `framework`; with\n"
+    "`--loso` also `loso_predicted`, `loso_error_pct`); `summary[]` per category, `by_source[]`\n"
+    "per category and source, `by_gpu[]` per category and GPU generation, `by_group[]` per\n"
+    "category, `group` (gpu_generation, precision, moe, framework, moe_precision) and `key`, each\n"
     "with `{cases, median_abs_error_pct, p90_abs_error_pct, worst_abs_error_pct,\n"
     "median_signed_error_pct, p10_signed_error_pct, p90_signed_error_pct, bounds, bounds_passed}`\n"
     "(and in `by_*` a `loso` object with the same keys, null without `--loso`); `loso` (null\n"
@@ -328,18 +339,16 @@ static const char md_running[] =
 
 static const char md_reading[] =
     "\n## Reading the errors\n\n"
-    "- **Targets** (the issues'): weights within 2%, vLLM KV tokens/blocks within 5%, training\n"
-    "  peak memory within 10%; training TFLOP/s median within 10%, worst decile within 25%;\n"
-    "  serving throughput median within 15%, worst decile within 35%. tests/cli/test_validate.sh\n"
-    "  gates on validation/public.jsonl, the set the constants were fitted on (this page covers\n"
-    "  every file): it fails when an in-sample category misses its target, and when a LOSO\n"
-    "  figure is worse than the one achieved when the gate was set (serving on public.jsonl:\n"
-    "  13.0% / 104%; a record of today, not a target). Serving's LOSO over every file takes\n"
-    "  minutes in a Debug build, so CI runs it on public.jsonl only; this page runs it on every\n"
-    "  file. Training's LOSO runs over every file in CI (`--category train_throughput`, seconds):\n"
-    "  median within 10%, p90 within the 27.5% reached, every GPU generation / precision /\n"
-    "  dense-MoE group of 10+ cases within +-10% signed, and data/kernels.json's fit and ranges\n"
-    "  equal to what this harness fits.\n"
+    "- **Targets** (issue 11's): weights within 2%, vLLM KV tokens/blocks within 5%, training\n"
+    "  peak memory within 10%; held out (LOSO), training throughput median within 10% and worst\n"
+    "  decile within 25%, serving throughput median within 12% and worst decile within 30%, and no\n"
+    "  GPU generation, precision or dense/MoE group beyond +-10% median signed error.\n"
+    "  tests/cli/test_validate.sh fails when an in-sample memory category misses its target, and\n"
+    "  when a held-out figure is worse than the one achieved when its gate was set (a record, not\n"
+    "  the target, where the target is not met yet): training's LOSO over every file\n"
+    "  (`--category train_throughput`, seconds) with its group-bias bound and data/kernels.json's\n"
+    "  fit and ranges equal to what this harness fits; serving's LOSO over every file with the\n"
+    "  Release build tools/test.sh makes (minutes), or on public.jsonl in a Debug ctest alone.\n"
     "- **Leave one source out (LOSO)**: for each source (the `source_id` of a case, else the\n"
     "  first word of its `source`), every constant of the category's model that was fitted on\n"
     "  cases is searched again on the other sources' cases only (coordinate descent on a grid\n"
@@ -350,18 +359,20 @@ static const char md_reading[] =
     "  fit nothing on cases (docs/memory.md derives each constant): their LOSO figure is the\n"
     "  in-sample one. Serving predicts on the measured rates of data/kernels.json as the product\n"
     "  does (gp_step_model_use_rates after the step model's init) and refits what that path\n"
-    "  reads: gemm_fraction for NVFP4/MXFP4 GEMMs and for every other format (infer.c), the\n"
-    "  TensorRT-LLM step overhead and vLLM 0.5's two overheads. The TensorRT-LLM perf-overview\n"
-    "  tables of public.jsonl and serve_trtllm.jsonl are one source (one repository), held out\n"
-    "  together. Training's four fitted constants (data/kernels.json `fit`: gemm_train_fraction,\n"
-    "  attn_train_fraction, layer_overhead_us, moe_layer_overhead_us) are refitted blind: each\n"
-    "  held-out fit starts from neutral priors (1, 1, 0, 0), not from the shipped values, and\n"
-    "  scans each constant's whole grid per pass; the fit on every source (held out: none, in\n"
-    "  the table below) is what data/kernels.json ships (docs/performance.md, section 14).\n"
-    "- **What LOSO shows**: serving's 90th percentile explodes when Lambda's vLLM 0.5.4 table is\n"
-    "  held out: no other source measures vLLM 0.5's CPU overheads, and with today's vLLM\n"
-    "  overheads gpuplan predicts about twice its throughput, up to 6x on 8 GPUs (By source,\n"
-    "  below). That is what a user whose setup is unlike every fitted one should expect.\n"
+    "  reads: the GEMM share and the FP4 ratio (infer.c), the engines' step overheads, TensorRT-\n"
+    "  LLM's host work per sequence on x86 hosts (data/engines.json) and vLLM 0.5's two overheads.\n"
+    "  The TensorRT-LLM perf-overview tables of public.jsonl and serve_trtllm.jsonl (the v1.0 page\n"
+    "  and its later copy) are one source, held out together. Training's four fitted constants\n"
+    "  (data/kernels.json `fit`: gemm_train_fraction, attn_train_fraction, layer_overhead_us,\n"
+    "  moe_layer_overhead_us) are refitted blind: each held-out fit starts from neutral priors\n"
+    "  (1, 1, 0, 0), not from the shipped values, and scans each constant's whole grid per pass.\n"
+    "  The fit on every source (held out: none, in the table below) is where the shipped\n"
+    "  constants sit (docs/performance.md, section 14; docs/serving.md, \"Calibration\").\n"
+    "- **What LOSO shows**: held out, Lambda's vLLM 0.5.4 table is still predicted too fast (its\n"
+    "  overheads then come from vLLM issue #6854's 5-13 ms per step, below what Lambda's runs\n"
+    "  show), and MoE serving errs most (Group bias, below). That is what a user whose setup is\n"
+    "  unlike every fitted one should expect; the ranges gpuplan prints come from these held-out\n"
+    "  errors (docs/performance.md section 14, docs/serving.md \"Ranges\").\n"
     "- **Weights**: every row that states weights alone (vLLM's \"Loading model weights took\",\n"
     "  QLoRA Table 1's 16-bit Vicuna) is within 0.5%. QLoRA Table 1's 4-bit \"Size\" column is a\n"
     "  whole footprint, not weights (the paper's text: deployed Guanaco 7B \"requires just 5 GB\"),\n"
@@ -379,12 +390,12 @@ static const char md_reading[] =
     "  every preset-mapped source), hardware TFLOP/s with recomputation where it prints only\n"
     "  that (Megatron SC'21, BLOOM). The Group bias table is the issue's done-when: no GPU\n"
     "  generation, precision or dense/MoE group beyond +-10% median signed error.\n"
-    "- **Serving throughput**: gemm_fraction fitted on the TensorRT-LLM H100 rows (FP8) and the\n"
-    "  v1.0 Llama-3.3-70B B200 rows (FP4), vLLM 0.5's overheads on Lambda's 70B rows\n"
-    "  (docs/serving.md). The mapping of serve_trtllm.jsonl (model.preset, settings.precision,\n"
-    "  parallel.tp/pp/ep, attention DP as dp replicas) is tools/validate/serve_cases.c, which\n"
-    "  bench/bench_serve_cases.c shares; rows whose model has no data/models.json preset are\n"
-    "  left out.\n"
+    "- **Serving throughput**: the constants of the fits table below, each fitted on every source\n"
+    "  (docs/serving.md, \"Calibration\"). The mapping of the TensorRT-LLM tables (trtllm-bench's\n"
+    "  own batch limits, attention DP as dp ranks) and of AMD's vLLM table is\n"
+    "  tools/validate/serve_cases.c, which bench/bench_serve_cases.c shares; rows whose model has\n"
+    "  no data/models.json preset (Llama 4) and the SGLang multi-node posts (layout not stated)\n"
+    "  are left out.\n"
     "- Mapping of each case: tools/validate/*.c; formulas: docs/memory.md, docs/performance.md,\n"
     "  docs/serving.md.\n";
 
@@ -416,6 +427,8 @@ static void md_summary(const vrows *rs, const vloso *l, FILE *md)
     }
 }
 
+/* One table row per group; with_kind (the bias table) adds the kind's name and the held-out
+ * signed error's 10th-90th percentiles (what the printed ranges come from). */
 static void md_group_rows(const vrows *rs, const vloso *l, vgroup_kind kind, int with_kind, FILE *md)
 {
     vgroup *gs = malloc((size_t)(rs->n > 0 ? rs->n : 1) * sizeof *gs);
@@ -435,6 +448,8 @@ static void md_group_rows(const vrows *rs, const vloso *l, vgroup_kind kind, int
             fprintf(md, "| %s | %s | %d |", gs[g].category, gs[g].key, a.n);
         md_stats(md, &a);
         md_stats(md, &b);
+        if (with_kind)
+            fprintf(md, l && b.n ? " %+.1f%% to %+.1f%% |" : " |", b.p10_signed, b.p90_signed);
         fputc('\n', md);
     }
     free(gs);
@@ -452,11 +467,11 @@ static void md_groups(const vrows *rs, const vloso *l, vgroup_kind kind, FILE *m
 static void md_bias(const vrows *rs, const vloso *l, FILE *md)
 {
     fprintf(md, "\n## Group bias\n\nThe median signed error of each group of cases that shares a compute precision, a\n"
-                "dense or MoE model, or a training framework (the groups the models tag; GPU generations are\n"
+                "dense or MoE model (alone and with the precision), or a training framework (GPU generations are\n"
                 "the table above). The issue's bound: no GPU generation, precision or dense/MoE group with a\n"
                 "median signed error beyond +-10%%.\n\n"
                 "| category | group | key | errors counted | median | p90 | signed | LOSO median | LOSO p90 | LOSO "
-                "signed |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+                "signed | LOSO signed 10th-90th pct |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (int kind = VG_PRECISION; kind < VG_COUNT; kind++)
         md_group_rows(rs, l, (vgroup_kind)kind, 1, md);
 }

@@ -1,9 +1,9 @@
 /*
- * validate_serve.c: infer_throughput cases (validation/(name).jsonl) against the step
- * model and the serving simulator. docs/serving.md ("Validation") explains each mapping:
- *  - TensorRT-LLM perf tables: trtllm-bench at an infinite request rate, fixed ISL/OSL,
- *    FP8 ModelOpt checkpoints: a burst of requests on one replica, throughput = output tokens
- *    / makespan;
+ * serve.c: infer_throughput cases (validation/(name).jsonl) against the step model and the
+ * serving simulator, on the measured rates of data/kernels.json as the product runs them.
+ * docs/serving.md ("Checks against published serving runs") explains each mapping:
+ *  - TensorRT-LLM perf-overview tables (trtllm-bench at an infinite rate) and AMD's vLLM
+ *    (ROCm) table: serve_cases.c, shared with bench/bench_serve_cases.c;
  *  - Lambda's vLLM 0.5.4 TP table: benchmark_serving.py, 320 ShareGPT prompts at an infinite
  *    rate, max_model_len 2000;
  *  - FasterTransformer (kipply): batch-1 prefill latency and decode latency per token.
@@ -22,18 +22,36 @@
  * by leave-one-source-out (loso.c). */
 #define GP_VLLM_V05_STEP_OVERHEAD_S 0.010
 #define GP_VLLM_V05_SEQ_OVERHEAD_S 0.0002
+/* The same overheads as measured outside Lambda's table, the prior of a fold without it:
+ * vllm-project/vllm issue #6854 (RFC "Multi-Step Scheduling", 2024-07-26, vLLM 0.5.x) profiles
+ * "5-13ms of GPU bubble" per decode step waiting for the CPU (Llama 3 8B on one H100); read
+ * as 5 ms per step at the smallest batches and (13 - 5) ms over the 256 sequences of vLLM's
+ * default max_num_seqs, 31 us per sequence (on the grid: 30 us). */
+#define GP_VLLM_V05_STEP_PRIOR_S 0.005
+#define GP_VLLM_V05_SEQ_PRIOR_S 0.00003
 
-/* The shipped shares of the measured GEMM rate a serving step reaches (src/lib/perf/infer.c,
- * GP_SERVE_GEMM_FRACTION and GP_SERVE_GEMM_FRACTION_FP4; gp_perf_params.gemm_fraction 0
- * selects them). The harness passes 0 while a fit holds these values, so the shipped
- * prediction is the library's own; they are repeated here only as the fit's starting point. */
-#define GPV_GEMM_FRACTION 0.75
-#define GPV_GEMM_FRACTION_FP4 0.42
+/* The shipped values of the constants the harness fits, repeated from the library as the
+ * grid's origin only: at these values the prediction uses the library's own (infer.c
+ * GP_SERVE_GEMM_FRACTION and GP_SERVE_FP4_RATIO; data/engines.json step_overhead_ms of trtllm
+ * and vllm, seq_overhead_ms of trtllm on x86 hosts). */
+#define GPV_GEMM_FRACTION 0.65
+#define GPV_FP4_RATIO 0.72
+#define GPV_TRTLLM_STEP_S 0.001
+#define GPV_TRTLLM_SEQ_S 0.000025
+#define GPV_VLLM_STEP_S 0.0035
+/* Priors of constants no other source informs (loso.c): FP4 GEMMs reach the share the other
+ * formats reach (ratio 1); TensorRT-LLM's host work per sequence is the Grace figure of
+ * data/engines.json (NVIDIA/TensorRT-LLM pull request #16564, 34 us; grid: 35 us); vLLM V1's
+ * step overhead the assumed 3 ms. */
+#define GPV_FP4_RATIO_PRIOR 1.0
+#define GPV_VLLM_STEP_PRIOR_S 0.003
+#define GPV_TRTLLM_SEQ_PRIOR_S 0.000035
 
 /* The fitted constants of the serving model on the measured rates (data/kernels.json), as the
  * harness varies them (serve_params): the GEMM fraction per format as infer.c defines them
- * (NVFP4 / MXFP4, every other format) and the engines' step overheads. */
-enum { SP_GEMM_FRAC, SP_GEMM_FRAC_FP4, SP_TRTLLM_STEP, SP_V05_STEP, SP_V05_SEQ, SP_COUNT };
+ * (NVFP4 / MXFP4, every other format), the engines' step overheads, TensorRT-LLM's host work
+ * per sequence (x86 hosts), and vLLM 0.5's overheads. */
+enum { SP_GEMM_FRAC, SP_FP4_RATIO, SP_TRTLLM_STEP, SP_TRTLLM_SEQ, SP_VLLM_STEP, SP_V05_STEP, SP_V05_SEQ, SP_COUNT };
 /* ShareGPT as sampled by vLLM's benchmark_serving.py (prompts of 4..1024 tokens, prompt +
  * output <= 2048): mean lengths of the 320 prompts in Lambda's result file
  * results/prompt_320/1xH100-80GB-SXM/Mistral-7B-Instruct-v0.3_tp1_len2000.json
@@ -139,40 +157,54 @@ typedef struct serve_case {
 
 static int is_fp4(gp_dtype d) { return d == GP_DTYPE_FP4 || d == GP_DTYPE_MXFP4; }
 
-/* The library's serving constants for an engine and GEMM precision, with the harness's
- * parameters in place (the GEMM fraction of the case's format; 0 = the shipped one). */
+/* v[i] where it moved from its shipped value, else the library's own `lib` (so the shipped
+ * prediction is the product's even if this file's copy of a value were stale). */
+static double fitted(const double *v, int i, double shipped, double lib)
+{
+    return fabs(v[i] - shipped) < 1e-12 ? lib : v[i];
+}
+
+/* The GEMM fraction of the case's format (0: the shipped one, infer.c's): FP4 GEMMs reach the
+ * FP4 ratio of the other formats' share. */
+static void gemm_params(gp_dtype gemm, const double *v, gp_perf_params *pp)
+{
+    int moved = fabs(v[SP_GEMM_FRAC] - GPV_GEMM_FRACTION) > 1e-12 ||
+                (is_fp4(gemm) && fabs(v[SP_FP4_RATIO] - GPV_FP4_RATIO) > 1e-12);
+    pp->gemm_fraction = !moved ? 0.0 : v[SP_GEMM_FRAC] * (is_fp4(gemm) ? v[SP_FP4_RATIO] : 1.0);
+}
+
+/* The library's constants for an engine and GEMM precision, with the harness's in place
+ * (TensorRT-LLM's step overhead as its engine profile has it: FasterTransformer's rows). */
 static void perf_params(gp_engine engine, gp_dtype gemm, const double *v, gp_perf_params *pp)
 {
     gp_perf_params_defaults(pp, engine);
-    int i = is_fp4(gemm) ? SP_GEMM_FRAC_FP4 : SP_GEMM_FRAC;
-    double shipped = i == SP_GEMM_FRAC_FP4 ? GPV_GEMM_FRACTION_FP4 : GPV_GEMM_FRACTION;
-    pp->gemm_fraction = fabs(v[i] - shipped) < 1e-9 ? 0.0 : v[i];
+    gemm_params(gemm, v, pp);
     if (engine == GP_ENGINE_TRTLLM)
         pp->step_overhead_s = v[SP_TRTLLM_STEP];
 }
 
-/* TensorRT-LLM perf-overview rows: trtllm-bench at an infinite rate, fixed ISL/OSL; the
- * measured figure is the whole GPU group's (serve_cases.h: attention DP runs dp replicas). */
-static void trtllm_row(serve_case *sc, const double *v, vrows *rs)
+/* A run of serve_cases.c (TensorRT-LLM perf overview, AMD vLLM): the product's parameters for
+ * its engine and layout, the fitted constants in place. TensorRT-LLM's host work per sequence
+ * is fitted on x86 hosts only; the Grace figure of engines.json is measured. */
+static void run_row(const gp_catalog *cat, json_t *c, const double *v, vrows *rs)
 {
-    int64_t isl = (int64_t)vnum(sc->set, "isl"), osl = (int64_t)vnum(sc->set, "osl");
-    double meas_tps = vnum(sc->meas, "total_output_tokens_per_sec");
-    if (isl <= 0 || osl <= 0 || isnan(meas_tps))
+    gpv_serve_run r;
+    if (!gpv_serve_run_map(cat, c, &r))
         return;
-    sc->w.engine = GP_ENGINE_TRTLLM;
-    /* ModelOpt checkpoints: W8A8 FP8 GEMMs unless settings.precision says FP4 */
-    sc->w.dtype = gpv_serve_precision(json_string_value(json_object_get(sc->set, "precision")));
-    sc->w.kv_dtype = GP_DTYPE_FP8; /* and their FP8 KV cache */
-    gpv_serve_layout(json_object_get(sc->c, "parallel"), &sc->l);
     gp_perf_params pp;
-    perf_params(sc->w.engine, sc->w.dtype, v, &pp);
-    int64_t n = gpv_trtllm_requests(isl, osl) / sc->l.dp;
-    sc->t.requests = n > 0 ? n : 1;
-    sc->t.prompt.mean = (double)isl;
-    sc->t.output.mean = (double)osl;
-    double pred = simulate_throughput(sc->cat, &sc->m, sc->g, &sc->w, &sc->l, &pp, &sc->t, isl + osl, 0) * sc->l.dp;
+    gpv_serve_run_params(&r, &pp);
+    gemm_params(r.w.dtype, v, &pp);
+    if (r.w.engine == GP_ENGINE_TRTLLM) {
+        pp.step_overhead_s = fitted(v, SP_TRTLLM_STEP, GPV_TRTLLM_STEP_S, pp.step_overhead_s);
+        if (strncmp(r.g->id, "GB", 2) != 0)
+            pp.seq_overhead_s = fitted(v, SP_TRTLLM_SEQ, GPV_TRTLLM_SEQ_S, pp.seq_overhead_s);
+    } else {
+        pp.step_overhead_s = fitted(v, SP_VLLM_STEP, GPV_VLLM_STEP_S, pp.step_overhead_s);
+    }
+    double pred = gpv_serve_run_predict(cat, &r, &pp);
     if (!isnan(pred))
-        vadd(rs, sc->c, "output tokens/s (trtllm-bench)", meas_tps, pred, "tok/s");
+        vadd(rs, c, r.bench == GPV_BENCH_TRTLLM ? "output tokens/s (trtllm-bench)" : "output tokens/s (vLLM, AMD)",
+             r.measured, pred, "tok/s");
 }
 
 /* Lambda's vLLM 0.5.4 TP table: 320 ShareGPT prompts at an infinite rate. */
@@ -188,7 +220,7 @@ static void lambda_row(serve_case *sc, const double *v, vrows *rs)
     sc->w.max_num_batched_tokens = GP_VLLM_V05_BATCHED_TOKENS;
     gp_perf_params pp;
     perf_params(sc->w.engine, sc->w.dtype, v, &pp);
-    pp.step_overhead_s = v[SP_V05_STEP];
+    pp.step_overhead_s = v[SP_V05_STEP]; /* vLLM 0.5: serial host work (no overlap) */
     pp.seq_overhead_s = v[SP_V05_SEQ];
     gp_traffic *t = &sc->t;
     t->requests = (int64_t)vnum(sc->set, "num_prompts");
@@ -244,19 +276,22 @@ static void serve_predict(const gp_catalog *cat, json_t *c, const double *v, vro
     sc.id = json_string_value(json_object_get(c, "id"));
     sc.set = json_object_get(c, "settings");
     sc.meas = json_object_get(c, "measured");
+    sc.engine = json_string_value(json_object_get(sc.set, "engine"));
+    if (sc.engine && (vcontains(sc.engine, "TensorRT-LLM") || (vcontains(sc.engine, "vLLM") && sc.id &&
+                                                               vcontains(sc.id, "amd-")))) {
+        run_row(cat, c, v, rs);
+        return;
+    }
     sc.g = map_gpu(cat, c);
     if (!sc.id || !sc.g || !map_model(cat, c, &sc.m))
         return;
     sc.name = json_string_value(json_object_get(json_object_get(c, "model"), "name"));
-    sc.engine = json_string_value(json_object_get(sc.set, "engine"));
     gp_workload_defaults(&sc.w, GP_TASK_INFER);
     gp_layout_defaults(&sc.l);
     sc.l.tp = vint(json_object_get(c, "parallel"), "tp", 1);
     sc.t.arrival = GP_ARRIVAL_BURST;
     sc.t.seed = 1;
-    if (sc.engine && vcontains(sc.engine, "TensorRT-LLM"))
-        trtllm_row(&sc, v, rs);
-    else if (is_lambda(sc.engine, sc.id))
+    if (is_lambda(sc.engine, sc.id))
         lambda_row(&sc, v, rs);
     else if (sc.engine && vcontains(sc.engine, "FasterTransformer"))
         fastertransformer_row(&sc, v, rs);
@@ -265,43 +300,53 @@ static void serve_predict(const gp_catalog *cat, json_t *c, const double *v, vro
 /* Which parameters a case's prediction reads (the fit's cache keys on these only). */
 static unsigned serve_depends(json_t *c)
 {
-    const char *engine = json_string_value(json_object_get(json_object_get(c, "settings"), "engine"));
+    json_t *set = json_object_get(c, "settings");
+    const char *engine = json_string_value(json_object_get(set, "engine"));
     const char *id = json_string_value(json_object_get(c, "id"));
-    const char *prec = json_string_value(json_object_get(json_object_get(c, "settings"), "precision"));
-    unsigned both = prec && vcontains(prec, "fp4") ? 1u << SP_GEMM_FRAC_FP4 : 1u << SP_GEMM_FRAC;
-    return is_lambda(engine, id) ? both | 1u << SP_V05_STEP | 1u << SP_V05_SEQ : both | 1u << SP_TRTLLM_STEP;
+    const char *prec = json_string_value(json_object_get(set, "precision"));
+    const char *gpu = json_string_value(json_object_get(json_object_get(c, "hardware"), "gpu"));
+    unsigned gemm = 1u << SP_GEMM_FRAC | (prec && vcontains(prec, "fp4") ? 1u << SP_FP4_RATIO : 0u);
+    if (is_lambda(engine, id))
+        return gemm | 1u << SP_V05_STEP | 1u << SP_V05_SEQ;
+    if (engine && vcontains(engine, "vLLM"))
+        return gemm | 1u << SP_VLLM_STEP;
+    if (engine && vcontains(engine, "TensorRT-LLM") && !(gpu && strncmp(gpu, "GB", 2) == 0))
+        return gemm | 1u << SP_TRTLLM_STEP | 1u << SP_TRTLLM_SEQ;
+    return gemm | 1u << SP_TRTLLM_STEP;
 }
 
 static void serve_defaults(const gp_catalog *cat, double *v)
 {
-    (void)cat; /* the serving constants are the library's compiled-in ones */
-    gp_perf_params trt;
-    gp_perf_params_defaults(&trt, GP_ENGINE_TRTLLM);
+    (void)cat; /* the serving constants are the harness's (validate.h) */
     v[SP_GEMM_FRAC] = GPV_GEMM_FRACTION;
-    v[SP_GEMM_FRAC_FP4] = GPV_GEMM_FRACTION_FP4;
-    v[SP_TRTLLM_STEP] = trt.step_overhead_s;
+    v[SP_FP4_RATIO] = GPV_FP4_RATIO;
+    v[SP_TRTLLM_STEP] = GPV_TRTLLM_STEP_S;
+    v[SP_TRTLLM_SEQ] = GPV_TRTLLM_SEQ_S;
+    v[SP_VLLM_STEP] = GPV_VLLM_STEP_S;
     v[SP_V05_STEP] = GP_VLLM_V05_STEP_OVERHEAD_S;
     v[SP_V05_SEQ] = GP_VLLM_V05_SEQ_OVERHEAD_S;
 }
 
-/* Without a case that reads them, vLLM 0.5's overheads are those of the engine the library
- * models (vLLM >= 0.6: its step overhead, nothing per sequence). */
+/* The values of constants no case of a fold reads, each from outside the fitted sources. */
 static void serve_priors(const gp_catalog *cat, double *v)
 {
-    gp_perf_params vllm;
-    gp_perf_params_defaults(&vllm, GP_ENGINE_VLLM);
     serve_defaults(cat, v);
-    v[SP_V05_STEP] = vllm.step_overhead_s;
-    v[SP_V05_SEQ] = 0.0;
+    v[SP_FP4_RATIO] = GPV_FP4_RATIO_PRIOR;
+    v[SP_TRTLLM_SEQ] = GPV_TRTLLM_SEQ_PRIOR_S;
+    v[SP_VLLM_STEP] = GPV_VLLM_STEP_PRIOR_S; /* assumed, not fitted (data/engines.json before AMD's rows) */
+    v[SP_V05_STEP] = GP_VLLM_V05_STEP_PRIOR_S;
+    v[SP_V05_SEQ] = GP_VLLM_V05_SEQ_PRIOR_S;
 }
 
 /* The grid each fitted constant is searched on (docs/validation.md, "Leave one source out"). */
 static const gpv_param serve_params[SP_COUNT] = {
     [SP_GEMM_FRAC] = {"gemm_fraction", "", 0.40, 1.00, 0.05},
-    [SP_GEMM_FRAC_FP4] = {"gemm_fraction_fp4", "", 0.22, 0.82, 0.05},
+    [SP_FP4_RATIO] = {"fp4_ratio", "", 0.32, 1.20, 0.04},
     [SP_TRTLLM_STEP] = {"step_overhead_trtllm", "s", 0.0, 0.002, 0.00025},
+    [SP_TRTLLM_SEQ] = {"seq_overhead_trtllm", "s", 0.0, 0.0001, 0.000005},
+    [SP_VLLM_STEP] = {"step_overhead_vllm", "s", 0.0, 0.010, 0.0005},
     [SP_V05_STEP] = {"step_overhead_vllm_0.5", "s", 0.0, 0.020, 0.001},
-    [SP_V05_SEQ] = {"seq_overhead_vllm_0.5", "s", 0.0, 0.0005, 0.00005},
+    [SP_V05_SEQ] = {"seq_overhead_vllm_0.5", "s", 0.0, 0.0005, 0.00001},
 };
 
 const gpv_model gpv_model_infer_throughput = {

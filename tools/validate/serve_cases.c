@@ -4,13 +4,27 @@
 #include <math.h>
 #include <string.h>
 
+#define GIB 1073741824.0
+/* trtllm-bench's KV share of the free memory in its heuristic and on the perf-overview runs
+ * ("In many cases, we also use ... --kv_cache_free_gpu_mem_fraction 0.95"). */
+#define GPV_TRTLLM_BENCH_KV_FRACTION 0.95
+/* tuning.py finetune_setting: caps on the whole batch and on the tokens of one step. */
+#define GPV_TRTLLM_BENCH_MAX_BATCH 4096.0
+#define GPV_TRTLLM_BENCH_MAX_TOKENS 32768.0
+
 static int has(const char *s, const char *sub) { return s && sub && strstr(s, sub) != NULL; }
+
+static double num(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
 
 int64_t gpv_trtllm_requests(int64_t isl, int64_t osl)
 {
     if (isl + osl <= 256)
         return 30000;
-    if (isl >= 20000)
+    if (isl >= 20000 || osl >= 20000)
         return 1000;
     if (isl + osl > 4000 || osl >= 4096 || (isl >= 1000 && osl >= 2000))
         return 1500;
@@ -73,4 +87,140 @@ void gpv_serve_layout(json_t *par, gp_layout *l)
         l->dp = l->tp; /* attention DP over the TP ranks, experts spread over them */
         l->tp = 1;
     }
+}
+
+/* ---- trtllm-bench ------------------------------------------------------------------------ */
+
+static double round_up(double v, double step) { return step * ceil(v / step); }
+
+void gpv_trtllm_bench_limits(const gp_model *m, const gp_gpu *g, gp_dtype weights, gp_dtype kv, int tp, int pp,
+                             int64_t isl, int64_t osl, int64_t *max_batch, int64_t *max_tokens)
+{
+    gp_param_breakdown p;
+    *max_batch = 2048, *max_tokens = 8192; /* BuildConfig's defaults, if the model is refused */
+    if (gp_model_params(m, &p, NULL) != GP_OK || osl <= 0)
+        return;
+    /* BYTES_PER_ELEM: NVFP4 0.5, FP8 1, else 2 (MXFP4 is not in its table) */
+    double wb = weights == GP_DTYPE_FP4 ? 0.5 : weights == GP_DTYPE_FP8 ? 1.0 : 2.0;
+    double kb = kv == GP_DTYPE_FP8 ? 1.0 : 2.0;
+    /* per token of the whole TP group: 2 x layers x max(tp, kv heads) x head size; a model
+     * without kv_heads (MLA) reads as heads of hidden / heads, as its HF config does */
+    int mla = m->kv_lora_rank > 0;
+    double heads = mla ? (double)m->heads : (double)m->kv_heads, hs = mla ? (double)m->hidden / (double)m->heads
+                                                                         : (double)m->head_dim;
+    double per_token = 2.0 * (double)m->layers * fmax((double)tp, heads) * hs * kb / GIB;
+    double engine = (double)p.total * wb / GIB;
+    double avail = (double)g->memory_bytes / GIB * tp * pp - engine;
+    double req = avail * GPV_TRTLLM_BENCH_KV_FRACTION / (per_token * (double)(isl + osl));
+    if (!(req >= 1))
+        return;
+    double bs = fmin(req, GPV_TRTLLM_BENCH_MAX_BATCH) / pp;
+    double tok = fmin(bs * (1.0 + (double)isl / (double)osl), GPV_TRTLLM_BENCH_MAX_TOKENS);
+    bs = bs < 256 ? fmax(64, round_up(bs, 32)) : bs < 1024 ? round_up(bs, 128) : round_up(bs, 256);
+    tok = tok < 4096 ? fmax(2048, round_up(tok, 256)) : tok < 8192 ? round_up(tok, 512) : round_up(tok, 1024);
+    *max_batch = (int64_t)bs;
+    *max_tokens = (int64_t)fmax(tok, (double)isl);
+}
+
+/* trtllm-bench throughput rows of the perf-overview pages: a burst of the page's request
+ * count per ISL/OSL on one replica (one attention-DP rank), fixed lengths, FP8 KV, the
+ * engine's profile with trtllm-bench's limits and KV share. */
+static int map_trtllm(const gp_catalog *cat, json_t *c, gpv_serve_run *r)
+{
+    json_t *set = json_object_get(c, "settings"), *meas = json_object_get(c, "measured");
+    json_t *par = json_object_get(c, "parallel");
+    int64_t isl = (int64_t)num(set, "isl"), osl = (int64_t)num(set, "osl");
+    r->measured = num(meas, "total_output_tokens_per_sec");
+    if (isnan(r->measured))
+        r->measured = num(meas, "total_output_tokens_per_sec_derived"); /* per GPU x GPUs */
+    if (isl <= 0 || osl <= 0 || !(r->measured > 0))
+        return 0;
+    r->bench = GPV_BENCH_TRTLLM;
+    r->w.engine = GP_ENGINE_TRTLLM;
+    /* ModelOpt checkpoints: W8A8 FP8 GEMMs unless settings.precision says FP4, FP8 KV */
+    r->w.dtype = gpv_serve_precision(json_string_value(json_object_get(set, "precision")));
+    r->w.kv_dtype = GP_DTYPE_FP8;
+    gpv_serve_layout(par, &r->l);
+    int tp_world = r->l.tp * r->l.dp;
+    if (gp_engine_profile_get(cat, r->w.engine, r->g, r->l.tp, &r->prof, NULL) != GP_OK)
+        return 0;
+    gpv_trtllm_bench_limits(&r->m, r->g, r->w.dtype, r->w.kv_dtype, tp_world, r->l.pp, isl, osl,
+                            &r->prof.max_num_seqs, &r->prof.max_num_batched_tokens);
+    r->prof.max_num_seqs *= r->l.pp; /* per micro-batch; pp of them in flight */
+    r->prof.kv_fraction = GPV_TRTLLM_BENCH_KV_FRACTION;
+    int64_t n = gpv_trtllm_requests(isl, osl) / r->l.dp;
+    r->t.requests = n > 0 ? n : 1;
+    r->t.prompt.mean = (double)isl;
+    r->t.output.mean = (double)osl;
+    r->max_model_len = isl + osl;
+    return 1;
+}
+
+/* AMD's vLLM (ROCm) throughput table: a burst of num_prompts at max_num_seqs, fixed lengths,
+ * FP8 weights and KV (the -FP8-KV checkpoints), vLLM's profile. The page's "Throughput" is
+ * read as output tokens/s: its ratios between ISL/OSL rows match output tokens, not totals
+ * (docs/serving.md). */
+static int map_amd_vllm(json_t *c, const gp_catalog *cat, gpv_serve_run *r)
+{
+    json_t *set = json_object_get(c, "settings");
+    int64_t isl = (int64_t)num(set, "isl"), osl = (int64_t)num(set, "osl");
+    double n = num(set, "num_prompts"), seqs = num(set, "max_num_seqs");
+    r->measured = num(json_object_get(c, "measured"), "throughput_tokens_per_sec");
+    if (isl <= 0 || osl <= 0 || !(n > 0) || !(r->measured > 0))
+        return 0;
+    r->bench = GPV_BENCH_VLLM_AMD;
+    r->w.engine = GP_ENGINE_VLLM;
+    r->w.dtype = GP_DTYPE_FP8;
+    r->w.kv_dtype = GP_DTYPE_FP8;
+    gpv_serve_layout(json_object_get(c, "parallel"), &r->l);
+    if (gp_engine_profile_get(cat, r->w.engine, r->g, r->l.tp, &r->prof, NULL) != GP_OK)
+        return 0;
+    if (seqs > 0)
+        r->prof.max_num_seqs = (int64_t)seqs;
+    r->w.max_num_seqs = r->prof.max_num_seqs;
+    r->t.requests = (int64_t)n;
+    r->t.prompt.mean = (double)isl;
+    r->t.output.mean = (double)osl;
+    r->max_model_len = isl + osl;
+    return 1;
+}
+
+int gpv_serve_run_map(const gp_catalog *cat, json_t *c, gpv_serve_run *r)
+{
+    memset(r, 0, sizeof *r);
+    const char *id = json_string_value(json_object_get(c, "id"));
+    const char *engine = json_string_value(json_object_get(json_object_get(c, "settings"), "engine"));
+    json_t *hw = json_object_get(c, "hardware");
+    r->g = gpv_serve_gpu(cat, json_string_value(json_object_get(hw, "gpu")));
+    if (!id || !engine || !r->g || !gpv_serve_model(cat, json_object_get(c, "model"), &r->m))
+        return 0;
+    gp_workload_defaults(&r->w, GP_TASK_INFER);
+    gp_layout_defaults(&r->l);
+    r->t.arrival = GP_ARRIVAL_BURST;
+    r->t.seed = 1;
+    if (has(engine, "TensorRT-LLM"))
+        return map_trtllm(cat, c, r);
+    if (has(engine, "vLLM") && has(id, "amd-"))
+        return map_amd_vllm(c, cat, r);
+    return 0;
+}
+
+void gpv_serve_run_params(const gpv_serve_run *r, gp_perf_params *pp)
+{
+    gp_perf_params_profile(pp, r->w.engine, &r->prof, r->l.pp);
+}
+
+double gpv_serve_run_predict(const gp_catalog *cat, const gpv_serve_run *r, const gp_perf_params *pp)
+{
+    gp_sched_config sc;
+    gp_step_model sm;
+    if (gp_serve_sched_config_profile(&r->m, r->g, &r->w, &r->l, r->max_model_len, &r->prof, &sc, NULL) != GP_OK)
+        return NAN;
+    if (gp_step_model_init_nodes(&r->m, r->g, NULL, NULL, &r->w, &r->l, pp, &sm, NULL) != GP_OK)
+        return NAN;
+    gp_step_model_use_rates(&sm, cat, r->g, NULL);
+    gp_sim_result res;
+    if (gp_simulate(&sm, &sc, &r->t, NULL, &res, NULL) != GP_OK)
+        return NAN;
+    return res.output_tokens_per_s * (r->l.dp > 1 ? r->l.dp : 1);
 }

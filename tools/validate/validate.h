@@ -36,6 +36,7 @@ typedef struct vrow {
     char precision[12];         /* "16-bit", "fp8", "fp4" */
     char moe[8];                /* "dense", "MoE" */
     char framework[16];         /* "megatron", "fsdp", "deepspeed" */
+    char group[32];             /* dense or MoE and the precision as stated (vcase_group) */
     char quantity[48];
     double measured, predicted; /* same unit */
     char unit[8];
@@ -71,6 +72,10 @@ int vcontains(const char *hay, const char *needle);
 void vcase_source(json_t *c, char *out, size_t n);
 /* The GPU generation of a case's `hardware.gpu` ("Ampere", "Hopper", ...; "unknown"). */
 void vcase_gpu_generation(json_t *c, char *out, size_t n);
+/* "MoE" (model.moe) or "dense", then the precision: settings.precision as the case states it
+ * ("fp8", "nvfp4", ...), "fp8" when the model's name or the TensorRT-LLM perf table says so,
+ * else "16-bit" ("MoE nvfp4", "dense 16-bit"). */
+void vcase_group(json_t *c, char *out, size_t n);
 /* train_throughput cases naming a catalog model and their layout (train_presets.c), predicted
  * with the training constants v (gpv_model_train_throughput's) */
 void validate_train_preset(const gp_catalog *cat, json_t *c, const double *v, vrows *rs);

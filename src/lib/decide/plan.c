@@ -394,8 +394,8 @@ typedef struct option_list {
 } option_list;
 
 /* One option per deployment of the setup, costed and checked against the data rules. */
-static gp_status price_setup(const gp_plan_request *req, const gp_prices *prices, const setup *s,
-                             gp_plan_result *out, option_list *all, gp_error *err)
+static gp_status price_setup(const gp_catalog *cat, const gp_plan_request *req, const gp_prices *prices,
+                             const setup *s, gp_plan_result *out, option_list *all, gp_error *err)
 {
     double egress = req->egress_tb_per_month >= 0 ? req->egress_tb_per_month
                                                   : s->tokens_per_month * prices->egress_bytes_per_output_token / 1e12;
@@ -426,6 +426,8 @@ static gp_status price_setup(const gp_plan_request *req, const gp_prices *prices
         o->serve = s->serve;
         o->throughput_tokens_per_s = out->serving ? s->throughput : s->train.tokens_per_s;
         o->requests_per_s = s->requests_per_s;
+        if (out->serving)
+            gpi_serve_error_range(cat, req->model->experts > 0, &o->error_p10, &o->error_p90);
         o->serve_rel = s->serve_rel;
         o->train = s->train;
         o->train_rel = s->train_rel;
@@ -461,7 +463,7 @@ static gp_status evaluate_candidates(const gp_catalog *cat, const gp_plan_reques
                                ? serve_setup(cat, req, &w, c->gpus[gi], out->redundancy, prices, out, &s, &found, err)
                                : train_setup(cat, req, &w, c->gpus[gi], out, &s, &found, err);
             if (!st && found)
-                st = price_setup(req, prices, &s, out, all, err);
+                st = price_setup(cat, req, prices, &s, out, all, err);
             if (st)
                 return st;
         }

@@ -172,6 +172,36 @@ static json_t *disagg_json(const gp_disagg_result *d)
     return o;
 }
 
+/* key_low / key_high beside key: the likely range from the signed error percentiles of
+ * comparable held-out runs (gp_serve_answer.error_p10 / p90). A rate (throughput) divides by
+ * 1 + error, a time (latency) multiplies. */
+void gpi_json_serve_range(json_t *o, const char *key, double v, int is_rate, double p10, double p90)
+{
+    char k[64];
+    double lo = is_rate ? v / (1.0 + p90) : v * (1.0 + p10), hi = is_rate ? v / (1.0 + p10) : v * (1.0 + p90);
+    snprintf(k, sizeof k, "%s_low", key);
+    json_object_set_new(o, k, json_real(lo));
+    snprintf(k, sizeof k, "%s_high", key);
+    json_object_set_new(o, k, json_real(hi));
+}
+
+static void serve_perf_ranges(json_t *perf, const gp_serve_answer *a, double k)
+{
+    const gp_sim_result *s = &a->best.sim;
+    const double p10 = a->error_p10, p90 = a->error_p90;
+    const struct { const char *key; double v; int rate; } f[] = {
+        {"throughput_tokens_per_s", s->output_tokens_per_s * k, 1}, {"total_tokens_per_s", s->total_tokens_per_s * k, 1},
+        {"requests_per_s", s->requests_per_s * k, 1}, {"per_replica_throughput_tokens_per_s", s->output_tokens_per_s, 1},
+        {"ttft_p50_s", s->ttft.p50, 0}, {"ttft_p90_s", s->ttft.p90, 0}, {"ttft_p99_s", s->ttft.p99, 0},
+        {"tpot_p50_s", s->tpot.p50, 0}, {"tpot_p90_s", s->tpot.p90, 0}, {"tpot_p99_s", s->tpot.p99, 0},
+        {"e2e_p50_s", s->e2e.p50, 0}, {"e2e_p90_s", s->e2e.p90, 0}, {"e2e_p99_s", s->e2e.p99, 0},
+        {"single_request_ttft_s", a->best.single_ttft_s, 0}, {"single_request_tpot_s", a->best.single_tpot_s, 0},
+    };
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        gpi_json_serve_range(perf, f[i].key, f[i].v, f[i].rate, p10, p90);
+    json_object_set_new(perf, "error_range", json_pack("{sf sf}", "p10", p10, "p90", p90));
+}
+
 static json_t *serve_perf_json(const gp_serve_answer *a)
 {
     const gp_sim_result *s = &a->best.sim;
@@ -189,6 +219,7 @@ static json_t *serve_perf_json(const gp_serve_answer *a)
         json_object_set_new(perf, "ttft", stats_json(&s->ttft));
         json_object_set_new(perf, "tpot", stats_json(&s->tpot));
         json_object_set_new(perf, "e2e", stats_json(&s->e2e));
+        serve_perf_ranges(perf, a, k);
     }
     return perf;
 }
@@ -369,6 +400,31 @@ static json_t *plan_rule_json(const gp_rule *r, int pt_br)
                      "url", r->url, "text", gpi_rule_text(r, pt_br));
 }
 
+
+/* An option's perf object; a serving option's figures carry their likely range (docs/serving.md,
+ * "Ranges"). */
+static json_t *plan_option_perf_json(const gp_plan_result *res, const gp_plan_option *o)
+{
+    if (!res->serving)
+        return json_pack("{sf sf sf sf sf sf}", "step_time_s", o->train.step_time_s, "tokens_per_s",
+                         o->train.tokens_per_s, "mfu", o->train.mfu, "time_to_train_s", o->train.time_to_train_s,
+                         "time_to_train_with_failures_s", o->train_rel.time_to_train_s, "model_tflops_per_gpu",
+                         o->train.model_tflops_per_gpu);
+    json_t *perf = json_pack("{sf sf sf sf sf sf sf sf}", "ttft_p50_s", o->serve.sim.ttft.p50, "ttft_p99_s",
+                             o->serve.sim.ttft.p99, "tpot_p50_s", o->serve.sim.tpot.p50, "tpot_p99_s",
+                             o->serve.sim.tpot.p99, "throughput_tokens_per_s", o->throughput_tokens_per_s,
+                             "requests_per_s", o->requests_per_s, "max_concurrency", o->serve.max_concurrency,
+                             "slo_attainment", o->serve.sim.slo_attainment);
+    const struct { const char *key; double v; int rate; } f[] = {
+        {"ttft_p50_s", o->serve.sim.ttft.p50, 0}, {"ttft_p99_s", o->serve.sim.ttft.p99, 0},
+        {"tpot_p50_s", o->serve.sim.tpot.p50, 0}, {"tpot_p99_s", o->serve.sim.tpot.p99, 0},
+        {"throughput_tokens_per_s", o->throughput_tokens_per_s, 1}, {"requests_per_s", o->requests_per_s, 1},
+    };
+    for (size_t i = 0; perf && i < sizeof f / sizeof f[0]; i++)
+        gpi_json_serve_range(perf, f[i].key, f[i].v, f[i].rate, o->error_p10, o->error_p90);
+    return perf;
+}
+
 static json_t *plan_option_json(const gp_plan_result *res, const gp_plan_option *o, int pt_br)
 {
     const gp_deployment *d = &o->deployment;
@@ -386,17 +442,7 @@ static json_t *plan_option_json(const gp_plan_result *res, const gp_plan_option 
                                (json_int_t)m->weights, "kv_cache", (json_int_t)m->kv_cache, "activations",
                                (json_int_t)m->activations, "gradients", (json_int_t)m->gradients, "optimizer",
                                (json_int_t)m->optimizer, "overhead", (json_int_t)m->overhead);
-    json_t *perf;
-    if (res->serving)
-        perf = json_pack("{sf sf sf sf sf sf sf sf}", "ttft_p50_s", o->serve.sim.ttft.p50, "ttft_p99_s",
-                         o->serve.sim.ttft.p99, "tpot_p50_s", o->serve.sim.tpot.p50, "tpot_p99_s", o->serve.sim.tpot.p99,
-                         "throughput_tokens_per_s", o->throughput_tokens_per_s, "requests_per_s", o->requests_per_s,
-                         "max_concurrency", o->serve.max_concurrency, "slo_attainment", o->serve.sim.slo_attainment);
-    else
-        perf = json_pack("{sf sf sf sf sf sf}", "step_time_s", o->train.step_time_s, "tokens_per_s",
-                         o->train.tokens_per_s, "mfu", o->train.mfu, "time_to_train_s", o->train.time_to_train_s,
-                         "time_to_train_with_failures_s", o->train_rel.time_to_train_s, "model_tflops_per_gpu",
-                         o->train.model_tflops_per_gpu);
+    json_t *perf = plan_option_perf_json(res, o);
     const gp_cost *c = &o->cost;
     json_t *cumulative = json_array();
     for (int i = 0; i <= c->months; i++)

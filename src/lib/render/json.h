@@ -17,6 +17,9 @@ json_t *gpi_json_kv(const gp_memory *m);
 json_t *gpi_json_reasons(const gp_reason *r, int n);
 json_t *gpi_json_fit(const gp_model *m, const gp_gpu *gpu, const gp_workload *w, const gp_fit_result *r);
 json_t *gpi_json_serve(const gp_model *m, const gp_workload *w, const gp_scenario *sc, const gp_serve_answer *a);
+/* key_low and key_high beside key in o: value v's likely range from the signed error
+ * percentiles p10 / p90 (a rate divides by 1 + error, a time multiplies; docs/serving.md). */
+void gpi_json_serve_range(json_t *o, const char *key, double v, int is_rate, double p10, double p90);
 json_t *gpi_json_train(const gp_model *m, const gp_gpu *gpu, const gp_workload *w, const gp_scenario *sc,
                        const gp_train_answer *a);
 /* The plan's document (docs/cli.md "plan"): texts in pt-BR when pt_br; `question` replaces

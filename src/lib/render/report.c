@@ -20,7 +20,8 @@ typedef struct words {
         *train_time, *monthly, *total, *per_mtok, *per_run, *break_even, *never, *rule, *citation, *notes,
         *launch, *disclaimer, *memory_chart, *cost_chart, *scaling_chart, *month_axis, *cost_axis, *gpus_axis,
         *tokens_axis, *bytes_axis, *capacity, *obligations, *reliability, *no_options, *upfront, *vs,
-        *availability, *interruptions, *ckpt, *overhead, *egress, *charts, *why;
+        *availability, *interruptions, *ckpt, *overhead, *egress, *charts, *why,
+        *likely, *tok_s;
     const char *components[6];
 } words;
 
@@ -35,6 +36,7 @@ static const words en = {
     "device memory", "Obligations", "Reliability", "No option is allowed: every setup breaks a data rule or has no price.",
     "upfront", "vs", "availability", "expected interruptions", "checkpoint every",
     "failure overhead", "egress", "Charts", "Why",
+    "Likely (10th-90th percentile of the error on published runs):", "output tokens/s",
     {"weights", "KV cache", "activations", "gradients", "optimizer", "overhead"},
 };
 
@@ -50,6 +52,7 @@ static const words pt = {
     "Nenhuma opção permitida: toda configuração viola uma regra de dados ou não tem preço.",
     "investimento inicial", "vs", "disponibilidade", "interrupções esperadas",
     "checkpoint a cada", "sobrecarga de falhas", "tráfego de saída", "Gráficos", "Motivo",
+    "Provável (percentis 10-90 do erro em execuções publicadas):", "tokens de saída/s",
     {"pesos", "cache KV", "ativações", "gradientes", "otimizador", "sobrecarga"},
 };
 
@@ -143,6 +146,35 @@ static void rows(gpi_buf *b, const gp_plan_result *res, const gp_plan_option *li
     }
 }
 
+/* The recommendation in one line, its likely range (serving), and its launch command. */
+static void render_recommended(gpi_buf *b, const gp_plan_result *res, const words *W, int pt_br, int md)
+{
+    const char *h2 = md ? "\n## " : "\n";
+    const gp_plan_option *o = &res->options[res->recommended];
+    char s[64], t[64], m[64];
+    setup_str(s, sizeof s, o, res->serving, W);
+    gpi_fmt_money(t, sizeof t, o->cost.total, res->currency, pt_br);
+    gpi_fmt_money(m, sizeof m, res->serving ? o->cost.per_million_tokens : o->cost.per_run, res->currency, pt_br);
+    char g[32];
+    gpi_buf_printf(b, "%s%s: %s %s, %s (%s), %s = %s; %s %s / %d %s; %s %s\n", h2, W->recommended,
+                   o->gpu, gp_dtype_name(o->dtype), o->deployment.id,
+                   pt_br ? dep_name_pt(gp_deploy_kind_name(o->deployment.kind)) : gp_deploy_kind_name(o->deployment.kind),
+                   s, count_str(g, sizeof g, MSG_N_GPUS, pt_br, o->gpus_total), W->total, t, res->horizon_months, W->months,
+                   res->serving ? W->per_mtok : W->per_run, m);
+    if (res->serving) {
+        double lo = 1.0 + o->error_p10, hi = 1.0 + o->error_p90;
+        char t1[32], t2[32], l1[32], l2[32];
+        gpi_buf_printf(b, "%s%s %s-%s %s, p99 TTFT %s-%s s\n", md ? "\n" : "  ", W->likely,
+                       gpi_fmt_num(t1, sizeof t1, o->throughput_tokens_per_s / hi, 0, pt_br),
+                       gpi_fmt_num(t2, sizeof t2, o->throughput_tokens_per_s / lo, 0, pt_br), W->tok_s,
+                       gpi_fmt_num(l1, sizeof l1, o->serve.sim.ttft.p99 * lo, 3, pt_br),
+                       gpi_fmt_num(l2, sizeof l2, o->serve.sim.ttft.p99 * hi, 3, pt_br));
+    }
+    if (res->launch_command[0])
+        gpi_buf_printf(b, "%s%s (%s):\n%s%s\n%s", md ? "\n" : "  ", W->launch, res->launch_engine,
+                       md ? "\n```sh\n" : "    ", res->launch_command, md ? "```\n" : "");
+}
+
 static void render_text(gpi_buf *b, const gp_plan_request *req, const gp_plan_result *res, const gp_report_opts *opts,
                         int md)
 {
@@ -162,22 +194,8 @@ static void render_text(gpi_buf *b, const gp_plan_request *req, const gp_plan_re
                    W->currency, res->currency, rate, res->currency, md ? "\n- " : "; ", W->horizon,
                    res->horizon_months, W->months, md ? "\n- " : "; ", W->prices_as_of, res->prices_as_of);
     gpi_render_decision(b, res, pt_br, md ? 1 : 0);
-    if (res->recommended >= 0) {
-        const gp_plan_option *o = &res->options[res->recommended];
-        char s[64], t[64], m[64];
-        setup_str(s, sizeof s, o, res->serving, W);
-        gpi_fmt_money(t, sizeof t, o->cost.total, res->currency, pt_br);
-        gpi_fmt_money(m, sizeof m, res->serving ? o->cost.per_million_tokens : o->cost.per_run, res->currency, pt_br);
-        char g[32];
-        gpi_buf_printf(b, "%s%s: %s %s, %s (%s), %s = %s; %s %s / %d %s; %s %s\n", h2, W->recommended,
-                       o->gpu, gp_dtype_name(o->dtype), o->deployment.id,
-                       pt_br ? dep_name_pt(gp_deploy_kind_name(o->deployment.kind)) : gp_deploy_kind_name(o->deployment.kind),
-                       s, count_str(g, sizeof g, MSG_N_GPUS, pt_br, o->gpus_total), W->total, t, res->horizon_months, W->months,
-                       res->serving ? W->per_mtok : W->per_run, m);
-        if (res->launch_command[0])
-            gpi_buf_printf(b, "%s%s (%s):\n%s%s\n%s", md ? "\n" : "  ", W->launch, res->launch_engine,
-                           md ? "\n```sh\n" : "    ", res->launch_command, md ? "```\n" : "");
-    }
+    if (res->recommended >= 0)
+        render_recommended(b, res, W, pt_br, md);
     gpi_buf_printf(b, "%s%s\n%s", h2, res->serving ? W->options_serve : W->options_train, md ? "\n" : "");
     if (res->n_options)
         rows(b, res, res->options, res->n_options, md, W, pt_br, 0);

@@ -77,8 +77,10 @@ double gpi_serve_work(const gp_traffic *t, const gp_scenario *sc, int search, si
     return (double)one.requests * per_request * (search ? (double)n_gpus * RUN_SEARCH_SIMS_PER_GPU : 1.0);
 }
 
-/* The smallest TP (or the given one) whose KV pool holds the longest request. */
-static gp_status pick_tp(gp_result *r, gp_layout *l, gp_sched_config *scfg, gp_error *err)
+/* The smallest TP (or the given one) whose KV pool holds the longest request, under the
+ * engine's profile (data/engines.json, as the search sizes it; prof NULL: built-in rules). */
+static gp_status pick_tp(const gp_catalog *cat, gp_result *r, gp_layout *l, gp_sched_config *scfg,
+                         gp_engine_profile *prof, gp_error *err)
 {
     static const int tps[] = {1, 2, 4, 8, 16, 32, 64};
     const gp_scenario *sc = &r->sc;
@@ -89,8 +91,12 @@ static gp_status pick_tp(gp_result *r, gp_layout *l, gp_sched_config *scfg, gp_e
             continue;
         l->tp = sc->tp > 0 ? (int)sc->tp : tps[k];
         gp_error_clear(err);
-        ok = gp_serve_sched_config(&r->model, r->gpu, &r->w, l, max_len, scfg, err) == GP_OK &&
+        int has = gp_engine_profile_get(cat, r->w.engine, r->gpu, l->tp, prof, NULL) == GP_OK;
+        ok = gp_serve_sched_config_profile(&r->model, r->gpu, &r->w, l, max_len, has ? prof : NULL, scfg, err) ==
+                 GP_OK &&
              scfg->kv_blocks * scfg->block_size >= max_len;
+        if (!has)
+            prof->id[0] = '\0';
     }
     if (ok)
         return GP_OK;
@@ -140,16 +146,19 @@ static gp_status evaluate(const gp_catalog *cat, gp_result *r, const gp_traffic 
     l.dp = sc->dp > 0 ? (int)sc->dp : 1;
     l.ep = sc->ep > 0 ? (int)sc->ep : 1;
     gp_sched_config scfg;
-    gp_status st = pick_tp(r, &l, &scfg, err);
+    gp_engine_profile prof;
+    gp_status st = pick_tp(cat, r, &l, &scfg, &prof, err);
     if (st)
         return st;
+    gp_perf_params pp; /* the search's: the profile's per-step and host costs */
+    gp_perf_params_profile(&pp, r->w.engine, prof.id[0] ? &prof : NULL, l.pp);
     const gp_link *link = r->gpu->scale_up_domain <= 1 ? gp_catalog_gpu_link(cat, r->gpu) : NULL;
     if (link && link->kind != GP_LINK_HOST)
         link = NULL;
     if (!inter && gp_catalog_find_link(cat, "ib-ndr", &inter, NULL) != GP_OK)
         inter = NULL;
     gp_step_model sm;
-    if ((st = gp_step_model_init_nodes(&r->model, r->gpu, link, inter, &r->w, &l, NULL, &sm, err)) != GP_OK)
+    if ((st = gp_step_model_init_nodes(&r->model, r->gpu, link, inter, &r->w, &l, &pp, &sm, err)) != GP_OK)
         return st;
     gp_step_model_use_rates(&sm, cat, r->gpu, inter); /* data/kernels.json rates, as the search uses */
     gp_traffic tr = share(t, replicas * l.dp);
@@ -316,6 +325,8 @@ gp_status gp_serve_run(const gp_catalog *cat, const gp_scenario *scenario, const
         st = gp_trace_read(sc->trace, &trace, &trace_len, err);
     if (!st)
         st = run_mode(cat, r, ctx, trace, trace_len, err);
+    if (!st)
+        gpi_serve_error_range(cat, r->model.experts > 0, &r->serve.error_p10, &r->serve.error_p90);
     if (!st)
         gp_capacity_set_lang(r->cr, sc->lang); /* the reasons in the question's language */
     gp_trace_free(trace);

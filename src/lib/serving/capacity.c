@@ -299,7 +299,7 @@ static gp_status eval_fit(const eval_ctx *c, const gp_gpu *g, tp_eval *e, int64_
     if (gp_engine_profile_get(c->cat, rq->w->engine, g, e->l.tp, &prof, NULL) != GP_OK)
         pf = NULL;
     gp_perf_params pp;
-    gpi_serve_params(rq, pf, &pp);
+    gpi_serve_params(rq, pf, e->l.pp, &pp);
     gp_memory mem;
     if (sched_config(rq->model, g, rq->w, &e->l, maxlen, pf, &e->sc, &mem, &e2) != GP_OK) {
         WHY(e, MSG_SERVE_WHY_ERROR, GPI_S(g->id), GPI_S(name), GPI_S(e2.msg));

@@ -132,7 +132,7 @@ static gp_status best_pool(const pool_ctx *c, const gp_gpu *const *cands, size_t
             if (gp_engine_profile_get(c->cat, rq->w->engine, g, l->tp, &prof, NULL) != GP_OK)
                 pf = NULL;
             gp_perf_params pp;
-            gpi_serve_params(rq, pf, &pp);
+            gpi_serve_params(rq, pf, l->pp, &pp);
             if (gp_serve_sched_config_profile(rq->model, g, rq->w, l, maxlen, pf, &sc, &e2) != GP_OK ||
                 sc.kv_blocks * sc.block_size < maxlen ||
                 gp_step_model_init_nodes(rq->model, g, intra, inter, rq->w, l, &pp, &sm, &e2) != GP_OK)

@@ -37,6 +37,9 @@ static int tier_holds(json_t *t, const gp_gpu *gpu, int tp)
     const char *not_gpu = json_string_value(json_object_get(t, "not_gpu"));
     if (not_gpu && strncmp(gpu->id, not_gpu, strlen(not_gpu)) == 0)
         return 0;
+    const char *only = json_string_value(json_object_get(t, "gpu"));
+    if (only && strncmp(gpu->id, only, strlen(only)) != 0)
+        return 0;
     return 1;
 }
 
@@ -89,6 +92,8 @@ gp_status gp_engine_profile_get(const gp_catalog *cat, gp_engine engine, const g
     out->cuda_graph_max_batch = (int64_t)tiered(e, "cuda_graph_max_batch", gpu, tp);
     out->step_overhead_s = tiered(e, "step_overhead_ms", gpu, tp) * 1e-3;
     out->seq_overhead_s = tiered(e, "seq_overhead_ms", gpu, tp) * 1e-3;
+    out->host_overlap = json_is_true(json_object_get(e, "host_overlap"));
+    out->host_overlap_pp = json_is_true(json_object_get(e, "host_overlap_pp"));
     if (out->max_num_batched_tokens < 1 || out->max_num_seqs < 1 || out->block_size < 1 || out->kv_fraction < 0 ||
         out->kv_fraction > 1 || out->step_overhead_s < 0 || out->seq_overhead_s < 0) {
         gpi_error_set_path(err, "engines.json");
@@ -101,15 +106,37 @@ gp_status gp_engine_profile_get(const gp_catalog *cat, gp_engine engine, const g
     return GP_OK;
 }
 
-void gpi_serve_params(const gp_capacity_request *rq, const gp_engine_profile *prof, gp_perf_params *out)
+void gp_perf_params_profile(gp_perf_params *p, gp_engine engine, const gp_engine_profile *prof, int pp)
+{
+    gp_perf_params_defaults(p, engine);
+    if (prof && prof->id[0]) {
+        p->step_overhead_s = prof->step_overhead_s;
+        p->seq_overhead_s = prof->seq_overhead_s;
+        p->host_overlap = prof->host_overlap && (pp <= 1 || prof->host_overlap_pp);
+    }
+}
+
+void gpi_serve_params(const gp_capacity_request *rq, const gp_engine_profile *prof, int pp, gp_perf_params *out)
 {
     if (rq->params) {
         *out = *rq->params;
         return;
     }
-    gp_perf_params_defaults(out, rq->w->engine);
-    if (prof && prof->id[0]) {
-        out->step_overhead_s = prof->step_overhead_s;
-        out->seq_overhead_s = prof->seq_overhead_s;
+    gp_perf_params_profile(out, rq->w->engine, prof, pp);
+}
+
+void gpi_serve_error_range(const gp_catalog *cat, int moe, double *p10, double *p90)
+{
+    *p10 = *p90 = 0.0;
+    json_t *ranges = cat ? json_object_get(json_object_get(gpi_catalog_engines(cat), "error_ranges"), "groups") : NULL;
+    size_t i;
+    json_t *g;
+    json_array_foreach(ranges, i, g) {
+        double lo = json_number_value(json_object_get(g, "p10")), hi = json_number_value(json_object_get(g, "p90"));
+        /* a range must hold the prediction's own error 0 and keep 1 + p10 positive */
+        if (json_is_true(json_object_get(g, "moe")) != !!moe || !(lo > -0.9 && lo <= 0 && hi >= 0 && hi < 10))
+            continue;
+        *p10 = lo, *p90 = hi;
+        return;
     }
 }

@@ -12,9 +12,9 @@ gp_status gpi_simulate_until_miss(const gp_step_model *sm, const gp_sched_config
 
 #define MAX_LAYOUTS 48
 
-/* The perf parameters of a search: req->params, else the engine defaults with the
- * profile's per-step overheads. */
-void gpi_serve_params(const gp_capacity_request *rq, const gp_engine_profile *prof, gp_perf_params *out);
+/* The perf parameters of a search at pipeline degree pp: req->params, else
+ * gp_perf_params_profile. */
+void gpi_serve_params(const gp_capacity_request *rq, const gp_engine_profile *prof, int pp, gp_perf_params *out);
 
 /* Price per GPU-hour the searches rank by (data/prices.json, else the built-in table). */
 double gpi_serve_price(const gp_catalog *cat, const gp_gpu *gpu);

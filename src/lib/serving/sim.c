@@ -612,7 +612,9 @@ static int64_t schedule(sim *s, int *preempted)
             want = budget;
             q->draft = 0;
         }
-        int64_t need = ceil_div(q->computed + want, bs) - q->blocks;
+        /* blocks to add: none while the tokens fit the blocks held (no division per step) */
+        int64_t end = q->computed + want;
+        int64_t need = end <= q->blocks * bs ? 0 : ceil_div(end, bs) - q->blocks;
         while (need > s->free_blocks && s->n_running > i + 1) {
             if (preempt_last(s))
                 return -1;
@@ -674,8 +676,12 @@ static double step_duration(sim *s, int *spec)
     double dt = gp_step_time(s->sm, &b, &d);
     if (*spec)
         dt += (double)s->sc->spec.draft_tokens * s->sc->spec.draft_cost * dt;
-    if (s->pp > 1)
-        dt = (dt - d.overhead_s) / (double)s->pp + d.overhead_s;
+    /* a slot of the pipeline: 1/pp of the micro-batch's GPU pass, plus the host's work on
+     * that micro-batch (hidden behind the slot's GPU work under an overlap scheduler) */
+    if (s->pp > 1) {
+        double gpu = (dt - d.overhead_s) / (double)s->pp;
+        dt = gpu + gpi_step_host_s(&s->sm->params, gpu, b.sampled);
+    }
     return dt;
 }
 
