@@ -5,7 +5,6 @@
  */
 #include "validate.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -215,20 +214,18 @@ void vcase_gpu_generation(json_t *c, char *out, size_t n)
 
 void vcase_group(json_t *c, char *out, size_t n)
 {
+    /* the formats a precision text names, most specific first; anything else is 16-bit */
+    static const char *const formats[] = {"nvfp4", "mxfp4", "mxfp8", "fp4", "float8", "fp8", "int8", "int4", "nf4"};
     json_t *model = json_object_get(c, "model");
     const char *prec = json_string_value(json_object_get(json_object_get(c, "settings"), "precision"));
     const char *name = json_string_value(json_object_get(model, "name"));
     const char *id = json_string_value(json_object_get(c, "id"));
-    char p[16];
-    if (prec && *prec) {
-        size_t i = 0;
-        for (; prec[i] && i + 1 < sizeof p; i++)
-            p[i] = (char)tolower((unsigned char)prec[i]);
-        p[i] = '\0';
-    } else {
-        /* the TensorRT-LLM perf-overview rows of public.jsonl run FP8 ModelOpt checkpoints */
-        int fp8 = (name && vcontains(name, "FP8")) || (id && vcontains(id, "trtllm-"));
-        snprintf(p, sizeof p, "%s", fp8 ? "fp8" : "16-bit");
-    }
-    snprintf(out, n, "%s %s", json_is_true(json_object_get(model, "moe")) ? "MoE" : "dense", p);
+    const char *p = NULL;
+    for (size_t i = 0; prec && !p && i < sizeof formats / sizeof formats[0]; i++)
+        if (vcontains(prec, formats[i]))
+            p = strcmp(formats[i], "float8") == 0 ? "fp8" : formats[i];
+    /* the TensorRT-LLM perf-overview rows of public.jsonl run FP8 ModelOpt checkpoints */
+    if (!p && !(prec && *prec) && ((name && vcontains(name, "FP8")) || (id && vcontains(id, "trtllm-"))))
+        p = "fp8";
+    snprintf(out, n, "%s %s", json_is_true(json_object_get(model, "moe")) ? "MoE" : "dense", p ? p : "16-bit");
 }

@@ -329,6 +329,7 @@ void vtrain_tag(vrows *rs, const gp_model *m, const gp_workload *w, const gp_clu
     snprintf(r->precision, sizeof r->precision, "%s", prec);
     snprintf(r->moe, sizeof r->moe, "%s", m->experts > 0 ? "MoE" : "dense");
     snprintf(r->framework, sizeof r->framework, "%s", gp_framework_name(cl->framework));
+    snprintf(r->group, sizeof r->group, "%s %s", r->moe, r->precision); /* not the case's free text */
 }
 
 /* The training model's fitted constants live in data/kernels.json's "fit" object (issue 11):

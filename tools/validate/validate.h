@@ -73,7 +73,8 @@ void vcase_source(json_t *c, char *out, size_t n);
 /* The GPU generation of a case's `hardware.gpu` ("Ampere", "Hopper", ...; "unknown"). */
 void vcase_gpu_generation(json_t *c, char *out, size_t n);
 /* "MoE" (model.moe) or "dense", then the precision: settings.precision as the case states it
- * ("fp8", "nvfp4", ...), "fp8" when the model's name or the TensorRT-LLM perf table says so,
+ * normalized to the format it names ("fp8", "nvfp4", "mxfp4", ...; "fp8" when the model's name
+ * or the TensorRT-LLM perf table says so),
  * else "16-bit" ("MoE nvfp4", "dense 16-bit"). */
 void vcase_group(json_t *c, char *out, size_t n);
 /* train_throughput cases naming a catalog model and their layout (train_presets.c), predicted
