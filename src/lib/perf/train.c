@@ -143,6 +143,12 @@ void gp_cluster_defaults(gp_cluster *c, const gp_catalog *cat, const gp_gpu *gpu
         c->inter_curve = gpi_kernels_scale_out(gpi_catalog_kernels(cat));
 }
 
+int gpi_ep_overlap_admitted(const gp_model *m, const gp_layout *l)
+{
+    return m && l && m->experts > 0 && l->ep > 1 && l->recompute != GP_RECOMPUTE_FULL &&
+           (l->pp <= 1 || l->virtual_stages > 1);
+}
+
 static int crosses(const gp_cluster *c, int n, int stride)
 {
     return (int64_t)n * stride > c->gpus_per_node;
@@ -449,7 +455,7 @@ static void microbatch_comm(const tctx *x, const mb_time *mt, double *t_tp, doub
         /* Megatron-Core can overlap dispatch/combine with the expert GEMMs of another
          * micro-batch (--overlap-moe-expert-parallel-comm, Megatron-Core 0.14 MoE README): then
          * only the excess shows. Off by default there, as in gp_cluster (ep_overlap) */
-        if (c->framework == GP_FRAMEWORK_MEGATRON && c->ep_overlap)
+        if (c->framework == GP_FRAMEWORK_MEGATRON && c->ep_overlap && gpi_ep_overlap_admitted(m, l))
             *t_ep = *t_ep > mt->experts ? *t_ep - mt->experts : 0.0;
     }
     /* PP: activations to the next stage, forward and backward (point-to-point) */

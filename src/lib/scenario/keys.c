@@ -111,7 +111,7 @@ static const gp_scenario_key keys[] = {
     KEY_STR(intra_node, T, 0, "link inside a node: nvlink (the GPU's own), pcie, or a link id"),
     KEY_STR(inter_node, T | GP_CMD_SERVE, 0, "link between nodes: ib-ndr (default), ib-hdr, roce-400, ..."),
     KEY_STR(framework, T, 0, "training stack: megatron (default), fsdp (FSDP2/torchtitan), deepspeed"),
-    KEY(ep_overlap, BOOL, 0, 1, "", T,
+    KEY(ep_overlap, BOOL, 0, 1, "", T | GP_CMD_EXPORT,
         "Megatron-Core: hide the EP all-to-all behind expert GEMMs (--overlap-moe-expert-parallel-comm)"),
     KEY_API(max_gpus, INT, 1, 1048576, 65536, "GPUs", T, "upper bound of the deadline search (65536)"),
     KEY_STR(profile, W, GP_KEYF_FILE, "calibration profile (gpuplan calibrate, probe --bench): this cluster's rates"),
