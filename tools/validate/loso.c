@@ -358,9 +358,29 @@ static int pair_step(fitctx *f, const char *held_out, unsigned reads, int *k, do
     return 0;
 }
 
+/* Coordinate descent from k over the constants in `reads`, *best the objective at k. */
+static void descend(fitctx *f, const char *held_out, unsigned reads, int *k, double *best)
+{
+    for (int pass = 0, moved = 1; moved && pass < GPV_MAX_PASSES && !f->oom; pass++) {
+        moved = 0;
+        for (int i = 0; i < f->model->nparams; i++)
+            if (reads >> i & 1u)
+                moved |= f->model->blind ? scan_constant(f, held_out, k, i, best) : step_constant(f, held_out, k, i, best);
+        if (!moved && f->model->blind)
+            moved = pair_step(f, held_out, reads, k, best);
+    }
+}
+
+/* Where a blind fit's descents start besides the priors: every constant it reads at the same
+ * quarter of its grid (GPV_STARTS - 1 of them, fixed, never the shipped values). The median-based
+ * objective is a landscape of steps and ridges; a descent from one point can stop on a ledge
+ * another start passes, and the best of the descents is kept. */
+#define GPV_STARTS 4
+
 /* Coordinate descent over the constants the fit set reads, from the shipped values (k = 0) or,
- * for a blind model, from the priors; the constants no case reads take their priors. The best
- * grid point in k; the rows fitted returned. held_out "" fits on every source. */
+ * for a blind model, from the priors and GPV_STARTS - 1 fixed points (the best is kept); the
+ * constants no case reads take their priors. The best grid point in k; the rows fitted
+ * returned. held_out "" fits on every source. */
 static int fit_without(fitctx *f, const char *held_out, int *k)
 {
     memset(k, 0, GPV_MAX_PARAMS * sizeof *k);
@@ -372,13 +392,19 @@ static int fit_without(fitctx *f, const char *held_out, int *k)
     double best = fold_objective(f, held_out, k, &rows);
     if (rows == 0)
         return 0;
-    for (int pass = 0, moved = 1; moved && pass < GPV_MAX_PASSES && !f->oom; pass++) {
-        moved = 0;
+    descend(f, held_out, reads, k, &best);
+    for (int s = 1; f->model->blind && s < GPV_STARTS && !f->oom; s++) {
+        int t[GPV_MAX_PARAMS];
+        memcpy(t, k, sizeof t);
         for (int i = 0; i < f->model->nparams; i++)
             if (reads >> i & 1u)
-                moved |= f->model->blind ? scan_constant(f, held_out, k, i, &best) : step_constant(f, held_out, k, i, &best);
-        if (!moved && f->model->blind)
-            moved = pair_step(f, held_out, reads, k, &best);
+                t[i] = f->kmin[i] + (f->kmax[i] - f->kmin[i]) * s / GPV_STARTS;
+        double o = fold_objective(f, held_out, t, NULL);
+        descend(f, held_out, reads, t, &o);
+        if (o < best - 1e-9) {
+            best = o;
+            memcpy(k, t, sizeof t);
+        }
     }
     return rows;
 }
