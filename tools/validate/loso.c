@@ -7,10 +7,11 @@
  * The search is coordinate descent on each constant's grid (gpv_param). By default it starts at
  * the shipped values and moves one constant at a time one grid step while the objective
  * (vfit_objective over the fit set) improves, until no step improves. A blind model
- * (gpv_model.blind) starts every fit from its priors instead, so a held-out fit never starts
- * from values fitted on the held-out source, and per pass scans each constant's whole grid
- * (the objective's plateaus stop unit steps early); it is also fitted on every source, which
- * is the fit the model ships. A constant that no case
+ * (gpv_model.blind) starts every fit from its priors instead, and again from GPV_STARTS - 1
+ * fixed grid points, keeping the best descent, so a held-out fit never starts from values
+ * fitted on the held-out source, and per pass scans each constant's whole grid (the
+ * objective's plateaus stop unit steps early); it is also fitted on every source, which is
+ * the fit the model ships. A constant that no case
  * of the fit set reads is not fitted: it takes its prior (gpv_model.priors), so a constant
  * fitted on one source alone never reaches that source's held-out prediction. Predictions are cached
  * per case and per grid point of the constants the case reads (gpv_model.depends), so the
