@@ -64,6 +64,9 @@ typedef struct gp_export_job {
     const char *job_name;     /* Slurm job name (NULL: "gpuplan") */
     const char *time_limit;   /* Slurm --time (NULL: "24:00:00") */
     int cpus_per_task;        /* Slurm --cpus-per-task (0: 16) */
+    int ep_overlap;           /* Megatron-LM: hide the EP all-to-all behind another micro-batch's
+                                 expert GEMMs (--overlap-moe-expert-parallel-comm), where
+                                 Megatron-Core admits it (docs/export.md); 0: off, its default */
     /* serving service (docs/export.md "What a service needs") */
     int replicas;             /* model copies behind one endpoint (0: 1; the engine's own DP is one copy);
                                  more than one adds deploy.yaml (Kubernetes) and serve.sbatch */

@@ -122,6 +122,7 @@ typedef struct gp_scenario {
     char profile[GP_SCENARIO_PATH_MAX]; /* calibration profile applied to the catalog (docs/calibration.md) */
     char framework[16];                /* --framework: megatron (default), fsdp, deepspeed */
     int ep_overlap;                    /* --ep-overlap: Megatron-Core's EP all-to-all overlap */
+    int cuda_graphs;                   /* --cuda-graphs: gp_cuda_graphs (none, layer, full) */
     /* workload */
     int task;                          /* gp_task */
     gp_scenario_list dtype;            /* plan: precisions to compare; else the last */

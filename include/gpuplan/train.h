@@ -32,6 +32,22 @@ typedef enum gp_attention {
     GP_ATTENTION_COUNT
 } gp_attention;
 
+/* CUDA graphs the training stack replays (docs/performance.md, section 2): what they remove is
+ * the host time of launching each layer's kernels one by one. */
+typedef enum gp_cuda_graphs {
+    GP_CUDA_GRAPHS_NONE = 0,    /* kernels launched eagerly (Megatron-Core's default; FSDP stacks) */
+    GP_CUDA_GRAPHS_LAYER,       /* one graph per transformer layer of static shapes (Megatron-Core
+                                   --cuda-graph-impl local): a dropless MoE layer keeps its host-side
+                                   token-count sync and its launches */
+    GP_CUDA_GRAPHS_FULL,        /* the whole forward-backward iteration in one graph
+                                   (--cuda-graph-impl full_iteration) */
+    GP_CUDA_GRAPHS_COUNT
+} gp_cuda_graphs;
+
+/* "none", "layer", "full" (also "full_iteration"); GP_CUDA_GRAPHS_COUNT if unknown. */
+GP_API gp_cuda_graphs gp_cuda_graphs_parse(const char *s);
+GP_API const char *gp_cuda_graphs_name(gp_cuda_graphs g);
+
 struct gpi_gpu_rates;
 struct gpi_link_curve;
 
@@ -47,6 +63,7 @@ typedef struct gp_cluster {
     int ep_overlap;             /* Megatron-Core: the EP all-to-all overlapped with another micro-batch's
                                    expert GEMMs (--overlap-moe-expert-parallel-comm); 0 (its default):
                                    exposed */
+    gp_cuda_graphs cuda_graphs; /* what the stack captures in CUDA graphs (default none) */
     /* Measured rates (data/kernels.json), set by gp_cluster_defaults / gp_cluster_set_link:
      * pointers into the catalog, valid while it is open. NULL (a cluster built by hand): the
      * model falls back to the datasheet peaks with the generic efficiencies of train.c. */

@@ -62,6 +62,9 @@ run export --engine megatron --model llama-3.1-8b --task train; expect_rc 2 "tra
 run export --engine megatron --model deepseek-v3 --tp 8 --pp 8 --dp 4 --ep 8 --zero 1 --global-batch 512
 expect_rc 0 "deepseek-v3 PP 8"; expect_out "--decoder-first-pipeline-num-layers 6" "first stage"
 expect_out "--decoder-last-pipeline-num-layers 7" "last stage"
+# --ep-overlap reaches the launch file as Megatron-Core's flag (docs/export.md)
+run export --engine megatron --model qwen3-30b-a3b --tp 1 --pp 1 --dp 8 --ep 8 --ep-overlap
+expect_rc 0 "megatron --ep-overlap"; expect_out "--overlap-moe-expert-parallel-comm" "EP overlap flag"
 # the default plan writes the manifests for all its replicas (the recommended option's count,
 # from the serving model) behind one Service, API key from a Secret
 run plan --json; n=$(jq -r '.options[0].layout.replicas' "$TMP/out")

@@ -81,9 +81,16 @@ run train --model llama-3.1-8b --tp 1 --pp 1 --dp 8 --micro-batch 1 --zero 3 --s
 expect_rc 0 "--framework fsdp"; expect_json ".perf.tokens_per_s < $mg" true "FA2 under FSDP is slower than cuDNN"
 run train --model llama-3.1-8b --gpus 8 --seq 4096 --tokens 1T
 expect_out "likely range" "text range"; expect_out "(likely " "time-to-train range"
+# CUDA graphs (docs/performance.md section 2): a graph of the whole iteration leaves no host
+# time per layer, so the same layout runs faster than with eager launches
+run train --model llama-3.1-8b --tp 1 --pp 1 --dp 8 --seq 4096 --global-batch 64 --json
+expect_rc 0 "eager launches"; eager=$(jq .perf.tokens_per_s "$TMP/out")
+run train --model llama-3.1-8b --tp 1 --pp 1 --dp 8 --seq 4096 --global-batch 64 --cuda-graphs full --json
+expect_rc 0 "--cuda-graphs full"; expect_json ".perf.tokens_per_s > $eager" true "a full-iteration graph is faster"
 
 # bad usage exits 2, bad input 1
 run train $TINY --gpus 8 --framework jax; expect_rc 2 "bad --framework"; expect_err "--framework" "names the flag"
+run train $TINY --gpus 8 --cuda-graphs some; expect_rc 2 "bad --cuda-graphs"; expect_err "--cuda-graphs" "names the flag"
 run train $TINY --seq 512; expect_rc 2 "no --gpus nor --deadline"; expect_err "--gpus" "says what is missing"
 run train $TINY --deadline 30d --seq 512; expect_rc 2 "deadline without tokens"
 run train $TINY --gpus 8 --tokens lots; expect_rc 2 "bad --tokens"; expect_err "--tokens" "names the flag"

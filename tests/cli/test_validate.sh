@@ -84,19 +84,21 @@ if [ "$ALL" = 1 ]; then
   checks=$((checks+1)); [ "$(jq '[.loso.fits[] | select(.category == "infer_throughput")] | length' "$TMP/loso_all.json")" -ge 5 ] ||
     fail "serving refitted for fewer than 5 held-out sources (TensorRT-LLM, Lambda, kipply, AMD, all)"
 fi
-# training, leave one source out over every file (issue 11): the four training constants of
-# data/kernels.json "fit" refitted blind (from neutral priors) without each source, and fitted on
-# every source. The gates are what CI and docs/validation.md report: median within the issue's
-# 10%; the 90th percentile at the 27.0% reached (the issue asks 25%: a record, lower it as the
-# model improves); every GPU generation, precision and dense/MoE group of >= 10 cases with a
-# median signed error within +-10% (fp4, 6 cases, is reported, not gated).
+# training, leave one source out over every file (issue 11): the three training constants of
+# data/kernels.json "fit" refitted blind (from neutral priors and three fixed grid points) without
+# each source, and fitted on every source. The gates are what CI and docs/validation.md report,
+# at the figures reached (8.2% / 26.5%, issue 11's second round) with half a point of slack: the
+# median within 8.5% (the issue's bound is 10%); the 90th percentile within 27.0% (the issue
+# asks 25%: a record, lower it as the model improves); every GPU generation, precision and
+# dense/MoE group of >= 10 cases with a median signed error within +-10% (fp4, 6 cases, is
+# reported, not gated).
 run --cases "$CASES" --category train_throughput --loso --json; expect_rc 0 "training LOSO over every file"
 cp "$TMP/out" "$TMP/train.json"
 tl() { jq -r ".loso.summary[] | select(.category==\"train_throughput\") | .$1" "$TMP/train.json"; }
 le() { checks=$((checks+1)); awk -v v="$2" -v l="$3" 'BEGIN{exit !(v+0 <= l+0)}' || fail "$1 = $2, gate <= $3"; }
 checks=$((checks+1)); [ "$(tl cases)" -ge 420 ] || fail "training LOSO: only $(tl cases) cases"
-le "training LOSO median %" "$(tl median_abs_error_pct)" 10
-le "training LOSO p90 %" "$(tl p90_abs_error_pct)" 27.5
+le "training LOSO median %" "$(tl median_abs_error_pct)" 8.5
+le "training LOSO p90 %" "$(tl p90_abs_error_pct)" 27.0
 bad=$(jq -r '.by_group[] | select(.category == "train_throughput" and .cases >= 10 and
              (.group == "gpu_generation" or .group == "precision" or .group == "moe") and
              (.loso.median_signed_error_pct | fabs) > 10) | "\(.group)=\(.key) \(.loso.median_signed_error_pct)"' "$TMP/train.json")

@@ -311,6 +311,24 @@ static void pipeline_rules(report *r, const flags *f, long long layers, long lon
         rule(r, pp > 1, "Megatron A:968 (interleaving needs PP > 1)", "%s", "");
 }
 
+/* --overlap-moe-expert-parallel-comm (core_v0.19.0 transformer_config.py:2669-2713). */
+static void moe_overlap_rules(report *r, const flags *f, long long pp)
+{
+    if (!flag(f, "--overlap-moe-expert-parallel-comm"))
+        return;
+    const char *disp = flag(f, "--moe-token-dispatcher-type"), *gran = flag(f, "--recompute-granularity");
+    long long vpp = iflag(f, "--num-virtual-stages-per-pipeline-rank", 0);
+    rule(r, iflag(f, "--expert-model-parallel-size", 1) > 1, "Megatron T:2680 (EP overlap needs EP > 1)", "%s", "");
+    rule(r, disp && (!strcmp(disp, "alltoall") || !strcmp(disp, "flex")),
+         "Megatron T:2683 (EP overlap needs the alltoall or flex dispatcher)", "%s", disp ? disp : "(default allgather)");
+    rule(r, !gran || strcmp(gran, "full"), "Megatron T:2688 (EP overlap refuses full recomputation)", "%s", "");
+    rule(r, !flag(f, "--recompute-method") && !flag(f, "--recompute-num-layers"),
+         "Megatron T:2691/:2694 (EP overlap: no recompute method or layer count)", "%s", "");
+    rule(r, flag(f, "--bf16") || flag(f, "--fp16"), "Megatron T:2702 (EP overlap needs a bf16 or fp16 model)", "%s", "");
+    rule(r, pp <= 1 || vpp > 1 || flag(f, "--num-layers-per-virtual-pipeline-stage"),
+         "Megatron T:2674 (EP overlap with PP > 1 needs virtual pipeline stages)", "%s", "");
+}
+
 static void megatron_rules(report *r, const flags *f)
 {
     long long tp = iflag(f, "--tensor-model-parallel-size", 1), pp = iflag(f, "--pipeline-model-parallel-size", 1);
@@ -339,6 +357,7 @@ static void megatron_rules(report *r, const flags *f)
     rule(r, !(flag(f, "--lr-warmup-iters") && flag(f, "--lr-warmup-fraction")),
          "Megatron A:1246 (one of lr-warmup-fraction and lr-warmup-iters)", "%s", "");
     pipeline_rules(r, f, iflag(f, "--num-layers", 0), pp);
+    moe_overlap_rules(r, f, pp);
     rule(r, flag(f, "--save") != NULL, "docs/export.md (a training run keeps checkpoints: --save)", "%s", "");
 }
 
@@ -886,6 +905,7 @@ static void test_grid(void **state)
                     job.model = &m, job.w = &w, job.l = &l, job.gpus_per_node = 8;
                     job.replicas = (int)(li % 3) + 1, job.audit_log = (int)(di % 2), job.chat = 1;
                     job.catalog = cat;
+                    job.ep_overlap = (int)(di % 2); /* Megatron: --overlap-moe-expert-parallel-comm where admitted */
                     char what[160];
                     snprintf(what, sizeof what, "%s %s TP%d PP%d DP%d EP%d ZeRO-%d %s", gp_export_engine_name(e),
                              models[mi], g->tp, g->pp, g->dp, g->ep, g->zero, gp_dtype_name(dtypes[di]));
@@ -909,6 +929,10 @@ static void test_checker_catches(void **state)
     file_view pp = {"launch.sh", "torchrun --nnodes 1 --nproc-per-node 8 pretrain_gpt.py --pipeline-model-parallel-size "
                                  "8 --num-layers 61 --save x\n"};
     assert_int_equal(caught("61 layers on PP 8", &pp, 1), 1);
+    file_view ovl = {"launch.sh", "torchrun --nnodes 1 --nproc-per-node 8 pretrain_gpt.py --pipeline-model-parallel-size "
+                                  "2 --num-layers 48 --num-experts 128 --overlap-moe-expert-parallel-comm "
+                                  "--recompute-granularity full --recompute-method uniform --bf16 --save x\n"};
+    assert_int_equal(caught("EP overlap without EP, dispatcher or VPP; full recompute", &ovl, 1), 5);
     file_view ds[2] = {{"launch.sh", "deepspeed --num_nodes 2 --num_gpus 8 train.py\n"},
                        {"ds_config.json", "{\"train_batch_size\": 64, \"train_micro_batch_size_per_gpu\": 2, "
                                           "\"gradient_accumulation_steps\": 4, \"zero_optimization\": {\"stage\": 3, "

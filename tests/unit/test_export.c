@@ -469,6 +469,24 @@ static void test_megatron_rows(void **state)
     /* 3 layers cannot fill 4 stages */
     assert_int_equal(gpx_pipeline_split(3, 4, 1, &first, &last), -1);
 
+    /* Qwen3-30B-A3B on 8 GPUs, EP 8, with the EP all-to-all overlap asked: Megatron-Core admits
+     * it (EP > 1, alltoall dispatcher, no full recomputation, PP 1: transformer_config.py:2669-2699),
+     * so --overlap-moe-expert-parallel-comm follows the dispatcher flag */
+    job = job_for(&m, &w, &l, "qwen3-30b-a3b", GP_TASK_TRAIN);
+    l.dp = 8, l.ep = 8, l.zero = 1, l.global_batch = 512;
+    job.ep_overlap = 1;
+    render_ok(GP_EXPORT_MEGATRON, &job, &f);
+    check_golden("megatron/qwen3-30b-a3b-dp8-ep8-overlap", &f, 1);
+    expect_in(&f, 0, "--moe-token-dispatcher-type alltoall \\\n  --overlap-moe-expert-parallel-comm \\");
+    gp_export_files_free(&f);
+    /* the same on PP 2 without virtual stages: Megatron-Core would assert (:2674), so the flag is
+     * left out and the export says why */
+    l.pp = 2, l.dp = 4, l.global_batch = 256;
+    render_ok(GP_EXPORT_MEGATRON, &job, &f);
+    assert_null(strstr(f.files[0].content, "--overlap-moe-expert-parallel-comm"));
+    assert_non_null(strstr(f.notes, "EP all-to-all overlap left out"));
+    gp_export_files_free(&f);
+
     /* ZeRO-3 with optimizer offload: Megatron-FSDP (CUDA_DEVICE_MAX_CONNECTIONS unset,
      * fsdp_dtensor checkpoints) and the precision-aware optimizer (arguments.py:1143, :1146, :1804);
      * no --task: the engine implies training */

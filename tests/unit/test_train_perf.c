@@ -73,7 +73,9 @@ static double compute_s_task(gp_dtype dt, gp_task task)
     gp_train_perf p;
     assert_int_equal(gp_train_perf_estimate(&m, g, &c, &w, &l, 0, &p, NULL), GP_OK);
     assert_int_equal(p.micro_batches, 1);
-    assert_true(p.memory_s < 1e-12); /* no element-wise traffic, no launch floor */
+    /* no element-wise traffic, no launch floor: only the cross entropy over the vocabulary,
+     * T x V x 8 B = 2048 x 4096 x 8 = 67,108,864 B at H100's 3015 GB/s achievable: 22.2583 us */
+    assert_true(fabs(p.memory_s - 22.2583e-6) < 1e-10);
     /* the range: step x (1 + p10) .. step x (1 + p90) */
     assert_true(fabs(p.step_time_s_low - 0.8 * p.step_time_s) < 1e-12);
     assert_true(fabs(p.step_time_s_high - 1.25 * p.step_time_s) < 1e-12);
@@ -81,6 +83,27 @@ static double compute_s_task(gp_dtype dt, gp_task task)
 }
 
 static double compute_s(gp_dtype dt) { return compute_s_task(dt, GP_TASK_TRAIN); }
+
+/* compute_s on H100 under another training stack */
+static double compute_s_fw(gp_dtype dt, gp_framework fw)
+{
+    gp_model m;
+    one_layer(&m);
+    const gp_gpu *g;
+    assert_int_equal(gp_catalog_find_gpu(cat, "H100-SXM-80GB", &g, NULL), GP_OK);
+    gp_cluster c;
+    gp_cluster_defaults(&c, cat, g, NULL);
+    c.framework = fw;
+    c.attention = GP_ATTENTION_CUDNN; /* the kernel of bf16_step, whatever the stack */
+    gp_workload w;
+    gp_workload_defaults(&w, GP_TASK_TRAIN);
+    w.seq = 2048, w.dtype = dt;
+    gp_layout l;
+    gp_layout_defaults(&l);
+    gp_train_perf p;
+    assert_int_equal(gp_train_perf_estimate(&m, g, &c, &w, &l, 0, &p, NULL), GP_OK);
+    return p.compute_s;
+}
 
 static void bf16_step(void **state)
 {
@@ -98,9 +121,15 @@ static void bf16_step(void **state)
 static void fp8_only_gemms(void **state)
 {
     (void)state;
-    /* fp8: the GEMMs at H100's fp8 MAMF 1402.6 TF (3.11378 + 0.25948 ms x 794.5 / 1402.6 =
-     * 1.91079 ms); attention stays at its 16-bit rate (306.48 us): 2.21727 ms */
-    assert_true(fabs(compute_s(GP_DTYPE_FP8) - 2.21727e-3) < 2e-8);
+    /* fp8: the layers' GEMMs at H100's fp8 MAMF 1402.6 TF (3.11378 ms x 794.5 / 1402.6 =
+     * 1.76380 ms); Megatron-Core keeps the output head at 16 bits (0.25948 ms, a plain
+     * ColumnParallelLinear outside Transformer Engine's fp8 autocast) and attention stays at its
+     * 16-bit rate (306.48 us): 2.32976 ms */
+    assert_true(fabs(compute_s(GP_DTYPE_FP8) - 2.32976e-3) < 2e-8);
+    /* an FSDP stack (torchao's float8 converts every linear layer unless filtered): the head at
+     * fp8 too, 0.25948 x 794.5 / 1402.6 = 0.14698 ms: 2.21727 ms */
+    assert_true(fabs(compute_s_fw(GP_DTYPE_FP8, GP_FRAMEWORK_FSDP) - 2.21727e-3) < 2e-8);
+    assert_true(fabs(compute_s_fw(GP_DTYPE_BF16, GP_FRAMEWORK_FSDP) - 3.67975e-3) < 2e-8);
 }
 
 static void lora_skips_frozen_gradients(void **state)
@@ -184,6 +213,124 @@ static void ep_overlap(void **state)
     assert_true(p.ep_comm_s == 0.0);
 }
 
+/* One MoE layer: h 4096, 32 heads of 128, 8 gated experts of f 4096, top-2, vocabulary 4096. */
+static void one_moe_layer(gp_model *m)
+{
+    memset(m, 0, sizeof *m);
+    m->layers = 1, m->hidden = 4096, m->heads = 32, m->kv_heads = 32, m->head_dim = 128, m->ffn = 4096;
+    m->vocab = 4096, m->mlp = GP_MLP_GATED, m->norms_per_layer = 2, m->tied_embeddings = 1, m->dtype = GP_DTYPE_BF16;
+    m->experts = 8, m->experts_active = 2, m->moe_ffn = 4096;
+    assert_int_equal(gp_model_validate(m, NULL), GP_OK);
+}
+
+/* The memory-bound traffic of an MoE layer, counted (no fitted constant): one_moe_layer on one
+ * H100, s = 16384, one micro-batch (T = 16384), element-wise terms off. Token permutation to
+ * expert order and back, forward and backward: T x k x h x 8 B = 16384 x 2 x 4096 x 8 =
+ * 1,073,741,824 B; the router's scores T x E x 28 B = 3,670,016 B; the cross entropy T x V x 8 B
+ * = 536,870,912 B: 1,614,282,752 B at 3015 GB/s = 535.417 us. Biases inside the experts
+ * (gpt-oss) add the per-expert bias step, T x k x h x (12 + 12) B = 3,221,225,472 B: 1068.40 us. */
+static void moe_memory_traffic(void **state)
+{
+    (void)state;
+    gp_model m;
+    one_moe_layer(&m);
+    const gp_gpu *g;
+    assert_int_equal(gp_catalog_find_gpu(cat, "H100-SXM-80GB", &g, NULL), GP_OK);
+    gp_cluster c;
+    gp_cluster_defaults(&c, cat, g, NULL);
+    gp_workload w;
+    gp_workload_defaults(&w, GP_TASK_TRAIN);
+    w.seq = 16384;
+    gp_layout l;
+    gp_layout_defaults(&l);
+    gp_train_perf p;
+    assert_int_equal(gp_train_perf_estimate(&m, g, &c, &w, &l, 0, &p, NULL), GP_OK);
+    assert_true(fabs(p.memory_s - 535.417e-6) < 2e-9);
+    m.expert_bias = 1;
+    assert_int_equal(gp_train_perf_estimate(&m, g, &c, &w, &l, 0, &p, NULL), GP_OK);
+    assert_true(fabs(p.memory_s - (535.417e-6 + 1068.400e-6)) < 2e-9);
+}
+
+/* A sliding-window layer computes whole 128-key tiles: with a window of 128 keys about 128 + 2 x
+ * 128 = 384 keys per query, unmasked. one_layer made two layers, one of them windowed, s = 2048
+ * (T = 2048): the window layer's work T x 2 x 32 x 256 x 384 = 12,884,901,888 FLOP at cuDNN's
+ * non-causal H100 rates of its shortest measured sequence (512: 497 TF forward, 305 TF backward):
+ * 25.925 us + 2.5 x 42.246 us = 131.540 us, where the full causal layer took 306.48 us (bf16_step):
+ * the windowed model computes 174.94 us less. */
+static void sliding_window_tiles(void **state)
+{
+    (void)state;
+    gp_model m;
+    one_layer(&m);
+    m.layers = 2;
+    const gp_gpu *g;
+    assert_int_equal(gp_catalog_find_gpu(cat, "H100-SXM-80GB", &g, NULL), GP_OK);
+    gp_cluster c;
+    gp_cluster_defaults(&c, cat, g, NULL);
+    gp_workload w;
+    gp_workload_defaults(&w, GP_TASK_TRAIN);
+    w.seq = 2048;
+    gp_layout l;
+    gp_layout_defaults(&l);
+    gp_train_perf full, win;
+    assert_int_equal(gp_train_perf_estimate(&m, g, &c, &w, &l, 0, &full, NULL), GP_OK);
+    m.sliding_window = 128, m.sliding_layers = 1;
+    assert_int_equal(gp_train_perf_estimate(&m, g, &c, &w, &l, 0, &win, NULL), GP_OK);
+    assert_true(fabs((full.compute_s - win.compute_s) - 174.94e-6) < 2e-8);
+}
+
+/* CUDA graphs replay launches without the host: a catalog whose fit charges 1 ms of host time
+ * per layer per micro-batch. One dense layer: 1 ms without graphs, none with per-layer or
+ * full-iteration graphs. One (dropless) MoE layer: 1 ms without graphs and with per-layer graphs
+ * (Megatron-Core cannot capture it: its token counts go to the host), none with a graph of the
+ * whole iteration. Memory traffic as counted elsewhere; s = 2048, one micro-batch. */
+static void cuda_graphs(void **state)
+{
+    (void)state;
+    char d[] = "/tmp/gp_train_graphs_XXXXXX", kp[64];
+    assert_non_null(mkdtemp(d));
+    snprintf(kp, sizeof kp, "%s/kernels.json", d);
+    FILE *f = fopen(kp, "w");
+    assert_non_null(f);
+    fputs("{\"fit\": {\"gemm_half_dim\": 0, \"gemm_train_fraction\": 1, \"attn_train_fraction\": 1,"
+          " \"elementwise_h\": 0, \"elementwise_f\": 0, \"layer_overhead_us\": 1000,"
+          " \"range_p10\": -0.2, \"range_p90\": 0.25}}", f);
+    fclose(f);
+    gp_catalog *c1;
+    assert_int_equal(gp_catalog_open(d, &c1, NULL), GP_OK);
+    const gp_gpu *g;
+    assert_int_equal(gp_catalog_find_gpu(c1, "H100-SXM-80GB", &g, NULL), GP_OK);
+    gp_model dense, moe;
+    one_layer(&dense);
+    one_moe_layer(&moe);
+    gp_workload w;
+    gp_workload_defaults(&w, GP_TASK_TRAIN);
+    w.seq = 2048;
+    gp_layout l;
+    gp_layout_defaults(&l);
+    static const double host_ms[GP_CUDA_GRAPHS_COUNT][2] = {{1, 1}, {0, 1}, {0, 0}}; /* dense, MoE */
+    for (int k = 0; k < GP_CUDA_GRAPHS_COUNT; k++) {
+        gp_cluster c;
+        gp_cluster_defaults(&c, c1, g, NULL);
+        c.cuda_graphs = (gp_cuda_graphs)k;
+        gp_train_perf p0, p1, b0, b1;
+        gp_cluster c0 = c;
+        c0.cuda_graphs = GP_CUDA_GRAPHS_FULL; /* the same traffic without host time */
+        assert_int_equal(gp_train_perf_estimate(&dense, g, &c, &w, &l, 0, &p0, NULL), GP_OK);
+        assert_int_equal(gp_train_perf_estimate(&dense, g, &c0, &w, &l, 0, &b0, NULL), GP_OK);
+        assert_int_equal(gp_train_perf_estimate(&moe, g, &c, &w, &l, 0, &p1, NULL), GP_OK);
+        assert_int_equal(gp_train_perf_estimate(&moe, g, &c0, &w, &l, 0, &b1, NULL), GP_OK);
+        assert_true(fabs(p0.memory_s - b0.memory_s - host_ms[k][0] * 1e-3) < 1e-12);
+        assert_true(fabs(p1.memory_s - b1.memory_s - host_ms[k][1] * 1e-3) < 1e-12);
+    }
+    assert_int_equal(gp_cuda_graphs_parse("full_iteration"), GP_CUDA_GRAPHS_FULL);
+    assert_int_equal(gp_cuda_graphs_parse("bogus"), GP_CUDA_GRAPHS_COUNT);
+    assert_string_equal(gp_cuda_graphs_name(GP_CUDA_GRAPHS_LAYER), "layer");
+    gp_catalog_free(c1);
+    unlink(kp);
+    rmdir(d);
+}
+
 /* DeepSpeed ZeRO-3 at scale: GPT-3 175B data-parallel only on 1,024 A100s over HDR. FSDP2's
  * per-layer gathers hide behind each layer's compute (~150 ms against ~30 ms of traffic);
  * DeepSpeed gathers 6 modules per layer, each hidden only behind the compute of the 5e7
@@ -224,6 +371,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(bf16_step), cmocka_unit_test(fp8_only_gemms),
                                        cmocka_unit_test(lora_skips_frozen_gradients), cmocka_unit_test(flop_conventions), cmocka_unit_test(ep_overlap),
-                                       cmocka_unit_test(deepspeed_zero3_at_scale)};
+                                       cmocka_unit_test(deepspeed_zero3_at_scale), cmocka_unit_test(moe_memory_traffic),
+                                       cmocka_unit_test(sliding_window_tiles), cmocka_unit_test(cuda_graphs)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -7,10 +7,11 @@
  * The search is coordinate descent on each constant's grid (gpv_param). By default it starts at
  * the shipped values and moves one constant at a time one grid step while the objective
  * (vfit_objective over the fit set) improves, until no step improves. A blind model
- * (gpv_model.blind) starts every fit from its priors instead, so a held-out fit never starts
- * from values fitted on the held-out source, and per pass scans each constant's whole grid
- * (the objective's plateaus stop unit steps early); it is also fitted on every source, which
- * is the fit the model ships. A constant that no case
+ * (gpv_model.blind) starts every fit from its priors instead, and again from GPV_STARTS - 1
+ * fixed grid points, keeping the best descent, so a held-out fit never starts from values
+ * fitted on the held-out source, and per pass scans each constant's whole grid (the
+ * objective's plateaus stop unit steps early); it is also fitted on every source, which is
+ * the fit the model ships. A constant that no case
  * of the fit set reads is not fitted: it takes its prior (gpv_model.priors), so a constant
  * fitted on one source alone never reaches that source's held-out prediction. Predictions are cached
  * per case and per grid point of the constants the case reads (gpv_model.depends), so the
@@ -358,9 +359,29 @@ static int pair_step(fitctx *f, const char *held_out, unsigned reads, int *k, do
     return 0;
 }
 
+/* Coordinate descent from k over the constants in `reads`, *best the objective at k. */
+static void descend(fitctx *f, const char *held_out, unsigned reads, int *k, double *best)
+{
+    for (int pass = 0, moved = 1; moved && pass < GPV_MAX_PASSES && !f->oom; pass++) {
+        moved = 0;
+        for (int i = 0; i < f->model->nparams; i++)
+            if (reads >> i & 1u)
+                moved |= f->model->blind ? scan_constant(f, held_out, k, i, best) : step_constant(f, held_out, k, i, best);
+        if (!moved && f->model->blind)
+            moved = pair_step(f, held_out, reads, k, best);
+    }
+}
+
+/* Where a blind fit's descents start besides the priors: every constant it reads at the same
+ * quarter of its grid (GPV_STARTS - 1 of them, fixed, never the shipped values). The median-based
+ * objective is a landscape of steps and ridges; a descent from one point can stop on a ledge
+ * another start passes, and the best of the descents is kept. */
+#define GPV_STARTS 4
+
 /* Coordinate descent over the constants the fit set reads, from the shipped values (k = 0) or,
- * for a blind model, from the priors; the constants no case reads take their priors. The best
- * grid point in k; the rows fitted returned. held_out "" fits on every source. */
+ * for a blind model, from the priors and GPV_STARTS - 1 fixed points (the best is kept); the
+ * constants no case reads take their priors. The best grid point in k; the rows fitted
+ * returned. held_out "" fits on every source. */
 static int fit_without(fitctx *f, const char *held_out, int *k)
 {
     memset(k, 0, GPV_MAX_PARAMS * sizeof *k);
@@ -372,13 +393,19 @@ static int fit_without(fitctx *f, const char *held_out, int *k)
     double best = fold_objective(f, held_out, k, &rows);
     if (rows == 0)
         return 0;
-    for (int pass = 0, moved = 1; moved && pass < GPV_MAX_PASSES && !f->oom; pass++) {
-        moved = 0;
+    descend(f, held_out, reads, k, &best);
+    for (int s = 1; f->model->blind && s < GPV_STARTS && !f->oom; s++) {
+        int t[GPV_MAX_PARAMS];
+        memcpy(t, k, sizeof t);
         for (int i = 0; i < f->model->nparams; i++)
             if (reads >> i & 1u)
-                moved |= f->model->blind ? scan_constant(f, held_out, k, i, &best) : step_constant(f, held_out, k, i, &best);
-        if (!moved && f->model->blind)
-            moved = pair_step(f, held_out, reads, k, &best);
+                t[i] = f->kmin[i] + (f->kmax[i] - f->kmin[i]) * s / GPV_STARTS;
+        double o = fold_objective(f, held_out, t, NULL);
+        descend(f, held_out, reads, t, &o);
+        if (o < best - 1e-9) {
+            best = o;
+            memcpy(k, t, sizeof t);
+        }
     }
     return rows;
 }

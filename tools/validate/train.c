@@ -258,14 +258,13 @@ static void train_predict(const gp_catalog *cat, json_t *c, const double *v, vro
 
 /* ---- the fitted constants (data/kernels.json "fit"), as the harness varies them ---------- */
 
-enum { TF_GEMM_FRAC, TF_ATTN_FRAC, TF_LAYER_US, TF_MOE_LAYER_US, TF_COUNT };
+enum { TF_GEMM_FRAC, TF_ATTN_FRAC, TF_LAYER_US, TF_COUNT };
 
 /* The grid each constant is searched on (docs/performance.md, "Calibration"). */
 static const gpv_param train_params[TF_COUNT] = {
     [TF_GEMM_FRAC] = {"gemm_train_fraction", "", 0.50, 1.20, 0.025},
     [TF_ATTN_FRAC] = {"attn_train_fraction", "", 0.10, 1.50, 0.05},
     [TF_LAYER_US] = {"layer_overhead_us", "us", 0.0, 3000.0, 50.0},
-    [TF_MOE_LAYER_US] = {"moe_layer_overhead_us", "us", 0.0, 10000.0, 100.0},
 };
 
 /* The shipped values: the catalog's (data/kernels.json "fit", or a --data-dir override). */
@@ -275,7 +274,6 @@ static void train_defaults(const gp_catalog *cat, double *v)
     v[TF_GEMM_FRAC] = f ? f->gemm_train_fraction : 1.0;
     v[TF_ATTN_FRAC] = f ? f->attn_train_fraction : 1.0;
     v[TF_LAYER_US] = f ? f->layer_overhead_s * 1e6 : 0.0;
-    v[TF_MOE_LAYER_US] = f ? f->moe_layer_overhead_s * 1e6 : 0.0;
 }
 
 /* Neutral priors, where every fit starts: the kernels reach their benchmark rates (the MAMF,
@@ -286,7 +284,6 @@ static void train_priors(const gp_catalog *cat, double *v)
     v[TF_GEMM_FRAC] = 1.0;
     v[TF_ATTN_FRAC] = 1.0;
     v[TF_LAYER_US] = 0.0;
-    v[TF_MOE_LAYER_US] = 0.0;
 }
 
 gp_status vtrain_estimate(const gp_model *m, const gp_gpu *g, const gp_cluster *cl, const gp_workload *w,
@@ -302,7 +299,6 @@ gp_status vtrain_estimate(const gp_model *m, const gp_gpu *g, const gp_cluster *
         fit.attn_train_fraction = v[TF_ATTN_FRAC]; /* one share for every kernel's benchmark curve */
         fit.attn_train_fraction_cudnn = v[TF_ATTN_FRAC];
         fit.layer_overhead_s = v[TF_LAYER_US] * 1e-6;
-        fit.moe_layer_overhead_s = v[TF_MOE_LAYER_US] * 1e-6;
         rates.fit = &fit;
         c.rates = &rates;
     }

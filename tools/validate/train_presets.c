@@ -106,6 +106,10 @@ void validate_train_preset(const gp_catalog *cat, json_t *c, const double *v, vr
     cl.framework = fw;
     /* Megatron-Core's EP all-to-all overlap, as the release's recipe set it (settings) */
     cl.ep_overlap = json_is_true(json_object_get(set, "moe_a2a_overlap"));
+    /* the CUDA graphs the release's recipe replays (settings.cuda_graph: none, layer, full) */
+    const char *graphs = json_string_value(json_object_get(set, "cuda_graph"));
+    if (graphs && gp_cuda_graphs_parse(graphs) < GP_CUDA_GRAPHS_COUNT)
+        cl.cuda_graphs = gp_cuda_graphs_parse(graphs);
     /* NeMo AutoModel runs Transformer Engine's kernels (cuDNN attention) under FSDP2 */
     const char *kern = json_string_value(json_object_get(set, "kernel_optimizations"));
     if (kern && vcontains(kern, "TE"))

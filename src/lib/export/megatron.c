@@ -6,6 +6,7 @@
  * checker in tests/unit/engine_rules.c encodes the same rules.
  */
 #include "export_impl.h"
+#include "perf/train_internal.h"
 
 /* How the decoder layers split over the pipeline stages. Megatron-LM splits evenly unless
  * --decoder-first/last-pipeline-num-layers are given (arguments.py:2942, :2946); then the
@@ -115,8 +116,10 @@ static void attention_args(const gp_model *m, gpx_cmd *cmd)
     }
 }
 
-static void moe_args(const gp_model *m, const gp_layout *l, gpx_cmd *cmd)
+static void moe_args(const gpx_ctx *c, gpx_cmd *cmd, gp_export_files *out)
 {
+    const gp_model *m = c->m;
+    const gp_layout *l = &c->l;
     if (m->experts <= 0)
         return;
     gpx_arg(cmd, "--num-experts %lld", (long long)m->experts);
@@ -131,19 +134,27 @@ static void moe_args(const gp_model *m, const gp_layout *l, gpx_cmd *cmd)
     gpx_arg(cmd, "--moe-grouped-gemm");
     if (l->ep > 1)
         gpx_arg(cmd, "--moe-token-dispatcher-type alltoall");
+    /* EP all-to-all overlapped with another micro-batch's expert GEMMs: Megatron-Core asserts
+     * EP > 1, the alltoall/flex dispatcher, no full recomputation and, with PP > 1, interleaved
+     * virtual stages (transformer_config.py:2674-2699); bf16/fp16 is always set here */
+    if (c->job->ep_overlap && gpi_ep_overlap_admitted(m, l))
+        gpx_arg(cmd, "--overlap-moe-expert-parallel-comm");
+    else if (c->job->ep_overlap)
+        gpx_note(out, "EP all-to-all overlap left out: Megatron-Core needs EP > 1, no full recomputation and, "
+                      "with PP > 1, virtual pipeline stages (transformer_config.py:2674-2699)");
 }
 
 /* Position embedding and regularization as the checkpoint's config has them: Megatron's own
  * defaults are rotary base 10000 (arguments.py:2335) and dropout 0.1 (transformer_config.py:181,
  * :184), which are not Llama 3's (rope_theta 500000, llama3 rope scaling, no dropout). */
-static void shape_args(const gpx_ctx *c, gpx_cmd *cmd)
+static void shape_args(const gpx_ctx *c, gpx_cmd *cmd, gp_export_files *out)
 {
     const gp_model *m = c->m;
     const gp_workload *w = c->w;
     attention_args(m, cmd);
     if (m->ffn > 0)
         gpx_arg(cmd, "--ffn-hidden-size %lld", (long long)m->ffn);
-    moe_args(m, &c->l, cmd);
+    moe_args(c, cmd, out);
     gpx_arg(cmd, "--seq-length %lld", (long long)w->seq);
     gpx_arg(cmd, "--max-position-embeddings %lld",
             (long long)(m->max_context > w->seq ? m->max_context : w->seq));
@@ -244,7 +255,7 @@ gp_status gpx_megatron_args(const gpx_ctx *c, gpx_cmd *cmd, gp_export_files *out
         return st;
     gpx_arg(cmd, "pretrain_gpt.py");
     parallel_args(c, cmd);
-    shape_args(c, cmd);
+    shape_args(c, cmd, out);
     optim_args(c, cmd, out);
     run_args(cmd);
     if (cmd->overflow)
@@ -264,6 +275,9 @@ void gpx_megatron_vars(gpx_buf *b, const gpx_ctx *c)
     const char *name = c->m->name[0] ? c->m->name : c->m->id;
     if (c->l.zero >= 2)
         gpx_add(b, "unset CUDA_DEVICE_MAX_CONNECTIONS  # Megatron-FSDP refuses 1 (arguments.py:1143)\n");
+    else if (c->job->ep_overlap && gpi_ep_overlap_admitted(c->m, &c->l) && c->l.tp <= 1 && c->l.cp <= 1)
+        gpx_add(b, "export CUDA_DEVICE_MAX_CONNECTIONS=32  # the EP all-to-all overlap wants more than 1 "
+                   "(arguments.py:1426)\n");
     else
         gpx_add(b, "export CUDA_DEVICE_MAX_CONNECTIONS=1  # TP/CP before Blackwell needs 1 (arguments.py:1437)\n");
     gpx_add(b, "DATA_PATH=${DATA_PATH:-%s}  # Megatron indexed dataset prefix; split 99/1/0 train/valid/test\n",

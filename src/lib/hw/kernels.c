@@ -92,7 +92,6 @@ static gp_status load_fit(json_t *root, gpi_kernel_fit *f, gp_error *err)
     f->elementwise_h = num(o, "elementwise_h");
     f->elementwise_f = num(o, "elementwise_f");
     f->layer_overhead_s = num(o, "layer_overhead_us") * 1e-6;
-    f->moe_layer_overhead_s = num(o, "moe_layer_overhead_us") * 1e-6;
     f->moe_imbalance = json_is_number(json_object_get(o, "moe_imbalance")) ? num(o, "moe_imbalance") : 1.0;
     f->grouped_gemm_eff = json_is_number(json_object_get(o, "grouped_gemm_efficiency"))
                               ? num(o, "grouped_gemm_efficiency") : 1.0;
@@ -103,9 +102,9 @@ static gp_status load_fit(json_t *root, gpi_kernel_fit *f, gp_error *err)
     if (f->gemm_half_dim < 0 || f->gemm_train_fraction <= 0 || f->gemm_train_fraction > 2 ||
         f->attn_train_fraction <= 0 || f->attn_train_fraction > 2 || f->attn_train_fraction_cudnn <= 0 ||
         f->attn_train_fraction_cudnn > 2 || f->elementwise_h < 0 || f->elementwise_f < 0 ||
-        f->layer_overhead_s < 0 || f->moe_layer_overhead_s < 0 || f->moe_imbalance < 1 || !(f->grouped_gemm_eff > 0 && f->grouped_gemm_eff <= 1) || f->range_p10 <= -0.9 || f->range_p90 < f->range_p10 ||
+        f->layer_overhead_s < 0 || f->moe_imbalance < 1 || !(f->grouped_gemm_eff > 0 && f->grouped_gemm_eff <= 1) || f->range_p10 <= -0.9 || f->range_p90 < f->range_p10 ||
         f->range_moe_p10 <= -0.9 || f->range_moe_p90 < f->range_moe_p10)
-        return bad(err, "fit", "'fit' needs gemm_half_dim >= 0, gemm_train_fraction and attn_train_fraction in (0, 2], elementwise_h/f, layer_overhead_us and moe_layer_overhead_us >= 0, moe_imbalance >= 1, grouped_gemm_efficiency in (0, 1], -0.9 < range_p10 <= range_p90 (and the range_moe_ pair)", NULL);
+        return bad(err, "fit", "'fit' needs gemm_half_dim >= 0, gemm_train_fraction and attn_train_fraction in (0, 2], elementwise_h/f, layer_overhead_us >= 0, moe_imbalance >= 1, grouped_gemm_efficiency in (0, 1], -0.9 < range_p10 <= range_p90 (and the range_moe_ pair)", NULL);
     return GP_OK;
 }
 

@@ -60,9 +60,8 @@ typedef struct gpi_kernel_fit {
     double attn_train_fraction_cudnn; /* the same for cuDNN / FlashAttention-3 */
     double elementwise_h;       /* memory-bound bytes per token per layer, units of h x 2 B */
     double elementwise_f;       /* the same for the MLP activation, units of f x 2 B */
-    double layer_overhead_s;    /* launch / CPU time per layer per micro-batch (fwd + bwd) */
-    double moe_layer_overhead_s;/* more of it per MoE layer: router, token permutation set-up and
-                                   the all-to-all's host-side split sizes (fwd + bwd) */
+    double layer_overhead_s;    /* launch / CPU time per layer per micro-batch (fwd + bwd), dense
+                                   or MoE, where no CUDA graph replays the layer */
     double moe_imbalance;       /* routed-expert time x this (the busiest expert's excess) */
     double grouped_gemm_eff;    /* a grouped (MoE expert) GEMM's rate / a dense one's at the
                                    same per-group shape (DeepGEMM, data/kernels.json) */

@@ -10,7 +10,10 @@
  *     The shape factor d/(d + d_half) charges the small GEMMs left after TP splits the
  *     hidden size d (cuBLAS efficiency falls with the smallest GEMM dimension).
  *   memory   = bytes of memory-bound work (norms, residual adds, activation functions,
- *              rotary, dropout-free softmax statistics) / (HBM bandwidth x efficiency)
+ *              rotary, dropout-free softmax statistics; MoE token permutation, router scores
+ *              and expert biases; the cross entropy over the vocabulary) / (HBM bandwidth x
+ *              efficiency), plus the host time of launching each layer where no CUDA graph
+ *              replays it
  *   TP       = per layer 2 all-reduces forward and 2 backward of tokens x h x 2 bytes
  *              (reduce-scatter + all-gather with sequence parallelism: the same bytes),
  *              2 more per recomputed forward (Korthikanti et al. 2022, sec. 4.2.2)
@@ -75,6 +78,27 @@
 #define GP_DEEPSPEED_PREFETCH_PARAMS 5e7
 /* FlashAttention counts the backward as 2.5 forwards (the score recomputed: Dao 2023). */
 #define GP_ATTN_BWD_WORK 2.5
+/* Flash kernels walk the keys in tiles of 128 (FlashAttention-3 hopper/tile_size.h: kBlockN 128
+ * for head dims <= 128; FlashAttention-2 and cuDNN alike): a sliding-window layer skips the tiles
+ * outside the band but computes every tile the band of `window` keys touches for a tile of
+ * queries whole (masked), about window + 2 tiles of keys per query. */
+#define GP_ATTN_KEY_TILE 128.0
+/* Cross entropy over the vocabulary, bytes per logit (16-bit): the forward reads the logits twice
+ * (maximum, then the sum of exponentials), the backward reads them and writes their gradient
+ * (Megatron-Core's vocab-parallel cross entropy; a fused kernel does no less). */
+#define GP_CE_BYTES_PER_LOGIT 8.0
+/* Expert biases (gpt-oss) in Megatron-Core's grouped MLP: the second linear layer's bias is added
+ * per expert, weighted by the token's routing probability, outside the grouped GEMM
+ * (TEGroupedMLP._apply_bias, core_v0.15-0.18 moe/experts.py: b x p, t + b x p, torch.cat): per
+ * routed token x hidden element 12 bytes forward (write b x p, read both and write the sum, read
+ * and write the concatenation) and 12 backward (the bias and probability gradients: two products
+ * written and reduced), at 16 bits. */
+#define GP_EXPERT_BIAS_BYTES_FWD 12.0
+#define GP_EXPERT_BIAS_BYTES_BWD 12.0
+/* The router's scores, bytes per token per expert: the fp32 logits written, the softmax (or
+ * sigmoid) reading and writing them, top-k reading the probabilities (16); the backward reads the
+ * probabilities and their gradient and writes the logits' gradient (12). */
+#define GP_ROUTER_BYTES_PER_SCORE 28.0
 
 gp_framework gp_framework_parse(const char *s)
 {
@@ -93,6 +117,25 @@ const char *gp_framework_name(gp_framework f)
 {
     static const char *const names[GP_FRAMEWORK_COUNT] = {"megatron", "fsdp", "deepspeed"};
     return f >= 0 && f < GP_FRAMEWORK_COUNT ? names[f] : "unknown";
+}
+
+gp_cuda_graphs gp_cuda_graphs_parse(const char *s)
+{
+    if (!s)
+        return GP_CUDA_GRAPHS_COUNT;
+    if (gpi_strcaseeq(s, "none") || gpi_strcaseeq(s, "off"))
+        return GP_CUDA_GRAPHS_NONE;
+    if (gpi_strcaseeq(s, "layer") || gpi_strcaseeq(s, "local"))
+        return GP_CUDA_GRAPHS_LAYER;
+    if (gpi_strcaseeq(s, "full") || gpi_strcaseeq(s, "full_iteration"))
+        return GP_CUDA_GRAPHS_FULL;
+    return GP_CUDA_GRAPHS_COUNT;
+}
+
+const char *gp_cuda_graphs_name(gp_cuda_graphs g)
+{
+    static const char *const names[GP_CUDA_GRAPHS_COUNT] = {"none", "layer", "full"};
+    return g >= 0 && g < GP_CUDA_GRAPHS_COUNT ? names[g] : "unknown";
 }
 
 void gp_cluster_set_link(gp_cluster *c, const gp_catalog *cat, const gp_link *link, int inter)
@@ -141,6 +184,12 @@ void gp_cluster_defaults(gp_cluster *c, const gp_catalog *cat, const gp_gpu *gpu
     c->inter_curve = gpi_link_curve_of(cat, c->inter_name);
     if (!c->inter_curve)
         c->inter_curve = gpi_kernels_scale_out(gpi_catalog_kernels(cat));
+}
+
+int gpi_ep_overlap_admitted(const gp_model *m, const gp_layout *l)
+{
+    return m && l && m->experts > 0 && l->ep > 1 && l->recompute != GP_RECOMPUTE_FULL &&
+           (l->pp <= 1 || l->virtual_stages > 1);
 }
 
 static int crosses(const gp_cluster *c, int n, int stride)
@@ -202,11 +251,14 @@ typedef struct tctx {
     gp_param_breakdown p;
     const gpi_gpu_rates *r;     /* NULL: fallback to peaks */
     gpi_kdtype kdt;             /* the GEMMs' format */
+    gpi_kdtype head_kdt;        /* the output head's: Megatron-Core keeps it at 16 bits under fp8/fp4 */
     gpi_attn_kernel attn_kernel;/* Megatron-Core: the GPU's usual (cuDNN via Transformer Engine on
                                    Hopper/Blackwell); FSDP / DeepSpeed stacks: FlashAttention-2
                                    (flash-attn, SDPA's flash path); unless the cluster names one */
     double peak, peak16, hbm;   /* FLOP/s, FLOP/s, bytes/s */
-    double half_dim, gemm_frac, attn_frac, elem_h, elem_f, layer_overhead, moe_layer_overhead, moe_imbalance;
+    double half_dim, gemm_frac, attn_frac, elem_h, elem_f, moe_imbalance;
+    double moe_layer_overhead;  /* host time per MoE layer per micro-batch (a full-iteration graph removes it) */
+    double dense_layer_overhead;/* the same per dense layer (per-layer graphs capture these too) */
     double T;                   /* tokens per GPU per micro-batch */
     double stage_layers, moe_layers_stage, dense_layers_stage;
     int lora, qlora;
@@ -224,8 +276,13 @@ static void ctx_rates(tctx *x)
         x->attn_frac = f->attn_train_fraction_cudnn;
     x->elem_h = f ? f->elementwise_h : GP_FALLBACK_ELEMENTWISE_H;
     x->elem_f = f ? f->elementwise_f : GP_FALLBACK_ELEMENTWISE_F;
-    x->layer_overhead = f ? f->layer_overhead_s : 0.0;
-    x->moe_layer_overhead = f ? f->moe_layer_overhead_s : 0.0;
+    /* the host time of launching a layer's kernels one by one; CUDA graphs replay them without
+     * the host (Megatron-Bridge docs, "CUDA Graphs"): a graph of the whole iteration leaves none,
+     * graphs per layer capture the dense layers, not a dropless MoE layer (Megatron-Core sends
+     * its token counts to the host mid-layer: TEGroupedMLP.forward's tokens_per_expert.tolist()) */
+    double host = f ? f->layer_overhead_s : 0.0;
+    x->moe_layer_overhead = x->c->cuda_graphs == GP_CUDA_GRAPHS_FULL ? 0.0 : host;
+    x->dense_layer_overhead = x->c->cuda_graphs == GP_CUDA_GRAPHS_NONE ? host : 0.0;
     x->moe_imbalance = f ? f->moe_imbalance : 1.0;
     x->hbm = x->r ? gpi_hbm_bw(x->r) : x->gpu->hbm_bandwidth_gbps * 1e9 * GP_FALLBACK_HBM_EFFICIENCY;
 }
@@ -270,21 +327,23 @@ double gpi_train_hbm_rate(const gp_catalog *cat, const gp_gpu *g)
 
 double gpi_nccl_efficiency(void) { return GP_NCCL_BW_EFFICIENCY; }
 
-/* Seconds of one m x k by k x n GEMM, forward. */
-static double gemm_s(const tctx *x, double m, double n, double k)
+/* Seconds of one m x k by k x n GEMM in format dt, forward. */
+static double gemm_s_dt(const tctx *x, gpi_kdtype dt, double m, double n, double k)
 {
     if (m <= 0 || n <= 0 || k <= 0)
         return 0.0;
     double rate;
     if (x->r)
-        rate = gpi_gemm_rate(x->r, x->kdt, m, n, k) * x->gemm_frac;
+        rate = gpi_gemm_rate(x->r, dt, m, n, k) * x->gemm_frac;
     else {
         double d = m < n ? m : n;
         d = d < k ? d : k;
-        rate = x->peak * x->gemm_frac * d / (d + x->half_dim);
+        rate = (dt == x->kdt ? x->peak : x->peak16) * x->gemm_frac * d / (d + x->half_dim);
     }
     return rate > 0 ? 2.0 * m * n * k / rate : 0.0;
 }
+
+static double gemm_s(const tctx *x, double m, double n, double k) { return gemm_s_dt(x, x->kdt, m, n, k); }
 
 /* Forward GEMM seconds of one layer (dense or MoE) on this GPU; `frozen` gets the part
  * whose weights LoRA freezes (all of it), `routed` the routed experts' part. */
@@ -313,14 +372,29 @@ static double layer_gemm_fwd(const tctx *x, int moe, double *routed)
     return t + *routed + gemm_s(x, T, shared / h / tp, h) + gemm_s(x, T, router / h, h);
 }
 
-/* Attention core (scores and values) of one layer: forward and backward seconds. */
-static void layer_attn(const tctx *x, double ctx, double *fwd, double *bwd)
+/* Attention core (scores and values) of one layer over a context of ctx keys (window: a
+ * sliding-window layer's band): forward and backward seconds. */
+static void layer_attn(const tctx *x, double ctx, int window, double *fwd, double *bwd)
 {
     const gp_model *m = x->m;
     double dqk = m->kv_lora_rank > 0 ? (double)(m->qk_nope_head_dim + m->qk_rope_head_dim) : (double)m->head_dim;
     double dv = m->kv_lora_rank > 0 ? (double)m->v_head_dim : (double)m->head_dim;
-    double full = x->T * 2.0 * (double)m->heads * (dqk + dv) * ctx / x->l->tp; /* the s x s work */
+    double per_key = x->T * 2.0 * (double)m->heads * (dqk + dv) / x->l->tp;
+    double full = per_key * ctx; /* the s x s work */
     double seq_local = ctx / x->l->cp;
+    if (window && x->w->flash_attention) {
+        /* every tile of keys the band touches, whole: window + 2 tiles per query, at the
+         * unmasked rate of so short a sequence (GP_ATTN_KEY_TILE) */
+        double keys = ctx + 2.0 * GP_ATTN_KEY_TILE;
+        double seq = (double)x->w->seq / x->l->cp;
+        keys = keys < seq ? keys : seq;
+        double rf = x->r ? gpi_attn_rate(x->r, x->attn_kernel, 0, 0, dqk, keys) * x->attn_frac
+                         : x->peak16 * GP_FALLBACK_ATTN_EFFICIENCY * x->attn_frac;
+        double rb = x->r ? gpi_attn_rate(x->r, x->attn_kernel, 1, 0, dqk, keys) * x->attn_frac : rf;
+        *fwd = rf > 0 ? per_key * keys / rf : 0.0;
+        *bwd = rb > 0 ? GP_ATTN_BWD_WORK * per_key * keys / rb : 0.0;
+        return;
+    }
     if (!x->w->flash_attention) {
         /* eager attention (Megatron before FlashAttention): QK^T and AV as batched GEMMs over
          * the full s x s scores (masked, not skipped), and the scores cross HBM: written,
@@ -362,7 +436,7 @@ static void microbatch_compute(const tctx *x, mb_time *o)
     double g_dense = layer_gemm_fwd(x, 0, &routed_d), g_moe = m->experts > 0 ? layer_gemm_fwd(x, 1, &routed_m) : 0.0;
     double g_fwd = g_dense * x->dense_layers_stage + g_moe * x->moe_layers_stage;
     double h = (double)m->hidden;
-    double head = gemm_s(x, x->T, (double)m->vocab / l->tp, h);
+    double head = gemm_s_dt(x, x->head_kdt, x->T, (double)m->vocab / l->tp, h);
     /* LoRA adapters: per linear an (in x r) and (r x out) GEMM; sum of in + out per layer is
      * about linear params / h + 7 h (the q, k, v, o, gate, up, down projections) */
     double adapters = 0.0;
@@ -372,9 +446,9 @@ static void microbatch_compute(const tctx *x, mb_time *o)
     }
     double afw_full, abw_full, afw_win = 0, abw_win = 0;
     double L = (double)m->layers, win_layers = 0;
-    layer_attn(x, (double)x->w->seq, &afw_full, &abw_full);
+    layer_attn(x, (double)x->w->seq, 0, &afw_full, &abw_full);
     if (m->sliding_window > 0 && m->sliding_window < x->w->seq) {
-        layer_attn(x, (double)m->sliding_window, &afw_win, &abw_win);
+        layer_attn(x, (double)m->sliding_window, 1, &afw_win, &abw_win);
         win_layers = (double)m->sliding_layers * x->stage_layers / L;
     }
     double full_layers = x->stage_layers - win_layers;
@@ -400,12 +474,21 @@ static void microbatch_compute(const tctx *x, mb_time *o)
     double bytes = x->T * x->stage_layers * 2.0 * (x->elem_h * h / sp + x->elem_f * f_act / l->tp) * (fwd_passes + 2.0) / 3.0;
     /* MoE permutation: tokens copied to expert order and back, forward and backward */
     bytes += x->T * x->moe_layers_stage * (double)m->experts_active * h * 2.0 * 2.0 * 2.0;
+    /* the router's scores (GP_ROUTER_BYTES_PER_SCORE); its GEMM is in layer_gemm_fwd */
+    if (m->experts > 0)
+        bytes += x->T * x->moe_layers_stage * (double)m->experts * GP_ROUTER_BYTES_PER_SCORE;
+    /* expert biases added per expert outside the grouped GEMM (GP_EXPERT_BIAS_BYTES_*) */
+    if (m->experts > 0 && m->expert_bias)
+        bytes += x->T * x->moe_layers_stage * (double)m->experts_active * h *
+                 (GP_EXPERT_BIAS_BYTES_FWD * fwd_passes + GP_EXPERT_BIAS_BYTES_BWD);
+    /* cross entropy over the vocabulary (GP_CE_BYTES_PER_LOGIT), charged with the head */
+    bytes += x->T * (double)m->vocab / l->tp * GP_CE_BYTES_PER_LOGIT;
     /* QLoRA: NF4 weights dequantized to 16 bits for every forward and backward pass */
     if (x->qlora)
         bytes += (double)x->p.linear_active * x->stage_layers / L / l->tp * 2.5 * (fwd_passes + 1.0);
-    /* launch and host time per layer, and more per MoE layer (router, permutation set-up, the
-     * all-to-all's split sizes: the parts Megatron-Bridge's recipes capture in CUDA graphs) */
-    o->memory = bytes / x->hbm + x->layer_overhead * x->stage_layers + x->moe_layer_overhead * x->moe_layers_stage;
+    /* host time per layer where no CUDA graph replays it (ctx_rates) */
+    o->memory = bytes / x->hbm + x->dense_layer_overhead * x->dense_layers_stage +
+                x->moe_layer_overhead * x->moe_layers_stage;
     o->per_layer = x->stage_layers > 0 ? (o->compute + o->memory) / x->stage_layers : 0.0;
 }
 
@@ -449,7 +532,7 @@ static void microbatch_comm(const tctx *x, const mb_time *mt, double *t_tp, doub
         /* Megatron-Core can overlap dispatch/combine with the expert GEMMs of another
          * micro-batch (--overlap-moe-expert-parallel-comm, Megatron-Core 0.14 MoE README): then
          * only the excess shows. Off by default there, as in gp_cluster (ep_overlap) */
-        if (c->framework == GP_FRAMEWORK_MEGATRON && c->ep_overlap)
+        if (c->framework == GP_FRAMEWORK_MEGATRON && c->ep_overlap && gpi_ep_overlap_admitted(m, l))
             *t_ep = *t_ep > mt->experts ? *t_ep - mt->experts : 0.0;
     }
     /* PP: activations to the next stage, forward and backward (point-to-point) */
@@ -619,6 +702,10 @@ static gp_status ctx_init(tctx *x, const gp_model *m, const gp_param_breakdown *
     x->p = *p;
     gp_dtype cdt = w->dtype == GP_DTYPE_FP8 || w->dtype == GP_DTYPE_FP4 || w->dtype == GP_DTYPE_MXFP4 ? w->dtype : GP_DTYPE_BF16;
     x->kdt = gpi_kdtype_of(cdt);
+    /* Megatron-Core's output layer is a 16-bit ColumnParallelLinear outside Transformer Engine's
+     * fp8/fp4 autocast (core_v0.15 models/gpt/gpt_model.py:234; from v0.18 an MXFP8 head only when
+     * fp8_output_proj is set, fp8_utils.py:532) */
+    x->head_kdt = c->framework == GP_FRAMEWORK_MEGATRON ? GPI_K_BF16 : x->kdt;
     x->attn_kernel = c->attention == GP_ATTENTION_FA2     ? GPI_ATTN_FA2
                      : c->attention == GP_ATTENTION_FA3   ? GPI_ATTN_FA3
                      : c->attention == GP_ATTENTION_CUDNN ? GPI_ATTN_CUDNN

@@ -141,6 +141,7 @@ static gp_status render(gp_result *r, const gp_cluster *cl, gp_error *err)
     job.replicas = (int)sc->replicas;
     job.api_key_env = gp_scenario_has(sc, "api_key_env") ? sc->api_key_env : NULL;
     job.audit_log = sc->audit_log;
+    job.ep_overlap = sc->ep_overlap;
     if (!(r->files = calloc(1, sizeof *r->files)))
         return gpi_fail(err, GP_ENOMEM, "out of memory");
     return gp_export_render((gp_export_engine)r->export_engine, &job, r->files, err);

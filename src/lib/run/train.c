@@ -98,6 +98,7 @@ gp_status gpi_run_cluster(const gp_catalog *cat, const gp_gpu *gpu, const gp_sce
                              sc->framework);
     }
     c->ep_overlap = sc->ep_overlap;
+    c->cuda_graphs = (gp_cuda_graphs)sc->cuda_graphs;
     if (sc->gpus_per_node > 0)
         c->gpus_per_node = (int)sc->gpus_per_node;
     return GP_OK;

@@ -21,6 +21,7 @@ static int parse_recompute(const char *s) { gp_recompute r = gp_recompute_parse(
 static int parse_dtype(const char *s) { gp_dtype d = gp_dtype_parse(s); return d != GP_DTYPE_UNKNOWN ? (int)d : -1; }
 static int parse_format(const char *s) { gp_report_format f = gp_report_format_parse(s); return f < GP_REPORT_FORMAT_COUNT ? (int)f : -1; }
 static int parse_lang(const char *s) { return !strcmp(s, "en") ? 0 : !strcmp(s, "pt-BR") ? 1 : -1; }
+static int parse_cuda_graphs(const char *s) { gp_cuda_graphs g = gp_cuda_graphs_parse(s); return g < GP_CUDA_GRAPHS_COUNT ? (int)g : -1; }
 static int parse_arrival(const char *s) { return !strcmp(s, "poisson") ? 0 : !strcmp(s, "fixed") ? 1 : -1; }
 
 /* clang-format on */
@@ -111,8 +112,10 @@ static const gp_scenario_key keys[] = {
     KEY_STR(intra_node, T, 0, "link inside a node: nvlink (the GPU's own), pcie, or a link id"),
     KEY_STR(inter_node, T | GP_CMD_SERVE, 0, "link between nodes: ib-ndr (default), ib-hdr, roce-400, ..."),
     KEY_STR(framework, T, 0, "training stack: megatron (default), fsdp (FSDP2/torchtitan), deepspeed"),
-    KEY(ep_overlap, BOOL, 0, 1, "", T,
+    KEY(ep_overlap, BOOL, 0, 1, "", T | GP_CMD_EXPORT,
         "Megatron-Core: hide the EP all-to-all behind expert GEMMs (--overlap-moe-expert-parallel-comm)"),
+    KEY_ENUM(cuda_graphs, "none, layer, full", T, parse_cuda_graphs,
+             "CUDA graphs the stack replays: none (default), layer (each static layer), full (the iteration)"),
     KEY_API(max_gpus, INT, 1, 1048576, 65536, "GPUs", T, "upper bound of the deadline search (65536)"),
     KEY_STR(profile, W, GP_KEYF_FILE, "calibration profile (gpuplan calibrate, probe --bench): this cluster's rates"),
     /* workload */
