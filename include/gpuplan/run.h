@@ -77,6 +77,10 @@ GP_API unsigned gp_result_command(const gp_result *r);   /* GP_CMD_* */
  * free with gp_text_free. */
 GP_API gp_status gp_result_json(const gp_result *r, char **text, size_t *len, gp_error *err);
 GP_API void gp_text_free(char *text);
+/* The answer as the text `gpuplan fit|train|serve|table` prints (plan: gp_result_report),
+ * malloc'd into *text, free with gp_text_free. GP_EINVAL for an export (its files are the
+ * answer, gp_result_export). */
+GP_API gp_status gp_result_text(const gp_result *r, char **text, size_t *len, gp_error *err);
 
 /* ---- what each answer holds (accessors return NULL for another question) ---- */
 GP_API const gp_model *gp_result_model(const gp_result *r);

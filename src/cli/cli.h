@@ -100,6 +100,9 @@ void cli_progress_end(cli_progress *p, int ok);
  * the error. *help: --help was asked (nothing run). */
 int cli_run_question(cli_common *common, const char *cmd, int argc, char **argv, const char *help_text,
                      gp_result **out);
+/* A question from flags to print: cli_run_question, then the result's JSON (--json) or text
+ * (gp_result_text) on stdout. EXIT_* code. */
+int cli_answer(cli_common *common, const char *cmd, int argc, char **argv, const char *help_text);
 
 /* ---- commands ---- */
 int cmd_fit(int argc, char **argv, cli_common *common);

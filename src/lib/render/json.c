@@ -175,10 +175,22 @@ static json_t *disagg_json(const gp_disagg_result *d)
 /* key_low / key_high beside key: the likely range from the signed error percentiles of
  * comparable held-out runs (gp_serve_answer.error_p10 / p90). A rate (throughput) divides by
  * 1 + error, a time (latency) multiplies. */
+void gpi_serve_range(double v, int is_rate, double p10, double p90, double *lo, double *hi)
+{
+    *lo = is_rate ? v / (1.0 + p90) : v * (1.0 + p10);
+    *hi = is_rate ? v / (1.0 + p10) : v * (1.0 + p90);
+}
+
+double gpi_serve_scale(const gp_serve_answer *a)
+{
+    return (a->serving > 0 ? a->serving : 1) * (a->found && a->best.dp > 1 ? a->best.dp : 1);
+}
+
 void gpi_json_serve_range(json_t *o, const char *key, double v, int is_rate, double p10, double p90)
 {
     char k[64];
-    double lo = is_rate ? v / (1.0 + p90) : v * (1.0 + p10), hi = is_rate ? v / (1.0 + p10) : v * (1.0 + p90);
+    double lo, hi;
+    gpi_serve_range(v, is_rate, p10, p90, &lo, &hi);
     snprintf(k, sizeof k, "%s_low", key);
     json_object_set_new(o, k, json_real(lo));
     snprintf(k, sizeof k, "%s_high", key);
@@ -205,8 +217,7 @@ static void serve_perf_ranges(json_t *perf, const gp_serve_answer *a, double k)
 static json_t *serve_perf_json(const gp_serve_answer *a)
 {
     const gp_sim_result *s = &a->best.sim;
-    /* the simulation is one attention-DP rank of one replica */
-    double k = (a->serving > 0 ? a->serving : 1) * (a->found && a->best.dp > 1 ? a->best.dp : 1);
+    double k = gpi_serve_scale(a);
     json_t *perf = json_pack("{sf sf sf sf sf sf sf sf sf sf sf sf sf sf sf sf sf}", "ttft_p50_s", s->ttft.p50,
                              "ttft_p90_s", s->ttft.p90, "ttft_p99_s", s->ttft.p99, "tpot_p50_s", s->tpot.p50,
                              "tpot_p90_s", s->tpot.p90, "tpot_p99_s", s->tpot.p99, "e2e_p50_s", s->e2e.p50, "e2e_p90_s",
@@ -270,7 +281,7 @@ json_t *gpi_json_serve(const gp_model *m, const gp_workload *w, const gp_scenari
 
 /* ---- train ---- */
 
-static const char *rank_name(int r)
+const char *gpi_rank_name(int r)
 {
     return r == GP_RANK_COST ? "cost" : r == GP_RANK_TOKENS_PER_DOLLAR ? "tokens-per-dollar" : "time";
 }
@@ -346,7 +357,7 @@ json_t *gpi_json_train(const gp_model *m, const gp_gpu *gpu, const gp_workload *
                   cl->intra_gbps, "inter_node", cl->inter_name, "inter_gbps", cl->inter_gbps);
     json_t *search = json_pack("{ss sI sI sI sf ss}", "mode", a->mode, "evaluated", (json_int_t)res->evaluated, "valid",
                                (json_int_t)res->valid, "fitting", (json_int_t)res->fitting, "seconds", a->seconds,
-                               "rank", rank_name(sc->rank));
+                               "rank", gpi_rank_name(sc->rank));
     json_t *o = json_pack("{ss ss ss sI sI si sf sf so* so* so* so* so* so* so* so*}", "model", m->id, "gpu", gpu->id,
                           "task", gp_task_name(w->task), "seq", (json_int_t)w->seq, "global_batch",
                           (json_int_t)a->global_batch, "gpus", res->gpus, "tokens", sc->tokens, "deadline_s",
