@@ -3,6 +3,7 @@
  * not apply is 0 or null, never absent. Every document goes out through gpi_json_text.
  */
 #include "json.h"
+#include "text.h"
 #include "messages.h"
 
 #include <math.h>
@@ -751,4 +752,44 @@ gp_status gp_catalog_models_json(const gp_catalog *cat, char **text, size_t *len
 void gp_text_free(char *text)
 {
     free(text);
+}
+
+/* ---- this machine (gpuplan probe --json) ---- */
+
+gp_status gp_probe_json(const gp_catalog *cat, const gp_probe *p, const char *nvml_path, const char *why, char **text,
+                        size_t *len, gp_error *err)
+{
+    char cuda[32];
+    gpi_fmt_cuda(cuda, sizeof cuda, gp_probe_cuda_version(p));
+    json_t *gpus = json_array();
+    for (size_t i = 0; gpus && i < gp_probe_gpu_count(p); i++) {
+        const gp_probe_gpu *g = gp_probe_gpu_at(p, i);
+        const gp_gpu *cg = NULL;
+        gp_error merr;
+        gp_probe_match(cat, g, &cg, &merr);
+        json_array_append_new(
+            gpus, json_pack("{si ss ss sI sI si si si si si ss? ss?}", "index", g->index, "name", g->name, "uuid",
+                            g->uuid, "memory_total_bytes", (json_int_t)g->memory_total_bytes, "memory_free_bytes",
+                            (json_int_t)g->memory_free_bytes, "pcie_gen", g->pcie_gen, "pcie_width", g->pcie_width,
+                            "pcie_gen_max", g->pcie_gen_max, "pcie_width_max", g->pcie_width_max, "nvlink_active",
+                            g->nvlink_active, "catalog_id", cg ? cg->id : NULL, "catalog_note", cg ? NULL : merr.msg));
+    }
+    json_t *o = json_pack("{s{sb ss ss? ss? si ss?} so si}", "nvml", "available", p != NULL, "library",
+                          nvml_path ? nvml_path : GP_PROBE_DEFAULT_NVML, "message", p ? NULL : why, "cuda_version",
+                          gp_probe_cuda_version(p) > 0 ? cuda : NULL, "cuda_version_raw", gp_probe_cuda_version(p),
+                          "driver_version", p && gp_probe_driver_version(p)[0] ? gp_probe_driver_version(p) : NULL,
+                          "gpus", gpus, "gpu_count", (int)gp_probe_gpu_count(p));
+    return gpi_json_text(o, text, len, err);
+}
+
+/* ---- profiles and the version ---- */
+
+gp_status gp_profile_json(const char *profile_json, char **text, size_t *len, gp_error *err)
+{
+    return gpi_json_text(profile_json ? json_loads(profile_json, 0, NULL) : NULL, text, len, err);
+}
+
+gp_status gp_version_json(char **text, size_t *len, gp_error *err)
+{
+    return gpi_json_text(json_pack("{s:s}", "version", GP_VERSION_STRING), text, len, err);
 }

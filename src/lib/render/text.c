@@ -67,6 +67,15 @@ const char *gpi_fmt_bytes(char *buf, size_t n, double bytes)
     return buf;
 }
 
+const char *gpi_fmt_cuda(char *buf, size_t n, int v)
+{
+    if (v > 0)
+        snprintf(buf, n, "%d.%d", v / 1000, (v % 1000) / 10);
+    else
+        snprintf(buf, n, "unknown");
+    return buf;
+}
+
 /* ---- fit -------------------------------------------------------------------------------- */
 
 /* "    name          12.34 GB  " with the name padded by characters (UTF-8), the number by locale */

@@ -16,6 +16,7 @@ gp_status gpi_buf_take(gpi_buf *b, char **text, size_t *len, gp_error *err);
 const char *gpi_fmt_count(char *buf, size_t n, int64_t v);    /* 70,553,706,496 */
 const char *gpi_fmt_bytes(char *buf, size_t n, double bytes); /* 141.1 GB (131.4 GiB) */
 const char *gpi_fmt_si(char *buf, size_t n, double v);        /* 70.55 B, 1.23 T */
+const char *gpi_fmt_cuda(char *buf, size_t n, int v);         /* NVML's 12040: "12.4"; 0: "unknown" */
 
 /* One answer each (gpuplan fit, train, serve, table). */
 void gpi_text_fit(gpi_buf *tb, const gp_model *m, const gp_gpu *gpu, const gp_workload *w, const gp_scenario *sc,
