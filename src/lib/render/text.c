@@ -2,7 +2,8 @@
  * text.c: answers as the text the CLI prints (gp_result_text): fit's memory bars and verdict
  * (in the question's language, the message table of messages.c), the sizing table, and the
  * number formats every text answer shares. The train and serve answers are text_train.c and
- * text_serve.c, the catalog's text_catalog.c. Renders into memory.
+ * text_serve.c, the catalog's and probe's text_catalog.c, calibration's text_calibrate.c.
+ * Renders into memory.
  */
 #include "text.h"
 
@@ -86,7 +87,7 @@ static void bar_label(gpi_buf *tb, const char *name, uint64_t bytes, const char 
     for (const char *p = name; *p; p++)
         chars += ((unsigned char)*p & 0xC0) != 0x80;
     gpi_buf_printf(tb, "    %s%*s %9s GB  ", name, chars < 12 ? 12 - chars : 0, "",
-           gp_format_number(b, sizeof b, (double)bytes / 1e9, 2, lang));
+                   gp_format_number(b, sizeof b, (double)bytes / 1e9, 2, lang));
 }
 
 static void bar(gpi_buf *tb, const char *name, uint64_t bytes, double scale, const char *lang)
@@ -113,8 +114,9 @@ static void print_memory(gpi_buf *tb, const char *title, const gp_memory *m, con
     gp_format_number(a, sizeof a, (double)m->per_gpu / 1e9, 1, lang);
     gp_format_number(b, sizeof b, (double)m->capacity / 1e9, 1, lang);
     gp_text(f, sizeof f, m->fits ? "fit.fits" : "fit.not_fits", lang, NULL, 0);
-    gpi_buf_printf(tb, "%s\n", gp_text(line, sizeof line, "fit.memory", lang, (const char *const[]){title, a, b, f}, 4));
-    static const char *const keys[7] = {"fit.weights", "fit.kv_cache", "fit.activations", "fit.gradients",
+    gpi_buf_printf(tb, "%s\n",
+                   gp_text(line, sizeof line, "fit.memory", lang, (const char *const[]){title, a, b, f}, 4));
+    static const char *const keys[7] = {"fit.weights",   "fit.kv_cache", "fit.activations", "fit.gradients",
                                         "fit.optimizer", "fit.overhead", "fit.capacity"};
     const uint64_t parts[6] = {m->weights, m->kv_cache, m->activations, m->gradients, m->optimizer, m->overhead};
     char name[7][32];
@@ -130,12 +132,14 @@ static void print_memory(gpi_buf *tb, const char *title, const gp_memory *m, con
     if (m->cpu_offload)
         gpi_buf_printf(tb, "    offloaded to CPU memory: %.2f GB per GPU\n", (double)m->cpu_offload / 1e9);
     if (w->engine != GP_ENGINE_NONE && w->task == GP_TASK_INFER)
-        gpi_buf_printf(tb, "    %s: budget %.2f GB (%.2f x CUDA-visible memory); KV cache %.2f GB = %s tokens in %s blocks of %lld;"
-               " max concurrency at %lld tokens: %.2fx\n",
-               gp_engine_name(w->engine), (double)m->engine_budget / 1e9, w->gpu_memory_utilization,
-               (double)m->kv_cache_bytes / 1e9, gpi_fmt_count(a, sizeof a, m->kv_tokens),
-               gpi_fmt_count(b, sizeof b, m->kv_blocks), (long long)m->kv_block_size, (long long)w->context,
-               m->max_concurrency);
+        gpi_buf_printf(
+            tb,
+            "    %s: budget %.2f GB (%.2f x CUDA-visible memory); KV cache %.2f GB = %s tokens in %s blocks of %lld;"
+            " max concurrency at %lld tokens: %.2fx\n",
+            gp_engine_name(w->engine), (double)m->engine_budget / 1e9, w->gpu_memory_utilization,
+            (double)m->kv_cache_bytes / 1e9, gpi_fmt_count(a, sizeof a, m->kv_tokens),
+            gpi_fmt_count(b, sizeof b, m->kv_blocks), (long long)m->kv_block_size, (long long)w->context,
+            m->max_concurrency);
 }
 
 void gpi_text_fit(gpi_buf *tb, const gp_model *m, const gp_gpu *gpu, const gp_workload *w, const gp_scenario *sc,
@@ -147,13 +151,15 @@ void gpi_text_fit(gpi_buf *tb, const gp_model *m, const gp_gpu *gpu, const gp_wo
     if (w->task == GP_TASK_INFER)
         gp_text(title, sizeof title, "fit.head_infer", lang,
                 (const char *const[]){m->name, gpu->id, gp_format_number(a, sizeof a, (double)w->batch, 0, lang),
-                                      gp_format_number(b, sizeof b, (double)w->context, 0, lang), dt}, 5);
+                                      gp_format_number(b, sizeof b, (double)w->context, 0, lang), dt},
+                5);
     else {
         snprintf(n[0], sizeof n[0], "%lld", (long long)(sc->micro_batch ? sc->micro_batch : 1));
         gp_text(title, sizeof title, "fit.head_train", lang,
                 (const char *const[]){m->name, gpu->id, gp_task_name(w->task),
                                       gp_format_number(a, sizeof a, (double)w->seq, 0, lang), n[0],
-                                      gp_optimizer_name(w->optimizer), dt}, 7);
+                                      gp_optimizer_name(w->optimizer), dt},
+                7);
     }
     gpi_buf_printf(tb, "%s\n\n", title);
     snprintf(n[0], sizeof n[0], "%d", r->asked.tp);
@@ -162,9 +168,12 @@ void gpi_text_fit(gpi_buf *tb, const gp_model *m, const gp_gpu *gpu, const gp_wo
     gp_text(title, sizeof title, "fit.asked_layout", lang,
             (const char *const[]){n[0], n[1], n[2], r->asked.zero ? ", ZeRO" : ""}, 4);
     print_memory(tb, title, &r->asked_memory, w, lang);
-    gpi_buf_printf(tb, "\n%s\n", gp_text(title, sizeof title,
-                             r->single_gpu_sufficient ? "fit.verdict_one" : r->fits ? "fit.verdict_several" : "fit.verdict_none",
-                             lang, NULL, 0));
+    gpi_buf_printf(tb, "\n%s\n",
+                   gp_text(title, sizeof title,
+                           r->single_gpu_sufficient ? "fit.verdict_one"
+                           : r->fits                ? "fit.verdict_several"
+                                                    : "fit.verdict_none",
+                           lang, NULL, 0));
     for (int i = 0; i < r->n_reasons; i++) /* already in the question's language (gp_fit_set_lang) */
         gpi_buf_printf(tb, "  - [%s] %s\n", gp_reason_name(r->reasons[i].code), r->reasons[i].message);
     if (r->fits && (r->min_gpus > 1 || gp_layout_gpus(&r->asked) != 1)) {
@@ -172,14 +181,17 @@ void gpi_text_fit(gpi_buf *tb, const gp_model *m, const gp_gpu *gpu, const gp_wo
         const int v[6] = {r->min_gpus, 0, r->min_layout.tp, r->min_layout.pp, r->min_layout.dp, r->min_layout.zero};
         for (int i = 0; i < 6; i++)
             snprintf(n[i], sizeof n[i], "%d", v[i]);
-        gp_text(title, sizeof title, "fit.smallest_setup", lang, (const char *const[]){n[0], gpu->id, n[2], n[3], n[4], n[5]}, 6);
+        gp_text(title, sizeof title, "fit.smallest_setup", lang,
+                (const char *const[]){n[0], gpu->id, n[2], n[3], n[4], n[5]}, 6);
         print_memory(tb, title, &r->min_memory, w, lang);
     }
     if (r->fits && w->task == GP_TASK_INFER)
-        gpi_buf_printf(tb, "\n%s\n", gp_text(title, sizeof title, "fit.on_setup", lang,
-                                 (const char *const[]){gp_format_number(a, sizeof a, (double)r->max_batch, 0, lang),
-                                                       gp_format_number(b, sizeof b, (double)w->context, 0, lang),
-                                                       gp_format_number(c, sizeof c, (double)r->max_context, 0, lang)}, 3));
+        gpi_buf_printf(tb, "\n%s\n",
+                       gp_text(title, sizeof title, "fit.on_setup", lang,
+                               (const char *const[]){gp_format_number(a, sizeof a, (double)r->max_batch, 0, lang),
+                                                     gp_format_number(b, sizeof b, (double)w->context, 0, lang),
+                                                     gp_format_number(c, sizeof c, (double)r->max_context, 0, lang)},
+                               3));
 }
 
 /* ---- the sizing table (gpuplan table) ------------------------------------------------------ */
@@ -197,48 +209,51 @@ static double gb(uint64_t bytes)
 }
 
 void gpi_text_table(gpi_buf *tb, const gp_table_row *rows, size_t n, const gp_gpu *gpu, const gp_workload *wi,
-                        const gp_workload *wt)
+                    const gp_workload *wt)
 {
     char a[64], b[64];
     gpi_buf_printf(tb, "LLM memory by size class on %s (%.1f GB each); GB = 10^9 bytes, bf16 weights\n\n", gpu->id,
-           gb(gpu->memory_bytes));
+                   gb(gpu->memory_bytes));
 
     gpi_buf_printf(tb, "Inference: 1 sequence of %s tokens, bf16 KV cache, no serving engine\n",
-           gpi_fmt_count(a, sizeof a, wi->context));
-    gpi_buf_printf(tb, "  %-15s %9s  %8s %8s  %8s %8s %8s  %7s  %s\n", "", "", "weights", "weights", "KV", "act.+", "", "rule",
-           "min GPUs");
-    gpi_buf_printf(tb, "  %-15s %9s  %8s %8s  %8s %8s %8s  %7s  %s\n", "model", "params", "2 B/par", "gpuplan", "cache", "overhd",
-           "total", "misses", "(layout)");
+                   gpi_fmt_count(a, sizeof a, wi->context));
+    gpi_buf_printf(tb, "  %-15s %9s  %8s %8s  %8s %8s %8s  %7s  %s\n", "", "", "weights", "weights", "KV", "act.+", "",
+                   "rule", "min GPUs");
+    gpi_buf_printf(tb, "  %-15s %9s  %8s %8s  %8s %8s %8s  %7s  %s\n", "model", "params", "2 B/par", "gpuplan", "cache",
+                   "overhd", "total", "misses", "(layout)");
     for (size_t k = 0; k < n; k++) {
         const gp_table_row *r = &rows[k];
         const gp_memory *i = &r->infer.one;
         gpi_buf_printf(tb, "  %-15s %9s  %8.1f %8.1f  %8.1f %8.1f %8.1f  %6.1f%%  %s\n", r->m.id,
-               gpi_fmt_si(b, sizeof b, (double)r->params), gb((uint64_t)(GP_TABLE_RULE_INFER_BYTES * r->params)),
-               gb(i->weights), gb(i->kv_cache), gb(i->activations + i->overhead), gb(i->per_gpu),
-               pct((double)(i->kv_cache + i->activations + i->overhead), (double)i->per_gpu), r->infer.layout);
+                       gpi_fmt_si(b, sizeof b, (double)r->params),
+                       gb((uint64_t)(GP_TABLE_RULE_INFER_BYTES * r->params)), gb(i->weights), gb(i->kv_cache),
+                       gb(i->activations + i->overhead), gb(i->per_gpu),
+                       pct((double)(i->kv_cache + i->activations + i->overhead), (double)i->per_gpu), r->infer.layout);
     }
 
-    gpi_buf_printf(tb, "\nFull training: AdamW mixed precision, %s-token sequences, micro-batch 1, selective recomputation\n",
-           gpi_fmt_count(a, sizeof a, wt->seq));
-    gpi_buf_printf(tb, "  %-15s %9s  %8s %11s %8s  %8s %8s %8s  %7s  %s\n", "", "", "states", "range", "states", "activ-", "", "",
-           "rule", "min GPUs");
-    gpi_buf_printf(tb, "  %-15s %9s  %8s %11s %8s  %8s %8s %8s  %7s  %s\n", "model", "params", "16 B/par", "12-18 B/par", "gpuplan",
-           "ations", "overhd", "total", "misses", "(layout)");
+    gpi_buf_printf(
+        tb, "\nFull training: AdamW mixed precision, %s-token sequences, micro-batch 1, selective recomputation\n",
+        gpi_fmt_count(a, sizeof a, wt->seq));
+    gpi_buf_printf(tb, "  %-15s %9s  %8s %11s %8s  %8s %8s %8s  %7s  %s\n", "", "", "states", "range", "states",
+                   "activ-", "", "", "rule", "min GPUs");
+    gpi_buf_printf(tb, "  %-15s %9s  %8s %11s %8s  %8s %8s %8s  %7s  %s\n", "model", "params", "16 B/par",
+                   "12-18 B/par", "gpuplan", "ations", "overhd", "total", "misses", "(layout)");
     for (size_t k = 0; k < n; k++) {
         const gp_table_row *r = &rows[k];
         const gp_memory *t = &r->train.one;
         char range[32];
         snprintf(range, sizeof range, "%.0f-%.0f", gb((uint64_t)(GP_TABLE_RULE_TRAIN_LOW * r->params)),
                  gb((uint64_t)(GP_TABLE_RULE_TRAIN_HIGH * r->params)));
-        gpi_buf_printf(tb, "  %-15s %9s  %8.1f %11s %8.1f  %8.1f %8.1f %8.1f  %6.1f%%  %s\n", r->m.id,
-               gpi_fmt_si(b, sizeof b, (double)r->params), gb((uint64_t)(GP_TABLE_RULE_TRAIN_BYTES * r->params)), range,
-               gb(t->weights + t->gradients + t->optimizer), gb(t->activations), gb(t->overhead), gb(t->per_gpu),
-               pct((double)(t->activations + t->overhead), (double)t->per_gpu), r->train.layout);
+        gpi_buf_printf(
+            tb, "  %-15s %9s  %8.1f %11s %8.1f  %8.1f %8.1f %8.1f  %6.1f%%  %s\n", r->m.id,
+            gpi_fmt_si(b, sizeof b, (double)r->params), gb((uint64_t)(GP_TABLE_RULE_TRAIN_BYTES * r->params)), range,
+            gb(t->weights + t->gradients + t->optimizer), gb(t->activations), gb(t->overhead), gb(t->per_gpu),
+            pct((double)(t->activations + t->overhead), (double)t->per_gpu), r->train.layout);
     }
 
-    gpi_buf_printf(tb, "\nTotals are the whole job on one device; min GPUs is gp_fit's smallest layout of %s.\n", gpu->id);
+    gpi_buf_printf(tb, "\nTotals are the whole job on one device; min GPUs is gp_fit's smallest layout of %s.\n",
+                   gpu->id);
     gpi_buf_printf(tb, "The rules of thumb (2 B/param to serve, 16 B/param = 2 + 2 + 12 to train with AdamW) count\n"
-           "model states only; \"rule misses\" is the share of the total they leave out: the KV cache at\n"
-           "the stated context, activations, and runtime overhead (CUDA context, allocator slack).\n");
+                       "model states only; \"rule misses\" is the share of the total they leave out: the KV cache at\n"
+                       "the stated context, activations, and runtime overhead (CUDA context, allocator slack).\n");
 }
-
