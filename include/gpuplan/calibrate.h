@@ -160,6 +160,10 @@ typedef struct gp_calibrate_opts {
     gp_run_progress_fn progress; /* stages "reading runs" (file i of n) and "fitting" (entry k of
                                     n); NULL: not reported */
     void *progress_arg;
+    /* defaults as flags give them (defaults_json NULL): n_defaults scenario keys ("gpus") and
+       their text ("16"), each typed by the key table; NULL: none */
+    const char *const *default_keys, *const *default_values;
+    size_t n_defaults;
 } gp_calibrate_opts;
 
 #define GP_CAL_MAX_GROUPS 16
@@ -207,6 +211,13 @@ typedef struct gp_calibrate_result {
 GP_API gp_status gp_calibrate_run(const gp_catalog *cat, const gp_calibrate_opts *o, gp_calibrate_result *out,
                                   gp_error *err);
 GP_API void gp_calibrate_result_free(gp_calibrate_result *r);
+/* The result as the text `gpuplan calibrate` prints (out_path: where the profile was written,
+ * NULL: nowhere); malloc'd into *text, free with gp_text_free. */
+GP_API gp_status gp_calibrate_text(const gp_calibrate_result *r, const char *out_path, char **text, size_t *len,
+                                   gp_error *err);
+/* A profile document (gp_calibrate_result's or gp_bench_result's profile_json) as `--json`
+ * prints it: indented by 2, keys in order, ending in a newline; free with gp_text_free. */
+GP_API gp_status gp_profile_json(const char *profile_json, char **text, size_t *len, gp_error *err);
 
 /* ============================================================================================
  * gpuplan probe --bench: microbenchmarks of this machine's GPUs, as a profile
@@ -249,6 +260,10 @@ typedef struct gp_bench_result {
 
 GP_API gp_status gp_bench_run(const gp_catalog *cat, const gp_bench_opts *o, gp_bench_result *out, gp_error *err);
 GP_API void gp_bench_result_free(gp_bench_result *r);
+/* The points as the text `gpuplan probe --bench` prints (out_path: where the profile was
+ * written, NULL: nowhere); its JSON is gp_profile_json's. Free with gp_text_free. */
+GP_API gp_status gp_bench_text(const gp_bench_result *r, const char *out_path, char **text, size_t *len,
+                               gp_error *err);
 
 #ifdef __cplusplus
 }

@@ -51,4 +51,13 @@ GP_API int gp_probe_cuda_version(const gp_probe *p);
 GP_API gp_status gp_probe_match(const gp_catalog *cat, const gp_probe_gpu *dev, const gp_gpu **out,
                                 gp_error *err);
 
+/* The probe as the document `gpuplan probe --json` prints and as its text, each device with
+ * its catalog entry (gp_probe_match). p NULL: NVML could not be loaded, and `why` says why
+ * (gp_probe_open's message); nvml_path: the library asked for (NULL: GP_PROBE_DEFAULT_NVML).
+ * malloc'd into *text, free with gp_text_free (gpuplan/run.h). */
+GP_API gp_status gp_probe_json(const gp_catalog *cat, const gp_probe *p, const char *nvml_path, const char *why,
+                               char **text, size_t *len, gp_error *err);
+GP_API gp_status gp_probe_text(const gp_catalog *cat, const gp_probe *p, const char *why, char **text, size_t *len,
+                               gp_error *err);
+
 #endif

@@ -77,6 +77,10 @@ GP_API unsigned gp_result_command(const gp_result *r);   /* GP_CMD_* */
  * free with gp_text_free. */
 GP_API gp_status gp_result_json(const gp_result *r, char **text, size_t *len, gp_error *err);
 GP_API void gp_text_free(char *text);
+/* The answer as the text `gpuplan fit|train|serve|table` prints (plan: gp_result_report),
+ * malloc'd into *text, free with gp_text_free. GP_EINVAL for an export (its files are the
+ * answer, gp_result_export). */
+GP_API gp_status gp_result_text(const gp_result *r, char **text, size_t *len, gp_error *err);
 
 /* ---- what each answer holds (accessors return NULL for another question) ---- */
 GP_API const gp_model *gp_result_model(const gp_result *r);
@@ -132,6 +136,11 @@ GP_API const gp_plan_request *gp_result_plan_request(const gp_result *r);
 GP_API const gp_plan_result *gp_result_plan(const gp_result *r);
 /* The plan's report in the scenario's format (text, markdown, html; json = gp_result_json). */
 GP_API gp_status gp_result_report(const gp_result *r, char **text, size_t *len, gp_error *err);
+/* The recommended option's launch files (`plan --export DIR`; the same job as the report's
+ * command line, gp_plan_launch_job), returned, not written; free with gp_export_files_free.
+ * GP_ENOTFOUND when no option is allowed. `cat`: the catalog the plan ran on. */
+GP_API gp_status gp_result_plan_export(const gp_catalog *cat, const gp_result *r, gp_export_files *files,
+                                       gp_error *err);
 
 /* ---- table: the classic sizing table (gpuplan table) ---- */
 /* Rules of thumb, bytes per parameter: inference at 16-bit weights; training with AdamW in
@@ -193,7 +202,16 @@ GP_API gp_status gp_catalog_gpus_json(const gp_catalog *cat, const gp_gpu *only,
 /* "catalog", "config.json", ... ; "MHA", "GQA", "MQA", "MLA (...)". Never NULL. */
 GP_API const char *gp_model_origin_name(gp_model_origin o);
 GP_API const char *gp_model_attention_name(const gp_model *m);
+/* {"version": GP_VERSION_STRING} (gpuplan version --json). */
+GP_API gp_status gp_version_json(char **text, size_t *len, gp_error *err);
 /* One model (gpuplan model show --json). */
 GP_API gp_status gp_model_json(const gp_model *m, char **text, size_t *len, gp_error *err);
+/* The same as the text the CLI prints: `gpuplan model show` (architecture, parameters by part,
+ * weight bytes at each precision, KV cache, FLOPs), `gpuplan model list` and `gpuplan gpus`
+ * (one row each; `only` as above). malloc'd into *text, free with gp_text_free. */
+GP_API gp_status gp_model_text(const gp_model *m, char **text, size_t *len, gp_error *err);
+GP_API gp_status gp_catalog_models_text(const gp_catalog *cat, char **text, size_t *len, gp_error *err);
+GP_API gp_status gp_catalog_gpus_text(const gp_catalog *cat, const gp_gpu *only, char **text, size_t *len,
+                                      gp_error *err);
 
 #endif /* GPUPLAN_RUN_H */

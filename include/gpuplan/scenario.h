@@ -174,6 +174,10 @@ GP_API int gp_scenario_has(const gp_scenario *sc, const char *name);
  * the key. */
 GP_API gp_status gp_scenario_set(gp_scenario *sc, const gp_scenario_key *key, const char *value,
                                  gp_scenario_source src, gp_error *err);
+/* The built-in example, a scenario document (plan): serving Llama-3.1-70B to 300 users under
+ * health-data rules in Brazil, 36 months, costs in BRL (`gpuplan` alone, `gpuplan plan` with
+ * no file and no model). Static text. */
+GP_API const char *gp_scenario_example(void);
 /* Parse a scenario JSON object (exact keys only: an unknown or shortened key is an error naming
  * it, with the nearest valid key as a hint; "description", "name", "notes" and "$schema" are
  * ignored) into sc for the command sc->command. Syntax errors give line, column and byte

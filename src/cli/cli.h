@@ -8,7 +8,6 @@
 
 #include <gpuplan.h>
 #include <getopt.h>
-#include <jansson.h>
 #include <stdio.h>
 
 /* Exit codes (docs/cli.md): success, bad input, bad usage. */
@@ -41,6 +40,8 @@ int cli_common_opt(int opt, const char *arg, cli_common *common);
 /* The catalog (built-in + --data-dir), opened on first use; NULL after printing an error. */
 gp_catalog *cli_catalog(cli_common *common);
 
+/* Where messages go: common->err, else stderr. */
+FILE *cli_err(cli_common *common);
 /* Print a library error to stderr as "gpuplan: <message>" (+ location). Returns EXIT_INPUT. */
 int cli_error(cli_common *common, const gp_error *err);
 /* A run function's error: GP_EUSAGE as a usage error (EXIT_USAGE), else cli_error. */
@@ -56,18 +57,16 @@ int cli_usage_error(cli_common *common, const char *cmd, const char *fmt, ...)
 int cli_parse_i64(cli_common *common, const char *cmd, const char *flag, const char *s, int64_t min, int64_t max,
                   int64_t *out);
 
-/* Print a JSON value to stdout (indented), then release it (the validate command). EXIT_OK. */
-int cli_print_json(cli_common *common, json_t *v);
-/* Print a document (gp_result_json and the like) to stdout, then free it. EXIT_OK. */
+/* Print a document (gp_result_json, gp_result_text and the like) to stdout, then free it. EXIT_OK. */
 int cli_print_text(char *text, size_t len);
-/* A result's JSON on stdout. EXIT_* code. */
-int cli_print_result_json(cli_common *common, const gp_result *r);
 
-/* Human formatting into caller buffers. */
-const char *cli_fmt_count(char *buf, size_t n, int64_t v);    /* 70,553,706,496 */
-const char *cli_fmt_bytes(char *buf, size_t n, double bytes); /* 141.1 GB (131.4 GiB) */
-const char *cli_fmt_si(char *buf, size_t n, double v);        /* 70.55 B, 1.23 T */
-
+/* Write a document to path (exec: mode 0755); on failure "gpuplan: CMD: cannot write PATH:
+ * why" on stderr and EXIT_INPUT. */
+int cli_write_file(cli_common *common, const char *cmd, const char *path, const char *data, size_t len, int exec);
+/* Write launch files under dir (created if missing), each announced on `announce` as
+ * "<prefix>wrote PATH" (NULL: silent). EXIT_* code. */
+int cli_write_files(cli_common *common, const char *cmd, const char *dir, const gp_export_files *f, FILE *announce,
+                    const char *prefix);
 /* ---- flags from the key table ---- */
 /* Parse argv (argv[0] = the command) into sc: every key of the command is a long flag
  * (--kv-dtype), -m is --model and -g --gpu, plus --json, --data-dir and --help (*help set).
@@ -100,6 +99,9 @@ void cli_progress_end(cli_progress *p, int ok);
  * the error. *help: --help was asked (nothing run). */
 int cli_run_question(cli_common *common, const char *cmd, int argc, char **argv, const char *help_text,
                      gp_result **out);
+/* A question from flags to print: cli_run_question, then the result's JSON (--json) or text
+ * (gp_result_text) on stdout. EXIT_* code. */
+int cli_answer(cli_common *common, const char *cmd, int argc, char **argv, const char *help_text);
 
 /* ---- commands ---- */
 int cmd_fit(int argc, char **argv, cli_common *common);

@@ -1,7 +1,5 @@
-/* cmd_gpus.c: `gpuplan gpus`: the accelerator catalog. */
+/* cmd_gpus.c: `gpuplan gpus`: the accelerator catalog (gp_catalog_gpus_text / _json). */
 #include "cli.h"
-
-#include <string.h>
 
 int cmd_gpus(int argc, char **argv, cli_common *common)
 {
@@ -34,25 +32,9 @@ int cmd_gpus(int argc, char **argv, cli_common *common)
     gp_error err;
     if (only && gp_catalog_find_gpu(cat, only, &sel, &err) != GP_OK)
         return cli_error(common, &err);
-    if (common->json) {
-        char *text = NULL;
-        size_t len = 0;
-        return gp_catalog_gpus_json(cat, sel, &text, &len, &err) == GP_OK ? cli_print_text(text, len)
-                                                                          : cli_error(common, &err);
-    }
-    printf("%-16s %-8s %9s %9s %8s %8s %8s %-28s %5s %5s\n", "id", "vendor", "mem GiB", "HBM GB/s", "bf16 TF", "fp8 TF",
-           "fp4 TF", "scale-up (GB/s bidir, GPUs)", "PCIe", "TDP W");
-    for (size_t i = 0; i < gp_catalog_gpu_count(cat); i++) {
-        const gp_gpu *g = gp_catalog_gpu_at(cat, i);
-        if (sel && g != sel)
-            continue;
-        char su[64], f8[16], f4[16];
-        snprintf(su, sizeof su, "%.20s %.0f x%d", g->scale_up_name, g->scale_up_gbps_bidir, g->scale_up_domain);
-        snprintf(f8, sizeof f8, g->tflops[GP_DTYPE_FP8] > 0 ? "%.0f" : "-", g->tflops[GP_DTYPE_FP8]);
-        snprintf(f4, sizeof f4, g->tflops[GP_DTYPE_FP4] > 0 ? "%.0f" : "-", g->tflops[GP_DTYPE_FP4]);
-        printf("%-16s %-8s %9.1f %9.0f %8.0f %8s %8s %-28s %5d %5.0f%s\n", g->id, g->vendor,
-               (double)g->memory_bytes / 1073741824.0, g->hbm_bandwidth_gbps, g->tflops[GP_DTYPE_BF16], f8, f4, su,
-               g->pcie_gen, g->tdp_w, g->consumer ? "  consumer card (GeForce licence: no datacenter use)" : "");
-    }
-    return EXIT_OK;
+    char *text = NULL;
+    size_t len = 0;
+    gp_status st = common->json ? gp_catalog_gpus_json(cat, sel, &text, &len, &err)
+                                : gp_catalog_gpus_text(cat, sel, &text, &len, &err);
+    return st == GP_OK ? cli_print_text(text, len) : cli_error(common, &err);
 }

@@ -1,28 +1,16 @@
 /* cmd_plan.c: `gpuplan plan [SCENARIO.json] [flags]`: the whole decision (docs/scenario.md):
  * options ranked with what each costs over the horizon, the ones the data rules exclude and
  * why, and a report (text, JSON, Markdown, HTML). A scenario document is the same flags as
- * JSON keys (gp_scenario_parse_json, the library's key table); flags after it override it. With nothing given, the
- * built-in example runs: Llama-3.1-70B for 300 users, health data in Brazil, 36 months, in BRL. */
+ * JSON keys (gp_scenario_parse_json, the library's key table); flags after it override it. With
+ * nothing given, the built-in example (gp_scenario_example) runs: Llama-3.1-70B for 300 users,
+ * health data in Brazil, 36 months, in BRL. */
 #include "cli.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-/* The built-in example (the architecture proposal's "Scenario JSON" example). */
 #define CLI_SCENARIO_MAX (1u << 20) /* bytes of a scenario file */
-
-static const char builtin_scenario[] = "{\n"
-                                       "  \"model\": \"meta-llama/Llama-3.1-70B\",\n"
-                                       "  \"task\": \"infer\",\n"
-                                       "  \"users\": 300, \"prompt_tokens\": 2000, \"output_tokens\": 400,\n"
-                                       "  \"ttft_p99\": 1.0, \"tpot_p99\": 0.05, \"redundancy\": \"n+1\",\n"
-                                       "  \"gpu\": [\"H100-SXM-80GB\", \"H200-SXM-141GB\"],\n"
-                                       "  \"dtype\": [\"bf16\", \"fp8\", \"int4\"],\n"
-                                       "  \"currency\": \"BRL\", \"horizon_months\": 36,\n"
-                                       "  \"compliance\": \"health\"\n"
-                                       "}\n";
 
 static const char plan_help[] =
     "usage: gpuplan plan [SCENARIO.json] [flags]\n\n"
@@ -36,56 +24,16 @@ static const char plan_help[] =
     "months, BRL), refined by any flags given (gpuplan plan --format html --lang pt-BR).\n\n"
     "Flags:\n";
 
-static int write_file(cli_common *common, const char *path, const char *data, size_t len, int exec)
-{
-    FILE *f = fopen(path, "wb");
-    if (!f || fwrite(data, 1, len, f) != len) {
-        if (f)
-            fclose(f);
-        fprintf(common->err ? common->err : stderr, "gpuplan: plan: cannot write %s: %s\n", path, strerror(errno));
-        return EXIT_INPUT;
-    }
-    if (fclose(f)) {
-        fprintf(common->err ? common->err : stderr, "gpuplan: plan: cannot write %s: %s\n", path, strerror(errno));
-        return EXIT_INPUT;
-    }
-    if (exec)
-        chmod(path, 0755);
-    return EXIT_OK;
-}
-
-/* --export DIR: the recommended option's launch files (gp_export_render, docs/export.md). */
+/* --export DIR: the recommended option's launch files (gp_result_plan_export, docs/export.md). */
 static int export_winner(cli_common *common, const char *dir, const gp_result *r, const gp_catalog *cat)
 {
-    const gp_plan_request *req = gp_result_plan_request(r);
-    const gp_plan_result *res = gp_result_plan(r);
-    if (res->recommended < 0) {
-        fprintf(common->err ? common->err : stderr,
-                "gpuplan: plan: --export: no option is allowed, nothing to export\n");
-        return EXIT_INPUT;
-    }
-    gp_workload w;
-    gp_layout l;
-    gp_export_job job;
-    gp_export_engine eng = gp_plan_launch_job(cat, req, res, res->recommended, &job, &w, &l);
     gp_export_files files;
-    memset(&files, 0, sizeof files);
     gp_error err;
-    gp_error_clear(&err);
-    if (gp_export_render(eng, &job, &files, &err) != GP_OK)
-        return cli_error(common, &err);
-    int rc = EXIT_OK;
-    if (mkdir(dir, 0755) && errno != EEXIST) {
-        fprintf(common->err ? common->err : stderr, "gpuplan: plan: cannot create %s: %s\n", dir, strerror(errno));
-        rc = EXIT_INPUT;
-    }
-    for (int i = 0; rc == EXIT_OK && i < files.n; i++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, files.files[i].name);
-        rc = write_file(common, path, files.files[i].content, files.files[i].len, files.files[i].executable);
-        if (rc == EXIT_OK && !common->json)
-            fprintf(common->err ? common->err : stderr, "gpuplan: wrote %s\n", path);
-    }
+    gp_status st = gp_result_plan_export(cat, r, &files, &err);
+    int rc = st == GP_OK ? cli_write_files(common, "plan", dir, &files, common->json ? NULL : cli_err(common),
+                                           "gpuplan: ")
+             : st == GP_ENOTFOUND ? (fprintf(cli_err(common), "gpuplan: plan: %s\n", err.msg), EXIT_INPUT)
+                                  : cli_error(common, &err);
     gp_export_files_free(&files);
     return rc;
 }
@@ -93,8 +41,8 @@ static int export_winner(cli_common *common, const char *dir, const gp_result *r
 /* The scenario file (or the built-in example) into sc; EXIT_* code. */
 static int read_scenario(cli_common *common, const char *path, gp_scenario *sc)
 {
-    const char *text = builtin_scenario;
-    size_t len = sizeof builtin_scenario - 1;
+    const char *text = gp_scenario_example();
+    size_t len = strlen(text);
     char *buf = NULL;
     gp_error err;
     if (path) {
@@ -105,7 +53,7 @@ static int read_scenario(cli_common *common, const char *path, gp_scenario *sc)
             fclose(f);
         if (!buf || len > CLI_SCENARIO_MAX) {
             free(buf);
-            fprintf(common->err ? common->err : stderr, "gpuplan: plan: cannot read %s: %s\n", path,
+            fprintf(cli_err(common), "gpuplan: plan: cannot read %s: %s\n", path,
                     buf ? "larger than 1 MiB" : strerror(errno));
             return EXIT_INPUT;
         }
@@ -139,7 +87,7 @@ static int output(cli_common *common, const gp_result *r, const gp_catalog *cat)
         return cli_error(common, &err);
     int rc = sc->export_dir[0] ? export_winner(common, sc->export_dir, r, cat) : EXIT_OK;
     if (rc == EXIT_OK && sc->out[0])
-        rc = write_file(common, sc->out, text, len, 0);
+        rc = cli_write_file(common, "plan", sc->out, text, len, 0);
     else if (rc == EXIT_OK)
         fwrite(text, 1, len, stdout);
     gp_text_free(text);

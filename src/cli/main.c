@@ -4,7 +4,6 @@
  */
 #include "cli.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,8 +30,10 @@ static int cmd_version(int argc, char **argv, cli_common *common)
 {
     (void)argc, (void)argv;
     if (common->json) {
-        json_t *o = json_pack("{s:s}", "version", GP_VERSION_STRING);
-        return cli_print_json(common, o);
+        char *text = NULL;
+        size_t len = 0;
+        gp_error err;
+        return gp_version_json(&text, &len, &err) == GP_OK ? cli_print_text(text, len) : cli_error(common, &err);
     }
     printf("gpuplan %s\n", GP_VERSION_STRING);
     return EXIT_OK;
@@ -59,7 +60,6 @@ static int cmd_help(int argc, char **argv, cli_common *common)
     return EXIT_OK;
 }
 
-/* The built-in example run when gpuplan is called with no arguments. */
 /* The built-in example: the whole decision for the headline question (plan's example). */
 static int run_default(cli_common *common)
 {

@@ -146,3 +146,17 @@ int cli_run_question(cli_common *common, const char *cmd, int argc, char **argv,
     free(sc);
     return rc;
 }
+
+int cli_answer(cli_common *common, const char *cmd, int argc, char **argv, const char *help_text)
+{
+    gp_result *r = NULL;
+    int rc = cli_run_question(common, cmd, argc, argv, help_text, &r);
+    if (rc)
+        return rc < 0 ? EXIT_OK : rc;
+    char *text = NULL;
+    size_t len = 0;
+    gp_error err;
+    gp_status st = common->json ? gp_result_json(r, &text, &len, &err) : gp_result_text(r, &text, &len, &err);
+    gp_result_free(r);
+    return st == GP_OK ? cli_print_text(text, len) : cli_error(common, &err);
+}

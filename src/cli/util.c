@@ -1,12 +1,11 @@
 /* util.c: errors, number parsing, formatting and output for the CLI. */
 #include "cli.h"
 
-#include <ctype.h>
 #include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int cli_common_opt(int opt, const char *arg, cli_common *common)
 {
@@ -29,7 +28,7 @@ gp_catalog *cli_catalog(cli_common *common)
     return common->cat;
 }
 
-static FILE *err_stream(cli_common *common)
+FILE *cli_err(cli_common *common)
 {
     return common && common->err ? common->err : stderr;
 }
@@ -41,13 +40,13 @@ int cli_apply_profile(cli_common *common, gp_catalog *cat, const gp_scenario *sc
     gp_error err;
     if (gp_catalog_apply_profile(cat, sc->profile, &err) != GP_OK)
         return cli_error(common, &err);
-    fprintf(err_stream(common), "gpuplan: %s\n", gp_catalog_profile_note(cat));
+    fprintf(cli_err(common), "gpuplan: %s\n", gp_catalog_profile_note(cat));
     return EXIT_OK;
 }
 
 int cli_error(cli_common *common, const gp_error *err)
 {
-    FILE *f = err_stream(common);
+    FILE *f = cli_err(common);
     fprintf(f, "gpuplan: %s\n", err->msg[0] ? err->msg : gp_status_str(err->code));
     if (err->field[0] && !strstr(err->msg, err->field))
         fprintf(f, "  (field: %s)\n", err->field);
@@ -58,7 +57,7 @@ int cli_error(cli_common *common, const gp_error *err)
 
 int cli_usage_error(cli_common *common, const char *cmd, const char *fmt, ...)
 {
-    FILE *f = err_stream(common);
+    FILE *f = cli_err(common);
     va_list ap;
     fprintf(f, "gpuplan %s: ", cmd);
     va_start(ap, fmt);
@@ -83,57 +82,6 @@ int cli_parse_i64(cli_common *common, const char *cmd, const char *flag, const c
     return 0;
 }
 
-int cli_print_json(cli_common *common, json_t *v)
-{
-    if (!v) {
-        fprintf(err_stream(common), "gpuplan: out of memory building JSON\n");
-        return EXIT_INPUT;
-    }
-    json_dumpf(v, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    fputc('\n', stdout);
-    json_decref(v);
-    return EXIT_OK;
-}
-
-const char *cli_fmt_count(char *buf, size_t n, int64_t v)
-{
-    char digits[32];
-    snprintf(digits, sizeof digits, "%lld", (long long)(v < 0 ? -v : v));
-    size_t len = strlen(digits), o = 0;
-    if (v < 0 && o + 1 < n)
-        buf[o++] = '-';
-    for (size_t i = 0; i < len && o + 1 < n; i++) {
-        if (i && (len - i) % 3 == 0 && o + 1 < n)
-            buf[o++] = ',';
-        buf[o++] = digits[i];
-    }
-    buf[o] = '\0';
-    return buf;
-}
-
-const char *cli_fmt_si(char *buf, size_t n, double v)
-{
-    const char *unit[] = {"", "K", "M", "B", "T", "P"};
-    int i = 0;
-    while (fabs(v) >= 1000.0 && i < 5) {
-        v /= 1000.0;
-        i++;
-    }
-    snprintf(buf, n, i ? "%.2f %s" : "%.0f%s", v, unit[i]);
-    return buf;
-}
-
-const char *cli_fmt_bytes(char *buf, size_t n, double bytes)
-{
-    if (bytes < 1e6)
-        snprintf(buf, n, "%.1f KiB", bytes / 1024.0);
-    else if (bytes < 1e9)
-        snprintf(buf, n, "%.1f MB (%.1f MiB)", bytes / 1e6, bytes / 1048576.0);
-    else
-        snprintf(buf, n, "%.1f GB (%.1f GiB)", bytes / 1e9, bytes / 1073741824.0);
-    return buf;
-}
-
 int cli_run_error(cli_common *common, const char *cmd, const gp_error *err)
 {
     if (err->code == GP_EUSAGE)
@@ -148,20 +96,46 @@ int cli_print_text(char *text, size_t len)
     return EXIT_OK;
 }
 
-int cli_print_result_json(cli_common *common, const gp_result *r)
-{
-    char *text = NULL;
-    size_t len = 0;
-    gp_error err;
-    if (gp_result_json(r, &text, &len, &err) != GP_OK)
-        return cli_error(common, &err);
-    return cli_print_text(text, len);
-}
-
 const char *cli_nvml_path(const char *given)
 {
     if (given && *given)
         return given;
     const char *env = getenv("GPUPLAN_NVML_LIB");
     return env && *env ? env : NULL;
+}
+
+int cli_write_file(cli_common *common, const char *cmd, const char *path, const char *data, size_t len, int exec)
+{
+    FILE *f = fopen(path, "wb");
+    int bad = !f || fwrite(data, 1, len, f) != len;
+    if ((f && fclose(f)) || bad) {
+        fprintf(cli_err(common), "gpuplan: %s: cannot write %s: %s\n", cmd, path, strerror(errno));
+        return EXIT_INPUT;
+    }
+    if (exec)
+        chmod(path, 0755);
+    return EXIT_OK;
+}
+
+int cli_write_files(cli_common *common, const char *cmd, const char *dir, const gp_export_files *f, FILE *announce,
+                    const char *prefix)
+{
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(cli_err(common), "gpuplan: %s: cannot create %s: %s\n", cmd, dir, strerror(errno));
+        return EXIT_INPUT;
+    }
+    for (int i = 0; i < f->n; i++) {
+        char path[4096];
+        int n = snprintf(path, sizeof path, "%s/%s", dir, f->files[i].name);
+        if (n < 0 || (size_t)n >= sizeof path) {
+            fprintf(cli_err(common), "gpuplan: %s: path too long under %s\n", cmd, dir);
+            return EXIT_INPUT;
+        }
+        int rc = cli_write_file(common, cmd, path, f->files[i].content, f->files[i].len, f->files[i].executable);
+        if (rc != EXIT_OK)
+            return rc;
+        if (announce)
+            fprintf(announce, "%swrote %s\n", prefix, path);
+    }
+    return EXIT_OK;
 }

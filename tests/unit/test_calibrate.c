@@ -220,7 +220,7 @@ static void test_planted_gemm_scale(void **state)
     }
     const char *path = write_lines(ptr, 2, "planted");
     cal_seen seen = {0};
-    gp_calibrate_opts o = {&path, 1, NULL, NULL, 1, record_progress, &seen};
+    gp_calibrate_opts o = {&path, 1, NULL, NULL, 1, record_progress, &seen, NULL, NULL, 0};
     gp_calibrate_result *r = calloc(1, sizeof *r);
     gp_error err;
     assert_int_equal(gp_calibrate_run(cat, &o, r, &err), GP_OK);
@@ -275,7 +275,7 @@ static void third_split(const char *file, int max_params, split_stats *out)
     char prof[256];
     snprintf(prof, sizeof prof, "calib_profile_%d.json", (int)getpid());
     gp_catalog *plain = open_cat(), *cal = open_cat();
-    gp_calibrate_opts o = {&cal_path, 1, NULL, prof, max_params, NULL, NULL};
+    gp_calibrate_opts o = {&cal_path, 1, NULL, prof, max_params, NULL, NULL, NULL, NULL, 0};
     gp_calibrate_result *r = calloc(1, sizeof *r);
     gp_error err;
     if (gp_calibrate_run(plain, &o, r, &err) != GP_OK)
@@ -366,7 +366,7 @@ static void test_collective_scale(void **state)
     char path[1024];
     snprintf(path, sizeof path, "%s/tests/data/runs/nccl_allreduce_16xh100_a3mega.txt", GP_SOURCE_DIR);
     const char *paths[1] = {path};
-    gp_calibrate_opts o = {paths, 1, "{\"gpu\": \"H100-SXM-80GB\"}", NULL, 0, NULL, NULL};
+    gp_calibrate_opts o = {paths, 1, "{\"gpu\": \"H100-SXM-80GB\"}", NULL, 0, NULL, NULL, NULL, NULL, 0};
     gp_calibrate_result *r = calloc(1, sizeof *r);
     gp_error err;
     assert_int_equal(gp_calibrate_run(cat, &o, r, &err), GP_OK);
@@ -374,6 +374,13 @@ static void test_collective_scale(void **state)
     assert_int_equal(r->groups[0].use, 3);
     assert_false(r->groups[0].fitted[0]);
     assert_true(r->groups[0].fitted[1]);
+    assert_float_equal(r->groups[0].value[1], (330.58 / 377.34 + 338.82 / 380.39) / 2.0, 1e-4);
+    gp_calibrate_result_free(r);
+    /* the same default given as flag text (`calibrate --gpu H100-SXM-80GB`): the same fit */
+    const char *keys[1] = {"gpu"}, *values[1] = {"H100-SXM-80GB"};
+    gp_calibrate_opts f = {paths, 1, NULL, NULL, 0, NULL, NULL, keys, values, 1};
+    assert_int_equal(gp_calibrate_run(cat, &f, r, &err), GP_OK);
+    assert_int_equal(r->n_groups, 1);
     assert_float_equal(r->groups[0].value[1], (330.58 / 377.34 + 338.82 / 380.39) / 2.0, 1e-4);
     gp_calibrate_result_free(r);
     snprintf(path, sizeof path, "%s/tests/data/runs/nccl_allreduce_2xgb10.txt", GP_SOURCE_DIR);

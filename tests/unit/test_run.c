@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "internal.h"
+#include "render/json.h"
+#include "render/text.h"
 
 static gp_catalog *CAT;
 static gp_scenario SC;
@@ -214,6 +216,84 @@ static void test_progress(void **state)
     assert_true(s.stage_ok);
 }
 
+/* The text answers are the library's (gp_result_text): fit's names the model and GPU asked and
+ * gives the verdict from the message table; an export has files, not text. */
+static void test_result_text(void **state)
+{
+    (void)state;
+    scenario(GP_CMD_FIT, "{\"model\": \"llama-3.1-8b\", \"gpu\": \"H100-SXM-80GB\"}");
+    gp_result *r = NULL;
+    gp_error err;
+    assert_int_equal(gp_fit_run(CAT, &SC, NULL, &r, &err), GP_OK);
+    char *text = NULL, verdict[256];
+    size_t len = 0;
+    assert_int_equal(gp_result_text(r, &text, &len, &err), GP_OK);
+    assert_int_equal(strlen(text), len);
+    const char *nl = strchr(text, '\n');
+    assert_non_null(nl);
+    char first[512];
+    snprintf(first, sizeof first, "%.*s", (int)(nl - text), text);
+    assert_non_null(strstr(first, "Llama-3.1-8B"));
+    assert_non_null(strstr(first, "H100-SXM-80GB"));
+    /* 8B parameters at 2 bytes are ~16 GB: one 80 GB H100 holds it */
+    assert_non_null(strstr(text, gp_text(verdict, sizeof verdict, "fit.verdict_one", "en", NULL, 0)));
+    gp_text_free(text);
+    gp_result_free(r);
+
+    scenario(GP_CMD_EXPORT, "{\"model\": \"llama-3.1-8b\", \"engine\": \"vllm\"}");
+    assert_int_equal(gp_export_run(CAT, &SC, NULL, &r, &err), GP_OK);
+    assert_int_equal(gp_result_text(r, &text, &len, &err), GP_EINVAL);
+    assert_null(text);
+    gp_result_free(r);
+}
+
+/* Number formats and the likely range, worked by hand. */
+static void test_text_formats(void **state)
+{
+    (void)state;
+    char b[64];
+    assert_string_equal(gpi_fmt_count(b, sizeof b, 70553706496), "70,553,706,496");
+    assert_string_equal(gpi_fmt_count(b, sizeof b, -1234), "-1,234");
+    assert_string_equal(gpi_fmt_count(b, sizeof b, 999), "999");
+    assert_string_equal(gpi_fmt_si(b, sizeof b, 70.55e9), "70.55 B");
+    assert_string_equal(gpi_fmt_si(b, sizeof b, 999), "999");
+    /* 141e9 B = 141.0 GB; / 2^30 = 131.32 GiB */
+    assert_string_equal(gpi_fmt_bytes(b, sizeof b, 141e9), "141.0 GB (131.3 GiB)");
+    /* 2.5e6 B = 2.5 MB; / 2^20 = 2.38 MiB */
+    assert_string_equal(gpi_fmt_bytes(b, sizeof b, 2.5e6), "2.5 MB (2.4 MiB)");
+    assert_string_equal(gpi_fmt_cuda(b, sizeof b, 12040), "12.4");
+    double lo, hi;
+    /* errors of -10% and +20%: a rate of 100 is likely 100/1.2 = 83.3 to 100/0.9 = 111.1 */
+    gpi_serve_range(100, 1, -0.1, 0.2, &lo, &hi);
+    assert_float_equal(lo, 83.333, 1e-3);
+    assert_float_equal(hi, 111.111, 1e-3);
+    /* a latency of 1 s: 0.9 to 1.2 s */
+    gpi_serve_range(1, 0, -0.1, 0.2, &lo, &hi);
+    assert_float_equal(lo, 0.9, 1e-12);
+    assert_float_equal(hi, 1.2, 1e-12);
+}
+
+/* The built-in example is the documented headline question (docs/scenario.md). */
+static void test_example_and_documents(void **state)
+{
+    (void)state;
+    gp_error err;
+    const char *ex = gp_scenario_example();
+    gp_scenario_init(&SC, GP_CMD_PLAN);
+    assert_int_equal(gp_scenario_parse_json(&SC, ex, strlen(ex), "example", GP_SRC_FILE, &err), GP_OK);
+    assert_int_equal(SC.users, 300);
+    assert_int_equal(SC.horizon_months, 36);
+    assert_string_equal(SC.currency, "BRL");
+    char *text = NULL;
+    size_t len = 0;
+    assert_int_equal(gp_version_json(&text, &len, &err), GP_OK);
+    assert_string_equal(text, "{\n  \"version\": \"" GP_VERSION_STRING "\"\n}\n");
+    gp_text_free(text);
+    assert_int_equal(gp_profile_json("{\"a\":1,\"b\":[2]}", &text, &len, &err), GP_OK);
+    assert_string_equal(text, "{\n  \"a\": 1,\n  \"b\": [\n    2\n  ]\n}\n");
+    gp_text_free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -223,6 +303,9 @@ int main(void)
         cmocka_unit_test(test_budget),
         cmocka_unit_test(test_max_work),
         cmocka_unit_test(test_progress),
+        cmocka_unit_test(test_result_text),
+        cmocka_unit_test(test_text_formats),
+        cmocka_unit_test(test_example_and_documents),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

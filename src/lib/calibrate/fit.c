@@ -554,18 +554,44 @@ static void cal_progress(const gp_calibrate_opts *o, double start_s, const char 
     o->progress(o->progress_arg, &p);
 }
 
+/* The defaults given as scenario keys and their flag text (o->default_keys), as the JSON object
+ * the readers take, each value typed by the key table: an integer key's whole number as an
+ * integer, a number key's number as a number, anything else as text. malloc'd; NULL: no memory. */
+static char *defaults_text(const gp_calibrate_opts *o)
+{
+    json_t *defs = json_object();
+    for (size_t i = 0; defs && i < o->n_defaults; i++) {
+        const gp_scenario_key *k = gp_scenario_key_find(o->default_keys[i]);
+        const char *value = o->default_values[i];
+        char *end;
+        double v = strtod(value, &end);
+        int whole = *value && !*end;
+        json_t *j = k && k->type == GP_KEY_INT && whole && v == floor(v) ? json_integer((json_int_t)v)
+                    : k && k->type == GP_KEY_NUMBER && whole         ? json_real(v)
+                                                                     : json_string(value);
+        json_object_set_new(defs, k ? k->name : o->default_keys[i], j);
+    }
+    char *text = defs ? json_dumps(defs, JSON_COMPACT) : NULL;
+    json_decref(defs);
+    return text;
+}
+
 static gp_status read_runs(const gp_calibrate_opts *o, gp_runset *set, double start_s, gp_error *err)
 {
     if (o->n_paths == 0)
         return gpi_fail(err, GP_EINVAL, "calibrate: give at least one file of measured runs");
-    for (size_t i = 0; i < o->n_paths; i++) {
+    char *built = !o->defaults_json && o->default_keys ? defaults_text(o) : NULL;
+    if (!o->defaults_json && o->default_keys && !built)
+        return gpi_fail(err, GP_ENOMEM, "out of memory");
+    const char *defaults = o->defaults_json ? o->defaults_json : built;
+    gp_status st = GP_OK;
+    for (size_t i = 0; !st && i < o->n_paths; i++) {
         const char *base = strrchr(o->paths[i], '/');
         cal_progress(o, start_s, "reading runs", (int)i, (int)o->n_paths, base ? base + 1 : o->paths[i]);
-        gp_status st = gp_runset_read(set, o->paths[i], o->defaults_json, err);
-        if (st)
-            return st;
+        st = gp_runset_read(set, o->paths[i], defaults, err);
     }
-    return GP_OK;
+    free(built);
+    return st;
 }
 
 static gp_status map_cases(const gp_catalog *cat, const gp_runset *set, gpi_cal_case **cases, int *n,
@@ -674,6 +700,7 @@ static gp_status calibrate(const gp_catalog *cat, const gp_calibrate_opts *o, gp
 gp_status gp_calibrate_run(const gp_catalog *cat, const gp_calibrate_opts *o, gp_calibrate_result *out, gp_error *err)
 {
     memset(out, 0, sizeof *out);
+    gp_error_clear(err);
     if (!cat || !o)
         return gpi_fail(err, GP_EINVAL, "calibrate: catalog and options are required");
     gp_runset *set = gp_runset_new();

@@ -3,6 +3,7 @@
  * not apply is 0 or null, never absent. Every document goes out through gpi_json_text.
  */
 #include "json.h"
+#include "text.h"
 #include "messages.h"
 
 #include <math.h>
@@ -175,10 +176,22 @@ static json_t *disagg_json(const gp_disagg_result *d)
 /* key_low / key_high beside key: the likely range from the signed error percentiles of
  * comparable held-out runs (gp_serve_answer.error_p10 / p90). A rate (throughput) divides by
  * 1 + error, a time (latency) multiplies. */
+void gpi_serve_range(double v, int is_rate, double p10, double p90, double *lo, double *hi)
+{
+    *lo = is_rate ? v / (1.0 + p90) : v * (1.0 + p10);
+    *hi = is_rate ? v / (1.0 + p10) : v * (1.0 + p90);
+}
+
+double gpi_serve_scale(const gp_serve_answer *a)
+{
+    return (a->serving > 0 ? a->serving : 1) * (a->found && a->best.dp > 1 ? a->best.dp : 1);
+}
+
 void gpi_json_serve_range(json_t *o, const char *key, double v, int is_rate, double p10, double p90)
 {
     char k[64];
-    double lo = is_rate ? v / (1.0 + p90) : v * (1.0 + p10), hi = is_rate ? v / (1.0 + p10) : v * (1.0 + p90);
+    double lo, hi;
+    gpi_serve_range(v, is_rate, p10, p90, &lo, &hi);
     snprintf(k, sizeof k, "%s_low", key);
     json_object_set_new(o, k, json_real(lo));
     snprintf(k, sizeof k, "%s_high", key);
@@ -205,8 +218,7 @@ static void serve_perf_ranges(json_t *perf, const gp_serve_answer *a, double k)
 static json_t *serve_perf_json(const gp_serve_answer *a)
 {
     const gp_sim_result *s = &a->best.sim;
-    /* the simulation is one attention-DP rank of one replica */
-    double k = (a->serving > 0 ? a->serving : 1) * (a->found && a->best.dp > 1 ? a->best.dp : 1);
+    double k = gpi_serve_scale(a);
     json_t *perf = json_pack("{sf sf sf sf sf sf sf sf sf sf sf sf sf sf sf sf sf}", "ttft_p50_s", s->ttft.p50,
                              "ttft_p90_s", s->ttft.p90, "ttft_p99_s", s->ttft.p99, "tpot_p50_s", s->tpot.p50,
                              "tpot_p90_s", s->tpot.p90, "tpot_p99_s", s->tpot.p99, "e2e_p50_s", s->e2e.p50, "e2e_p90_s",
@@ -270,7 +282,7 @@ json_t *gpi_json_serve(const gp_model *m, const gp_workload *w, const gp_scenari
 
 /* ---- train ---- */
 
-static const char *rank_name(int r)
+const char *gpi_rank_name(int r)
 {
     return r == GP_RANK_COST ? "cost" : r == GP_RANK_TOKENS_PER_DOLLAR ? "tokens-per-dollar" : "time";
 }
@@ -346,7 +358,7 @@ json_t *gpi_json_train(const gp_model *m, const gp_gpu *gpu, const gp_workload *
                   cl->intra_gbps, "inter_node", cl->inter_name, "inter_gbps", cl->inter_gbps);
     json_t *search = json_pack("{ss sI sI sI sf ss}", "mode", a->mode, "evaluated", (json_int_t)res->evaluated, "valid",
                                (json_int_t)res->valid, "fitting", (json_int_t)res->fitting, "seconds", a->seconds,
-                               "rank", rank_name(sc->rank));
+                               "rank", gpi_rank_name(sc->rank));
     json_t *o = json_pack("{ss ss ss sI sI si sf sf so* so* so* so* so* so* so* so*}", "model", m->id, "gpu", gpu->id,
                           "task", gp_task_name(w->task), "seq", (json_int_t)w->seq, "global_batch",
                           (json_int_t)a->global_batch, "gpus", res->gpus, "tokens", sc->tokens, "deadline_s",
@@ -740,4 +752,44 @@ gp_status gp_catalog_models_json(const gp_catalog *cat, char **text, size_t *len
 void gp_text_free(char *text)
 {
     free(text);
+}
+
+/* ---- this machine (gpuplan probe --json) ---- */
+
+gp_status gp_probe_json(const gp_catalog *cat, const gp_probe *p, const char *nvml_path, const char *why, char **text,
+                        size_t *len, gp_error *err)
+{
+    char cuda[32];
+    gpi_fmt_cuda(cuda, sizeof cuda, gp_probe_cuda_version(p));
+    json_t *gpus = json_array();
+    for (size_t i = 0; gpus && i < gp_probe_gpu_count(p); i++) {
+        const gp_probe_gpu *g = gp_probe_gpu_at(p, i);
+        const gp_gpu *cg = NULL;
+        gp_error merr;
+        gp_probe_match(cat, g, &cg, &merr);
+        json_array_append_new(
+            gpus, json_pack("{si ss ss sI sI si si si si si ss? ss?}", "index", g->index, "name", g->name, "uuid",
+                            g->uuid, "memory_total_bytes", (json_int_t)g->memory_total_bytes, "memory_free_bytes",
+                            (json_int_t)g->memory_free_bytes, "pcie_gen", g->pcie_gen, "pcie_width", g->pcie_width,
+                            "pcie_gen_max", g->pcie_gen_max, "pcie_width_max", g->pcie_width_max, "nvlink_active",
+                            g->nvlink_active, "catalog_id", cg ? cg->id : NULL, "catalog_note", cg ? NULL : merr.msg));
+    }
+    json_t *o = json_pack("{s{sb ss ss? ss? si ss?} so si}", "nvml", "available", p != NULL, "library",
+                          nvml_path ? nvml_path : GP_PROBE_DEFAULT_NVML, "message", p ? NULL : why, "cuda_version",
+                          gp_probe_cuda_version(p) > 0 ? cuda : NULL, "cuda_version_raw", gp_probe_cuda_version(p),
+                          "driver_version", p && gp_probe_driver_version(p)[0] ? gp_probe_driver_version(p) : NULL,
+                          "gpus", gpus, "gpu_count", (int)gp_probe_gpu_count(p));
+    return gpi_json_text(o, text, len, err);
+}
+
+/* ---- profiles and the version ---- */
+
+gp_status gp_profile_json(const char *profile_json, char **text, size_t *len, gp_error *err)
+{
+    return gpi_json_text(profile_json ? json_loads(profile_json, 0, NULL) : NULL, text, len, err);
+}
+
+gp_status gp_version_json(char **text, size_t *len, gp_error *err)
+{
+    return gpi_json_text(json_pack("{s:s}", "version", GP_VERSION_STRING), text, len, err);
 }

@@ -20,6 +20,14 @@ json_t *gpi_json_serve(const gp_model *m, const gp_workload *w, const gp_scenari
 /* key_low and key_high beside key in o: value v's likely range from the signed error
  * percentiles p10 / p90 (a rate divides by 1 + error, a time multiplies; docs/serving.md). */
 void gpi_json_serve_range(json_t *o, const char *key, double v, int is_rate, double p10, double p90);
+/* "time", "cost", "tokens-per-dollar" (gp_rank_by). */
+const char *gpi_rank_name(int r);
+/* Replicas x attention-DP ranks a serving answer's figures scale by: the simulation is one
+ * attention-DP rank of one replica; the answer's throughput is that times this. */
+double gpi_serve_scale(const gp_serve_answer *a);
+/* A figure's likely range from the signed error percentiles p10 / p90: a rate divides by
+ * 1 + error, a time multiplies (docs/serving.md "Ranges"). */
+void gpi_serve_range(double v, int is_rate, double p10, double p90, double *lo, double *hi);
 json_t *gpi_json_train(const gp_model *m, const gp_gpu *gpu, const gp_workload *w, const gp_scenario *sc,
                        const gp_train_answer *a);
 /* The plan's document (docs/cli.md "plan"): texts in pt-BR when pt_br; `question` replaces

@@ -143,6 +143,21 @@ gp_status gp_result_report(const gp_result *r, char **text, size_t *len, gp_erro
     return gp_report_render(r->preq, r->pres, &ro, text, len, err);
 }
 
+gp_status gp_result_plan_export(const gp_catalog *cat, const gp_result *r, gp_export_files *files, gp_error *err)
+{
+    memset(files, 0, sizeof *files);
+    if (!r || r->command != GP_CMD_PLAN || !r->pres)
+        return gpi_fail(err, GP_EINVAL, "launch files are a plan's");
+    if (r->pres->recommended < 0)
+        return gpi_fail(err, GP_ENOTFOUND, "--export: no option is allowed, nothing to export");
+    gp_workload w;
+    gp_layout l;
+    gp_export_job job;
+    gp_export_engine eng = gp_plan_launch_job(cat, r->preq, r->pres, r->pres->recommended, &job, &w, &l);
+    gp_error_clear(err);
+    return gp_export_render(eng, &job, files, err);
+}
+
 gp_status gp_plan_run(const gp_catalog *cat, const gp_scenario *sc, const gp_run_ctx *ctx, gp_result **out,
                       gp_error *err)
 {

@@ -5,6 +5,7 @@
  */
 #include "run_impl.h"
 #include "render/json.h"
+#include "render/text.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -451,4 +452,24 @@ gp_status gp_result_json(const gp_result *r, char **text, size_t *len, gp_error 
     memcpy(*text, r->json, r->json_len + 1);
     *len = r->json_len;
     return GP_OK;
+}
+
+gp_status gp_result_text(const gp_result *r, char **text, size_t *len, gp_error *err)
+{
+    *text = NULL;
+    *len = 0;
+    if (r && r->command == GP_CMD_PLAN)
+        return gp_result_report(r, text, len, err);
+    gpi_buf b = {0};
+    if (r && r->command == GP_CMD_FIT)
+        gpi_text_fit(&b, &r->model, r->gpu, &r->w, &r->sc, &r->fit);
+    else if (r && r->command == GP_CMD_TRAIN)
+        gpi_text_train(&b, &r->model, r->gpu, &r->w, &r->sc, &r->train);
+    else if (r && r->command == GP_CMD_SERVE)
+        gpi_text_serve(&b, &r->model, &r->w, &r->sc, &r->serve);
+    else if (r && r->command == GP_CMD_TABLE && r->table)
+        gpi_text_table(&b, r->table->rows, (size_t)r->table->n, r->gpu, &r->table->infer, &r->table->train);
+    else
+        return gpi_fail(err, GP_EINVAL, "no text for this result (an export's files: gp_result_export)");
+    return gpi_buf_take(&b, text, len, err);
 }

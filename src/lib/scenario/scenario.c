@@ -14,6 +14,23 @@
 
 #define FIELD(sc, k, type) ((type *)((char *)(sc) + (k)->offset))
 
+/* The headline question (the architecture proposal's "Scenario JSON" example). */
+static const char example_scenario[] = "{\n"
+                                       "  \"model\": \"meta-llama/Llama-3.1-70B\",\n"
+                                       "  \"task\": \"infer\",\n"
+                                       "  \"users\": 300, \"prompt_tokens\": 2000, \"output_tokens\": 400,\n"
+                                       "  \"ttft_p99\": 1.0, \"tpot_p99\": 0.05, \"redundancy\": \"n+1\",\n"
+                                       "  \"gpu\": [\"H100-SXM-80GB\", \"H200-SXM-141GB\"],\n"
+                                       "  \"dtype\": [\"bf16\", \"fp8\", \"int4\"],\n"
+                                       "  \"currency\": \"BRL\", \"horizon_months\": 36,\n"
+                                       "  \"compliance\": \"health\"\n"
+                                       "}\n";
+
+const char *gp_scenario_example(void)
+{
+    return example_scenario;
+}
+
 void gp_scenario_init(gp_scenario *sc, unsigned command)
 {
     memset(sc, 0, sizeof *sc);
