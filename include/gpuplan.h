@@ -86,32 +86,9 @@ GP_API void gp_error_clear(gp_error *err);
  * in 0.2 s). The budget is never unbounded: no limit counts above GP_WORK_MAX.
  * ========================================================================================== */
 
-#define GP_WORK_DEFAULT 4e8     /* seconds (15x the built-in plan example): the web API */
-#define GP_WORK_LARGE 4e10      /* minutes: gp_work_init(w, 1) */
-#define GP_WORK_PER_LAYOUT 50.0 /* units one evaluated training layout counts */
-#define GP_WORK_BYTES_DEFAULT ((uint64_t)512 << 20) /* memory one question may allocate */
-#define GP_WORK_BYTES_LARGE ((uint64_t)8 << 30)
-
-/* Progress of a long question: `done` units of at most `limit`. Return nonzero to cancel (the
- * call then returns GP_ECANCELED): a server uses it for a per-request deadline. Called from
- * the thread doing the work, about every GP_WORK_PROGRESS_EVERY units. */
-typedef int (*gp_progress_fn)(void *ctx, double done, double limit);
-#define GP_WORK_PROGRESS_EVERY 1e6
-
-/* A budget for one question, shared by the calls it makes. Not shared between threads. */
-typedef struct gp_work {
-    double limit;             /* units allowed (<= 0: GP_WORK_DEFAULT; at most GP_WORK_MAX) */
-    uint64_t max_bytes;       /* allocation allowed (0: GP_WORK_BYTES_DEFAULT; at most _LARGE) */
-    double used;              /* units spent so far (the library adds to it) */
-    gp_progress_fn progress;  /* NULL: no progress reports */
-    void *progress_ctx;
-    double next_report;       /* internal: `used` at the next progress call */
-    /* where the question is, for a progress callback to show (set by the library; the
-     * progress callback is also called when the stage or the candidate changes) */
-    const char *stage;        /* "layout search", "capacity search", "simulation", "sizing"; or NULL */
-    char item[64];            /* the candidate being worked on ("H100-SXM-80GB bf16"), or "" */
-    int step, steps;          /* candidates done of the stage's total (steps 0: not counted) */
-} gp_work;
+/* A budget for one question, shared by the searches a run function makes (opaque: the run
+ * functions keep it; a caller sets gp_run_ctx.max_work and .progress). */
+typedef struct gp_work gp_work;
 
 /* The most a budget may hold, whatever its limit says: hours of one core, never unbounded
  * (the CLI's --max-work at most; docs/reliability.md). */
@@ -130,10 +107,6 @@ typedef struct gp_run_progress {
 /* Called from the thread doing the work: when the stage or the candidate changes and about
  * every GP_WORK_PROGRESS_EVERY units; it should return quickly (throttle printing there). */
 typedef void (*gp_run_progress_fn)(void *arg, const gp_run_progress *p);
-
-/* The default budget, or with allow_large the largest one (what the run functions use: their
- * own gp_run_ctx.max_work governs below it). */
-GP_API void gp_work_init(gp_work *w, int allow_large);
 
 /* ============================================================================================
  * Numeric types (weights, KV cache, compute)
@@ -157,9 +130,6 @@ typedef enum gp_dtype {
 
 /* Name of a dtype as the CLI spells it ("bf16"); "unknown" for out-of-range values. */
 GP_API const char *gp_dtype_name(gp_dtype t);
-/* Parse a dtype name (case-insensitive; accepts aliases such as "bfloat16", "float16",
- * "e4m3", "gptq", "awq", "q4"). Returns GP_DTYPE_UNKNOWN if not recognised. */
-GP_API gp_dtype gp_dtype_parse(const char *name);
 /* Storage bits per element of a quantized or plain weight, scales and zero points included
  * (documented per type in docs/model.md). E.g. bf16 16, int4 (g128) 4.15625, nf4 4.127. */
 GP_API double gp_dtype_bits(gp_dtype t);
@@ -346,23 +316,8 @@ GP_API gp_status gp_model_from_hf_config_text(const char *json, size_t len, cons
  * weight data is never read. */
 GP_API gp_status gp_model_from_folder(const char *dir, gp_model *out, gp_error *err);
 
-/* Read only the header of one .safetensors file and add its tensors to m's exact tallies. */
-GP_API gp_status gp_safetensors_scan_file(const char *path, gp_model *m, gp_error *err);
-/* Same over a buffer holding the file's first bytes; `file_size` is the file's full size
- * (used to check that every tensor's data lies inside the file). */
-GP_API gp_status gp_safetensors_scan_buffer(const uint8_t *buf, size_t len, uint64_t file_size,
-                                            const char *name, gp_model *m, gp_error *err);
-
 /* Read a GGUF file's header: metadata and tensor infos, never the tensor data. */
 GP_API gp_status gp_model_from_gguf_file(const char *path, gp_model *out, gp_error *err);
-/* Same over a buffer holding the file's first bytes (`file_size` as above). */
-GP_API gp_status gp_model_from_gguf_buffer(const uint8_t *buf, size_t len, uint64_t file_size,
-                                           const char *name, gp_model *out, gp_error *err);
-
-/* Name of a ggml tensor type id ("Q4_K"), NULL if unknown; bytes of `n` elements of it
- * (0 if the type is unknown or n is not a multiple of its block). */
-GP_API const char *gp_ggml_type_name(uint32_t type);
-GP_API uint64_t gp_ggml_type_bytes(uint32_t type, uint64_t n);
 
 /* ============================================================================================
  * Hardware
@@ -418,7 +373,6 @@ typedef struct gp_gpu {
                                      (gpus.json "consumer") */
 } gp_gpu;
 
-
 /* The catalog of built-in data (models, GPUs); see "Catalog" below. */
 typedef struct gp_catalog gp_catalog;
 
@@ -470,15 +424,10 @@ typedef enum gp_engine {
 } gp_engine;
 
 GP_API const char *gp_task_name(gp_task t);
-GP_API gp_task gp_task_parse(const char *s);          /* GP_TASK_COUNT if unknown */
 GP_API const char *gp_recompute_name(gp_recompute r);
-GP_API gp_recompute gp_recompute_parse(const char *s); /* GP_RECOMPUTE_COUNT if unknown */
 GP_API const char *gp_optimizer_name(gp_optimizer o);
-GP_API gp_optimizer gp_optimizer_parse(const char *s); /* GP_OPT_COUNT if unknown */
 GP_API const char *gp_offload_name(gp_offload o);
-GP_API gp_offload gp_offload_parse(const char *s);     /* GP_OFFLOAD_COUNT if unknown */
 GP_API const char *gp_engine_name(gp_engine e);
-GP_API gp_engine gp_engine_parse(const char *s);       /* GP_ENGINE_COUNT if unknown */
 
 /* How the work is split over GPUs. Every degree >= 1. */
 typedef struct gp_layout {
@@ -516,11 +465,6 @@ typedef struct gp_workload {
                                 engine default: vLLM 256, or 1024 on GPUs of >= 70 GiB) */
 } gp_workload;
 
-/* Sensible defaults: bf16, context 4096, batch 1, seq 4096, AdamW, flash attention,
- * vLLM-style parameters at their documented defaults. */
-GP_API void gp_workload_defaults(gp_workload *w, gp_task task);
-/* tp = pp = dp = cp = ep = 1, zero 0, micro_batch 1, no recomputation. */
-GP_API void gp_layout_defaults(gp_layout *l);
 GP_API int gp_layout_gpus(const gp_layout *l);  /* tp*pp*dp*cp (ep is carved from dp*tp) */
 
 /* ============================================================================================
@@ -548,10 +492,6 @@ typedef struct gp_memory {
     int64_t kv_block_size;   /* tokens per block the engine uses (its default unless given) */
     double max_concurrency;  /* kv_tokens / context: sequences of full context at once */
 } gp_memory;
-
-/* Estimate memory per GPU for a model, GPU, workload and layout. */
-GP_API gp_status gp_memory_estimate(const gp_model *m, const gp_gpu *gpu, const gp_workload *w,
-                                    const gp_layout *l, gp_memory *out, gp_error *err);
 
 /* ============================================================================================
  * The verdict: one GPU or several, and why
@@ -608,38 +548,12 @@ typedef struct gp_fit_result {
     uint64_t lower_bytes[2];  /* per GPU with them */
 } gp_fit_result;
 
-/* Decide: does the workload fit on one `gpu`; if not, the smallest count and layout that
- * does (inference: TP inside the scale-up domain, then PP; training: ZeRO/FSDP, TP, PP,
- * offload), the reasons, and larger catalog GPUs (cat may be NULL) that hold it alone.
- * `given` fixes the layout dimensions that are > 0 in it... (NULL: search from 1 GPU). */
-GP_API gp_status gp_fit(const gp_catalog *cat, const gp_model *m, const gp_gpu *gpu,
-                        const gp_workload *w, const gp_layout *given, gp_fit_result *out,
-                        gp_error *err);
-/* The verdict's reasons in a language: "pt-BR" puts each reason's Portuguese sentence (numbers
- * written 1.234,5) in `message`; "en" or NULL leaves them in English. */
-GP_API void gp_fit_set_lang(gp_fit_result *r, const char *lang);
 /* A line of a front end's text from the library's message table (English and Brazilian
  * Portuguese): `key` such as "fit.verdict_one", {0}..{9} filled from args (format numbers
  * with gp_format_number). Unknown keys give "". Returns out. */
 GP_API const char *gp_text(char *out, size_t n, const char *key, const char *lang, const char *const *args, int nargs);
 /* 1234567.8 with 1 decimal: "1,234,567.8" (en) or "1.234.567,8" (pt-BR). Returns out. */
 GP_API const char *gp_format_number(char *out, size_t n, double v, int decimals, const char *lang);
-
-/* An interconnect (data/links.json). */
-typedef enum gp_link_kind {
-    GP_LINK_SCALE_UP = 0,   /* NVLink / NVSwitch / Infinity Fabric inside a node or rack */
-    GP_LINK_HOST,           /* PCIe between GPUs of one host */
-    GP_LINK_SCALE_OUT,      /* InfiniBand / RoCE / Ethernet between nodes */
-    GP_LINK_KIND_COUNT
-} gp_link_kind;
-
-typedef struct gp_link {
-    char id[48];                  /* "nvlink4", "pcie5", "ib-ndr" */
-    char name[96];
-    gp_link_kind kind;
-    double bw_gbps_per_direction; /* per GPU, one direction, GB/s */
-    double latency_us;            /* small-message latency, 0 if no source gave one */
-} gp_link;
 
 /* ============================================================================================
  * Catalog: built-in data (models, GPUs), optionally overridden by user files
@@ -663,21 +577,6 @@ GP_API size_t gp_catalog_gpu_count(const gp_catalog *cat);
 GP_API const gp_gpu *gp_catalog_gpu_at(const gp_catalog *cat, size_t i);
 GP_API gp_status gp_catalog_find_gpu(const gp_catalog *cat, const char *name,
                                      const gp_gpu **out, gp_error *err);
-
-GP_API size_t gp_catalog_link_count(const gp_catalog *cat);
-/* Borrowed pointer valid until gp_catalog_free. */
-GP_API const gp_link *gp_catalog_link_at(const gp_catalog *cat, size_t i);
-GP_API gp_status gp_catalog_find_link(const gp_catalog *cat, const char *name,
-                                      const gp_link **out, gp_error *err);
-/* The link tensor parallelism of a GPU runs over: its scale-up fabric (gpus.json
- * `scale_up_link`) when its domain is larger than a 2-GPU bridge, else its PCIe link; NULL if
- * the catalog has none. */
-GP_API const gp_link *gp_catalog_gpu_link(const gp_catalog *cat, const gp_gpu *gpu);
-/* The PCIe x16 link of the GPU's generation (links.json `pcie<gen>`; Gen4 when unknown). */
-GP_API const gp_link *gp_catalog_gpu_host_link(const gp_catalog *cat, const gp_gpu *gpu);
-/* On-demand price per GPU-hour in USD from data/prices.json (with --data-dir overrides);
- * 0 when the catalog has none. */
-GP_API double gp_catalog_gpu_price(const gp_catalog *cat, const gp_gpu *gpu);
 
 /* Resolve `--model X`: a catalog id/alias/repo, a config.json, a model folder or a .gguf. */
 GP_API gp_status gp_model_resolve(const gp_catalog *cat, const char *spec, gp_model *out,

@@ -132,6 +132,16 @@ GP_API const gp_plan_request *gp_result_plan_request(const gp_result *r);
 GP_API const gp_plan_result *gp_result_plan(const gp_result *r);
 /* The plan's report in the scenario's format (text, markdown, html; json = gp_result_json). */
 GP_API gp_status gp_result_report(const gp_result *r, char **text, size_t *len, gp_error *err);
+/* The launch files of plan option `option` (an index into gp_result_plan(r)->options; < 0:
+ * the recommended one), rendered for the engine the option runs on, as `gpuplan plan --export`
+ * writes them (docs/export.md).
+ * cat: the catalog the plan was run with (borrowed). out: caller-owned; on GP_OK it holds the
+ * files, free their contents with gp_export_files_free; on failure it is left empty.
+ * Errors: GP_EINVAL (NULL argument, option out of range), GP_EUSAGE (r is not a plan's),
+ * GP_ENOTFOUND (no option is allowed: nothing to export), else gp_export_render's.
+ * Thread safety: reads r and cat only; distinct `out`s may be filled concurrently. */
+GP_API gp_status gp_result_plan_export(const gp_catalog *cat, const gp_result *r, int option,
+                                       gp_export_files *out, gp_error *err);
 
 /* ---- table: the classic sizing table (gpuplan table) ---- */
 /* Rules of thumb, bytes per parameter: inference at 16-bit weights; training with AdamW in
@@ -171,10 +181,6 @@ GP_API const gp_table_answer *gp_result_table(const gp_result *r);
 /* The model (catalog id, path, inline config.json, explicit architecture over either). */
 GP_API gp_status gp_scenario_model(const gp_catalog *cat, const gp_scenario *sc, const gp_run_ctx *ctx,
                                    gp_model *out, gp_error *err);
-/* The workload (defaults for sc->task, then the keys given) and the fixed layout dimensions
- * (0: not given). */
-GP_API gp_status gp_scenario_workload(const gp_scenario *sc, gp_workload *w, gp_error *err);
-GP_API void gp_scenario_layout(const gp_scenario *sc, gp_layout *given);
 
 /* ---- export: the launch files of the planned layout (gpuplan export) ---- */
 /* The layout given (inference: tp and pp; training: tp, pp, dp) or the one gpuplan recommends

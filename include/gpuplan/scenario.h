@@ -82,9 +82,6 @@ GP_API size_t gp_scenario_key_count(void);
 GP_API const gp_scenario_key *gp_scenario_key_at(size_t i);
 /* Exact name ("kv_dtype"; "kv-dtype" is accepted as the same); NULL if none. */
 GP_API const gp_scenario_key *gp_scenario_key_find(const char *name);
-/* The valid key nearest to `name` for the command(s) (a shortened or misspelt key): NULL if
- * none is near. */
-GP_API const gp_scenario_key *gp_scenario_key_nearest(const char *name, unsigned commands);
 
 #define GP_SCENARIO_VERSION 1
 #define GP_SCENARIO_LIST_MAX 16

@@ -54,25 +54,18 @@ static int write_file(cli_common *common, const char *path, const char *data, si
     return EXIT_OK;
 }
 
-/* --export DIR: the recommended option's launch files (gp_export_render, docs/export.md). */
+/* --export DIR: the recommended option's launch files (gp_result_plan_export, docs/export.md). */
 static int export_winner(cli_common *common, const char *dir, const gp_result *r, const gp_catalog *cat)
 {
-    const gp_plan_request *req = gp_result_plan_request(r);
-    const gp_plan_result *res = gp_result_plan(r);
-    if (res->recommended < 0) {
+    if (gp_result_plan(r)->recommended < 0) {
         fprintf(common->err ? common->err : stderr,
                 "gpuplan: plan: --export: no option is allowed, nothing to export\n");
         return EXIT_INPUT;
     }
-    gp_workload w;
-    gp_layout l;
-    gp_export_job job;
-    gp_export_engine eng = gp_plan_launch_job(cat, req, res, res->recommended, &job, &w, &l);
     gp_export_files files;
-    memset(&files, 0, sizeof files);
     gp_error err;
     gp_error_clear(&err);
-    if (gp_export_render(eng, &job, &files, &err) != GP_OK)
+    if (gp_result_plan_export(cat, r, -1, &files, &err) != GP_OK)
         return cli_error(common, &err);
     int rc = EXIT_OK;
     if (mkdir(dir, 0755) && errno != EEXIST) {

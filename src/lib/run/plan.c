@@ -177,3 +177,25 @@ gp_status gp_plan_run(const gp_catalog *cat, const gp_scenario *sc, const gp_run
     }
     return gpi_run_end(r, st, NULL, out, err); /* plan_json wrote the document */
 }
+
+gp_status gp_result_plan_export(const gp_catalog *cat, const gp_result *r, int option, gp_export_files *out,
+                                gp_error *err)
+{
+    if (!cat || !r || !out)
+        return gpi_fail(err, GP_EINVAL, "plan export: catalog, result and output are required");
+    memset(out, 0, sizeof *out);
+    if (r->command != GP_CMD_PLAN || !r->preq || !r->pres)
+        return gpi_fail(err, GP_EUSAGE, "plan export: the result is not a plan's");
+    if (option < 0)
+        option = r->pres->recommended;
+    if (option < 0)
+        return gpi_fail(err, GP_ENOTFOUND, "plan export: no option is allowed, nothing to export");
+    if (option >= r->pres->n_options)
+        return gpi_fail(err, GP_EINVAL, "plan export: option %d is out of range (the plan has %d)", option,
+                        r->pres->n_options);
+    gp_workload w;
+    gp_layout l;
+    gp_export_job job;
+    gp_export_engine eng = gp_plan_launch_job(cat, r->preq, r->pres, option, &job, &w, &l);
+    return gp_export_render(eng, &job, out, err);
+}
