@@ -77,12 +77,12 @@ GP_API void gp_error_clear(gp_error *err);
 /* ============================================================================================
  * Work budget and progress (docs/reliability.md, "Bounded work")
  *
- * Every question that simulates or searches (gp_simulate, gp_capacity_search,
- * gp_disagg_search, gp_train_search, gp_plan) has a work budget: it estimates its work before it allocates and
- * refuses with GP_ELIMIT, naming what to lower, when the estimate is over; it counts the work
- * done and stops with GP_ELIMIT if the count passes the limit anyway (preemptions). A unit is
- * one running sequence in one simulated engine step, or 1/GP_WORK_PER_LAYOUT of a layout
- * evaluated: 3 to 40 ns of one core (the built-in `gpuplan plan` example spends 2.7e7 units
+ * Every question that simulates or searches (gp_serve_run, gp_train_run, gp_plan_run) has a
+ * work budget: it estimates its work before it allocates and refuses with GP_ELIMIT, naming
+ * what to lower, when the estimate is over; it counts the work done and stops with GP_ELIMIT
+ * if the count passes the limit anyway (preemptions). A unit is one running sequence in one
+ * simulated engine step, or a fixed share of a training layout evaluated: 3 to 40 ns of one
+ * core (the built-in `gpuplan plan` example spends 2.7e7 units
  * in 0.2 s). The budget is never unbounded: no limit counts above GP_WORK_MAX.
  * ========================================================================================== */
 
@@ -105,7 +105,7 @@ typedef struct gp_run_progress {
     double elapsed_s;         /* seconds since the question began */
 } gp_run_progress;
 /* Called from the thread doing the work: when the stage or the candidate changes and about
- * every GP_WORK_PROGRESS_EVERY units; it should return quickly (throttle printing there). */
+ * every million units of work; it should return quickly (throttle printing there). */
 typedef void (*gp_run_progress_fn)(void *arg, const gp_run_progress *p);
 
 /* ============================================================================================

@@ -59,7 +59,7 @@ typedef enum gp_cal_param {
 /* "gemm_scale" ...; NULL past the end. */
 GP_API const char *gp_cal_param_name(gp_cal_param p);
 
-/* Read a profile (at most GP_PROFILE_MAX_BYTES) and apply it to the catalog's GPU rows: each
+/* Read a profile (at most 4 MiB) and apply it to the catalog's GPU rows: each
  * entry changes only its GPU type, and only predictions of its use, precision and engine.
  * All or nothing: on failure (syntax: FILE:LINE:COLUMN; a value out of its range, an unknown
  * key or GPU: the field) the catalog is unchanged. */

@@ -1,12 +1,12 @@
 /*
- * gpuplan/export.h: launch configurations for serving and training engines (included by
- * gpuplan.h; not a header of its own).
+ * gpuplan/export.h: launch files for serving and training engines (included by gpuplan.h;
+ * not a header of its own).
  *
- * gp_export_render turns a planned job (model, GPU, workload, layout, node shape) into the
- * command lines and config files that run that layout on one engine, using only the flags
- * and keys the engine documents (docs/export.md lists them with the engine version each
- * generated file names in its first comment). Rendering is pure: nothing is written to disk,
- * printed or kept in global state; the caller writes the files (the CLI does, under --out).
+ * gp_export_run (gpuplan/run.h) and gp_result_plan_export render a planned job into the
+ * command lines and config files that run its layout on one engine, using only the flags and
+ * keys the engine documents (docs/export.md lists them with the engine version each generated
+ * file names in its first comment). Rendering is pure: nothing is written to disk, printed or
+ * kept in global state; the caller writes the files (the CLI does, under --out).
  */
 #ifndef GPUPLAN_EXPORT_H
 #define GPUPLAN_EXPORT_H

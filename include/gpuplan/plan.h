@@ -1,18 +1,16 @@
 /*
- * gpuplan/plan.h: the decision (included by gpuplan.h; not a header of its own).
+ * gpuplan/plan.h: what a plan's answer holds (included by gpuplan.h; not a header of its own).
  *
- * Four layers, each usable alone (docs/cost.md, docs/compliance.md, docs/scenario.md):
- *  1. Prices (data/prices.json through the catalog) and the cost of one option over a
- *     horizon: cloud on-demand/reserved, bare metal, owned (purchase + power + hosting),
- *     egress, break-even month, cost per million tokens or per training run.
- *  2. Data rules (data/compliance.json): profiles whose rules exclude deployments, each rule
- *     with its citation. Guidance, not legal advice.
- *  3. Reliability: interruptions and the Young/Daly checkpoint interval for training; the
- *     spare replicas an availability target needs for serving.
- *  4. The plan: a serving capacity search or a training layout search per candidate GPU and
- *     precision, times every deployment, costed, checked and ranked; and its report (text,
- *     JSON, Markdown, self-contained HTML with inline SVG) rendered into memory.
- * Nothing here prints, exits or keeps global state.
+ * gp_plan_run (gpuplan/run.h) answers with the request as the scenario built it
+ * (gp_plan_request) and the ranked options (gp_plan_result): per candidate GPU and precision, a
+ * serving capacity search or a training layout search, times every deployment, costed
+ * (docs/cost.md), checked against the data rules (docs/compliance.md; guidance, not legal
+ * advice) and sized for failures; gp_result_report renders its report (text, Markdown,
+ * self-contained HTML) and gp_result_plan_export an option's launch files. Prices, cost,
+ * rules and reliability are computed by the library's own modules (src/lib/private/plan.h).
+ *
+ * Ownership: plain values inside a gp_result; pointers in them borrow the result or the
+ * catalog. Thread safety: read-only once returned.
  */
 #ifndef GPUPLAN_PLAN_H
 #define GPUPLAN_PLAN_H

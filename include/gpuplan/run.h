@@ -138,7 +138,8 @@ GP_API gp_status gp_result_report(const gp_result *r, char **text, size_t *len, 
  * cat: the catalog the plan was run with (borrowed). out: caller-owned; on GP_OK it holds the
  * files, free their contents with gp_export_files_free; on failure it is left empty.
  * Errors: GP_EINVAL (NULL argument, option out of range), GP_EUSAGE (r is not a plan's),
- * GP_ENOTFOUND (no option is allowed: nothing to export), else gp_export_render's.
+ * GP_ENOTFOUND (no option is allowed: nothing to export), else the renderer's (GP_EINVAL,
+ * GP_EUNSUPPORTED for a layout the engine cannot express, GP_ENOMEM).
  * Thread safety: reads r and cat only; distinct `out`s may be filled concurrently. */
 GP_API gp_status gp_result_plan_export(const gp_catalog *cat, const gp_result *r, int option,
                                        gp_export_files *out, gp_error *err);
@@ -171,7 +172,7 @@ typedef struct gp_table_answer {
     gp_workload infer, train;  /* one bf16 sequence of `context` tokens; AdamW at `seq`, micro-batch 1 */
 } gp_table_answer;
 
-/* Every row through the library (gp_memory_estimate on one GPU, gp_fit's smallest layout);
+/* Every row through the library (the memory of the job on one GPU, fit's smallest layout);
  * keys gpu, context (default 8192), seq (4096). */
 GP_API gp_status gp_table_run(const gp_catalog *cat, const gp_scenario *sc, const gp_run_ctx *ctx,
                               gp_result **out, gp_error *err);
@@ -184,7 +185,7 @@ GP_API gp_status gp_scenario_model(const gp_catalog *cat, const gp_scenario *sc,
 
 /* ---- export: the launch files of the planned layout (gpuplan export) ---- */
 /* The layout given (inference: tp and pp; training: tp, pp, dp) or the one gpuplan recommends
- * (gp_fit's smallest; the best of gp_train_search), rendered for sc->engine. Files are
+ * (fit's smallest; the best of the training layout search), rendered for sc->engine. Files are
  * returned, not written (gp_result_export). */
 GP_API gp_status gp_export_run(const gp_catalog *cat, const gp_scenario *sc, const gp_run_ctx *ctx,
                                gp_result **out, gp_error *err);

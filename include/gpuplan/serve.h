@@ -1,22 +1,18 @@
 /*
- * gpuplan/serve.h: serving performance (included by gpuplan.h; not a header of its own).
+ * gpuplan/serve.h: what a serving answer holds (included by gpuplan.h; not a header of its own).
  *
- * Three layers, each usable alone (docs/serving.md gives every formula and source):
- *  1. Step latency: the time of one engine step (a batch of prefill chunks and decode tokens)
- *     on one replica under a layout, as a roofline per phase plus communication and a fixed
- *     per-step overhead (gp_step_model_init, gp_step_time).
- *  2. Serving simulation: a discrete-event simulation of a continuous-batching engine
- *     (vLLM/SGLang-like: chunked prefill under a token budget, a cap on running sequences,
- *     paged KV blocks with preemption by recomputation) fed by open-loop, closed-loop or
- *     trace traffic (gp_simulate). Deterministic for a seed.
- *  3. Capacity search: the cheapest GPU type x TP x replicas meeting latency targets for a
- *     load, with redundancy, and why fewer GPUs miss (gp_capacity_search).
- * Nothing here prints, exits or keeps global state.
+ * gp_serve_run (gpuplan/run.h) answers with a gp_serve_answer: the load as simulated
+ * (gp_traffic), the setups evaluated (gp_serve_option, each with its simulated latencies,
+ * gp_sim_result), the capacity search's reasons (gp_capacity_result) and, when asked, the
+ * disaggregated prefill/decode pools (gp_disagg_result). docs/serving.md gives every formula
+ * and source. The step model, the simulator and the search behind them are the library's own
+ * (src/lib/private/serve.h), not API.
+ *
+ * Ownership: every struct here is a plain value inside a gp_result (or copied out of one);
+ * pointers in them are borrowed from the result. Thread safety: read-only once returned.
  */
 #ifndef GPUPLAN_SERVE_H
 #define GPUPLAN_SERVE_H
-
-/* ---- 1. step latency ------------------------------------------------------------------ */
 
 struct gpi_gpu_rates;  /* measured rates (src/lib/hw/kernels.h, private) */
 struct gpi_link_curve;
@@ -44,7 +40,7 @@ typedef struct gp_length_spec {
     gp_length_dist dist;
     double mean;
     int64_t min, max;        /* bounds (0: 1 and unbounded) */
-    double sigma;            /* log-normal: standard deviation of ln(length) (0: GP_LOGNORMAL_SIGMA) */
+    double sigma;            /* log-normal: standard deviation of ln(length) (0: 0.5, docs/serving.md) */
 } gp_length_spec;
 
 typedef struct gp_trace_request {
@@ -70,7 +66,7 @@ typedef struct gp_traffic {
                                       GP_ELIMIT (a deadline, a server stopping); NULL: never */
     void *cancel_arg;
     gp_work *work;           /* the question's budget, shared by the simulations of a search
-                                (NULL: GP_WORK_DEFAULT for this call) */
+                                (set by the run functions; NULL in a result) */
 } gp_traffic;
 
 /* Speculative decoding: a draft (a small model, or DeepSeek's multi-token-prediction head)

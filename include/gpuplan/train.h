@@ -1,7 +1,10 @@
 /*
- * gpuplan/train.h: training performance (step time, TFLOP/s, MFU) and the parallel-layout
- * search. Included by gpuplan.h; not meant to be included alone.
- * Formulas and constants: docs/performance.md.
+ * gpuplan/train.h: what a training answer holds: step time, TFLOP/s, MFU of a layout and the
+ * layout search's candidates (included by gpuplan.h; not meant to be included alone).
+ * gp_train_run (gpuplan/run.h) fills them; the model and the search behind them are the
+ * library's own (src/lib/private/train.h). Formulas and constants: docs/performance.md.
+ * Ownership: plain values inside a gp_result; pointers in them borrow the result or the
+ * catalog. Thread safety: read-only once returned.
  */
 #ifndef GPUPLAN_TRAIN_H
 #define GPUPLAN_TRAIN_H
@@ -55,8 +58,7 @@ typedef struct gp_cluster {
                                    expert GEMMs (--overlap-moe-expert-parallel-comm); 0 (its default):
                                    exposed */
     gp_cuda_graphs cuda_graphs; /* what the stack captures in CUDA graphs (default none) */
-    /* Measured rates (data/kernels.json), set by gp_cluster_defaults / gp_cluster_set_link:
-     * pointers into the catalog, valid while it is open. NULL (a cluster built by hand): the
+    /* Measured rates (data/kernels.json), set by the library: pointers into the catalog, valid while it is open. NULL (a cluster built by hand): the
      * model falls back to the datasheet peaks with the generic efficiencies of train.c. */
     const struct gpi_gpu_rates *rates;
     const struct gpi_link_curve *intra_curve, *inter_curve;
@@ -130,7 +132,7 @@ typedef struct gp_train_search_opts {
     int max_gpus;                /* bound for the deadline search (default 65536) */
     int (*cancel)(void *arg);    /* polled per layout: non-zero stops the search with GP_ELIMIT */
     void *cancel_arg;
-    gp_work *work;               /* the question's budget (NULL: GP_WORK_DEFAULT for this call) */
+    gp_work *work;               /* the question's budget (NULL in a result) */
 } gp_train_search_opts;
 
 typedef struct gp_train_search_result {
