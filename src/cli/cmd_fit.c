@@ -109,7 +109,7 @@ int cmd_fit(int argc, char **argv, cli_common *common)
     printf("\n%s\n", gp_text(title, sizeof title,
                              r->single_gpu_sufficient ? "fit.verdict_one" : r->fits ? "fit.verdict_several" : "fit.verdict_none",
                              lang, NULL, 0));
-    for (int i = 0; i < r->n_reasons; i++) /* already in the question's language (gp_fit_set_lang) */
+    for (int i = 0; i < r->n_reasons; i++) /* already in the question's language (gp_fit_run set it) */
         printf("  - [%s] %s\n", gp_reason_name(r->reasons[i].code), r->reasons[i].message);
     if (r->fits && (r->min_gpus > 1 || gp_layout_gpus(&r->asked) != 1)) {
         printf("\n");

@@ -58,7 +58,8 @@ static void print_table(const gp_table_row *rows, size_t n, const gp_gpu *gpu, c
                pct((double)(t->activations + t->overhead), (double)t->per_gpu), r->train.layout);
     }
 
-    printf("\nTotals are the whole job on one device; min GPUs is gp_fit's smallest layout of %s.\n", gpu->id);
+    printf("\nTotals are the whole job on one device; min GPUs is the smallest layout of %s that fits\n"
+           "(as gpuplan fit finds it).\n", gpu->id);
     printf("The rules of thumb (2 B/param to serve, 16 B/param = 2 + 2 + 12 to train with AdamW) count\n"
            "model states only; \"rule misses\" is the share of the total they leave out: the KV cache at\n"
            "the stated context, activations, and runtime overhead (CUDA context, allocator slack).\n");
