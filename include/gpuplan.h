@@ -1,7 +1,8 @@
 /*
  * gpuplan.h: the one public header of libgpuplan.
  *
- * If a function, type or constant is not declared in this file, it is not API (SQLite's rule).
+ * If a function, type or constant is not declared in this file (or the headers it includes),
+ * it is not API (SQLite's rule).
  *
  * Conventions
  *  - Every public name starts with gp_ / GP_.
@@ -16,6 +17,22 @@
  *    (gp_catalog) own resources.
  *  - Thread safety: no global mutable state. Distinct handles may be used from distinct
  *    threads; a const catalog may be shared by readers.
+ *
+ * Reading a declaration (each function's comment says where it differs)
+ *  - Parameters: pointers must be valid and not NULL, except `err` (always optional: NULL
+ *    means the caller does not want the details) and the argument of a _free (NULL is a no-op).
+ *    A comment saying "NULL: ..." gives what NULL means for that parameter.
+ *  - Returned strings are constants of the library (never freed, never NULL unless said);
+ *    returned pointers into a catalog or a result are borrowed and live as long as it does.
+ *  - Output structs (`out`) are the caller's; on failure their contents are unspecified
+ *    unless the comment says otherwise.
+ *  - "Thread-safe" means callable from any thread at once with distinct outputs: every
+ *    function here is, except those that change a handle (gp_catalog_apply_profile,
+ *    gp_scenario_set, the _free functions), which need the handle to themselves.
+ *
+ * What is API: include/gpuplan.h and the headers of include/gpuplan/ it includes; the exported
+ * functions are listed in tests/data/api_exports.txt. The library's modules talk through
+ * private headers (src/lib/private/, docs/architecture.md "Public and private").
  */
 #ifndef GPUPLAN_H
 #define GPUPLAN_H
@@ -34,6 +51,10 @@ extern "C" {
 #endif
 
 #define GP_VERSION_STRING "0.1.0"
+
+/* The version of the library actually loaded ("0.1.0"), to compare with GP_VERSION_STRING
+ * (the headers compiled against). Constant string; thread-safe. */
+GP_API const char *gp_version(void);
 
 /* ============================================================================================
  * Status and errors
@@ -68,10 +89,13 @@ typedef struct gp_error {
     char field[GP_ERROR_FIELD_MAX];   /* the JSON key or header field at fault, if any */
 } gp_error;
 
-/* Short constant name of a status ("parse error"); never NULL. */
+/* Short constant name of a status ("parse error"); "unknown status" for a value out of range;
+ * never NULL. Thread-safe. */
 GP_API const char *gp_status_str(gp_status code);
 
-/* Reset an error to "no error". */
+/* Reset an error to "no error" (code GP_OK, empty strings, offset -1). err may be NULL (no-op).
+ * A failing call fills `err`; a succeeding one need not touch it, so clear it before a call
+ * whose `err` is read whatever the status. */
 GP_API void gp_error_clear(gp_error *err);
 
 /* ============================================================================================
@@ -128,10 +152,12 @@ typedef enum gp_dtype {
     GP_DTYPE_COUNT
 } gp_dtype;
 
-/* Name of a dtype as the CLI spells it ("bf16"); "unknown" for out-of-range values. */
+/* Name of a dtype as the CLI spells it ("bf16"); "unknown" for out-of-range values. Constant
+ * string, never NULL; thread-safe. (Parsing a name is the scenario's job: the "dtype" key.) */
 GP_API const char *gp_dtype_name(gp_dtype t);
 /* Storage bits per element of a quantized or plain weight, scales and zero points included
- * (documented per type in docs/model.md). E.g. bf16 16, int4 (g128) 4.15625, nf4 4.127. */
+ * (documented per type in docs/model.md). E.g. bf16 16, int4 (g128) 4.15625, nf4 4.127.
+ * 0 for GP_DTYPE_UNKNOWN or a value out of range. Thread-safe. */
 GP_API double gp_dtype_bits(gp_dtype t);
 
 /* ============================================================================================
@@ -275,8 +301,12 @@ typedef struct gp_param_breakdown {
     int64_t linear_active;    /* of those, used per token */
 } gp_param_breakdown;
 
-/* Count parameters from the architecture (not from files). Returns GP_EINVAL with a message
- * if the architecture is inconsistent (heads not dividing, zero layers, overflow). */
+/* The figures of a model (m: from a loader, the catalog or gp_result_model; never changed).
+ * Pure functions of m: thread-safe. Those without a status return 0 for an architecture
+ * gp_model_validate refuses. */
+
+/* Count parameters from the architecture (not from files) into *out. Returns GP_EINVAL with a
+ * message if the architecture is inconsistent (heads not dividing, zero layers, overflow). */
 GP_API gp_status gp_model_params(const gp_model *m, gp_param_breakdown *out, gp_error *err);
 
 /* The model's total parameters: exact count from files if read, else from the architecture. */
@@ -299,15 +329,21 @@ GP_API uint64_t gp_model_kv_bytes(const gp_model *m, gp_dtype kv_dtype, int64_t 
  * Training FLOPs per token are 3x this (forward + backward); see docs/model.md. */
 GP_API double gp_model_forward_flops_per_token(const gp_model *m, int64_t context);
 
-/* Validate an architecture: returns GP_EINVAL naming the field at fault. */
+/* Validate an architecture: GP_OK, or GP_EINVAL with err->field naming the field at fault. */
 GP_API gp_status gp_model_validate(const gp_model *m, gp_error *err);
 
-/* ---- loaders ---------------------------------------------------------------------------- */
+/* ---- loaders ----------------------------------------------------------------------------
+ * Each fills *out (the caller's; on failure its contents are unspecified) from a file or text,
+ * reading headers only, within the parser limits of docs/reliability.md (GP_ELIMIT past one).
+ * Errors: GP_EIO / GP_ENOTFOUND for the file, GP_EPARSE with line and column (or byte offset),
+ * GP_EUNSUPPORTED, GP_EINVAL with the field. Thread-safe (no shared state). gp_model_resolve
+ * below picks the loader from a `--model` string. */
 
 /* Read a Hugging Face config.json. Errors name the file, line and column (syntax) or the
  * field (semantics). An unknown model_type with the standard fields loads with a note. */
 GP_API gp_status gp_model_from_hf_config_file(const char *path, gp_model *out, gp_error *err);
-/* Same from a JSON text in memory (`name` used in messages; may be NULL). */
+/* Same from a JSON text in memory: `len` bytes (need not be NUL-terminated); `name` is used in
+ * messages (NULL: "config.json"). */
 GP_API gp_status gp_model_from_hf_config_text(const char *json, size_t len, const char *name,
                                               gp_model *out, gp_error *err);
 
@@ -423,6 +459,9 @@ typedef enum gp_engine {
     GP_ENGINE_COUNT
 } gp_engine;
 
+/* The names the CLI and the JSON use ("infer", "selective", "adamw", "optimizer", "vllm");
+ * "?" for a value out of range. Constant strings; thread-safe. Parsing is the scenario's
+ * job (gp_scenario_set: keys task, recompute, optimizer, offload, engine). */
 GP_API const char *gp_task_name(gp_task t);
 GP_API const char *gp_recompute_name(gp_recompute r);
 GP_API const char *gp_optimizer_name(gp_optimizer o);
@@ -465,7 +504,9 @@ typedef struct gp_workload {
                                 engine default: vLLM 256, or 1024 on GPUs of >= 70 GiB) */
 } gp_workload;
 
-GP_API int gp_layout_gpus(const gp_layout *l);  /* tp*pp*dp*cp (ep is carved from dp*tp) */
+/* GPUs a layout uses: tp*pp*dp*cp (ep is carved from dp*tp), INT_MAX when the product
+ * overflows an int. Thread-safe. */
+GP_API int gp_layout_gpus(const gp_layout *l);
 
 /* ============================================================================================
  * Memory per GPU (docs/memory.md gives every formula and constant)
@@ -512,7 +553,8 @@ typedef enum gp_reason_code {
     GP_REASON_COUNT
 } gp_reason_code;
 
-GP_API const char *gp_reason_name(gp_reason_code c); /* "weights_exceed_vram" */
+/* The reason's JSON name ("weights_exceed_vram"); "?" out of range. Constant; thread-safe. */
+GP_API const char *gp_reason_name(gp_reason_code c);
 
 #define GP_MAX_REASONS 12
 #define GP_MAX_ALTERNATIVES 8
@@ -549,36 +591,49 @@ typedef struct gp_fit_result {
 } gp_fit_result;
 
 /* A line of a front end's text from the library's message table (English and Brazilian
- * Portuguese): `key` such as "fit.verdict_one", {0}..{9} filled from args (format numbers
- * with gp_format_number). Unknown keys give "". Returns out. */
+ * Portuguese): `key` such as "fit.verdict_one", {0}..{9} filled from args[0..nargs-1]
+ * (format numbers with gp_format_number); lang "pt-BR", else (NULL too) English. Writes at
+ * most n bytes into out, always NUL-terminated (truncating). Unknown keys give "". Returns
+ * out ("" when out is NULL or n is 0). Thread-safe. */
 GP_API const char *gp_text(char *out, size_t n, const char *key, const char *lang, const char *const *args, int nargs);
-/* 1234567.8 with 1 decimal: "1,234,567.8" (en) or "1.234.567,8" (pt-BR). Returns out. */
+/* 1234567.8 with 1 decimal: "1,234,567.8" (en, or lang NULL) or "1.234.567,8" (pt-BR), into
+ * out (n bytes, NUL-terminated, truncating). Returns out. Thread-safe. */
 GP_API const char *gp_format_number(char *out, size_t n, double v, int decimals, const char *lang);
 
 /* ============================================================================================
  * Catalog: built-in data (models, GPUs), optionally overridden by user files
  * ========================================================================================== */
 
-/* Load the built-in catalog; if `data_dir` is not NULL, files there named models.json /
- * gpus.json add to or replace (same id) the built-in entries. */
+/* Load the built-in catalog into a new handle *out (NULL on failure); if `data_dir` is not NULL,
+ * files there named like the built-in ones (models.json, gpus.json, links.json, prices.json,
+ * compliance.json, kernels.json, engines.json) add to or replace (same id) the built-in entries.
+ * Errors name the file, line and field (GP_EIO, GP_EPARSE, GP_EINVAL, GP_ENOMEM). The handle is
+ * read-only afterwards (except gp_catalog_apply_profile): any number of threads may read it and
+ * run questions on it at once. Free with gp_catalog_free, after every result made from it. */
 GP_API gp_status gp_catalog_open(const char *data_dir, gp_catalog **out, gp_error *err);
+/* Free a catalog (NULL: no-op). No other thread may be using it. */
 GP_API void gp_catalog_free(gp_catalog *cat);
 
+/* Entries of the catalog, by index (0 .. count-1) or by name. cat must not be NULL. */
 GP_API size_t gp_catalog_model_count(const gp_catalog *cat);
-/* Build model i of the catalog into `out` (index < count). */
+/* Build model i of the catalog into `out` (the caller's value); GP_ENOTFOUND past the end. */
 GP_API gp_status gp_catalog_model_at(const gp_catalog *cat, size_t i, gp_model *out,
                                      gp_error *err);
-/* Look up a model by id, Hugging Face repo or alias, case-insensitively. */
+/* Look up a model by id, Hugging Face repo or alias, case-insensitively, into `out`;
+ * GP_ENOTFOUND if none. */
 GP_API gp_status gp_catalog_find_model(const gp_catalog *cat, const char *name, gp_model *out,
                                        gp_error *err);
 
 GP_API size_t gp_catalog_gpu_count(const gp_catalog *cat);
-/* Borrowed pointer valid until gp_catalog_free. */
+/* GPU i: borrowed pointer valid until gp_catalog_free; NULL past the end. */
 GP_API const gp_gpu *gp_catalog_gpu_at(const gp_catalog *cat, size_t i);
+/* A GPU by id or alias, case-insensitively: *out borrowed as above; GP_ENOTFOUND if none. */
 GP_API gp_status gp_catalog_find_gpu(const gp_catalog *cat, const char *name,
                                      const gp_gpu **out, gp_error *err);
 
-/* Resolve `--model X`: a catalog id/alias/repo, a config.json, a model folder or a .gguf. */
+/* Resolve `--model X` into `out`: a catalog id/alias/repo, a config.json, a model folder or a
+ * .gguf (files read as the loaders above do). cat: the catalog for names (borrowed). spec NULL
+ * or "": GP_EINVAL. Thread-safe. */
 GP_API gp_status gp_model_resolve(const gp_catalog *cat, const char *spec, gp_model *out,
                                   gp_error *err);
 
