@@ -1,9 +1,10 @@
 /*
- * gpuplan/calibrate.h: measured runs, as a team's own tools print them, read into one form so
- * that gpuplan can be calibrated on the team's own cluster (docs/calibration.md).
+ * gpuplan/calibrate.h: calibration on a team's own cluster (docs/calibration.md): fit a profile
+ * on measured runs as the team's own tools print them (gp_calibrate_run), measure this
+ * machine's GPUs (gp_bench_run), apply a profile to a catalog (gp_catalog_apply_profile).
  *
- * A run set holds runs read from one or more files. Each file's format is found from its
- * content, never from its name alone:
+ * gp_calibrate_run reads runs from files whose format is found from their content, never from
+ * the name alone:
  *   - JSON Lines: one scenario document per line (the keys of docs/scenario.md) plus
  *     "command": "train" | "serve", a "measured" object and an optional "id";
  *   - CSV: a header row naming the same keys (scenario keys, "command", "id", and the
@@ -19,7 +20,8 @@
  * passes: a scenario JSON object whose keys fill in what the file leaves out; the file's own
  * figures win over the defaults.
  *
- * Thread safety: a run set is not shared; distinct run sets may be used from distinct threads.
+ * Thread safety: gp_calibrate_run and gp_bench_run share nothing between calls (the catalog is
+ * only read); gp_catalog_apply_profile changes the catalog and needs it to itself.
  */
 #ifndef GPUPLAN_CALIBRATE_H
 #define GPUPLAN_CALIBRATE_H
@@ -30,13 +32,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Read the file at path (at most 64 MiB), detect its format and append its runs to set.
-   defaults_json: NULL or a JSON object of scenario keys for what the file does not say.
-   On failure nothing is appended and err names the file, line (and column) and field. */
-
-/* The same from memory: name is used in messages and ids (a file name); text need not be
-   NUL-terminated. */
 
 /* ============================================================================================
  * Profiles: fitted rates of a GPU type, applied by the catalog (docs/calibration.md)
@@ -56,16 +51,18 @@ typedef enum gp_cal_param {
     GP_CALP_COUNT
 } gp_cal_param;
 
-/* "gemm_scale" ...; NULL past the end. */
+/* "gemm_scale" ...; NULL past the end. Constant string. */
 GP_API const char *gp_cal_param_name(gp_cal_param p);
 
 /* Read a profile (at most 4 MiB) and apply it to the catalog's GPU rows: each
  * entry changes only its GPU type, and only predictions of its use, precision and engine.
  * All or nothing: on failure (syntax: FILE:LINE:COLUMN; a value out of its range, an unknown
- * key or GPU: the field) the catalog is unchanged. */
+ * key or GPU: the field) the catalog is unchanged. It changes the catalog: call it before the
+ * catalog is shared, never while another thread reads it. */
 GP_API gp_status gp_catalog_apply_profile(gp_catalog *cat, const char *path, gp_error *err);
 /* What the applied profile is, for the output to say so: "calibrated on 6 runs of
- * H100-SXM-80GB (train bf16) from prof.json"; "" when none. Borrowed. */
+ * H100-SXM-80GB (train bf16) from prof.json"; "" when none (or cat is NULL). Borrowed from the
+ * catalog. */
 GP_API const char *gp_catalog_profile_note(const gp_catalog *cat);
 
 /* ============================================================================================
@@ -124,9 +121,11 @@ typedef struct gp_calibrate_result {
 /* Read the runs, predict each with the library, fit the fewest parameters per entry that
  * explain them (bounded search on log error, leave-one-out to add a second), and on success
  * write the profile to o->out_path. On failure nothing is written and err names the file
- * and line (or the run). */
+ * and line (or the run). *out is the caller's (large: heap it); on GP_OK free what it holds
+ * with gp_calibrate_result_free. cat: read only. */
 GP_API gp_status gp_calibrate_run(const gp_catalog *cat, const gp_calibrate_opts *o, gp_calibrate_result *out,
                                   gp_error *err);
+/* Free what a result holds (profile_json), not the struct itself. NULL: no-op. */
 GP_API void gp_calibrate_result_free(gp_calibrate_result *r);
 
 /* ============================================================================================
@@ -168,7 +167,12 @@ typedef struct gp_bench_result {
     char *profile_json;         /* owned: gp_bench_result_free */
 } gp_bench_result;
 
+/* Measure this machine with options o (required; zero fields take their defaults) into *out (the caller's), with a profile of the
+ * figures (out->profile_json) for gp_catalog_apply_profile; the device is matched to its
+ * catalog entry (cat, read only). GP_EINVAL without cat or o; GP_ENOTFOUND naming the missing library or device. Runs work
+ * on the GPUs for seconds: one bench at a time per machine. */
 GP_API gp_status gp_bench_run(const gp_catalog *cat, const gp_bench_opts *o, gp_bench_result *out, gp_error *err);
+/* Free what a result holds (profile_json), not the struct itself. NULL: no-op. */
 GP_API void gp_bench_result_free(gp_bench_result *r);
 
 #ifdef __cplusplus

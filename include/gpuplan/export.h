@@ -44,7 +44,8 @@ typedef struct gp_export_files {
     char notes[GP_NOTE_MAX];                /* caveats ('\n'-separated), e.g. multi-node */
 } gp_export_files;
 
-/* Free the contents of every file and reset `out` (the struct itself is the caller's). */
+/* Free the contents of every file and reset `out` (the struct itself is the caller's; NULL:
+ * no-op). For files from gp_result_plan_export; those of gp_result_export belong to the result. */
 GP_API void gp_export_files_free(gp_export_files *out);
 
 #endif /* GPUPLAN_EXPORT_H */

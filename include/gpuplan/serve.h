@@ -124,7 +124,8 @@ typedef enum gp_serve_reason_code {
     GP_SERVE_REASON_COUNT
 } gp_serve_reason_code;
 
-GP_API const char *gp_serve_reason_name(gp_serve_reason_code c); /* "concurrency" */
+/* The reason's JSON name ("concurrency"); "?" out of range. Constant string; thread-safe. */
+GP_API const char *gp_serve_reason_name(gp_serve_reason_code c);
 
 typedef struct gp_serve_reason {
     gp_serve_reason_code code;

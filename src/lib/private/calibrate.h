@@ -76,8 +76,13 @@ gp_runset *gp_runset_new(void);
 
 void gp_runset_free(gp_runset *set);
 
+/* Read the file at path (at most 64 MiB), detect its format and append its runs to set.
+   defaults_json: NULL or a JSON object of scenario keys for what the file does not say.
+   On failure nothing is appended and err names the file, line (and column) and field. */
 gp_status gp_runset_read(gp_runset *set, const char *path, const char *defaults_json, gp_error *err);
 
+/* The same from memory: name is used in messages and ids (a file name); text need not be
+   NUL-terminated. */
 gp_status gp_runset_parse(gp_runset *set, const char *name, const char *text, size_t len,
                                  const char *defaults_json, gp_error *err);
 
