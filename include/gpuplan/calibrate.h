@@ -38,7 +38,6 @@ extern "C" {
  * ========================================================================================== */
 
 #define GP_PROFILE_VERSION 1
-#define GP_RUN_ID_MAX 96
 
 /* The parameters a profile may hold, each a multiplier of a rate the models use (1: unchanged)
  * except step_overhead_s (seconds). */
@@ -99,6 +98,8 @@ typedef struct gp_calibrate_group {
        predicted by a fit on the others), before and after calibration; NaN when undefined */
     double err_before, err_after, loo_before, loo_after;
 } gp_calibrate_group;
+
+#define GP_RUN_ID_MAX 96 /* a run's id: the line's "id", or FILE:LINE */
 
 typedef struct gp_calibrate_residual {
     char id[GP_RUN_ID_MAX];
