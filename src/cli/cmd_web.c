@@ -18,7 +18,7 @@ static const char web_help[] =
     "  --port N             TCP port (default 8080; 0: any free port, printed at start)\n"
     "  --bind ADDR          address to listen on (default 127.0.0.1: this machine only).\n"
     "                       Anything else lets others on the network use the planner.\n"
-    "  --threads N          worker threads (default 4)\n"
+    "  --threads N          questions answered at once (default 4)\n"
     "  --max-body BYTES     largest request body (default 262144; 413 past it)\n"
     "  --timeout S          close idle connections after S seconds (default 10)\n"
     "  --request-timeout S  stop a question after S seconds with 503 (default 10)\n"

@@ -1,27 +1,35 @@
 /*
- * server.c: the HTTP side of `gpuplan web`: a libmicrohttpd daemon with a thread pool, bound
- * to loopback unless told otherwise. It reads a request body up to a cap (413 past it), then
+ * server.c: the HTTP side of `gpuplan web`: a libmicrohttpd daemon with a thread per
+ * connection, bound to loopback unless told otherwise. It reads a request body up to a cap (413 past it), then
  * hands method, path and body to routes.c and sends back what it answers. Idle clients are cut
  * off by the connection timeout, bodies arriving slower than a minimum rate are dropped, open
  * connections are capped in all and per client address, and each connection's memory is
- * bounded. Requests run concurrently on the thread pool (the library shares nothing between
- * runs); each question has a deadline and stops early when the server stops.
+ * bounded. Questions run concurrently (the library shares nothing between runs), at most
+ * `threads` at once: a counting semaphore hands out the planning slots, so every connection's
+ * question waits for the first free slot whichever connection it came on (a pool that binds a
+ * connection to the worker that accepted it can leave a worker idle while another queues).
+ * A question that finds no slot within half its deadline is answered 503 with Retry-After; each
+ * question has a deadline and stops early when the server stops.
  * All state lives in the gps_server handle.
  */
 #include "server.h"
 
 #include <arpa/inet.h>
 #include <microhttpd.h>
+#include <errno.h>
 #include <netinet/in.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 
 struct gps_server {
     struct MHD_Daemon *daemon;
-    gp_catalog *cat;     /* read-only once started: shared by the worker threads */
+    gp_catalog *cat;     /* read-only once started: shared by the connection threads */
+    sem_t slots;         /* planning slots: the --threads questions that may run at once */
     atomic_int stopping; /* set by gps_stop: questions in flight stop */
     double request_s;    /* deadline of one question */
     const char *nvml_path;
@@ -132,6 +140,8 @@ static enum MHD_Result send_response(struct MHD_Connection *conn, gps_response *
     MHD_add_response_header(r, "Cache-Control", "no-store");
     if (res->allow)
         MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, res->allow);
+    if (res->retry_after)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1");
     if (res->content_type && !strncmp(res->content_type, "text/html", 9))
         MHD_add_response_header(r, "Content-Security-Policy",
                                 "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
@@ -164,6 +174,47 @@ static int host_allowed(const char *host)
             return 1;
     }
     return 0;
+}
+
+/* Wait for a planning slot for at most half the question's deadline (the run then has its
+ * own full deadline): 0 with a slot held, -1 without. */
+static int take_slot(gps_server *s, double started)
+{
+    double until = started + 0.5 * s->request_s, now;
+    while ((now = gp_run_clock()) < until && !atomic_load(&s->stopping)) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        double wait = until - now < 0.25 ? until - now : 0.25; /* wake to see the stop flag */
+        long ns = ts.tv_nsec + (long)(wait * 1e9);
+        ts.tv_sec += ns / 1000000000L;
+        ts.tv_nsec = ns % 1000000000L;
+        if (sem_timedwait(&s->slots, &ts) == 0)
+            return 0;
+        if (errno != ETIMEDOUT && errno != EINTR)
+            return -1;
+    }
+    return -1;
+}
+
+/* Route one complete request; a question (POST) inside a planning slot, and no slot within
+ * half its deadline is a 503. */
+static enum MHD_Result answer(gps_server *s, struct MHD_Connection *conn, const char *method, const char *url,
+                              const conn_state *st)
+{
+    gps_response res;
+    memset(&res, 0, sizeof res);
+    int slot = strcmp(method, "POST") == 0; /* GETs (the page, health, the catalog) are cheap */
+    if (slot && take_slot(s, st->started) != 0) {
+        gps_respond_error(&res, 503, "the server is busy: every planning slot stayed taken for half "
+                                     "this question's deadline; retry shortly");
+        res.retry_after = 1;
+        return send_response(conn, &res);
+    }
+    gps_request req = {method, url, st->body ? st->body : "", st->len};
+    gps_route(s, &req, &res);
+    if (slot)
+        sem_post(&s->slots);
+    return send_response(conn, &res);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
@@ -223,11 +274,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         snprintf(m, sizeof m, "request body too large (at most %zu bytes)", s->max_body);
         return send_error(conn, 413, m);
     }
-    gps_request req = {method, url, st->body ? st->body : "", st->len};
-    gps_response res;
-    memset(&res, 0, sizeof res);
-    gps_route(s, &req, &res);
-    return send_response(conn, &res);
+    return answer(s, conn, method, url, st);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls, enum MHD_RequestTerminationCode toe)
@@ -248,7 +295,9 @@ int gps_start(const gps_config *cfg, gps_server **out, char *msg, size_t msg_siz
     struct sockaddr_in a4;
     struct sockaddr_in6 a6;
     struct sockaddr *addr;
-    unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD;
+    /* a thread per connection: a question blocks only its own connection while it waits for
+     * a planning slot or runs */
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_AUTO;
     int loopback;
     memset(&a4, 0, sizeof a4);
     memset(&a6, 0, sizeof a6);
@@ -291,15 +340,21 @@ int gps_start(const gps_config *cfg, gps_server **out, char *msg, size_t msg_siz
         return -1;
     }
     unsigned threads = cfg->threads > 0 ? (unsigned)cfg->threads : GPS_DEFAULT_THREADS;
+    if (sem_init(&s->slots, 0, threads) != 0) {
+        snprintf(msg, msg_size, "cannot create %u planning slots", threads);
+        gp_catalog_free(s->cat);
+        free(s);
+        return -1;
+    }
     s->daemon = MHD_start_daemon(
-        flags, (uint16_t)cfg->port, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, addr, MHD_OPTION_THREAD_POOL_SIZE,
-        threads, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)(cfg->timeout_s ? cfg->timeout_s : GPS_DEFAULT_TIMEOUT_S),
+        flags, (uint16_t)cfg->port, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, addr, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)(cfg->timeout_s ? cfg->timeout_s : GPS_DEFAULT_TIMEOUT_S),
         MHD_OPTION_CONNECTION_LIMIT, (unsigned)GPS_MAX_CONNECTIONS, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
         (unsigned)GPS_MAX_PER_IP, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)GPS_CONNECTION_MEMORY,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
     if (!s->daemon) {
         snprintf(msg, msg_size, "cannot listen on %s port %d (in use, or not an address of this machine?)", bind,
                  cfg->port);
+        sem_destroy(&s->slots);
         gp_catalog_free(s->cat);
         free(s);
         return -1;
@@ -315,7 +370,8 @@ void gps_stop(gps_server *s)
     if (!s)
         return;
     atomic_store(&s->stopping, 1); /* questions in flight poll this and stop */
-    MHD_stop_daemon(s->daemon);
+    MHD_stop_daemon(s->daemon); /* joins the connection threads: no slot is held after it */
+    sem_destroy(&s->slots);
     gp_catalog_free(s->cat);
     free(s);
 }

@@ -1,8 +1,8 @@
 /*
- * server.h: gpuplan's local HTTP/JSON server (libmicrohttpd, a thread pool).
+ * server.h: gpuplan's local HTTP/JSON server (libmicrohttpd, a thread per connection).
  *
- * server.c owns the daemon, the limits and the catalog (read-only, shared by the worker
- * threads); routes.c maps method + path to a handler (a table) and answers a scenario
+ * server.c owns the daemon, the limits, the planning slots and the catalog (read-only, shared
+ * by the connection threads); routes.c maps method + path to a handler (a table) and answers a scenario
  * document by calling the library directly: scenario -> run function -> JSON. Requests run
  * concurrently, each under its own deadline; nothing here includes the CLI. docs/web.md
  * describes the API and its limits.
@@ -30,7 +30,7 @@
 typedef struct gps_config {
     const char *bind;      /* an IPv4 or IPv6 address; 127.0.0.1 unless told otherwise */
     int port;              /* 0: any free port (gps_port tells which) */
-    int threads;           /* thread pool size */
+    int threads;           /* questions answered at once (planning slots) */
     size_t max_body;       /* bytes */
     unsigned timeout_s;    /* idle connection timeout */
     const char *data_dir;  /* --data-dir for the catalog, or NULL */
@@ -64,6 +64,7 @@ typedef struct gps_response {
     size_t len;
     int body_static;   /* body is embedded data: do not free */
     const char *allow; /* 405: the methods the path takes (the Allow header) */
+    int retry_after;   /* 503 busy: send Retry-After: 1 */
 } gps_response;
 
 /* Fill res for req (routes.c). Never fails: errors are responses. */

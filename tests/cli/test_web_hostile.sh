@@ -2,7 +2,8 @@
 # gpuplan web under hostile HTTP on loopback (issue 17): shortened keys are refused naming the
 # key meant; one client address cannot take more than its share of connections; oversize and
 # deeply nested bodies are refused; a question past its deadline stops (503) while
-# /api/health keeps answering at once; SIGTERM stops the server while a long question runs.
+# /api/health keeps answering at once; SIGTERM stops the server while a long question runs;
+# with every planning slot taken, a question waits until its deadline and gets 503 + Retry-After.
 # Bounded: every wait has a limit, the whole script takes well under a minute.
 . "$(dirname "$0")/lib.sh"
 command -v curl >/dev/null || { echo "SKIP: curl not installed"; exit 0; }
@@ -102,5 +103,31 @@ echo "stopped ${el} s after SIGTERM with a question in flight"
 checks=$((checks+1)); [ "$rc" -eq 0 ] || fail "exit code $rc after SIGTERM"
 checks=$((checks+1)); awk -v t="$el" 'BEGIN { exit !(t < 1.5) }' || fail "took ${el} s to stop after SIGTERM"
 wait 2>/dev/null
+
+# 6. one planning slot (--threads 1) held by a long question: a second question, on another
+#    connection, waits for the slot half its own 2 s deadline and is answered 503 "busy" with
+#    Retry-After; health (a GET) is answered meanwhile; once the slot is free, questions run.
+"$GP" web --port 0 --timeout 5 --request-timeout 2 --threads 1 >"$TMP/server.log" 2>"$TMP/server.err" &
+PID=$!
+trap cleanup EXIT
+PORT=
+for _ in $(seq 1 100); do
+  PORT=$(sed -n 's|.*serving http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$TMP/server.log"); [ -n "$PORT" ] && break; sleep 0.1
+done
+[ -n "$PORT" ] || { echo "FAIL: server with one slot did not start"; cat "$TMP/server.err"; exit 1; }
+URL="http://127.0.0.1:$PORT"
+( printf '%s' "$LONG" | curl -s -m 30 -o /dev/null --data-binary @- "$URL/api/serve" ) &
+LONGPID=$!
+sleep 0.5
+FIT='{"model": "llama-3.1-8b", "gpu": "H100-SXM-80GB"}'
+code=$(printf '%s' "$FIT" | curl -s -m 20 -D "$TMP/hdr" -o "$TMP/out" -w '%{http_code}' --data-binary @- "$URL/api/fit")
+expect_code 503 "a question while the only slot is taken"
+checks=$((checks+1)); grep -qi '^retry-after: 1' "$TMP/hdr" || fail "busy 503 carries Retry-After (headers: $(tr -d '\r' < "$TMP/hdr" | tr '\n' ' '))"
+checks=$((checks+1)); grep -q "busy" "$TMP/out" || fail "busy 503 says the server is busy: $(cat "$TMP/out")"
+code=$(curl -s -m 5 -o /dev/null -w '%{http_code}' "$URL/api/health"); expect_code 200 "health while the only slot is taken"
+wait "$LONGPID"
+code=$(printf '%s' "$FIT" | curl -s -m 20 -o "$TMP/out" -w '%{http_code}' --data-binary @- "$URL/api/fit")
+expect_code 200 "a question once the slot is free"
 trap 'rm -rf "$TMP"' EXIT
+kill "$PID" 2>/dev/null; wait "$PID" 2>/dev/null
 finish
