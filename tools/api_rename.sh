@@ -60,22 +60,26 @@ CONSTS="
   GP_RUN_SERVE GP_RUN_COLLECTIVE GP_RUNFMT_JSONL GP_RUNFMT_CSV GP_RUNFMT_MEGATRON
   GP_RUNFMT_TORCHTITAN GP_RUNFMT_VLLM_BENCH GP_RUNFMT_TRTLLM_BENCH GP_RUNFMT_NCCL_TESTS
   GP_RUNFMT_SERVE_TEXT GP_EXPORT_KIND_SERVE GP_EXPORT_KIND_TRAIN GP_REPORT_TEXT
-  GP_REPORT_JSON GP_REPORT_MARKDOWN GP_REPORT_HTML GP_REPORT_FORMAT_COUNT"
+  GP_REPORT_JSON GP_REPORT_MARKDOWN GP_REPORT_HTML GP_REPORT_FORMAT_COUNT GP_EXPORT_VLLM
+  GP_EXPORT_SGLANG GP_EXPORT_TGI GP_EXPORT_LLAMACPP GP_EXPORT_TRTLLM GP_EXPORT_DEEPSPEED
+  GP_EXPORT_MEGATRON GP_EXPORT_TORCHRUN_FSDP GP_EXPORT_SLURM GP_EXPORT_COUNT"
 # gp_collective_op's constants: GPI_COLL_* is taken by the kernel rates' own enum (hw/kernels.h),
 # so they take the type's name instead: GP_COLL_ALL_REDUCE -> GPI_COLLECTIVE_ALL_REDUCE.
 COLL="UNKNOWN ALL_REDUCE ALL_GATHER REDUCE_SCATTER ALL_TO_ALL"
+# The export module's target enum is not an engine enum (gp_engine is the one): its type takes
+# the name of what it is, gp_export_engine -> gpi_export_target (its functions keep their stem).
 
 names=$(printf '%s\n' $FUNCS $TYPES $MACROS $CONSTS)
 # one word-bounded alternation per prefix: \b(gp_a|gp_b)\b -> gpi_\1 (GNU sed -E)
 lower=$(printf '%s\n' $names | grep '^gp_' | sed 's/^gp_//' | paste -sd'|')
 upper=$(printf '%s\n' $names | grep '^GP_' | sed 's/^GP_//' | paste -sd'|')
 coll=$(printf '%s\n' $COLL | paste -sd'|')
-pattern="\\b(gp_($lower)|GP_($upper)|GP_COLL_($coll))\\b"
+pattern="\\b(gp_($lower)|GP_($upper)|GP_COLL_($coll)|gp_export_engine)\\b"
 
 # A listed name in the public headers means the API and this list disagree: stop.
-if git grep -qwE "gp_($lower)|GP_($upper)|GP_COLL_($coll)" -- include; then
+if git grep -qwE "gp_($lower)|GP_($upper)|GP_COLL_($coll)|gp_export_engine" -- include; then
     echo "api_rename: a private name is still in include/:" >&2
-    git grep -nwE "gp_($lower)|GP_($upper)|GP_COLL_($coll)" -- include >&2
+    git grep -nwE "gp_($lower)|GP_($upper)|GP_COLL_($coll)|gp_export_engine" -- include >&2
     exit 2
 fi
 
@@ -94,6 +98,6 @@ if [ "${1:-}" = "--check" ]; then
 fi
 [ -z "$todo" ] && { echo "api_rename: nothing to rename"; exit 0; }
 for f in $todo; do
-    sed -E -i "s/\\bgp_($lower)\\b/gpi_\\1/g; s/\\bGP_($upper)\\b/GPI_\\1/g; s/\\bGP_COLL_($coll)\\b/GPI_COLLECTIVE_\\1/g" "$f"
+    sed -E -i "s/\\bgp_($lower)\\b/gpi_\\1/g; s/\\bGP_($upper)\\b/GPI_\\1/g; s/\\bGP_COLL_($coll)\\b/GPI_COLLECTIVE_\\1/g; s/\\bgp_export_engine\\b/gpi_export_target/g" "$f"
 done
 echo "api_rename: renamed in $(echo "$todo" | wc -l) files; rebuild and run the tests"

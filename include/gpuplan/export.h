@@ -11,20 +11,6 @@
 #ifndef GPUPLAN_EXPORT_H
 #define GPUPLAN_EXPORT_H
 
-/* Engines (and launchers) an export can target. Values are stable; new ones go at the end. */
-typedef enum gp_export_engine {
-    GP_EXPORT_VLLM = 0,      /* vllm serve */
-    GP_EXPORT_SGLANG,        /* python -m sglang.launch_server */
-    GP_EXPORT_TGI,           /* text-generation-launcher (docker run) */
-    GP_EXPORT_LLAMACPP,      /* llama-server */
-    GP_EXPORT_TRTLLM,        /* trtllm-serve + extra LLM API options YAML */
-    GP_EXPORT_DEEPSPEED,     /* ds_config.json + deepspeed launcher */
-    GP_EXPORT_MEGATRON,      /* torchrun pretrain_gpt.py with Megatron-LM arguments */
-    GP_EXPORT_TORCHRUN_FSDP, /* torchrun + a PyTorch FSDP configuration snippet */
-    GP_EXPORT_SLURM,         /* sbatch script wrapping srun + torchrun (Megatron-LM) */
-    GP_EXPORT_COUNT
-} gp_export_engine;
-
 #define GP_EXPORT_MAX_FILES 8
 #define GP_EXPORT_NAME_MAX 64
 
@@ -37,7 +23,8 @@ typedef struct gp_export_file {
 } gp_export_file;
 
 typedef struct gp_export_files {
-    gp_export_engine engine;
+    char engine[32];                        /* what the files launch, as the CLI names it ("vllm",
+                                               "torchrun-fsdp") */
     int n;                                  /* files filled, <= GP_EXPORT_MAX_FILES */
     gp_export_file files[GP_EXPORT_MAX_FILES];
     char command[4096];                     /* the main command line, one line, for reports */

@@ -131,7 +131,7 @@ typedef struct gp_scenario {
     int64_t context, batch, seq, lora_rank, block_size, max_num_batched_tokens, max_num_seqs;
     int optimizer, offload;            /* gp_optimizer, gp_offload */
     int no_flash_attention;
-    char engine[32];                   /* fit/serve/plan: gp_engine; export: gp_export_engine */
+    char engine[32];                   /* fit/serve/plan: gp_engine; export: a target (docs/export.md) */
     double gpu_memory_utilization;
     /* layout */
     int64_t tp, pp, dp, cp, ep, zero, micro_batch, global_batch, virtual_stages;

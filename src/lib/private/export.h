@@ -10,6 +10,22 @@
 #include "private/base.h"
 
 /* ---- from include/gpuplan/export.h ---- */
+/* What an export can target: the serving engines (gp_engine's, as each is launched) and the
+ * training launchers. Not a second engine enum of the API: the public one is gp_engine; this
+ * is the export module's table index (tools/api_rename.sh names it gpi_export_target). */
+typedef enum gp_export_engine {
+    GP_EXPORT_VLLM = 0,      /* vllm serve */
+    GP_EXPORT_SGLANG,        /* python -m sglang.launch_server */
+    GP_EXPORT_TGI,           /* text-generation-launcher (docker run) */
+    GP_EXPORT_LLAMACPP,      /* llama-server */
+    GP_EXPORT_TRTLLM,        /* trtllm-serve + extra LLM API options YAML */
+    GP_EXPORT_DEEPSPEED,     /* ds_config.json + deepspeed launcher */
+    GP_EXPORT_MEGATRON,      /* torchrun pretrain_gpt.py with Megatron-LM arguments */
+    GP_EXPORT_TORCHRUN_FSDP, /* torchrun + a PyTorch FSDP configuration snippet */
+    GP_EXPORT_SLURM,         /* sbatch script wrapping srun + torchrun (Megatron-LM) */
+    GP_EXPORT_COUNT
+} gp_export_engine;
+
 /* What an engine runs: serving (inference) or training. */
 typedef enum gp_export_kind {
     GP_EXPORT_KIND_SERVE = 0,
