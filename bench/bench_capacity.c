@@ -3,7 +3,7 @@
  * users, 2,000 + 400 tokens (default log-normal lengths), p99 TTFT 1 s and TPOT 50 ms, n+1,
  * every priced GPU. Prints the CPU seconds of one search (the best of 3). Usage: bench_capacity
  */
-#include "gpuplan.h"
+#include "internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
  *
  * usage: bench_search [REPEATS] [MODEL] [GPUS]   (defaults: 20 llama-3.1-405b 16384)
  */
-#include <gpuplan.h>
+#include "internal.h" /* libgpuplan's private declarations (src/lib): the harness and benches test modules */
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -12,7 +12,7 @@
  * engine profile's overheads and host work), not the harness's leave-one-source-out refits.
  * Usage: bench_serve_cases [--verbose] FILE.jsonl...
  */
-#include "gpuplan.h"
+#include "internal.h"
 #include "serve_cases.h" /* tools/validate/: the mapping the accuracy harness uses */
 
 #include <jansson.h>

@@ -4,7 +4,7 @@
  * and a Poisson load, 512-token prompts and 128-token outputs (exponential), and prints the
  * requests simulated per second of wall time. Usage: bench_sim [requests]
  */
-#include "gpuplan.h"
+#include "internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -15,9 +15,10 @@ function(gp_embed_files out_var out_file)
 endfunction()
 
 # The same for a second set of files, in its own table: gp_embed_files_as(OUT_VAR OUT_FILE
-# TABLE HEADER files...) names the generated table TABLE and includes HEADER (which must
-# declare gpi_embedded_file and TABLE). The web page's files use it (src/server/).
-function(gp_embed_files_as out_var out_file table header)
+# TABLE ROW HEADER files...) names the generated table TABLE of rows of type ROW (a struct
+# { name, bytes, size }) and includes HEADER (which must declare ROW and TABLE). The web page's
+# files use it (src/server/, with a row type of its own: a front end names nothing private).
+function(gp_embed_files_as out_var out_file table row header)
   set(inputs)
   foreach(f ${ARGN})
     list(APPEND inputs ${CMAKE_CURRENT_SOURCE_DIR}/${f})
@@ -25,7 +26,7 @@ function(gp_embed_files_as out_var out_file table header)
   string(REPLACE ";" "|" files_arg "${ARGN}")
   add_custom_command(OUTPUT ${out_file}
     COMMAND ${CMAKE_COMMAND} -DOUT=${out_file} -DBASE=${CMAKE_CURRENT_SOURCE_DIR}
-            -DFILES=${files_arg} -DTABLE=${table} -DHEADER=${header}
+            -DFILES=${files_arg} -DTABLE=${table} -DROW=${row} -DHEADER=${header}
             -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/EmbedScript.cmake
     DEPENDS ${inputs} ${CMAKE_CURRENT_SOURCE_DIR}/cmake/EmbedScript.cmake
     COMMENT "Embedding ${table}" VERBATIM)

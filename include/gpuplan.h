@@ -1,7 +1,8 @@
 /*
  * gpuplan.h: the one public header of libgpuplan.
  *
- * If a function, type or constant is not declared in this file, it is not API (SQLite's rule).
+ * If a function, type or constant is not declared in this file (or the headers it includes),
+ * it is not API (SQLite's rule).
  *
  * Conventions
  *  - Every public name starts with gp_ / GP_.
@@ -16,6 +17,22 @@
  *    (gp_catalog) own resources.
  *  - Thread safety: no global mutable state. Distinct handles may be used from distinct
  *    threads; a const catalog may be shared by readers.
+ *
+ * Reading a declaration (each function's comment says where it differs)
+ *  - Parameters: pointers must be valid and not NULL, except `err` (always optional: NULL
+ *    means the caller does not want the details) and the argument of a _free (NULL is a no-op).
+ *    A comment saying "NULL: ..." gives what NULL means for that parameter.
+ *  - Returned strings are constants of the library (never freed, never NULL unless said);
+ *    returned pointers into a catalog or a result are borrowed and live as long as it does.
+ *  - Output structs (`out`) are the caller's; on failure their contents are unspecified
+ *    unless the comment says otherwise.
+ *  - "Thread-safe" means callable from any thread at once with distinct outputs: every
+ *    function here is, except those that change a handle (gp_catalog_apply_profile,
+ *    gp_scenario_set, the _free functions), which need the handle to themselves.
+ *
+ * What is API: include/gpuplan.h and the headers of include/gpuplan/ it includes; the exported
+ * functions are listed in tests/data/api_exports.txt. The library's modules talk through
+ * private headers (src/lib/private/, docs/architecture.md "Public and private").
  */
 #ifndef GPUPLAN_H
 #define GPUPLAN_H
@@ -34,6 +51,10 @@ extern "C" {
 #endif
 
 #define GP_VERSION_STRING "0.1.0"
+
+/* The version of the library actually loaded ("0.1.0"), to compare with GP_VERSION_STRING
+ * (the headers compiled against). Constant string; thread-safe. */
+GP_API const char *gp_version(void);
 
 /* ============================================================================================
  * Status and errors
@@ -68,50 +89,30 @@ typedef struct gp_error {
     char field[GP_ERROR_FIELD_MAX];   /* the JSON key or header field at fault, if any */
 } gp_error;
 
-/* Short constant name of a status ("parse error"); never NULL. */
+/* Short constant name of a status ("parse error"); "unknown status" for a value out of range;
+ * never NULL. Thread-safe. */
 GP_API const char *gp_status_str(gp_status code);
 
-/* Reset an error to "no error". */
+/* Reset an error to "no error" (code GP_OK, empty strings, offset -1). err may be NULL (no-op).
+ * A failing call fills `err`; a succeeding one need not touch it, so clear it before a call
+ * whose `err` is read whatever the status. */
 GP_API void gp_error_clear(gp_error *err);
 
 /* ============================================================================================
  * Work budget and progress (docs/reliability.md, "Bounded work")
  *
- * Every question that simulates or searches (gp_simulate, gp_capacity_search,
- * gp_disagg_search, gp_train_search, gp_plan) has a work budget: it estimates its work before it allocates and
- * refuses with GP_ELIMIT, naming what to lower, when the estimate is over; it counts the work
- * done and stops with GP_ELIMIT if the count passes the limit anyway (preemptions). A unit is
- * one running sequence in one simulated engine step, or 1/GP_WORK_PER_LAYOUT of a layout
- * evaluated: 3 to 40 ns of one core (the built-in `gpuplan plan` example spends 2.7e7 units
+ * Every question that simulates or searches (gp_serve_run, gp_train_run, gp_plan_run) has a
+ * work budget: it estimates its work before it allocates and refuses with GP_ELIMIT, naming
+ * what to lower, when the estimate is over; it counts the work done and stops with GP_ELIMIT
+ * if the count passes the limit anyway (preemptions). A unit is one running sequence in one
+ * simulated engine step, or a fixed share of a training layout evaluated: 3 to 40 ns of one
+ * core (the built-in `gpuplan plan` example spends 2.7e7 units
  * in 0.2 s). The budget is never unbounded: no limit counts above GP_WORK_MAX.
  * ========================================================================================== */
 
-#define GP_WORK_DEFAULT 4e8     /* seconds (15x the built-in plan example): the web API */
-#define GP_WORK_LARGE 4e10      /* minutes: gp_work_init(w, 1) */
-#define GP_WORK_PER_LAYOUT 50.0 /* units one evaluated training layout counts */
-#define GP_WORK_BYTES_DEFAULT ((uint64_t)512 << 20) /* memory one question may allocate */
-#define GP_WORK_BYTES_LARGE ((uint64_t)8 << 30)
-
-/* Progress of a long question: `done` units of at most `limit`. Return nonzero to cancel (the
- * call then returns GP_ECANCELED): a server uses it for a per-request deadline. Called from
- * the thread doing the work, about every GP_WORK_PROGRESS_EVERY units. */
-typedef int (*gp_progress_fn)(void *ctx, double done, double limit);
-#define GP_WORK_PROGRESS_EVERY 1e6
-
-/* A budget for one question, shared by the calls it makes. Not shared between threads. */
-typedef struct gp_work {
-    double limit;             /* units allowed (<= 0: GP_WORK_DEFAULT; at most GP_WORK_MAX) */
-    uint64_t max_bytes;       /* allocation allowed (0: GP_WORK_BYTES_DEFAULT; at most _LARGE) */
-    double used;              /* units spent so far (the library adds to it) */
-    gp_progress_fn progress;  /* NULL: no progress reports */
-    void *progress_ctx;
-    double next_report;       /* internal: `used` at the next progress call */
-    /* where the question is, for a progress callback to show (set by the library; the
-     * progress callback is also called when the stage or the candidate changes) */
-    const char *stage;        /* "layout search", "capacity search", "simulation", "sizing"; or NULL */
-    char item[64];            /* the candidate being worked on ("H100-SXM-80GB bf16"), or "" */
-    int step, steps;          /* candidates done of the stage's total (steps 0: not counted) */
-} gp_work;
+/* A budget for one question, shared by the searches a run function makes (opaque: the run
+ * functions keep it; a caller sets gp_run_ctx.max_work and .progress). */
+typedef struct gp_work gp_work;
 
 /* The most a budget may hold, whatever its limit says: hours of one core, never unbounded
  * (the CLI's --max-work at most; docs/reliability.md). */
@@ -128,12 +129,8 @@ typedef struct gp_run_progress {
     double elapsed_s;         /* seconds since the question began */
 } gp_run_progress;
 /* Called from the thread doing the work: when the stage or the candidate changes and about
- * every GP_WORK_PROGRESS_EVERY units; it should return quickly (throttle printing there). */
+ * every million units of work; it should return quickly (throttle printing there). */
 typedef void (*gp_run_progress_fn)(void *arg, const gp_run_progress *p);
-
-/* The default budget, or with allow_large the largest one (what the run functions use: their
- * own gp_run_ctx.max_work governs below it). */
-GP_API void gp_work_init(gp_work *w, int allow_large);
 
 /* ============================================================================================
  * Numeric types (weights, KV cache, compute)
@@ -155,13 +152,12 @@ typedef enum gp_dtype {
     GP_DTYPE_COUNT
 } gp_dtype;
 
-/* Name of a dtype as the CLI spells it ("bf16"); "unknown" for out-of-range values. */
+/* Name of a dtype as the CLI spells it ("bf16"); "unknown" for out-of-range values. Constant
+ * string, never NULL; thread-safe. (Parsing a name is the scenario's job: the "dtype" key.) */
 GP_API const char *gp_dtype_name(gp_dtype t);
-/* Parse a dtype name (case-insensitive; accepts aliases such as "bfloat16", "float16",
- * "e4m3", "gptq", "awq", "q4"). Returns GP_DTYPE_UNKNOWN if not recognised. */
-GP_API gp_dtype gp_dtype_parse(const char *name);
 /* Storage bits per element of a quantized or plain weight, scales and zero points included
- * (documented per type in docs/model.md). E.g. bf16 16, int4 (g128) 4.15625, nf4 4.127. */
+ * (documented per type in docs/model.md). E.g. bf16 16, int4 (g128) 4.15625, nf4 4.127.
+ * 0 for GP_DTYPE_UNKNOWN or a value out of range. Thread-safe. */
 GP_API double gp_dtype_bits(gp_dtype t);
 
 /* ============================================================================================
@@ -305,8 +301,12 @@ typedef struct gp_param_breakdown {
     int64_t linear_active;    /* of those, used per token */
 } gp_param_breakdown;
 
-/* Count parameters from the architecture (not from files). Returns GP_EINVAL with a message
- * if the architecture is inconsistent (heads not dividing, zero layers, overflow). */
+/* The figures of a model (m: from a loader, the catalog or gp_result_model; never changed).
+ * Pure functions of m: thread-safe. Those without a status return 0 for an architecture
+ * gp_model_validate refuses. */
+
+/* Count parameters from the architecture (not from files) into *out. Returns GP_EINVAL with a
+ * message if the architecture is inconsistent (heads not dividing, zero layers, overflow). */
 GP_API gp_status gp_model_params(const gp_model *m, gp_param_breakdown *out, gp_error *err);
 
 /* The model's total parameters: exact count from files if read, else from the architecture. */
@@ -329,15 +329,21 @@ GP_API uint64_t gp_model_kv_bytes(const gp_model *m, gp_dtype kv_dtype, int64_t 
  * Training FLOPs per token are 3x this (forward + backward); see docs/model.md. */
 GP_API double gp_model_forward_flops_per_token(const gp_model *m, int64_t context);
 
-/* Validate an architecture: returns GP_EINVAL naming the field at fault. */
+/* Validate an architecture: GP_OK, or GP_EINVAL with err->field naming the field at fault. */
 GP_API gp_status gp_model_validate(const gp_model *m, gp_error *err);
 
-/* ---- loaders ---------------------------------------------------------------------------- */
+/* ---- loaders ----------------------------------------------------------------------------
+ * Each fills *out (the caller's; on failure its contents are unspecified) from a file or text,
+ * reading headers only, within the parser limits of docs/reliability.md (GP_ELIMIT past one).
+ * Errors: GP_EIO / GP_ENOTFOUND for the file, GP_EPARSE with line and column (or byte offset),
+ * GP_EUNSUPPORTED, GP_EINVAL with the field. Thread-safe (no shared state). gp_model_resolve
+ * below picks the loader from a `--model` string. */
 
 /* Read a Hugging Face config.json. Errors name the file, line and column (syntax) or the
  * field (semantics). An unknown model_type with the standard fields loads with a note. */
 GP_API gp_status gp_model_from_hf_config_file(const char *path, gp_model *out, gp_error *err);
-/* Same from a JSON text in memory (`name` used in messages; may be NULL). */
+/* Same from a JSON text in memory: `len` bytes (need not be NUL-terminated); `name` is used in
+ * messages (NULL: "config.json"). */
 GP_API gp_status gp_model_from_hf_config_text(const char *json, size_t len, const char *name,
                                               gp_model *out, gp_error *err);
 
@@ -346,23 +352,8 @@ GP_API gp_status gp_model_from_hf_config_text(const char *json, size_t len, cons
  * weight data is never read. */
 GP_API gp_status gp_model_from_folder(const char *dir, gp_model *out, gp_error *err);
 
-/* Read only the header of one .safetensors file and add its tensors to m's exact tallies. */
-GP_API gp_status gp_safetensors_scan_file(const char *path, gp_model *m, gp_error *err);
-/* Same over a buffer holding the file's first bytes; `file_size` is the file's full size
- * (used to check that every tensor's data lies inside the file). */
-GP_API gp_status gp_safetensors_scan_buffer(const uint8_t *buf, size_t len, uint64_t file_size,
-                                            const char *name, gp_model *m, gp_error *err);
-
 /* Read a GGUF file's header: metadata and tensor infos, never the tensor data. */
 GP_API gp_status gp_model_from_gguf_file(const char *path, gp_model *out, gp_error *err);
-/* Same over a buffer holding the file's first bytes (`file_size` as above). */
-GP_API gp_status gp_model_from_gguf_buffer(const uint8_t *buf, size_t len, uint64_t file_size,
-                                           const char *name, gp_model *out, gp_error *err);
-
-/* Name of a ggml tensor type id ("Q4_K"), NULL if unknown; bytes of `n` elements of it
- * (0 if the type is unknown or n is not a multiple of its block). */
-GP_API const char *gp_ggml_type_name(uint32_t type);
-GP_API uint64_t gp_ggml_type_bytes(uint32_t type, uint64_t n);
 
 /* ============================================================================================
  * Hardware
@@ -418,7 +409,6 @@ typedef struct gp_gpu {
                                      (gpus.json "consumer") */
 } gp_gpu;
 
-
 /* The catalog of built-in data (models, GPUs); see "Catalog" below. */
 typedef struct gp_catalog gp_catalog;
 
@@ -469,16 +459,14 @@ typedef enum gp_engine {
     GP_ENGINE_COUNT
 } gp_engine;
 
+/* The names the CLI and the JSON use ("infer", "selective", "adamw", "optimizer", "vllm");
+ * "?" for a value out of range. Constant strings; thread-safe. Parsing is the scenario's
+ * job (gp_scenario_set: keys task, recompute, optimizer, offload, engine). */
 GP_API const char *gp_task_name(gp_task t);
-GP_API gp_task gp_task_parse(const char *s);          /* GP_TASK_COUNT if unknown */
 GP_API const char *gp_recompute_name(gp_recompute r);
-GP_API gp_recompute gp_recompute_parse(const char *s); /* GP_RECOMPUTE_COUNT if unknown */
 GP_API const char *gp_optimizer_name(gp_optimizer o);
-GP_API gp_optimizer gp_optimizer_parse(const char *s); /* GP_OPT_COUNT if unknown */
 GP_API const char *gp_offload_name(gp_offload o);
-GP_API gp_offload gp_offload_parse(const char *s);     /* GP_OFFLOAD_COUNT if unknown */
 GP_API const char *gp_engine_name(gp_engine e);
-GP_API gp_engine gp_engine_parse(const char *s);       /* GP_ENGINE_COUNT if unknown */
 
 /* How the work is split over GPUs. Every degree >= 1. */
 typedef struct gp_layout {
@@ -516,12 +504,9 @@ typedef struct gp_workload {
                                 engine default: vLLM 256, or 1024 on GPUs of >= 70 GiB) */
 } gp_workload;
 
-/* Sensible defaults: bf16, context 4096, batch 1, seq 4096, AdamW, flash attention,
- * vLLM-style parameters at their documented defaults. */
-GP_API void gp_workload_defaults(gp_workload *w, gp_task task);
-/* tp = pp = dp = cp = ep = 1, zero 0, micro_batch 1, no recomputation. */
-GP_API void gp_layout_defaults(gp_layout *l);
-GP_API int gp_layout_gpus(const gp_layout *l);  /* tp*pp*dp*cp (ep is carved from dp*tp) */
+/* GPUs a layout uses: tp*pp*dp*cp (ep is carved from dp*tp), INT_MAX when the product
+ * overflows an int. Thread-safe. */
+GP_API int gp_layout_gpus(const gp_layout *l);
 
 /* ============================================================================================
  * Memory per GPU (docs/memory.md gives every formula and constant)
@@ -549,10 +534,6 @@ typedef struct gp_memory {
     double max_concurrency;  /* kv_tokens / context: sequences of full context at once */
 } gp_memory;
 
-/* Estimate memory per GPU for a model, GPU, workload and layout. */
-GP_API gp_status gp_memory_estimate(const gp_model *m, const gp_gpu *gpu, const gp_workload *w,
-                                    const gp_layout *l, gp_memory *out, gp_error *err);
-
 /* ============================================================================================
  * The verdict: one GPU or several, and why
  * ========================================================================================== */
@@ -572,7 +553,8 @@ typedef enum gp_reason_code {
     GP_REASON_COUNT
 } gp_reason_code;
 
-GP_API const char *gp_reason_name(gp_reason_code c); /* "weights_exceed_vram" */
+/* The reason's JSON name ("weights_exceed_vram"); "?" out of range. Constant; thread-safe. */
+GP_API const char *gp_reason_name(gp_reason_code c);
 
 #define GP_MAX_REASONS 12
 #define GP_MAX_ALTERNATIVES 8
@@ -608,78 +590,50 @@ typedef struct gp_fit_result {
     uint64_t lower_bytes[2];  /* per GPU with them */
 } gp_fit_result;
 
-/* Decide: does the workload fit on one `gpu`; if not, the smallest count and layout that
- * does (inference: TP inside the scale-up domain, then PP; training: ZeRO/FSDP, TP, PP,
- * offload), the reasons, and larger catalog GPUs (cat may be NULL) that hold it alone.
- * `given` fixes the layout dimensions that are > 0 in it... (NULL: search from 1 GPU). */
-GP_API gp_status gp_fit(const gp_catalog *cat, const gp_model *m, const gp_gpu *gpu,
-                        const gp_workload *w, const gp_layout *given, gp_fit_result *out,
-                        gp_error *err);
-/* The verdict's reasons in a language: "pt-BR" puts each reason's Portuguese sentence (numbers
- * written 1.234,5) in `message`; "en" or NULL leaves them in English. */
-GP_API void gp_fit_set_lang(gp_fit_result *r, const char *lang);
 /* A line of a front end's text from the library's message table (English and Brazilian
- * Portuguese): `key` such as "fit.verdict_one", {0}..{9} filled from args (format numbers
- * with gp_format_number). Unknown keys give "". Returns out. */
+ * Portuguese): `key` such as "fit.verdict_one", {0}..{9} filled from args[0..nargs-1]
+ * (format numbers with gp_format_number); lang "pt-BR", else (NULL too) English. Writes at
+ * most n bytes into out, always NUL-terminated (truncating). Unknown keys give "". Returns
+ * out ("" when out is NULL or n is 0). Thread-safe. */
 GP_API const char *gp_text(char *out, size_t n, const char *key, const char *lang, const char *const *args, int nargs);
-/* 1234567.8 with 1 decimal: "1,234,567.8" (en) or "1.234.567,8" (pt-BR). Returns out. */
+/* 1234567.8 with 1 decimal: "1,234,567.8" (en, or lang NULL) or "1.234.567,8" (pt-BR), into
+ * out (n bytes, NUL-terminated, truncating). Returns out. Thread-safe. */
 GP_API const char *gp_format_number(char *out, size_t n, double v, int decimals, const char *lang);
-
-/* An interconnect (data/links.json). */
-typedef enum gp_link_kind {
-    GP_LINK_SCALE_UP = 0,   /* NVLink / NVSwitch / Infinity Fabric inside a node or rack */
-    GP_LINK_HOST,           /* PCIe between GPUs of one host */
-    GP_LINK_SCALE_OUT,      /* InfiniBand / RoCE / Ethernet between nodes */
-    GP_LINK_KIND_COUNT
-} gp_link_kind;
-
-typedef struct gp_link {
-    char id[48];                  /* "nvlink4", "pcie5", "ib-ndr" */
-    char name[96];
-    gp_link_kind kind;
-    double bw_gbps_per_direction; /* per GPU, one direction, GB/s */
-    double latency_us;            /* small-message latency, 0 if no source gave one */
-} gp_link;
 
 /* ============================================================================================
  * Catalog: built-in data (models, GPUs), optionally overridden by user files
  * ========================================================================================== */
 
-/* Load the built-in catalog; if `data_dir` is not NULL, files there named models.json /
- * gpus.json add to or replace (same id) the built-in entries. */
+/* Load the built-in catalog into a new handle *out (NULL on failure); if `data_dir` is not NULL,
+ * files there named like the built-in ones (models.json, gpus.json, links.json, prices.json,
+ * compliance.json, kernels.json, engines.json) add to or replace (same id) the built-in entries.
+ * Errors name the file, line and field (GP_EIO, GP_EPARSE, GP_EINVAL, GP_ENOMEM). The handle is
+ * read-only afterwards (except gp_catalog_apply_profile): any number of threads may read it and
+ * run questions on it at once. Free with gp_catalog_free, after every result made from it. */
 GP_API gp_status gp_catalog_open(const char *data_dir, gp_catalog **out, gp_error *err);
+/* Free a catalog (NULL: no-op). No other thread may be using it. */
 GP_API void gp_catalog_free(gp_catalog *cat);
 
+/* Entries of the catalog, by index (0 .. count-1) or by name. cat must not be NULL. */
 GP_API size_t gp_catalog_model_count(const gp_catalog *cat);
-/* Build model i of the catalog into `out` (index < count). */
+/* Build model i of the catalog into `out` (the caller's value); GP_ENOTFOUND past the end. */
 GP_API gp_status gp_catalog_model_at(const gp_catalog *cat, size_t i, gp_model *out,
                                      gp_error *err);
-/* Look up a model by id, Hugging Face repo or alias, case-insensitively. */
+/* Look up a model by id, Hugging Face repo or alias, case-insensitively, into `out`;
+ * GP_ENOTFOUND if none. */
 GP_API gp_status gp_catalog_find_model(const gp_catalog *cat, const char *name, gp_model *out,
                                        gp_error *err);
 
 GP_API size_t gp_catalog_gpu_count(const gp_catalog *cat);
-/* Borrowed pointer valid until gp_catalog_free. */
+/* GPU i: borrowed pointer valid until gp_catalog_free; NULL past the end. */
 GP_API const gp_gpu *gp_catalog_gpu_at(const gp_catalog *cat, size_t i);
+/* A GPU by id or alias, case-insensitively: *out borrowed as above; GP_ENOTFOUND if none. */
 GP_API gp_status gp_catalog_find_gpu(const gp_catalog *cat, const char *name,
                                      const gp_gpu **out, gp_error *err);
 
-GP_API size_t gp_catalog_link_count(const gp_catalog *cat);
-/* Borrowed pointer valid until gp_catalog_free. */
-GP_API const gp_link *gp_catalog_link_at(const gp_catalog *cat, size_t i);
-GP_API gp_status gp_catalog_find_link(const gp_catalog *cat, const char *name,
-                                      const gp_link **out, gp_error *err);
-/* The link tensor parallelism of a GPU runs over: its scale-up fabric (gpus.json
- * `scale_up_link`) when its domain is larger than a 2-GPU bridge, else its PCIe link; NULL if
- * the catalog has none. */
-GP_API const gp_link *gp_catalog_gpu_link(const gp_catalog *cat, const gp_gpu *gpu);
-/* The PCIe x16 link of the GPU's generation (links.json `pcie<gen>`; Gen4 when unknown). */
-GP_API const gp_link *gp_catalog_gpu_host_link(const gp_catalog *cat, const gp_gpu *gpu);
-/* On-demand price per GPU-hour in USD from data/prices.json (with --data-dir overrides);
- * 0 when the catalog has none. */
-GP_API double gp_catalog_gpu_price(const gp_catalog *cat, const gp_gpu *gpu);
-
-/* Resolve `--model X`: a catalog id/alias/repo, a config.json, a model folder or a .gguf. */
+/* Resolve `--model X` into `out`: a catalog id/alias/repo, a config.json, a model folder or a
+ * .gguf (files read as the loaders above do). cat: the catalog for names (borrowed). spec NULL
+ * or "": GP_EINVAL. Thread-safe. */
 GP_API gp_status gp_model_resolve(const gp_catalog *cat, const char *spec, gp_model *out,
                                   gp_error *err);
 

@@ -1,9 +1,10 @@
 /*
- * gpuplan/calibrate.h: measured runs, as a team's own tools print them, read into one form so
- * that gpuplan can be calibrated on the team's own cluster (docs/calibration.md).
+ * gpuplan/calibrate.h: calibration on a team's own cluster (docs/calibration.md): fit a profile
+ * on measured runs as the team's own tools print them (gp_calibrate_run), measure this
+ * machine's GPUs (gp_bench_run), apply a profile to a catalog (gp_catalog_apply_profile).
  *
- * A run set holds runs read from one or more files. Each file's format is found from its
- * content, never from its name alone:
+ * gp_calibrate_run reads runs from files whose format is found from their content, never from
+ * the name alone:
  *   - JSON Lines: one scenario document per line (the keys of docs/scenario.md) plus
  *     "command": "train" | "serve", a "measured" object and an optional "id";
  *   - CSV: a header row naming the same keys (scenario keys, "command", "id", and the
@@ -19,7 +20,8 @@
  * passes: a scenario JSON object whose keys fill in what the file leaves out; the file's own
  * figures win over the defaults.
  *
- * Thread safety: a run set is not shared; distinct run sets may be used from distinct threads.
+ * Thread safety: gp_calibrate_run and gp_bench_run share nothing between calls (the catalog is
+ * only read); gp_catalog_apply_profile changes the catalog and needs it to itself.
  */
 #ifndef GPUPLAN_CALIBRATE_H
 #define GPUPLAN_CALIBRATE_H
@@ -31,91 +33,11 @@
 extern "C" {
 #endif
 
-/* What a run measured. */
-typedef enum gp_run_kind {
-    GP_RUN_TRAIN = 1,      /* a training job: throughput per GPU, step time */
-    GP_RUN_SERVE = 2,      /* a serving benchmark: tokens/s, TTFT, TPOT */
-    GP_RUN_COLLECTIVE = 3  /* a collective benchmark: bus bandwidth by message size */
-} gp_run_kind;
-
-/* Where a run came from. */
-typedef enum gp_run_format {
-    GP_RUNFMT_JSONL = 1,
-    GP_RUNFMT_CSV,
-    GP_RUNFMT_MEGATRON,
-    GP_RUNFMT_TORCHTITAN,
-    GP_RUNFMT_VLLM_BENCH,
-    GP_RUNFMT_TRTLLM_BENCH,
-    GP_RUNFMT_NCCL_TESTS,
-    GP_RUNFMT_SERVE_TEXT  /* the "Serving Benchmark Result" block of vllm bench serve / sglang.bench_serving */
-} gp_run_format;
-
-/* Short name of a format ("megatron-log"); never NULL. */
-GP_API const char *gp_run_format_name(gp_run_format f);
-
-/* Collective operations nccl-tests measures. */
-typedef enum gp_collective_op {
-    GP_COLL_UNKNOWN = 0,
-    GP_COLL_ALL_REDUCE,
-    GP_COLL_ALL_GATHER,
-    GP_COLL_REDUCE_SCATTER,
-    GP_COLL_ALL_TO_ALL
-} gp_collective_op;
-
-/* Name of an operation ("all_reduce"); never NULL. */
-GP_API const char *gp_collective_op_name(gp_collective_op op);
-
-#define GP_RUN_ID_MAX 96
-#define GP_RUN_MAX_POINTS 64 /* message sizes kept from one collective benchmark */
-
-/* One measured run. Figures a source did not give are NaN. */
-typedef struct gp_measured_run {
-    char id[GP_RUN_ID_MAX];  /* the line's "id", or FILE:LINE */
-    gp_run_kind kind;
-    gp_run_format format;
-    int line;                /* 1-based line of the file where the run is (its first line) */
-    /* The scenario as a compact JSON object (keys of docs/scenario.md), owned by the set.
-       For a collective run it holds "gpu", "gpus" (ranks) and what the defaults gave. */
-    const char *scenario_json;
-    /* training */
-    double model_tflops_per_gpu, hw_tflops_per_gpu, mfu, tokens_per_s_per_gpu, step_time_s;
-    /* serving; request_rate_per_s is +inf for a saturating load (offline throughput) */
-    double output_tokens_per_s, total_tokens_per_s, ttft_p50_s, tpot_p50_s, request_rate_per_s;
-    /* collective */
-    gp_collective_op op;
-    int ranks;
-    int points;                             /* how many sizes below are filled */
-    double bytes[GP_RUN_MAX_POINTS];        /* message size, bytes */
-    double busbw_gbps[GP_RUN_MAX_POINTS];   /* bus bandwidth, GB/s (10^9 bytes/s) */
-    int samples;             /* log lines (iterations, steps) the figures are medians of */
-} gp_measured_run;
-
-typedef struct gp_runset gp_runset;
-
-/* A new, empty run set; NULL when out of memory. Free with gp_runset_free. */
-GP_API gp_runset *gp_runset_new(void);
-GP_API void gp_runset_free(gp_runset *set);
-
-/* Read the file at path (at most 64 MiB), detect its format and append its runs to set.
-   defaults_json: NULL or a JSON object of scenario keys for what the file does not say.
-   On failure nothing is appended and err names the file, line (and column) and field. */
-GP_API gp_status gp_runset_read(gp_runset *set, const char *path, const char *defaults_json, gp_error *err);
-
-/* The same from memory: name is used in messages and ids (a file name); text need not be
-   NUL-terminated. */
-GP_API gp_status gp_runset_parse(gp_runset *set, const char *name, const char *text, size_t len,
-                                 const char *defaults_json, gp_error *err);
-
-/* Number of runs, and run i (borrowed; valid until the set is freed or added to). */
-GP_API size_t gp_runset_count(const gp_runset *set);
-GP_API const gp_measured_run *gp_runset_get(const gp_runset *set, size_t i);
-
 /* ============================================================================================
  * Profiles: fitted rates of a GPU type, applied by the catalog (docs/calibration.md)
  * ========================================================================================== */
 
 #define GP_PROFILE_VERSION 1
-#define GP_PROFILE_MAX_BYTES (4u * 1024u * 1024u)
 
 /* The parameters a profile may hold, each a multiplier of a rate the models use (1: unchanged)
  * except step_overhead_s (seconds). */
@@ -128,23 +50,18 @@ typedef enum gp_cal_param {
     GP_CALP_COUNT
 } gp_cal_param;
 
-/* "gemm_scale" ...; NULL past the end. */
+/* "gemm_scale" ...; NULL past the end. Constant string. */
 GP_API const char *gp_cal_param_name(gp_cal_param p);
-/* The physically possible range of a parameter for a use (GP_CAL_TRAIN / GP_CAL_SERVE): a
- * scale never makes a rate exceed the datasheet peak; 0 / 0 when the use has no such
- * parameter. */
-GP_API void gp_cal_param_range(gp_cal_param p, int use, double *min, double *max);
 
-/* Read a profile (at most GP_PROFILE_MAX_BYTES) and apply it to the catalog's GPU rows: each
+/* Read a profile (at most 4 MiB) and apply it to the catalog's GPU rows: each
  * entry changes only its GPU type, and only predictions of its use, precision and engine.
  * All or nothing: on failure (syntax: FILE:LINE:COLUMN; a value out of its range, an unknown
- * key or GPU: the field) the catalog is unchanged. */
+ * key or GPU: the field) the catalog is unchanged. It changes the catalog: call it before the
+ * catalog is shared, never while another thread reads it. */
 GP_API gp_status gp_catalog_apply_profile(gp_catalog *cat, const char *path, gp_error *err);
-/* The same from memory (`name` for messages). */
-GP_API gp_status gp_catalog_apply_profile_text(gp_catalog *cat, const char *name, const char *text, size_t len,
-                                               gp_error *err);
 /* What the applied profile is, for the output to say so: "calibrated on 6 runs of
- * H100-SXM-80GB (train bf16) from prof.json"; "" when none. Borrowed. */
+ * H100-SXM-80GB (train bf16) from prof.json"; "" when none (or cat is NULL). Borrowed from the
+ * catalog. */
 GP_API const char *gp_catalog_profile_note(const gp_catalog *cat);
 
 /* ============================================================================================
@@ -186,6 +103,8 @@ typedef struct gp_calibrate_group {
     double err_before, err_after, loo_before, loo_after;
 } gp_calibrate_group;
 
+#define GP_RUN_ID_MAX 96 /* a run's id: the line's "id", or FILE:LINE */
+
 typedef struct gp_calibrate_residual {
     char id[GP_RUN_ID_MAX];
     int group;                  /* index into groups */
@@ -207,9 +126,11 @@ typedef struct gp_calibrate_result {
 /* Read the runs, predict each with the library, fit the fewest parameters per entry that
  * explain them (bounded search on log error, leave-one-out to add a second), and on success
  * write the profile to o->out_path. On failure nothing is written and err names the file
- * and line (or the run). */
+ * and line (or the run). *out is the caller's (large: heap it); on GP_OK free what it holds
+ * with gp_calibrate_result_free. cat: read only. */
 GP_API gp_status gp_calibrate_run(const gp_catalog *cat, const gp_calibrate_opts *o, gp_calibrate_result *out,
                                   gp_error *err);
+/* Free what a result holds (profile_json), not the struct itself. NULL: no-op. */
 GP_API void gp_calibrate_result_free(gp_calibrate_result *r);
 /* The result as the text `gpuplan calibrate` prints (out_path: where the profile was written,
  * NULL: nowhere); malloc'd into *text, free with gp_text_free. */
@@ -258,7 +179,12 @@ typedef struct gp_bench_result {
     char *profile_json;         /* owned: gp_bench_result_free */
 } gp_bench_result;
 
+/* Measure this machine with options o (required; zero fields take their defaults) into *out (the caller's), with a profile of the
+ * figures (out->profile_json) for gp_catalog_apply_profile; the device is matched to its
+ * catalog entry (cat, read only). GP_EINVAL without cat or o; GP_ENOTFOUND naming the missing library or device. Runs work
+ * on the GPUs for seconds: one bench at a time per machine. */
 GP_API gp_status gp_bench_run(const gp_catalog *cat, const gp_bench_opts *o, gp_bench_result *out, gp_error *err);
+/* Free what a result holds (profile_json), not the struct itself. NULL: no-op. */
 GP_API void gp_bench_result_free(gp_bench_result *r);
 /* The points as the text `gpuplan probe --bench` prints (out_path: where the profile was
  * written, NULL: nowhere); its JSON is gp_profile_json's. Free with gp_text_free. */

@@ -34,20 +34,23 @@ typedef struct gp_probe gp_probe;
  * initialise it and read every device. GP_ENOTFOUND when the library is absent (no NVIDIA
  * driver), GP_EUNSUPPORTED when it lacks a needed symbol, GP_EIO when NVML fails. */
 GP_API gp_status gp_probe_open(const char *nvml_path, gp_probe **out, gp_error *err);
+/* Shut NVML down and free the handle (NULL: no-op). */
 GP_API void gp_probe_free(gp_probe *p);
 
+/* What was read at gp_probe_open (the handle is read-only afterwards: readers may share it).
+ * Devices read; 0 for NULL. */
 GP_API size_t gp_probe_gpu_count(const gp_probe *p);
 /* Borrowed pointer valid until gp_probe_free; NULL past the end. */
 GP_API const gp_probe_gpu *gp_probe_gpu_at(const gp_probe *p, size_t i);
-/* "550.54.15"; empty if NVML did not say. */
+/* "550.54.15"; "" if NVML did not say (or p is NULL). Borrowed from the handle. */
 GP_API const char *gp_probe_driver_version(const gp_probe *p);
-/* CUDA version the driver supports, as NVML encodes it (12040 = 12.4); 0 if unknown. */
+/* CUDA version the driver supports, as NVML encodes it (12040 = 12.4); 0 if unknown (or p is NULL). */
 GP_API int gp_probe_cuda_version(const gp_probe *p);
 
 /* The catalog entry a local device is: the catalog GPU whose model (H100, A100, L40S,
  * RTX-4090, ...) the device name names as a word, preferring the form factor the name says
  * (PCIe, NVL, else SXM) and then the nearest memory size. GP_ENOTFOUND with a message
- * naming the device when no catalog entry matches. */
+ * naming the device when no catalog entry matches. *out is borrowed from the catalog. */
 GP_API gp_status gp_probe_match(const gp_catalog *cat, const gp_probe_gpu *dev, const gp_gpu **out,
                                 gp_error *err);
 

@@ -51,13 +51,21 @@ typedef struct gp_run_ctx {
 #define GP_RUN_DEFAULT_WORK 1e11
 #define GP_RUN_API_WORK 1e10
 
-/* Monotonic seconds (for deadline_s = gp_run_clock() + budget). */
+/* Monotonic seconds (for deadline_s = gp_run_clock() + budget). Thread-safe. */
 GP_API double gp_run_clock(void);
-/* Defaults: no deadline, no cancel, CLI mode. */
+/* Fill *ctx with the defaults: no deadline, no cancel, no progress, CLI mode (api 0),
+ * max_work 0 (GP_RUN_DEFAULT_WORK). ctx must not be NULL. */
 GP_API void gp_run_ctx_defaults(gp_run_ctx *ctx);
 
 typedef struct gp_result gp_result;
 
+/* The run functions. Parameters, the same for each:
+ *   cat  the catalog (borrowed, read-only; must outlive *out);
+ *   sc   the question (read; sc->command need not match: each answers its own question);
+ *   ctx  deadline, cancel, budget, progress (NULL: gp_run_ctx_defaults);
+ *   out  set to a new result on GP_OK, to NULL on failure; free with gp_result_free;
+ *   err  optional.
+ * Any number may run at once on one catalog (each on its own thread). */
 GP_API gp_status gp_fit_run(const gp_catalog *cat, const gp_scenario *sc, const gp_run_ctx *ctx,
                             gp_result **out, gp_error *err);
 GP_API gp_status gp_train_run(const gp_catalog *cat, const gp_scenario *sc, const gp_run_ctx *ctx,
@@ -66,23 +74,33 @@ GP_API gp_status gp_serve_run(const gp_catalog *cat, const gp_scenario *sc, cons
                               gp_result **out, gp_error *err);
 GP_API gp_status gp_plan_run(const gp_catalog *cat, const gp_scenario *sc, const gp_run_ctx *ctx,
                              gp_result **out, gp_error *err);
-/* The question named by sc->command (fit, train, serve, plan). */
+/* The question named by sc->command (fit, train, serve, plan, export, table); GP_EINVAL when
+ * it names none (sc NULL too). */
 GP_API gp_status gp_run(const gp_catalog *cat, const gp_scenario *sc, const gp_run_ctx *ctx,
                         gp_result **out, gp_error *err);
+/* Free a result and everything its accessors returned (NULL: no-op). */
 GP_API void gp_result_free(gp_result *r);
 
-GP_API int gp_result_version(const gp_result *r);        /* GP_RESULT_VERSION */
-GP_API unsigned gp_result_command(const gp_result *r);   /* GP_CMD_* */
-/* The JSON document (indented, keys in order, ending in a newline): malloc'd into *text,
- * free with gp_text_free. */
+/* GP_RESULT_VERSION of the result (0 for NULL). */
+GP_API int gp_result_version(const gp_result *r);
+/* The question it answers, one GP_CMD_* bit (0 for NULL). */
+GP_API unsigned gp_result_command(const gp_result *r);
+/* The JSON document (indented, keys in order, ending in a newline; docs/cli.md gives its keys):
+ * malloc'd NUL-terminated into *text (NULL on failure), its length in *len; free with
+ * gp_text_free. GP_EINVAL for a NULL result; GP_ENOMEM. Thread-safe on a shared result. */
 GP_API gp_status gp_result_json(const gp_result *r, char **text, size_t *len, gp_error *err);
+/* Free a text the library returned (gp_result_json, gp_result_report, the catalog and model
+ * documents). NULL: no-op. */
 GP_API void gp_text_free(char *text);
 /* The answer as the text `gpuplan fit|train|serve|table` prints (plan: gp_result_report),
  * malloc'd into *text, free with gp_text_free. GP_EINVAL for an export (its files are the
  * answer, gp_result_export). */
 GP_API gp_status gp_result_text(const gp_result *r, char **text, size_t *len, gp_error *err);
 
-/* ---- what each answer holds (accessors return NULL for another question) ---- */
+/* ---- what each answer holds ----
+ * Accessors return a pointer into the result (borrowed: valid until gp_result_free, never to
+ * be freed or changed), or NULL for a NULL result or one of another question. Thread-safe:
+ * a result is read-only once returned and may be read from several threads. */
 GP_API const gp_model *gp_result_model(const gp_result *r);
 GP_API const gp_gpu *gp_result_gpu(const gp_result *r);        /* the GPU asked (plan: NULL) */
 GP_API const gp_workload *gp_result_workload(const gp_result *r);
@@ -134,13 +152,21 @@ GP_API const gp_train_answer *gp_result_train(const gp_result *r);
 
 GP_API const gp_plan_request *gp_result_plan_request(const gp_result *r);
 GP_API const gp_plan_result *gp_result_plan(const gp_result *r);
-/* The plan's report in the scenario's format (text, markdown, html; json = gp_result_json). */
+/* The plan's report in the scenario's format (key format: text, markdown, html; json is
+ * gp_result_json) and language (key lang): malloc'd into *text, length *len; free with
+ * gp_text_free. GP_EINVAL when r is not a plan's; GP_ENOMEM. */
 GP_API gp_status gp_result_report(const gp_result *r, char **text, size_t *len, gp_error *err);
-/* The recommended option's launch files (`plan --export DIR`; the same job as the report's
- * command line, gp_plan_launch_job), returned, not written; free with gp_export_files_free.
- * GP_ENOTFOUND when no option is allowed. `cat`: the catalog the plan ran on. */
-GP_API gp_status gp_result_plan_export(const gp_catalog *cat, const gp_result *r, gp_export_files *files,
-                                       gp_error *err);
+/* The launch files of plan option `option` (an index into gp_result_plan(r)->options; < 0:
+ * the recommended one), rendered for the engine the option runs on, as `gpuplan plan --export`
+ * writes them (docs/export.md).
+ * cat: the catalog the plan was run with (borrowed). out: caller-owned; on GP_OK it holds the
+ * files, free their contents with gp_export_files_free; on failure it is left empty.
+ * Errors: GP_EINVAL (NULL argument, option out of range), GP_EUSAGE (r is not a plan's),
+ * GP_ENOTFOUND (no option is allowed: nothing to export), else the renderer's (GP_EINVAL,
+ * GP_EUNSUPPORTED for a layout the engine cannot express, GP_ENOMEM).
+ * Thread safety: reads r and cat only; distinct `out`s may be filled concurrently. */
+GP_API gp_status gp_result_plan_export(const gp_catalog *cat, const gp_result *r, int option,
+                                       gp_export_files *out, gp_error *err);
 
 /* ---- table: the classic sizing table (gpuplan table) ---- */
 /* Rules of thumb, bytes per parameter: inference at 16-bit weights; training with AdamW in
@@ -170,36 +196,40 @@ typedef struct gp_table_answer {
     gp_workload infer, train;  /* one bf16 sequence of `context` tokens; AdamW at `seq`, micro-batch 1 */
 } gp_table_answer;
 
-/* Every row through the library (gp_memory_estimate on one GPU, gp_fit's smallest layout);
- * keys gpu, context (default 8192), seq (4096). */
+/* Every row through the library (the memory of the job on one GPU, fit's smallest layout);
+ * keys gpu, context (default 8192), seq (4096). Parameters as the run functions above;
+ * gp_result_table gives the rows. */
 GP_API gp_status gp_table_run(const gp_catalog *cat, const gp_scenario *sc, const gp_run_ctx *ctx,
                               gp_result **out, gp_error *err);
 GP_API const gp_table_answer *gp_result_table(const gp_result *r);
 
 /* ---- a scenario's pieces, for a front end that asks the library something else ---- */
-/* The model (catalog id, path, inline config.json, explicit architecture over either). */
+/* The model a scenario names (catalog id, path, inline config.json, explicit architecture over
+ * either) into `out`, as the run functions build it; ctx NULL: the defaults (in an API context
+ * no file is read). Errors as gp_model_resolve, with err->field "model". Thread-safe. */
 GP_API gp_status gp_scenario_model(const gp_catalog *cat, const gp_scenario *sc, const gp_run_ctx *ctx,
                                    gp_model *out, gp_error *err);
-/* The workload (defaults for sc->task, then the keys given) and the fixed layout dimensions
- * (0: not given). */
-GP_API gp_status gp_scenario_workload(const gp_scenario *sc, gp_workload *w, gp_error *err);
-GP_API void gp_scenario_layout(const gp_scenario *sc, gp_layout *given);
 
 /* ---- export: the launch files of the planned layout (gpuplan export) ---- */
 /* The layout given (inference: tp and pp; training: tp, pp, dp) or the one gpuplan recommends
- * (gp_fit's smallest; the best of gp_train_search), rendered for sc->engine. Files are
- * returned, not written (gp_result_export). */
+ * (fit's smallest; the best of the training layout search), rendered for sc->engine. Files are
+ * returned, not written (gp_result_export). Parameters as the run functions above. */
 GP_API gp_status gp_export_run(const gp_catalog *cat, const gp_scenario *sc, const gp_run_ctx *ctx,
                                gp_result **out, gp_error *err);
 GP_API const gp_export_files *gp_result_export(const gp_result *r);
-GP_API const gp_layout *gp_result_layout(const gp_result *r); /* export: the layout exported */
+/* export: the layout exported (NULL for another question). */
+GP_API const gp_layout *gp_result_layout(const gp_result *r);
 
-/* ---- the catalog as documents (GET /api/models, /api/gpus; gpuplan model list, gpus) ---- */
+/* ---- the catalog as documents (GET /api/models, /api/gpus; gpuplan model list, gpus) ----
+ * Each writes a malloc'd NUL-terminated JSON text into *text (length *len; NULL on failure),
+ * freed with gp_text_free. Errors: GP_ENOMEM; the model's own (gp_model_params) for
+ * gp_model_json. Thread-safe: they only read the catalog or model. */
 GP_API gp_status gp_catalog_models_json(const gp_catalog *cat, char **text, size_t *len, gp_error *err);
-/* `only`: one GPU (NULL: all). */
+/* `only`: one GPU (NULL: every GPU of the catalog). */
 GP_API gp_status gp_catalog_gpus_json(const gp_catalog *cat, const gp_gpu *only, char **text, size_t *len,
                                       gp_error *err);
-/* "catalog", "config.json", ... ; "MHA", "GQA", "MQA", "MLA (...)". Never NULL. */
+/* Where a model came from ("catalog", "config.json", ...; "?" out of range) and its attention
+ * ("MHA", "GQA", "MQA", "MLA (...)"; m not NULL). Constant strings, never NULL; thread-safe. */
 GP_API const char *gp_model_origin_name(gp_model_origin o);
 GP_API const char *gp_model_attention_name(const gp_model *m);
 /* {"version": GP_VERSION_STRING} (gpuplan version --json). */

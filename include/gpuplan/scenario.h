@@ -20,7 +20,9 @@
  * The CLI flag (--prefix-hit), the scenario/API key and the help line follow by themselves.
  *
  * Thread safety: the key table is constant; a gp_scenario is a plain value (no pointers it
- * owns), safe to copy, one per thread.
+ * owns), safe to copy, one per thread: the functions that read one may share it, those that
+ * change it (gp_scenario_init, _set, _parse_json) need it to themselves. Key pointers
+ * (gp_scenario_key_at, _find) point into the constant table: never freed.
  */
 #ifndef GPUPLAN_SCENARIO_H
 #define GPUPLAN_SCENARIO_H
@@ -39,8 +41,9 @@ typedef enum gp_command {
     GP_CMD_MODEL = 1u << 6,
 } gp_command;
 
-/* "fit" -> GP_CMD_FIT; 0 if unknown. */
+/* "fit" -> GP_CMD_FIT (exact, lower case); 0 if unknown. */
 GP_API unsigned gp_command_parse(const char *name);
+/* The name of one GP_CMD_* bit ("fit"); a constant string. */
 GP_API const char *gp_command_name(unsigned cmd);
 
 typedef enum gp_key_type {
@@ -78,13 +81,11 @@ typedef struct gp_scenario_key {
     int (*parse)(const char *s); /* ENUM: value >= 0, or -1; LIST/STRING: check (-1 bad) */
 } gp_scenario_key;
 
+/* The key table: its rows in order (docs/scenario.md); row i, NULL past the end. */
 GP_API size_t gp_scenario_key_count(void);
 GP_API const gp_scenario_key *gp_scenario_key_at(size_t i);
 /* Exact name ("kv_dtype"; "kv-dtype" is accepted as the same); NULL if none. */
 GP_API const gp_scenario_key *gp_scenario_key_find(const char *name);
-/* The valid key nearest to `name` for the command(s) (a shortened or misspelt key): NULL if
- * none is near. */
-GP_API const gp_scenario_key *gp_scenario_key_nearest(const char *name, unsigned commands);
 
 #define GP_SCENARIO_VERSION 1
 #define GP_SCENARIO_LIST_MAX 16
@@ -130,7 +131,7 @@ typedef struct gp_scenario {
     int64_t context, batch, seq, lora_rank, block_size, max_num_batched_tokens, max_num_seqs;
     int optimizer, offload;            /* gp_optimizer, gp_offload */
     int no_flash_attention;
-    char engine[32];                   /* fit/serve/plan: gp_engine; export: gp_export_engine */
+    char engine[32];                   /* fit/serve/plan: gp_engine; export: a target (docs/export.md) */
     double gpu_memory_utilization;
     /* layout */
     int64_t tp, pp, dp, cp, ep, zero, micro_batch, global_batch, virtual_stages;
@@ -165,13 +166,14 @@ typedef struct gp_scenario {
     int audit_log;
 } gp_scenario;
 
-/* Defaults for a command (prompt 1000, output 200, seed 1, top 5, ...; train: task train). */
+/* Fill *sc with the defaults for a command (one GP_CMD_* bit: prompt 1000, output 200, seed 1,
+ * top 5, ...; train: task train); no key is marked given. */
 GP_API void gp_scenario_init(gp_scenario *sc, unsigned command);
-/* Was the key given? (by name; 0 for an unknown name) */
+/* Was the key given? (by name, '-' or '_'; 0 for an unknown name) */
 GP_API int gp_scenario_has(const gp_scenario *sc, const char *name);
-/* Set one key from text (a flag's value; NULL for a switch without value). GP_EINVAL with a
- * message naming the key (as --flag or as 'key' by `src`) and its range or choices; field =
- * the key. */
+/* Set one key (a row of the table, from gp_scenario_key_find) from text (a flag's value; NULL
+ * for a switch without value) and mark it given. GP_EINVAL with a message naming the key (as
+ * --flag or as 'key' by `src`) and its range or choices, err->field the key. */
 GP_API gp_status gp_scenario_set(gp_scenario *sc, const gp_scenario_key *key, const char *value,
                                  gp_scenario_source src, gp_error *err);
 /* The built-in example, a scenario document (plan): serving Llama-3.1-70B to 300 users under
@@ -184,7 +186,8 @@ GP_API const char *gp_scenario_example(void);
  * offset; `name` is used in messages ("scenario.json"; NULL: "scenario"). */
 GP_API gp_status gp_scenario_parse_json(gp_scenario *sc, const char *text, size_t len,
                                         const char *name, gp_scenario_source src, gp_error *err);
-/* Check the values given against the web API's per-request bounds (api_max). */
+/* Check the values given against the web API's per-request bounds (api_max): GP_ELIMIT naming
+ * the key and its bound. Reads sc only. */
 GP_API gp_status gp_scenario_check_api_bounds(const gp_scenario *sc, gp_error *err);
 
 /* Help lines for the keys a command takes, into buf ("  --users N  closed loop: ..."), one

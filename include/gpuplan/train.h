@@ -1,7 +1,10 @@
 /*
- * gpuplan/train.h: training performance (step time, TFLOP/s, MFU) and the parallel-layout
- * search. Included by gpuplan.h; not meant to be included alone.
- * Formulas and constants: docs/performance.md.
+ * gpuplan/train.h: what a training answer holds: step time, TFLOP/s, MFU of a layout and the
+ * layout search's candidates (included by gpuplan.h; not meant to be included alone).
+ * gp_train_run (gpuplan/run.h) fills them; the model and the search behind them are the
+ * library's own (src/lib/private/train.h). Formulas and constants: docs/performance.md.
+ * Ownership: plain values inside a gp_result; pointers in them borrow the result or the
+ * catalog. Thread safety: read-only once returned.
  */
 #ifndef GPUPLAN_TRAIN_H
 #define GPUPLAN_TRAIN_H
@@ -14,11 +17,6 @@ typedef enum gp_framework {
     GP_FRAMEWORK_DEEPSPEED,     /* DeepSpeed ZeRO */
     GP_FRAMEWORK_COUNT
 } gp_framework;
-
-/* "megatron" (also "nemo", "megatron-core"), "fsdp" ("torchtitan", "fsdp2"), "deepspeed";
- * GP_FRAMEWORK_COUNT if unknown. */
-GP_API gp_framework gp_framework_parse(const char *s);
-GP_API const char *gp_framework_name(gp_framework f);
 
 /* The attention kernel the stack runs (docs/performance.md, "Where each rate comes from"). */
 typedef enum gp_attention {
@@ -44,10 +42,6 @@ typedef enum gp_cuda_graphs {
     GP_CUDA_GRAPHS_COUNT
 } gp_cuda_graphs;
 
-/* "none", "layer", "full" (also "full_iteration"); GP_CUDA_GRAPHS_COUNT if unknown. */
-GP_API gp_cuda_graphs gp_cuda_graphs_parse(const char *s);
-GP_API const char *gp_cuda_graphs_name(gp_cuda_graphs g);
-
 struct gpi_gpu_rates;
 struct gpi_link_curve;
 
@@ -64,21 +58,11 @@ typedef struct gp_cluster {
                                    expert GEMMs (--overlap-moe-expert-parallel-comm); 0 (its default):
                                    exposed */
     gp_cuda_graphs cuda_graphs; /* what the stack captures in CUDA graphs (default none) */
-    /* Measured rates (data/kernels.json), set by gp_cluster_defaults / gp_cluster_set_link:
-     * pointers into the catalog, valid while it is open. NULL (a cluster built by hand): the
+    /* Measured rates (data/kernels.json), set by the library: pointers into the catalog, valid while it is open. NULL (a cluster built by hand): the
      * model falls back to the datasheet peaks with the generic efficiencies of train.c. */
     const struct gpi_gpu_rates *rates;
     const struct gpi_link_curve *intra_curve, *inter_curve;
 } gp_cluster;
-
-/* Defaults for a GPU: its scale-up domain as the node (8 for PCIe cards), its own scale-up
- * bandwidth (or PCIe of its generation) inside, and one `inter` link per GPU between nodes
- * (`inter` may be NULL: InfiniBand NDR, 50 GB/s per GPU). */
-GP_API void gp_cluster_defaults(gp_cluster *c, const gp_catalog *cat, const gp_gpu *gpu,
-                                const gp_link *inter);
-/* Replace the link inside (inter = 0) or between (inter = 1) nodes by a catalog link: its
- * bandwidth, name and measured bus-bandwidth curve. */
-GP_API void gp_cluster_set_link(gp_cluster *c, const gp_catalog *cat, const gp_link *link, int inter);
 
 /* One training step under a layout, and what it costs. Times in seconds, per step. */
 typedef struct gp_train_perf {
@@ -114,13 +98,6 @@ typedef struct gp_train_perf {
     int gpus;
 } gp_train_perf;
 
-/* Estimate a training step. The workload gives the sequence length and precision (bf16 or
- * fp8 compute), the layout the split, micro-batch and global batch (global_batch 0: dp x
- * micro_batch). train_tokens > 0 fills time_to_train_s. */
-GP_API gp_status gp_train_perf_estimate(const gp_model *m, const gp_gpu *gpu, const gp_cluster *c,
-                                        const gp_workload *w, const gp_layout *l, double train_tokens,
-                                        gp_train_perf *out, gp_error *err);
-
 /* ---- layout search ------------------------------------------------------------------ */
 
 typedef enum gp_rank_by {
@@ -155,7 +132,7 @@ typedef struct gp_train_search_opts {
     int max_gpus;                /* bound for the deadline search (default 65536) */
     int (*cancel)(void *arg);    /* polled per layout: non-zero stops the search with GP_ELIMIT */
     void *cancel_arg;
-    gp_work *work;               /* the question's budget (NULL: GP_WORK_DEFAULT for this call) */
+    gp_work *work;               /* the question's budget (NULL in a result) */
 } gp_train_search_opts;
 
 typedef struct gp_train_search_result {
@@ -172,13 +149,5 @@ typedef struct gp_train_search_result {
     int n_reasons;
     gp_reason reasons[GP_MAX_REASONS];
 } gp_train_search_result;
-
-GP_API void gp_train_search_defaults(gp_train_search_opts *o);
-
-/* Enumerate every valid layout for the GPU count, evaluate memory and step time (no
- * allocation per layout), keep the top_k by the ranking and the Pareto front. */
-GP_API gp_status gp_train_search(const gp_model *m, const gp_gpu *gpu, const gp_cluster *c,
-                                 const gp_workload *w, const gp_train_search_opts *o,
-                                 gp_train_search_result *out, gp_error *err);
 
 #endif

@@ -1,8 +1,8 @@
 /*
  * cmd_export.c: `gpuplan export --engine E [--out DIR]`: the command lines and config files
- * that run a planned layout on a serving or training engine (gp_export_render). Layout
- * dimensions not given are filled with what gpuplan recommends: gp_fit's smallest layout
- * (inference) or the best gp_train_search layout (training).
+ * that run a planned layout on a serving or training engine (gp_export_run). Layout
+ * dimensions not given are filled with what gpuplan recommends: fit's smallest layout
+ * (inference) or the best layout of the training search (training).
  */
 #include "cli.h"
 

@@ -5,6 +5,13 @@
 #define GPI_INTERNAL_H
 
 #include "gpuplan.h"
+#include "private/base.h"
+#include "private/train.h"
+#include "private/serve.h"
+#include "private/export.h"
+#include "private/plan.h"
+#include "private/calibrate.h"
+#include "private/scenario.h"
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdbool.h>

@@ -25,7 +25,7 @@ typedef void (*handler_fn)(gps_server *s, const gps_request *req, gps_response *
 static void static_file(gps_server *s, const gps_request *req, gps_response *res, const char *arg)
 {
     (void)s, (void)req;
-    for (const gpi_embedded_file *f = gps_web_files; f->name; f++)
+    for (const gps_web_file *f = gps_web_files; f->name; f++)
         if (strcmp(f->name, arg) == 0) {
             const char *dot = strrchr(arg, '.');
             res->status = 200;

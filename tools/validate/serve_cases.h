@@ -8,7 +8,7 @@
 #ifndef GPV_SERVE_CASES_H
 #define GPV_SERVE_CASES_H
 
-#include <gpuplan.h>
+#include "internal.h" /* libgpuplan's private declarations (src/lib): the harness and benches test modules */
 #include <jansson.h>
 #include <stdint.h>
 

@@ -16,9 +16,7 @@
 #ifndef GPV_VALIDATE_H
 #define GPV_VALIDATE_H
 
-#include <gpuplan.h>
-#include <gpuplan/serve.h>
-#include <gpuplan/train.h>
+#include "internal.h" /* libgpuplan's private declarations (src/lib): the harness maps cases onto modules */
 
 #include <jansson.h>
 #include <math.h>

@@ -20,6 +20,8 @@ static const char *const status_names[GP_STATUS_COUNT] = {
 _Static_assert(sizeof status_names / sizeof status_names[0] == GP_STATUS_COUNT,
                "one name per status");
 
+const char *gp_version(void) { return GP_VERSION_STRING; }
+
 const char *gp_status_str(gp_status code)
 {
     if ((int)code < 0 || code >= GP_STATUS_COUNT || !status_names[code])

@@ -531,9 +531,10 @@ void gp_export_files_free(gp_export_files *out)
         return;
     for (int i = 0; i < out->n && i < GP_EXPORT_MAX_FILES; i++)
         free(out->files[i].content);
-    gp_export_engine e = out->engine;
+    char engine[sizeof out->engine];
+    memcpy(engine, out->engine, sizeof engine);
     memset(out, 0, sizeof *out);
-    out->engine = e;
+    memcpy(out->engine, engine, sizeof engine);
 }
 
 /* The caveats go into the launch file itself (before its "set -euo pipefail"), not only to the
@@ -575,7 +576,7 @@ gp_status gp_export_render(gp_export_engine engine, const gp_export_job *job, gp
     if (!out)
         return gpi_fail(err, GP_EINVAL, "no output for the export");
     memset(out, 0, sizeof *out);
-    out->engine = engine;
+    gpi_strlcpy(out->engine, gp_export_engine_name(engine), sizeof out->engine);
     gpx_ctx c;
     gp_status st = resolve(engine, job, &c, err);
     if (st != GP_OK)

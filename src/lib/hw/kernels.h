@@ -17,7 +17,7 @@
 #ifndef GPI_KERNELS_H
 #define GPI_KERNELS_H
 
-#include "gpuplan.h"
+#include "internal.h"
 #include <jansson.h>
 
 /* Compute formats of a GEMM. Weight-only formats (W8, W4) run a 16-bit matmul after

@@ -6,7 +6,7 @@
 #ifndef GPI_TRAIN_INTERNAL_H
 #define GPI_TRAIN_INTERNAL_H
 
-#include "gpuplan.h"
+#include "internal.h"
 
 gp_status gpi_train_perf_estimate_p(const gp_model *m, const gp_param_breakdown *p, const gp_gpu *gpu,
                                     const gp_cluster *c, const gp_workload *w, const gp_layout *l,

@@ -251,7 +251,9 @@ void gpi_text_table(gpi_buf *tb, const gp_table_row *rows, size_t n, const gp_gp
             pct((double)(t->activations + t->overhead), (double)t->per_gpu), r->train.layout);
     }
 
-    gpi_buf_printf(tb, "\nTotals are the whole job on one device; min GPUs is gp_fit's smallest layout of %s.\n",
+    gpi_buf_printf(tb,
+                   "\nTotals are the whole job on one device; min GPUs is the smallest layout of %s that fits\n"
+                   "(as gpuplan fit finds it).\n",
                    gpu->id);
     gpi_buf_printf(tb, "The rules of thumb (2 B/param to serve, 16 B/param = 2 + 2 + 12 to train with AdamW) count\n"
                        "model states only; \"rule misses\" is the share of the total they leave out: the KV cache at\n"

@@ -143,21 +143,6 @@ gp_status gp_result_report(const gp_result *r, char **text, size_t *len, gp_erro
     return gp_report_render(r->preq, r->pres, &ro, text, len, err);
 }
 
-gp_status gp_result_plan_export(const gp_catalog *cat, const gp_result *r, gp_export_files *files, gp_error *err)
-{
-    memset(files, 0, sizeof *files);
-    if (!r || r->command != GP_CMD_PLAN || !r->pres)
-        return gpi_fail(err, GP_EINVAL, "launch files are a plan's");
-    if (r->pres->recommended < 0)
-        return gpi_fail(err, GP_ENOTFOUND, "--export: no option is allowed, nothing to export");
-    gp_workload w;
-    gp_layout l;
-    gp_export_job job;
-    gp_export_engine eng = gp_plan_launch_job(cat, r->preq, r->pres, r->pres->recommended, &job, &w, &l);
-    gp_error_clear(err);
-    return gp_export_render(eng, &job, files, err);
-}
-
 gp_status gp_plan_run(const gp_catalog *cat, const gp_scenario *sc, const gp_run_ctx *ctx, gp_result **out,
                       gp_error *err)
 {
@@ -191,4 +176,26 @@ gp_status gp_plan_run(const gp_catalog *cat, const gp_scenario *sc, const gp_run
         st = plan_json(r, err);
     }
     return gpi_run_end(r, st, NULL, out, err); /* plan_json wrote the document */
+}
+
+gp_status gp_result_plan_export(const gp_catalog *cat, const gp_result *r, int option, gp_export_files *out,
+                                gp_error *err)
+{
+    if (!cat || !r || !out)
+        return gpi_fail(err, GP_EINVAL, "plan export: catalog, result and output are required");
+    memset(out, 0, sizeof *out);
+    if (r->command != GP_CMD_PLAN || !r->preq || !r->pres)
+        return gpi_fail(err, GP_EUSAGE, "plan export: the result is not a plan's");
+    if (option < 0)
+        option = r->pres->recommended;
+    if (option < 0)
+        return gpi_fail(err, GP_ENOTFOUND, "--export: no option is allowed, nothing to export");
+    if (option >= r->pres->n_options)
+        return gpi_fail(err, GP_EINVAL, "plan export: option %d is out of range (the plan has %d)", option,
+                        r->pres->n_options);
+    gp_workload w;
+    gp_layout l;
+    gp_export_job job;
+    gp_export_engine eng = gp_plan_launch_job(cat, r->preq, r->pres, option, &job, &w, &l);
+    return gp_export_render(eng, &job, out, err);
 }
