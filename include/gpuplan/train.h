@@ -48,6 +48,24 @@ typedef enum gp_cuda_graphs {
 GP_API gp_cuda_graphs gp_cuda_graphs_parse(const char *s);
 GP_API const char *gp_cuda_graphs_name(gp_cuda_graphs g);
 
+/* How the stack casts the inputs of its fp8 GEMMs from 16 bits (docs/performance.md,
+ * "fp8 casts"): the casts are memory-bound passes that stay 16-bit around every fp8 linear. */
+typedef enum gp_fp8_recipe {
+    GP_FP8_RECIPE_DEFAULT = 0,  /* the framework's: Megatron-Core and DeepSpeed fused (Transformer
+                                   Engine), FSDP stacks tensorwise (torchao.float8) */
+    GP_FP8_RECIPE_FUSED,        /* Transformer Engine: the casts ride on the norm, activation and
+                                   cast-transpose kernels that produce the GEMM inputs */
+    GP_FP8_RECIPE_TENSORWISE,   /* torchao.float8 tensorwise: one dynamic scale per tensor; with TP
+                                   the input is cast before a float8 all-gather */
+    GP_FP8_RECIPE_ROWWISE,      /* torchao.float8 rowwise: a scale per row, the backward casts again
+                                   along the other axis; TP all-gathers in 16 bits */
+    GP_FP8_RECIPE_COUNT
+} gp_fp8_recipe;
+
+/* "default", "fused" (also "te"), "tensorwise", "rowwise"; GP_FP8_RECIPE_COUNT if unknown. */
+GP_API gp_fp8_recipe gp_fp8_recipe_parse(const char *s);
+GP_API const char *gp_fp8_recipe_name(gp_fp8_recipe r);
+
 struct gpi_gpu_rates;
 struct gpi_link_curve;
 
@@ -64,6 +82,10 @@ typedef struct gp_cluster {
                                    expert GEMMs (--overlap-moe-expert-parallel-comm); 0 (its default):
                                    exposed */
     gp_cuda_graphs cuda_graphs; /* what the stack captures in CUDA graphs (default none) */
+    gp_fp8_recipe fp8_recipe;   /* how fp8 training casts the GEMM inputs (default: the framework's) */
+    int tp_overlap;             /* FSDP stacks: TP collectives decomposed and overlapped with the GEMMs
+                                   (torchtitan's async TP); Megatron-Core overlaps them with sequence
+                                   parallelism regardless (tp_comm_overlap) */
     /* Measured rates (data/kernels.json), set by gp_cluster_defaults / gp_cluster_set_link:
      * pointers into the catalog, valid while it is open. NULL (a cluster built by hand): the
      * model falls back to the datasheet peaks with the generic efficiencies of train.c. */
