@@ -23,6 +23,7 @@ FUNCS="
   gp_catalog_link_count gp_cluster_defaults gp_cluster_set_link gp_collective_op_name
   gp_compliance_check gp_compliance_profile gp_compliance_redundancy gp_cost_break_even_month
   gp_cost_estimate gp_cuda_graphs_name gp_cuda_graphs_parse gp_deploy_kind_name
+  gp_fp8_recipe_name gp_fp8_recipe_parse
   gp_disagg_search gp_dtype_parse gp_engine_parse gp_engine_profile_get gp_export_command
   gp_export_engine_kind gp_export_engine_name gp_export_engine_parse gp_export_engine_task
   gp_export_engine_version gp_export_job_defaults gp_export_render gp_fit gp_fit_set_lang

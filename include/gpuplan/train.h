@@ -42,6 +42,20 @@ typedef enum gp_cuda_graphs {
     GP_CUDA_GRAPHS_COUNT
 } gp_cuda_graphs;
 
+/* How the stack casts the inputs of its fp8 GEMMs from 16 bits (docs/performance.md,
+ * "fp8 casts"): the casts are memory-bound passes that stay 16-bit around every fp8 linear. */
+typedef enum gp_fp8_recipe {
+    GP_FP8_RECIPE_DEFAULT = 0,  /* the framework's: Megatron-Core and DeepSpeed fused (Transformer
+                                   Engine), FSDP stacks tensorwise (torchao.float8) */
+    GP_FP8_RECIPE_FUSED,        /* Transformer Engine: the casts ride on the norm, activation and
+                                   cast-transpose kernels that produce the GEMM inputs */
+    GP_FP8_RECIPE_TENSORWISE,   /* torchao.float8 tensorwise: one dynamic scale per tensor; with TP
+                                   the input is cast before a float8 all-gather */
+    GP_FP8_RECIPE_ROWWISE,      /* torchao.float8 rowwise: a scale per row, the backward casts again
+                                   along the other axis; TP all-gathers in 16 bits */
+    GP_FP8_RECIPE_COUNT
+} gp_fp8_recipe;
+
 struct gpi_gpu_rates;
 struct gpi_link_curve;
 
@@ -58,8 +72,12 @@ typedef struct gp_cluster {
                                    expert GEMMs (--overlap-moe-expert-parallel-comm); 0 (its default):
                                    exposed */
     gp_cuda_graphs cuda_graphs; /* what the stack captures in CUDA graphs (default none) */
-    /* Measured rates (data/kernels.json), set by the library: pointers into the catalog, valid while it is open. NULL (a cluster built by hand): the
-     * model falls back to the datasheet peaks with the generic efficiencies of train.c. */
+    gp_fp8_recipe fp8_recipe;   /* how fp8 training casts the GEMM inputs (default: the framework's) */
+    int tp_overlap;             /* FSDP stacks: TP collectives decomposed and overlapped with the GEMMs
+                                   (torchtitan's async TP); Megatron-Core overlaps them with sequence
+                                   parallelism regardless (tp_comm_overlap) */
+    /* Measured rates (data/kernels.json), set by the library: pointers into the catalog, valid
+     * while it is open. NULL (a cluster built by hand): the model falls back to the datasheet peaks with the generic efficiencies of train.c. */
     const struct gpi_gpu_rates *rates;
     const struct gpi_link_curve *intra_curve, *inter_curve;
 } gp_cluster;

@@ -367,11 +367,85 @@ static void deepspeed_zero3_at_scale(void **state)
     gp_catalog_free(c0);
 }
 
+/* torchao.float8's casts (gp_cluster.fp8_recipe), memory-bound passes at 16 bits around every
+ * fp8 linear: one_layer in fp8 on one H100 under FSDP, s = 2048 (T = 2048), no recomputation.
+ * Per token, elements cast: attention inputs 3 h (q, k, v) + 4096 (o's input, the q width) =
+ * 16,384, output gradients h (o) + (2 x 4096 + 2 x 4096 - 4096) (q, k, v) = 16,384; the plain
+ * MLP's inputs h + f = 20,480 and gradients f + h = 20,480: 73,728 elements. Tensorwise casts
+ * 4 B each (read 16-bit, write fp8 twice), rowwise 6 B (torchao's roofline_utils.py with the
+ * amax fused into the producer): 2048 x 73,728 x 4 = 603,979,776 B at 3015 GB/s = 200.325 us,
+ * x 6 / 4 = 300.487 us; Transformer Engine's fused casts add nothing. */
+static void fp8_casts(void **state)
+{
+    (void)state;
+    gp_model m;
+    one_layer(&m);
+    const gp_gpu *g;
+    assert_int_equal(gp_catalog_find_gpu(cat, "H100-SXM-80GB", &g, NULL), GP_OK);
+    gp_cluster c;
+    gp_cluster_defaults(&c, cat, g, NULL);
+    c.framework = GP_FRAMEWORK_FSDP;
+    gp_workload w;
+    gp_workload_defaults(&w, GP_TASK_TRAIN);
+    w.seq = 2048, w.dtype = GP_DTYPE_FP8;
+    gp_layout l;
+    gp_layout_defaults(&l);
+    gp_train_perf fused, tw, rw, dflt;
+    c.fp8_recipe = GP_FP8_RECIPE_FUSED;
+    assert_int_equal(gp_train_perf_estimate(&m, g, &c, &w, &l, 0, &fused, NULL), GP_OK);
+    c.fp8_recipe = GP_FP8_RECIPE_TENSORWISE;
+    assert_int_equal(gp_train_perf_estimate(&m, g, &c, &w, &l, 0, &tw, NULL), GP_OK);
+    c.fp8_recipe = GP_FP8_RECIPE_ROWWISE;
+    assert_int_equal(gp_train_perf_estimate(&m, g, &c, &w, &l, 0, &rw, NULL), GP_OK);
+    c.fp8_recipe = GP_FP8_RECIPE_DEFAULT; /* FSDP: torchao tensorwise */
+    assert_int_equal(gp_train_perf_estimate(&m, g, &c, &w, &l, 0, &dflt, NULL), GP_OK);
+    assert_true(fabs((tw.memory_s - fused.memory_s) - 200.325e-6) < 1e-9);
+    assert_true(fabs((rw.memory_s - fused.memory_s) - 300.487e-6) < 1e-9);
+    assert_true(dflt.memory_s == tw.memory_s);
+    assert_true(tw.compute_s == fused.compute_s);
+    c.framework = GP_FRAMEWORK_MEGATRON; /* Transformer Engine by default */
+    assert_int_equal(gp_train_perf_estimate(&m, g, &c, &w, &l, 0, &dflt, NULL), GP_OK);
+    assert_true(dflt.memory_s == fused.memory_s);
+    assert_int_equal(gp_fp8_recipe_parse("rowwise"), GP_FP8_RECIPE_ROWWISE);
+    assert_int_equal(gp_fp8_recipe_parse("te"), GP_FP8_RECIPE_FUSED);
+    assert_int_equal(gp_fp8_recipe_parse("blockwise"), GP_FP8_RECIPE_COUNT);
+}
+
+/* An FSDP stack's async TP (gp_cluster.tp_overlap) hides the forward's TP collectives behind the
+ * forward GEMMs, not the backward's: one_layer, TP 2 with sequence parallelism, s = 2048, no
+ * recomputation (one forward, one backward pass of collectives). The forward's two collectives
+ * of 2048 x 4096 x 2 B (16.8 MB, tens of us over NVLink) sit far under its GEMMs (2 x 2048 x
+ * 201,326,592 / 2 FLOP at 794.5 TF = 519 us): the exposed TP time halves exactly. */
+static void async_tp(void **state)
+{
+    (void)state;
+    gp_model m;
+    one_layer(&m);
+    const gp_gpu *g;
+    assert_int_equal(gp_catalog_find_gpu(cat, "H100-SXM-80GB", &g, NULL), GP_OK);
+    gp_cluster c;
+    gp_cluster_defaults(&c, cat, g, NULL);
+    c.framework = GP_FRAMEWORK_FSDP;
+    gp_workload w;
+    gp_workload_defaults(&w, GP_TASK_TRAIN);
+    w.seq = 2048;
+    gp_layout l;
+    gp_layout_defaults(&l);
+    l.tp = 2, l.sequence_parallel = 1;
+    gp_train_perf vanilla, overlapped;
+    assert_int_equal(gp_train_perf_estimate(&m, g, &c, &w, &l, 0, &vanilla, NULL), GP_OK);
+    c.tp_overlap = 1;
+    assert_int_equal(gp_train_perf_estimate(&m, g, &c, &w, &l, 0, &overlapped, NULL), GP_OK);
+    assert_true(vanilla.tp_comm_s > 0.0);
+    assert_true(fabs(overlapped.tp_comm_s - vanilla.tp_comm_s / 2.0) < 1e-15);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(bf16_step), cmocka_unit_test(fp8_only_gemms),
                                        cmocka_unit_test(lora_skips_frozen_gradients), cmocka_unit_test(flop_conventions), cmocka_unit_test(ep_overlap),
                                        cmocka_unit_test(deepspeed_zero3_at_scale), cmocka_unit_test(moe_memory_traffic),
-                                       cmocka_unit_test(sliding_window_tiles), cmocka_unit_test(cuda_graphs)};
+                                       cmocka_unit_test(sliding_window_tiles), cmocka_unit_test(cuda_graphs),
+                                       cmocka_unit_test(fp8_casts), cmocka_unit_test(async_tp)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -211,6 +211,9 @@ static void train_stack(train_source src, json_t *set, gp_cluster *cl)
         cl->framework = GP_FRAMEWORK_FSDP;
     if (src == SRC_MPT || src == SRC_IBM)
         cl->attention = GP_ATTENTION_FA2;
+    /* llm-foundry's fp8 runs Transformer Engine's layers (precision amp_fp8: te.fp8_autocast) */
+    if (src == SRC_MPT)
+        cl->fp8_recipe = GP_FP8_RECIPE_FUSED;
     else if (fw && vcontains(fw, "DeepSpeed") && src != SRC_BLOOM)
         cl->framework = GP_FRAMEWORK_DEEPSPEED;
 }

@@ -110,6 +110,12 @@ void validate_train_preset(const gp_catalog *cat, json_t *c, const double *v, vr
     const char *graphs = json_string_value(json_object_get(set, "cuda_graph"));
     if (graphs && gp_cuda_graphs_parse(graphs) < GP_CUDA_GRAPHS_COUNT)
         cl.cuda_graphs = gp_cuda_graphs_parse(graphs);
+    /* torchtitan: the fp8 recipe (torchao.float8 tensorwise unless the row says rowwise) and
+     * async TP as the row states them */
+    const char *scaling = json_string_value(json_object_get(set, "fp8_scaling"));
+    if (scaling && gp_fp8_recipe_parse(scaling) < GP_FP8_RECIPE_COUNT)
+        cl.fp8_recipe = gp_fp8_recipe_parse(scaling);
+    cl.tp_overlap = json_is_true(json_object_get(set, "async_tp"));
     /* NeMo AutoModel runs Transformer Engine's kernels (cuDNN attention) under FSDP2 */
     const char *kern = json_string_value(json_object_get(set, "kernel_optimizations"));
     if (kern && vcontains(kern, "TE"))

@@ -99,6 +99,16 @@
  * sigmoid) reading and writing them, top-k reading the probabilities (16); the backward reads the
  * probabilities and their gradient and writes the logits' gradient (12). */
 #define GP_ROUTER_BYTES_PER_SCORE 28.0
+/* torchao.float8's casts of a linear's input and output gradient to fp8, bytes per element over
+ * the forward and backward, with torch.compile fusing the amax into the kernel that produced the
+ * tensor (torchao @0598012907d6 torchao/testing/training/roofline_utils.py,
+ * get_tensor_memory_traffic_ovhd_s, fuse_with_prev): tensorwise reads the 16-bit tensor once and
+ * writes it twice in fp8 (row- and column-major), 2 + 2 x 1; rowwise writes fp8 and a 16-bit
+ * transpose in one kernel (1 + 2) and casts the transpose along the other axis in a second
+ * (2 + 1). Transformer Engine fuses its casts into the norm, activation and cast-transpose kernels
+ * the layer runs anyway (GP_FP8_RECIPE_FUSED: none counted). */
+#define GP_FP8_CAST_BYTES_TENSORWISE 4.0
+#define GP_FP8_CAST_BYTES_ROWWISE 6.0
 
 gp_framework gp_framework_parse(const char *s)
 {
@@ -136,6 +146,22 @@ const char *gp_cuda_graphs_name(gp_cuda_graphs g)
 {
     static const char *const names[GP_CUDA_GRAPHS_COUNT] = {"none", "layer", "full"};
     return g >= 0 && g < GP_CUDA_GRAPHS_COUNT ? names[g] : "unknown";
+}
+
+gp_fp8_recipe gp_fp8_recipe_parse(const char *s)
+{
+    if (!s)
+        return GP_FP8_RECIPE_COUNT;
+    for (int r = 0; r < GP_FP8_RECIPE_COUNT; r++)
+        if (gpi_strcaseeq(s, gp_fp8_recipe_name((gp_fp8_recipe)r)))
+            return (gp_fp8_recipe)r;
+    return gpi_strcaseeq(s, "te") ? GP_FP8_RECIPE_FUSED : GP_FP8_RECIPE_COUNT;
+}
+
+const char *gp_fp8_recipe_name(gp_fp8_recipe r)
+{
+    static const char *const names[GP_FP8_RECIPE_COUNT] = {"default", "fused", "tensorwise", "rowwise"};
+    return r >= 0 && r < GP_FP8_RECIPE_COUNT ? names[r] : "unknown";
 }
 
 void gp_cluster_set_link(gp_cluster *c, const gp_catalog *cat, const gp_link *link, int inter)
@@ -262,6 +288,7 @@ typedef struct tctx {
     double T;                   /* tokens per GPU per micro-batch */
     double stage_layers, moe_layers_stage, dense_layers_stage;
     int lora, qlora;
+    gp_fp8_recipe fp8;          /* the fp8 casts charged: FUSED (none) unless torchao's recipes run */
     gp_cluster cal_c;           /* the cluster with a profile's collective scales (x->c points here) */
 } tctx;
 
@@ -419,8 +446,39 @@ static void layer_attn(const tctx *x, double ctx, int window, double *fwd, doubl
     }
 }
 
+/* Bytes of torchao.float8's casts per micro-batch on this stage (GP_FP8_CAST_BYTES_*): every
+ * linear outside the routed experts (q, k, v, o as torchtitan's and HF's separate linears, and the
+ * MLP's) casts its input (again per recomputed forward) and its output gradient. Per token and
+ * layer that is (3 + MLP column linears) h inputs read whole by the column-parallel linears,
+ * 2 h output gradients of the row-parallel ones, and (attention + MLP parameters) / h / TP of
+ * the split sides; tensorwise casts the column inputs before TP's float8 all-gather, on 1 / TP of
+ * the tokens (torchtitan parallelize.py, enable_float8_tensorwise_tp; rowwise gathers in 16 bits). */
+static double fp8_cast_bytes(const tctx *x, double fwd_passes)
+{
+    if (x->fp8 != GP_FP8_RECIPE_TENSORWISE && x->fp8 != GP_FP8_RECIPE_ROWWISE)
+        return 0.0;
+    const gp_model *m = x->m;
+    double h = (double)m->hidden, tp = x->l->tp, L = (double)m->layers;
+    double ncol = m->mlp == GP_MLP_PLAIN ? 1.0 : 2.0, att = (double)x->p.attention / L;
+    double nd = m->experts > 0 ? (double)m->dense_layers : L, nm = (double)(m->layers - m->dense_layers);
+    double mlp_dense = nd > 0 ? (double)x->p.mlp_dense / nd : 0.0;
+    double shared = m->experts > 0 && nm > 0 ? (double)x->p.experts_shared / nm : 0.0;
+    double col = x->fp8 == GP_FP8_RECIPE_TENSORWISE ? 1.0 / tp : 1.0;
+    double per = x->fp8 == GP_FP8_RECIPE_TENSORWISE ? GP_FP8_CAST_BYTES_TENSORWISE : GP_FP8_CAST_BYTES_ROWWISE;
+    /* attention: q, k, v inputs (column) and o's (row: the q width); o's output gradient h and
+     * q, k, v's (the rest of att / h) */
+    double q = (double)m->heads * (double)m->head_dim;
+    double in_att = 3.0 * h * col + q / tp, gr_att = h + (att / h - q) / tp;
+    double in_mlp = ncol * h * col + (mlp_dense / h / tp) / (ncol + 1.0), gr_mlp = h + (mlp_dense / h / tp) * ncol / (ncol + 1.0);
+    double in_sh = shared > 0 ? ncol * h * col + (shared / h / tp) / (ncol + 1.0) : 0.0;
+    double gr_sh = shared > 0 ? h + (shared / h / tp) * ncol / (ncol + 1.0) : 0.0;
+    double dense = (in_att + in_mlp) * fwd_passes + gr_att + gr_mlp;
+    double moe = (in_att + in_sh) * fwd_passes + gr_att + gr_sh;
+    return x->T * per * (dense * x->dense_layers_stage + moe * x->moe_layers_stage);
+}
+
 typedef struct mb_time {
-    double compute, memory, bwd_share, attn, per_layer, gemm, experts;
+    double compute, memory, bwd_share, attn, per_layer, gemm, gemm_fwd, experts;
 } mb_time;
 
 /* Compute and memory-bound seconds of one micro-batch on the slowest stage. */
@@ -456,6 +514,7 @@ static void microbatch_compute(const tctx *x, mb_time *o)
     double attn = a_fwd * (1.0 + (attn_recompute ? 1.0 : 0.0)) + a_bwd;
     o->attn = attn;
     o->gemm = g_fwd * (fwd_passes + bwd_mult);
+    o->gemm_fwd = g_fwd * fwd_passes;
     o->experts = m->experts > 0 ? routed_m * x->moe_layers_stage * (fwd_passes + bwd_mult) : 0.0;
     /* DeepSeek-V3's multi-token prediction: per module one more (MoE) layer, its attention,
      * a 2h -> h projection and the shared output head, on the last stage (DeepSeek-V3 report,
@@ -483,6 +542,7 @@ static void microbatch_compute(const tctx *x, mb_time *o)
                  (GP_EXPERT_BIAS_BYTES_FWD * fwd_passes + GP_EXPERT_BIAS_BYTES_BWD);
     /* cross entropy over the vocabulary (GP_CE_BYTES_PER_LOGIT), charged with the head */
     bytes += x->T * (double)m->vocab / l->tp * GP_CE_BYTES_PER_LOGIT;
+    bytes += fp8_cast_bytes(x, fwd_passes);
     /* QLoRA: NF4 weights dequantized to 16 bits for every forward and backward pass */
     if (x->qlora)
         bytes += (double)x->p.linear_active * x->stage_layers / L / l->tp * 2.5 * (fwd_passes + 1.0);
@@ -503,8 +563,10 @@ static void microbatch_comm(const tctx *x, const mb_time *mt, double *t_tp, doub
     /* TP: 2 collectives forward, 2 backward, 2 per recomputed forward, of T x h x 2 bytes
      * (with SP a reduce-scatter + all-gather: the same bytes at the ring's bandwidth) */
     double tp_bytes = x->T * h * 2.0;
+    /* torchao's tensorwise fp8 gathers the column-parallel inputs in fp8 (fp8_cast_bytes) */
+    double ag_bytes = x->fp8 == GP_FP8_RECIPE_TENSORWISE ? tp_bytes / 2.0 : tp_bytes;
     double one = l->sequence_parallel
-                     ? coll_time(c, GPI_COLL_REDUCE_SCATTER, tp_bytes, tp_bytes, l->tp, 1) + coll_time(c, GPI_COLL_ALL_GATHER, tp_bytes, tp_bytes, l->tp, 1)
+                     ? coll_time(c, GPI_COLL_REDUCE_SCATTER, tp_bytes, tp_bytes, l->tp, 1) + coll_time(c, GPI_COLL_ALL_GATHER, ag_bytes, ag_bytes, l->tp, 1)
                      : 2.0 * coll_time(c, GPI_COLL_ALL_REDUCE, tp_bytes, tp_bytes, l->tp, 1);
     *t_tp = l->tp > 1 ? x->stage_layers * (fwd_passes + 1.0) * one : 0.0;
     /* Megatron-Core with sequence parallelism overlaps the TP all-gather / reduce-scatter
@@ -512,6 +574,15 @@ static void microbatch_comm(const tctx *x, const mb_time *mt, double *t_tp, doub
      * NeMo's performance recipes enable): only the excess over the layer GEMMs shows */
     if (c->framework == GP_FRAMEWORK_MEGATRON && l->sequence_parallel && l->tp > 1)
         *t_tp = *t_tp > mt->gemm ? *t_tp - mt->gemm : 0.0;
+    /* an FSDP stack's async TP (gp_cluster.tp_overlap: torchtitan's micro-pipelined all-gather /
+     * reduce-scatter matmuls) hides the forward passes' collectives behind the forward GEMMs; the
+     * backward's stay exposed, as its authors' figures imply (PyTorch dev-discuss, "Introducing
+     * Async Tensor Parallelism in PyTorch", 2024: up to 29% / 20% forward speedup and ~8% end
+     * to end on Llama 3 8B / 70B, far below the forward's if the backward gained alike) */
+    else if (c->tp_overlap && l->sequence_parallel && l->tp > 1) {
+        double fwd = *t_tp * fwd_passes / (fwd_passes + 1.0);
+        *t_tp += (fwd > mt->gemm_fwd ? fwd - mt->gemm_fwd : 0.0) - fwd;
+    }
     /* CP: K and V of the local chunk pass cp - 1 hops per layer (fwd, bwd: 3 passes),
      * overlapped with the attention; only the excess and the hop latencies show */
     *t_cp = 0.0;
@@ -719,6 +790,9 @@ static gp_status ctx_init(tctx *x, const gp_model *m, const gp_param_breakdown *
         gpi_error_set_field(err, "gpu");
         return gpi_fail(err, GP_EINVAL, "GPU %s has no dense peak or memory bandwidth in the catalog", gpu->id);
     }
+    x->fp8 = cdt != GP_DTYPE_FP8 ? GP_FP8_RECIPE_FUSED
+             : c->fp8_recipe != GP_FP8_RECIPE_DEFAULT ? c->fp8_recipe
+             : c->framework == GP_FRAMEWORK_FSDP ? GP_FP8_RECIPE_TENSORWISE : GP_FP8_RECIPE_FUSED;
     x->lora = w->task == GP_TASK_LORA || w->task == GP_TASK_QLORA;
     x->qlora = w->task == GP_TASK_QLORA;
     x->T = (double)l->micro_batch * (double)w->seq / l->cp;

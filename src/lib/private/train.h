@@ -20,6 +20,9 @@ const char *gp_framework_name(gp_framework f);
 gp_cuda_graphs gp_cuda_graphs_parse(const char *s);
 
 const char *gp_cuda_graphs_name(gp_cuda_graphs g);
+/* "default", "fused" (also "te"), "tensorwise", "rowwise"; GP_FP8_RECIPE_COUNT if unknown. */
+gp_fp8_recipe gp_fp8_recipe_parse(const char *s);
+const char *gp_fp8_recipe_name(gp_fp8_recipe r);
 
 /* Defaults for a GPU: its scale-up domain as the node (8 for PCIe cards), its own scale-up
  * bandwidth (or PCIe of its generation) inside, and one `inter` link per GPU between nodes

@@ -22,6 +22,7 @@ static int parse_dtype(const char *s) { gp_dtype d = gp_dtype_parse(s); return d
 static int parse_format(const char *s) { gp_report_format f = gp_report_format_parse(s); return f < GP_REPORT_FORMAT_COUNT ? (int)f : -1; }
 static int parse_lang(const char *s) { return !strcmp(s, "en") ? 0 : !strcmp(s, "pt-BR") ? 1 : -1; }
 static int parse_cuda_graphs(const char *s) { gp_cuda_graphs g = gp_cuda_graphs_parse(s); return g < GP_CUDA_GRAPHS_COUNT ? (int)g : -1; }
+static int parse_fp8_recipe(const char *s) { gp_fp8_recipe r = gp_fp8_recipe_parse(s); return r < GP_FP8_RECIPE_COUNT ? (int)r : -1; }
 static int parse_arrival(const char *s) { return !strcmp(s, "poisson") ? 0 : !strcmp(s, "fixed") ? 1 : -1; }
 
 /* clang-format on */
@@ -116,6 +117,10 @@ static const gp_scenario_key keys[] = {
         "Megatron-Core: hide the EP all-to-all behind expert GEMMs (--overlap-moe-expert-parallel-comm)"),
     KEY_ENUM(cuda_graphs, "none, layer, full", T, parse_cuda_graphs,
              "CUDA graphs the stack replays: none (default), layer (each static layer), full (the iteration)"),
+    KEY_ENUM(fp8_recipe, "default, fused, tensorwise, rowwise", T, parse_fp8_recipe,
+             "fp8 training's casts: default (the framework's), fused (Transformer Engine), tensorwise or rowwise (torchao)"),
+    KEY(tp_overlap, BOOL, 0, 1, "", T,
+        "FSDP stacks: async TP hides the forward's TP collectives behind its GEMMs (torchtitan)"),
     KEY_API(max_gpus, INT, 1, 1048576, 65536, "GPUs", T, "upper bound of the deadline search (65536)"),
     KEY_STR(profile, W, GP_KEYF_FILE, "calibration profile (gpuplan calibrate, probe --bench): this cluster's rates"),
     /* workload */
