@@ -394,6 +394,50 @@ static void html_charts(gpi_buf *b, const gp_plan_result *res, const words *W)
     }
 }
 
+/* The recommended option's box: its setup, total and unit cost, and its launch command. */
+static void html_recommended(gpi_buf *b, const gp_plan_result *res, const words *W, int pt_br)
+{
+    const gp_plan_option *o = &res->options[res->recommended];
+    char s[64], t[64], m[64];
+    setup_str(s, sizeof s, o, res->serving, W);
+    gpi_fmt_money(t, sizeof t, o->cost.total, res->currency, pt_br);
+    gpi_fmt_money(m, sizeof m, res->serving ? o->cost.per_million_tokens : o->cost.per_run, res->currency, pt_br);
+    gpi_buf_printf(b, "<div class=\"box\"><h2>%s</h2><p><strong>", W->recommended);
+    gpi_buf_html(b, o->gpu);
+    gpi_buf_printf(b, " %s</strong>, ", gp_dtype_name(o->dtype));
+    gpi_buf_html(b, pt_br && o->deployment.name_pt[0] ? o->deployment.name_pt : o->deployment.name);
+    char g[32];
+    gpi_buf_printf(b, ": %s = %s. %s: %s / %d %s; %s: %s.</p>\n", s,
+                   count_str(g, sizeof g, MSG_N_GPUS, pt_br, o->gpus_total), W->total, t,
+                   res->horizon_months, W->months, res->serving ? W->per_mtok : W->per_run, m);
+    if (res->launch_command[0]) {
+        gpi_buf_printf(b, "<p>%s (%s):</p><pre>", W->launch, res->launch_engine);
+        gpi_buf_html(b, res->launch_command);
+        gpi_buf_printf(b, "</pre>\n");
+    }
+    gpi_buf_printf(b, "</div>\n");
+}
+
+/* The appendix: the options the data rules exclude, and each rule with its citation. */
+static void html_excluded(gpi_buf *b, const gp_plan_result *res, const words *W, int pt_br)
+{
+    gpi_buf_printf(b, "<h2 class=\"appendix\">%s</h2>\n", gpi_msg(MSG_APPENDIX, pt_br));
+    html_table(b, res, res->excluded, res->n_excluded, W, pt_br, 1);
+    gpi_buf_printf(b, "<ul>");
+    for (int r = 0; r < res->profile.n_rules; r++) {
+        const gp_rule *rule = &res->profile.rules[r];
+        gpi_buf_printf(b, "<li><code>");
+        gpi_buf_html(b, rule->id);
+        gpi_buf_printf(b, "</code>: ");
+        gpi_buf_html(b, gpi_rule_text(rule, pt_br));
+        gpi_buf_printf(b, " <em>");
+        gpi_buf_html(b, gpi_rule_citation(rule, pt_br));
+        gpi_buf_printf(b, "</em></li>\n"); /* the norms' addresses are in the JSON and docs/compliance.md:
+                                             the HTML file names nothing outside itself */
+    }
+    gpi_buf_printf(b, "</ul>\n");
+}
+
 static void render_html(gpi_buf *b, const gp_plan_request *req, const gp_plan_result *res, const gp_report_opts *opts)
 {
     int pt_br = is_pt(opts);
@@ -432,49 +476,15 @@ static void render_html(gpi_buf *b, const gp_plan_request *req, const gp_plan_re
     gpi_buf_html(b, res->prices_as_of);
     gpi_buf_printf(b, "; %s %.2f TB/%s</li></ul>\n", W->egress, res->egress_tb_per_month, W->month_axis);
     gpi_render_decision(b, res, pt_br, 2);
-    if (res->recommended >= 0) {
-        const gp_plan_option *o = &res->options[res->recommended];
-        char s[64], t[64], m[64];
-        setup_str(s, sizeof s, o, res->serving, W);
-        gpi_fmt_money(t, sizeof t, o->cost.total, res->currency, pt_br);
-        gpi_fmt_money(m, sizeof m, res->serving ? o->cost.per_million_tokens : o->cost.per_run, res->currency, pt_br);
-        gpi_buf_printf(b, "<div class=\"box\"><h2>%s</h2><p><strong>", W->recommended);
-        gpi_buf_html(b, o->gpu);
-        gpi_buf_printf(b, " %s</strong>, ", gp_dtype_name(o->dtype));
-        gpi_buf_html(b, pt_br && o->deployment.name_pt[0] ? o->deployment.name_pt : o->deployment.name);
-        char g[32];
-        gpi_buf_printf(b, ": %s = %s. %s: %s / %d %s; %s: %s.</p>\n", s,
-                       count_str(g, sizeof g, MSG_N_GPUS, pt_br, o->gpus_total), W->total, t,
-                       res->horizon_months, W->months, res->serving ? W->per_mtok : W->per_run, m);
-        if (res->launch_command[0]) {
-            gpi_buf_printf(b, "<p>%s (%s):</p><pre>", W->launch, res->launch_engine);
-            gpi_buf_html(b, res->launch_command);
-            gpi_buf_printf(b, "</pre>\n");
-        }
-        gpi_buf_printf(b, "</div>\n");
-    }
+    if (res->recommended >= 0)
+        html_recommended(b, res, W, pt_br);
     gpi_buf_printf(b, "<h2>%s</h2>\n", res->serving ? W->options_serve : W->options_train);
     if (res->n_options)
         html_table(b, res, res->options, res->n_options, W, pt_br, 0);
     else
         gpi_buf_printf(b, "<p>%s</p>\n", W->no_options);
-    if (res->n_excluded) {
-        gpi_buf_printf(b, "<h2 class=\"appendix\">%s</h2>\n", gpi_msg(MSG_APPENDIX, pt_br));
-        html_table(b, res, res->excluded, res->n_excluded, W, pt_br, 1);
-        gpi_buf_printf(b, "<ul>");
-        for (int r = 0; r < res->profile.n_rules; r++) {
-            const gp_rule *rule = &res->profile.rules[r];
-            gpi_buf_printf(b, "<li><code>");
-            gpi_buf_html(b, rule->id);
-            gpi_buf_printf(b, "</code>: ");
-            gpi_buf_html(b, gpi_rule_text(rule, pt_br));
-            gpi_buf_printf(b, " <em>");
-            gpi_buf_html(b, gpi_rule_citation(rule, pt_br));
-            gpi_buf_printf(b, "</em></li>\n"); /* the norms' addresses are in the JSON and docs/compliance.md:
-                                                 the HTML file names nothing outside itself */
-        }
-        gpi_buf_printf(b, "</ul>\n");
-    }
+    if (res->n_excluded)
+        html_excluded(b, res, W, pt_br);
     gpi_buf_printf(b, "<h2>%s</h2>\n", W->charts);
     html_charts(b, res, W);
     if (res->n_notes) {
