@@ -146,7 +146,16 @@ static int map_trtllm(const gp_catalog *cat, json_t *c, gpv_serve_run *r)
     r->dp_balance = json_is_true(json_object_get(set, "attention_dp_balance"));
     /* ModelOpt checkpoints: W8A8 FP8 GEMMs unless settings.precision says FP4, FP8 KV */
     r->w.dtype = gpv_serve_precision(json_string_value(json_object_get(set, "precision")));
+    /* moe_config.backend TRITON (the page's GPT-OSS options on Hopper) runs the MXFP4
+     * checkpoint openai/gpt-oss ships, its weights dequantized to 16 bits in the kernel:
+     * MXFP4 bytes, the 16-bit GEMM rate where the GPU has no FP4 (step model) */
+    if (has(json_string_value(json_object_get(set, "moe_backend")), "TRITON"))
+        r->w.dtype = GP_DTYPE_MXFP4;
     r->w.kv_dtype = GP_DTYPE_FP8;
+    /* kv_cache_config.dtype where the page sets it: "auto" (its GPT-OSS options on Hopper)
+     * keeps the checkpoint's 16-bit KV */
+    if (has(json_string_value(json_object_get(set, "kv_cache_dtype")), "auto"))
+        r->w.kv_dtype = GP_DTYPE_BF16;
     gpv_serve_layout(par, &r->l);
     int tp_world = r->l.tp * r->l.dp;
     if (gp_engine_profile_get(cat, r->w.engine, r->g, r->l.tp, &r->prof, NULL) != GP_OK)

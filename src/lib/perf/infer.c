@@ -80,6 +80,7 @@ void gp_perf_params_defaults(gp_perf_params *p, gp_engine engine)
     p->inter_node_latency_s = GP_INTER_NODE_LATENCY_S;
     p->gemm_fraction = 0.0; /* GP_SERVE_GEMM_FRACTION */
     p->host_overlap = 0;    /* serial host work; the engine profiles set theirs */
+    p->dp_balance = 0;      /* attention-DP ranks schedule their prefills independently */
 }
 
 /* The GEMM precision: W8A8 / FP4 paths when the GPU has them, else 16-bit (weight-only
@@ -219,11 +220,34 @@ static void step_attention(const gp_model *m, const gp_layout *l, gp_dtype kt, g
     out->kv_bytes_per_token = out->kv_bytes_per_token_replica * kv_share;
 }
 
+/* Bytes (in units of the hidden size) one token of a rank exchanges per MoE layer under EP:
+ *  - attention DP outside a multi-node NVLink domain: every rank's tokens are all-gathered
+ *    to every GPU in the expert GEMM's input format and the outputs reduce-scattered in 16
+ *    bits: (g - 1) x (act + 2). TensorRT-LLM's CutlassFusedMoE does this unless its MNNVL
+ *    all-to-all is available (GB200/GB300 NVL72; tensorrt_llm/_torch/modules/fused_moe/
+ *    fused_moe_cutlass.py, alltoall_method_type, v1.0), as vLLM's allgather_reducescatter
+ *    all2all backend and SGLang's DP attention do by default;
+ *  - else an all-to-all that sends a token once to each other GPU holding one of its k
+ *    experts (DeepEP, TensorRT-LLM's MNNVL all-to-all): with experts spread evenly over g
+ *    GPUs, a GPU holds none of the k with probability C(E - E/g, k) / C(E, k), so
+ *    (g - 1) (1 - that) copies, each dispatched (act) and combined (16 bits). */
+static double moe_exchange_bytes(const gp_model *m, const gp_layout *l, const gp_gpu *gpu, double act, int *allgather)
+{
+    double g = (double)(l->tp * l->dp), E = (double)m->experts, k = (double)m->experts_active;
+    *allgather = l->dp > 1 && !(gpu->scale_up_domain > 8);
+    if (*allgather)
+        return (g - 1.0) * (act + GP_ACT_BYTES);
+    double miss = 1.0, per = E / g;
+    for (double i = 0; i < k && i < E; i += 1.0)
+        miss *= E - per - i > 0 ? (E - per - i) / (E - i) : 0.0;
+    return (g - 1.0) * (1.0 - miss) * (act + GP_ACT_BYTES);
+}
+
 /* Links: TP inside a node over the scale-up domain (or PCIe), across nodes over `inter`;
  * the EP all-to-all splits its bytes between the two; pipeline boundaries cross nodes when
  * the replica spans several. */
 static void step_links(const gp_model *m, const gp_gpu *gpu, const gp_link *intra, const gp_link *inter,
-                       const gp_layout *l, gp_step_model *out)
+                       const gp_layout *l, double act_bytes, gp_step_model *out)
 {
     const int node = gp_serve_node_gpus(gpu);
     double su = gpu->scale_up_domain > 1 ? gpu->scale_up_gbps_bidir / 2.0 : 0.0;
@@ -246,11 +270,11 @@ static void step_links(const gp_model *m, const gp_gpu *gpu, const gp_link *intr
     int group = l->tp * l->dp;
     if (l->ep > 1 && m->experts > 0 && group > 1) {
         double moe_layers = (double)(m->layers - m->dense_layers);
-        double g = group;
-        /* per token of this rank, per GPU: its 1/tp share of the rank's tokens goes to k
-         * experts, (g-1)/g of them on other GPUs; dispatch and combine, 16-bit */
-        out->a2a_bytes_per_token = 2.0 * out->experts_active * (double)m->hidden * GP_ACT_BYTES * (g - 1.0) / g /
-                                   (double)l->tp * moe_layers;
+        double g = group, h = (double)m->hidden;
+        /* per token of this rank, per GPU (its 1/tp share of the rank's tokens), per MoE layer:
+         * dispatched in the expert GEMM's input format (act_bytes), combined in 16 bits */
+        double per_token_layer = moe_exchange_bytes(m, l, gpu, act_bytes, &out->moe_allgather) * h / (double)l->tp;
+        out->a2a_bytes_per_token = per_token_layer * moe_layers;
         int local = group < node ? group : node;
         out->a2a_intra_share = (double)(local - 1) / (g - 1.0);
         out->a2a_inter_bytes_per_s = net;
@@ -314,7 +338,10 @@ gp_status gp_step_model_init_nodes(const gp_model *m, const gp_gpu *gpu, const g
     out->head_bytes = head_params * other_bytes / tp;
     out->head_flops_per_seq = 2.0 * head_params / tp;
     step_attention(m, l, kt, out);
-    step_links(m, gpu, intra, inter, l, out);
+    /* the expert GEMM's input format: FP8 1 byte, NVFP4 half a byte + one FP8 scale per 16,
+     * MXFP4 + one E8M0 scale per 32, else 16-bit */
+    double act = wt == GP_DTYPE_FP8 ? 1.0 : wt == GP_DTYPE_FP4 ? 0.5 + 1.0 / 16.0 : wt == GP_DTYPE_MXFP4 ? 0.5 + 1.0 / 32.0 : GP_ACT_BYTES;
+    step_links(m, gpu, intra, inter, l, act, out);
     return GP_OK;
 }
 
@@ -441,9 +468,9 @@ static double comm_rates(const gp_step_model *sm, double T)
         /* per all-to-all, the bytes each GPU sends; nccl-tests' size is the whole buffer */
         double g = (double)(sm->tp * sm->dp);
         double per = T * sm->a2a_bytes_per_token / sm->a2a_count, buf = per * g / (g - 1.0);
-        double bus_in = gpi_collective_busbw(sm->tp_curve, GPI_COLL_ALL_TO_ALL, maxd(buf, GP_CURVE_ASYMPTOTE_BYTES),
-                                             sm->tp_link_gbps);
-        double bus_net = gpi_collective_busbw(sm->net_curve, GPI_COLL_ALL_TO_ALL, GP_CURVE_ASYMPTOTE_BYTES, sm->net_gbps);
+        gpi_coll_op op = sm->moe_allgather ? GPI_COLL_ALL_GATHER : GPI_COLL_ALL_TO_ALL;
+        double bus_in = gpi_collective_busbw(sm->tp_curve, op, maxd(buf, GP_CURVE_ASYMPTOTE_BYTES), sm->tp_link_gbps);
+        double bus_net = gpi_collective_busbw(sm->net_curve, op, GP_CURVE_ASYMPTOTE_BYTES, sm->net_gbps);
         if (!(bus_in > 0))
             bus_in = sm->tp_link_gbps * 1e9;
         if (!(bus_net > 0))
