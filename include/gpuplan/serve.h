@@ -90,6 +90,11 @@ typedef struct gp_step_model {
     double tp_latency_s;         /* per all-reduce, more when TP crosses nodes */
     double pp_latency_s;         /* per stage boundary */
     double expert_token_scale;   /* tokens the MoE layers see per token of this rank (dp) */
+    /* element-wise HBM traffic (norms, residual adds, activation function), per GPU: per
+     * token of this rank over every layer, and per routed (token, expert) pair the GPU holds
+     * (the MoE permutation to expert order and back, the experts' activation function) */
+    double elementwise_bytes_per_token;
+    double moe_elementwise_bytes_per_pair;
     double kv_bytes_per_token_replica; /* KV of one token over every layer, once (transfer) */
     gp_perf_params params;
     /* GEMM shapes (per GPU), for the measured rates */

@@ -184,6 +184,33 @@ static void step_experts(const gp_model *m, const gp_param_breakdown *p, const g
     out->expert_token_scale = (double)l->dp;
 }
 
+/* Element-wise traffic of a step, counted (not fitted), forward only, 16-bit activations:
+ * per layer a fused residual add + RMSNorm before attention and before the MLP (read x and
+ * the residual, write both: 4 x h each); the activation function (SwiGLU: read gate and up,
+ * write the product: 3 x its width, split over TP); per routed (token, expert) pair the
+ * permutation to expert order and back (read + write h, twice) and the experts' activation
+ * function. The training model counts the same terms forward and backward (kernels.json
+ * fit.elementwise_note). */
+#define GP_SERVE_NORM_UNITS 8.0
+#define GP_SERVE_ACT_UNITS 3.0
+#define GP_SERVE_PERMUTE_UNITS 4.0
+static void step_elementwise(const gp_model *m, const gp_layout *l, gp_step_model *out)
+{
+    const double h = (double)m->hidden, tp = (double)l->tp;
+    int moe_layers = m->experts > 0 ? m->layers - m->dense_layers : 0;
+    double mlp_width = m->mlp == GP_MLP_PLAIN ? GP_SERVE_ACT_UNITS - 1.0 : GP_SERVE_ACT_UNITS;
+    out->elementwise_bytes_per_token =
+        GP_ACT_BYTES * ((double)m->layers * GP_SERVE_NORM_UNITS * h +
+                        (double)(m->layers - moe_layers) * mlp_width * (double)m->ffn / tp);
+    if (moe_layers > 0 && m->experts_active > 0) {
+        /* an expert split over tp x dp / ep GPUs (EP) or tp (no EP) computes its share of the
+         * activation; the permutation moves whole rows on every GPU that holds the expert */
+        double split = l->ep > 1 ? (double)(l->tp * l->dp) / (double)l->ep : tp;
+        out->moe_elementwise_bytes_per_pair =
+            GP_ACT_BYTES * (double)moe_layers * (GP_SERVE_PERMUTE_UNITS * h + mlp_width * (double)m->moe_ffn / split);
+    }
+}
+
 /* GEMM shapes per GPU for the measured rates: one fused N per family with K = d. */
 static void step_shapes(const gp_model *m, const gp_param_breakdown *p, const gp_layout *l, double dense,
                         gp_step_model *out)
@@ -334,6 +361,7 @@ gp_status gp_step_model_init_nodes(const gp_model *m, const gp_gpu *gpu, const g
     out->dense_flops_per_token = 2.0 * dense / tp;
     step_experts(m, &p, l, wbytes, pp, out);
     step_shapes(m, &p, l, dense, out);
+    step_elementwise(m, l, out);
     double head_params = (double)m->vocab * (double)m->hidden;
     out->head_bytes = head_params * other_bytes / tp;
     out->head_flops_per_seq = 2.0 * head_params / tp;
@@ -484,6 +512,23 @@ static double comm_rates(const gp_step_model *sm, double T)
     return s;
 }
 
+/* The element-wise traffic of T tokens of this rank at the HBM rate: the dense part with the
+ * linear phase, the MoE part (the (token, expert) pairs of every dp rank this GPU holds)
+ * with the experts phase. */
+static void elementwise(const gp_step_model *sm, double T, gp_step_breakdown *d, double *by)
+{
+    double dense = T * sm->elementwise_bytes_per_token;
+    double pairs = 0.0;
+    if (sm->experts > 0 && sm->expert_shards > 0)
+        pairs = T * (sm->expert_token_scale > 0 ? sm->expert_token_scale : 1.0) * sm->experts_active *
+                (sm->ep > 1 ? 1.0 / sm->expert_shards : 1.0);
+    double moe = pairs * sm->moe_elementwise_bytes_per_pair;
+    d->linear_s += dense / sm->hbm_bytes_per_s;
+    d->experts_s += moe / sm->hbm_bytes_per_s;
+    by[0] += dense;
+    by[1] += moe;
+}
+
 /* The phases on the measured rates: GEMMs at their shape (FP8/FP4 only there), attention at
  * the kernel's rate (16-bit), weights and KV at the achievable HBM bandwidth. */
 static void step_rates(const gp_step_model *sm, const gp_batch_shape *b, gp_step_breakdown *d, double *f, double *by)
@@ -503,6 +548,7 @@ static void step_rates(const gp_step_model *sm, const gp_batch_shape *b, gp_step
         double g = gpi_grouped_gemm_s(sm->rates, fmt, f[1], per_expert, sm->expert_width, dim, sm->gemm_fraction);
         d->experts_s = maxd(g, by[1] / bw);
     }
+    elementwise(sm, T, d, by);
     f[2] = b->attn_pairs * sm->attn_flops_per_pair, by[2] = (b->kv_tokens + T) * sm->kv_bytes_per_token;
     double seq = T > 0 ? 2.0 * b->attn_pairs / T : 0.0;
     double ar = gpi_attn_rate(sm->rates, GPI_ATTN_DEFAULT, 0, 1, sm->attn_head_dim, seq > 1 ? seq : 1);
@@ -527,6 +573,7 @@ static void step_peaks(const gp_step_model *sm, const gp_batch_shape *b, gp_step
         f[1] = G * sm->expert_flops_per_token, by[1] = touched * sm->expert_bytes;
         d->experts_s = maxd(f[1] / sm->peak_flops, by[1] / bw);
     }
+    elementwise(sm, T, d, by);
     f[2] = b->attn_pairs * sm->attn_flops_per_pair, by[2] = (b->kv_tokens + T) * sm->kv_bytes_per_token;
     d->attention_s = maxd(f[2] / sm->attn_peak_flops, by[2] / bw);
     f[3] = b->sampled * sm->head_flops_per_seq, by[3] = b->sampled > 0 ? sm->head_bytes : 0.0;
