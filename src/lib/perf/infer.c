@@ -573,7 +573,6 @@ static void step_peaks(const gp_step_model *sm, const gp_batch_shape *b, gp_step
         f[1] = G * sm->expert_flops_per_token, by[1] = touched * sm->expert_bytes;
         d->experts_s = maxd(f[1] / sm->peak_flops, by[1] / bw);
     }
-    elementwise(sm, T, d, by);
     f[2] = b->attn_pairs * sm->attn_flops_per_pair, by[2] = (b->kv_tokens + T) * sm->kv_bytes_per_token;
     d->attention_s = maxd(f[2] / sm->attn_peak_flops, by[2] / bw);
     f[3] = b->sampled * sm->head_flops_per_seq, by[3] = b->sampled > 0 ? sm->head_bytes : 0.0;
