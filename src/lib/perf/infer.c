@@ -194,14 +194,17 @@ static void step_experts(const gp_model *m, const gp_param_breakdown *p, const g
 #define GP_SERVE_NORM_UNITS 8.0
 #define GP_SERVE_ACT_UNITS 3.0
 #define GP_SERVE_PERMUTE_UNITS 4.0
-static void step_elementwise(const gp_model *m, const gp_layout *l, gp_step_model *out)
+static void step_elementwise(const gp_model *m, const gp_layout *l, gp_engine engine, gp_step_model *out)
 {
     const double h = (double)m->hidden, tp = (double)l->tp;
     int moe_layers = m->experts > 0 ? m->layers - m->dense_layers : 0;
     double mlp_width = m->mlp == GP_MLP_PLAIN ? GP_SERVE_ACT_UNITS - 1.0 : GP_SERVE_ACT_UNITS;
+    /* TensorRT-LLM fuses the residual add and RMSNorm into the TP all-reduce kernel
+     * (AllReduceFusionOp.RESIDUAL_RMS_NORM, tensorrt_llm/_torch/models/modeling_llama.py): under
+     * TP their traffic is the all-reduce's own */
+    double norms = engine == GP_ENGINE_TRTLLM && l->tp > 1 ? 0.0 : GP_SERVE_NORM_UNITS * h;
     out->elementwise_bytes_per_token =
-        GP_ACT_BYTES * ((double)m->layers * GP_SERVE_NORM_UNITS * h +
-                        (double)(m->layers - moe_layers) * mlp_width * (double)m->ffn / tp);
+        GP_ACT_BYTES * ((double)m->layers * norms + (double)(m->layers - moe_layers) * mlp_width * (double)m->ffn / tp);
     if (moe_layers > 0 && m->experts_active > 0) {
         /* an expert split over tp x dp / ep GPUs (EP) or tp (no EP) computes its share of the
          * activation; the permutation moves whole rows on every GPU that holds the expert */
@@ -361,7 +364,7 @@ gp_status gp_step_model_init_nodes(const gp_model *m, const gp_gpu *gpu, const g
     out->dense_flops_per_token = 2.0 * dense / tp;
     step_experts(m, &p, l, wbytes, pp, out);
     step_shapes(m, &p, l, dense, out);
-    step_elementwise(m, l, out);
+    step_elementwise(m, l, w->engine, out);
     double head_params = (double)m->vocab * (double)m->hidden;
     out->head_bytes = head_params * other_bytes / tp;
     out->head_flops_per_seq = 2.0 * head_params / tp;
