@@ -375,9 +375,12 @@ static gp_status moe_model(gp_step_model *sm, int tp, int dp, int ep)
 
 /* Attention DP x EP: 16 GPUs over nodes of 8 (round_gpu's scale-up domain): each GPU's
  * exchange reaches 15 others, 7 of them in its node: intra share 7/15; 2 nodes. The MoE
- * layers see dp = 16 ranks' tokens. Attention DP outside an NVL72 domain all-gathers the
- * ranks' tokens (16-bit GEMM: 2 B) and reduce-scatters the outputs (2 B): per GPU and token
- * of its rank (tp 1): (16 - 1) x d(16) x (2 + 2) B x 2 MoE layers = 1,920 B.
+ * layers see dp = 16 ranks' tokens. Over nodes the exchange is an all-to-all that sends a token
+ * once to each other GPU holding one of its k = 2 experts: 16 experts, one per GPU, a GPU holds
+ * neither with probability (15 / 16) x (14 / 15) = 0.875, so 15 x 0.125 = 1.875 copies, each
+ * d(16) x (2 + 2) B (16-bit dispatch and combine), x 2 MoE layers = 240 B.
+ * Inside one node (tp 2, dp 4, ep 8) attention DP all-gathers the ranks' tokens and
+ * reduce-scatters the outputs: (8 - 1) x d(16) x (2 + 2) B / tp 2 x 2 MoE layers = 448 B.
  * EP inside TP (tp 8, ep 8, no DP): an all-to-all that sends a token once to each other GPU
  * holding one of its k = 2 experts; 16 experts, 2 per GPU: a GPU holds neither with
  * probability (14 x 13) / (16 x 15) = 0.758333, so 7 x 0.241667 = 1.691667 copies, each
@@ -390,8 +393,8 @@ static void test_attention_dp_ep(void **state)
     assert_int_equal(sm.nodes, 2);
     assert_true(fabs(sm.a2a_intra_share - 7.0 / 15.0) < 1e-12);
     assert_true(fabs(sm.expert_token_scale - 16.0) < 1e-12);
-    assert_true(fabs(sm.a2a_bytes_per_token - 1920.0) < 1e-9);
-    assert_int_equal(sm.moe_allgather, 1);
+    assert_true(fabs(sm.a2a_bytes_per_token - 240.0) < 1e-9);
+    assert_int_equal(sm.moe_allgather, 0);
     assert_true(fabs(sm.expert_shards - 16.0) < 1e-12);
     assert_int_equal(moe_model(&sm, 8, 1, 8), GP_OK);
     assert_int_equal(sm.moe_allgather, 0);
@@ -401,6 +404,8 @@ static void test_attention_dp_ep(void **state)
     assert_int_equal(moe_model(&sm, 2, 4, 8), GP_OK);
     assert_int_equal(sm.nodes, 1);
     assert_true(fabs(sm.a2a_intra_share - 1.0) < 1e-12);
+    assert_int_equal(sm.moe_allgather, 1);
+    assert_true(fabs(sm.a2a_bytes_per_token - 448.0) < 1e-9);
     /* attention DP needs ep = tp x dp, and a MoE model */
     gp_error err;
     assert_int_equal(moe_model(&sm, 2, 4, 4), GP_EINVAL);

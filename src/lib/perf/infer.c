@@ -251,20 +251,21 @@ static void step_attention(const gp_model *m, const gp_layout *l, gp_dtype kt, g
 }
 
 /* Bytes (in units of the hidden size) one token of a rank exchanges per MoE layer under EP:
- *  - attention DP outside a multi-node NVLink domain: every rank's tokens are all-gathered
- *    to every GPU in the expert GEMM's input format and the outputs reduce-scattered in 16
- *    bits: (g - 1) x (act + 2). TensorRT-LLM's CutlassFusedMoE does this unless its MNNVL
- *    all-to-all is available (GB200/GB300 NVL72; tensorrt_llm/_torch/modules/fused_moe/
- *    fused_moe_cutlass.py, alltoall_method_type, v1.0), as vLLM's allgather_reducescatter
- *    all2all backend and SGLang's DP attention do by default;
- *  - else an all-to-all that sends a token once to each other GPU holding one of its k
- *    experts (DeepEP, TensorRT-LLM's MNNVL all-to-all): with experts spread evenly over g
+ *  - attention DP inside one node outside a multi-node NVLink domain: every rank's tokens are
+ *    all-gathered to every GPU in the expert GEMM's input format and the outputs
+ *    reduce-scattered in 16 bits: (g - 1) x (act + 2). TensorRT-LLM's CutlassFusedMoE does
+ *    this unless its MNNVL all-to-all is available (GB200/GB300 NVL72; tensorrt_llm/_torch/
+ *    modules/fused_moe/fused_moe_cutlass.py, alltoall_method_type, v1.0), as vLLM's
+ *    allgather_reducescatter all2all backend and SGLang's DP attention do by default;
+ *  - else (an NVL72 domain, or an EP group over nodes, where the engines run DeepEP or
+ *    TensorRT-LLM's wide-EP all-to-all) an all-to-all that sends a token once to each other
+ *    GPU holding one of its k experts: with experts spread evenly over g
  *    GPUs, a GPU holds none of the k with probability C(E - E/g, k) / C(E, k), so
  *    (g - 1) (1 - that) copies, each dispatched (act) and combined (16 bits). */
 static double moe_exchange_bytes(const gp_model *m, const gp_layout *l, const gp_gpu *gpu, double act, int *allgather)
 {
     double g = (double)(l->tp * l->dp), E = (double)m->experts, k = (double)m->experts_active;
-    *allgather = l->dp > 1 && !(gpu->scale_up_domain > 8);
+    *allgather = l->dp > 1 && !(gpu->scale_up_domain > 8) && l->tp * l->dp <= gp_serve_node_gpus(gpu);
     if (*allgather)
         return (g - 1.0) * (act + GP_ACT_BYTES);
     double miss = 1.0, per = E / g;
