@@ -35,7 +35,7 @@
  * GP_SERVE_GEMM_FRACTION and GP_SERVE_FP4_RATIO; data/engines.json step_overhead_ms of trtllm
  * and vllm, seq_overhead_ms of trtllm on x86 hosts). */
 #define GPV_GEMM_FRACTION 0.70
-#define GPV_FP4_RATIO 0.76
+#define GPV_FP4_RATIO 0.72
 #define GPV_TRTLLM_STEP_S 0.00175
 #define GPV_TRTLLM_SEQ_S 0.000025
 #define GPV_VLLM_STEP_S 0.0045

@@ -411,10 +411,10 @@ static double maxd(double a, double b) { return a > b ? a : b; }
 /* NVFP4 / MXFP4 GEMMs reach this share of what the other formats reach: their rate in
  * data/kernels.json is derived (the FP4 peak x the GPU's FP8 efficiency), not measured, and the
  * only FP4 serving runs (TensorRT-LLM on B200, GB200 and RTX PRO 6000: every Blackwell row is
- * FP4) say 0.76 of it: FP4 GEMMs at about 1.52x the FP8 rate at serving shapes, not 2x
+ * FP4) say 0.72 of it: FP4 GEMMs at about 1.44x the FP8 rate at serving shapes, not 2x
  * (docs/serving.md, "FP4"). Fitted on those rows; with them held out it is 1 (no FP4-specific
  * loss). */
-#define GP_SERVE_FP4_RATIO 0.76
+#define GP_SERVE_FP4_RATIO 0.72
 /* All-reduces up to this size run on the engines' one-shot / two-shot custom kernels, not
  * NCCL: vLLM's CustomAllreduce max_size 8 MiB (vllm/distributed/device_communicators/
  * custom_all_reduce.py), TensorRT-LLM's AllReduce ONESHOT/TWOSHOT strategies. Their time is
