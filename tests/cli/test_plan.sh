@@ -38,8 +38,10 @@ expect_json '.disclaimer | test("not legal advice")' true "disclaimer"
 # R$14,392: R$25,109 a month. Bare metal: 11 x $3.59 x 0.62 (reserved) x 1.35 (Sao Paulo) x
 # 730 h x 5.2356 = R$126,329 a month + egress (R$1,758 for the plan's 3.73 TB a month at
 # $90/TB). 3,056,133 / (128,087 - 25,109) = 29.7: month 30 of 36. The cheapest bare-metal
-# alternative is 12 H100 (reserved $1.85): 12 x 1.85 x 1.35 x 730 x 5.2356 = R$114,545 + egress:
-# 3,056,133 / (116,303 - 25,109) = 33.5, month 34.
+# alternative is that same rental of 11 H200, so month 30 too (it was 12 H100 at $1.85 reserved,
+# month 34, before the serving step counted element-wise traffic and vLLM's refitted 4.5 ms per
+# step: H100 replicas now need 14 GPUs, 14 x 1.85 x 1.35 x 730 x 5.2356 = R$133,636 a month,
+# dearer than the 11 H200).
 run plan --json; expect_rc 0 "built-in example, JSON"
 expect_json '.recommended.cost.break_even_vs' baremetal-br "break-even against the allowed rental"
 expect_json '.recommended.cost.break_even_month' 30 "owning pays back in month 30"
@@ -49,7 +51,7 @@ expect_json '.recommended.hardware.servers' 2 "11 GPUs = 2 servers of 8"
 expect_json '.recommended.hardware.rack_units' 16 "two 8U servers"
 expect_json '.recommended.hardware.power_kw * 100 | round' 1402 "14.02 kW"
 expect_json '[.options[], .excluded[] | select(.hardware.deployment.kind == "owned" and .cost.break_even_vs != "") | .cost.break_even_vs] | map(test("hyperscaler")) | any' false "never against an excluded hyperscaler"
-expect_json '.decision.alternatives.baremetal.break_even_month' 34 "board: break-even per alternative"
+expect_json '.decision.alternatives.baremetal.break_even_month' 30 "board: break-even per alternative"
 expect_json '.decision.alternatives.cloud.option.excluded_by' health.in_country "board: the cloud alternative is excluded, with its rule"
 expect_json '[.decision.risks[].risk] | sort | tostring' '["exchange_rate","import_duty","lead_time","price_confidence","utilization"]' "board: the five risks"
 # the 25% import duty of GECEX 852/2026 on R$3,056,133 of servers: R$764,033
@@ -83,7 +85,7 @@ expect_out "Apêndice: opções excluídas pelas regras de dados" "pt-BR words";
 run plan --format html --lang pt-BR; expect_rc 0 "health example, pt-BR board report"
 expect_out "Investimento inicial (CapEx): R$ 3.056.133" "investment in reais"
 expect_out "Custo mensal (OpEx): R$ 25.109" "monthly cost"
-expect_out "no mês 34 de 36" "break-even against the cheapest allowed rental (12 H100, by hand above)"
+expect_out "no mês 30 de 36" "break-even against the cheapest allowed rental (11 H200, by hand above)"
 expect_out "2 servidores" "servers to buy"; expect_out "Riscos" "risks"
 checks=$((checks+1)); grep -qE '>0,[0-9]{3} s<' "$TMP/out" || fail "decimal comma in latencies (0,6xx s)"
 checks=$((checks+1)); grep -qE '>0\.[0-9]{3} s<' "$TMP/out" && fail "no decimal point in pt-BR latencies"

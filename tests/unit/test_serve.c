@@ -39,7 +39,7 @@ static void round_gpu(gp_gpu *g)
     g->scale_up_domain = 8;
 }
 
-static const gp_perf_params ideal = {1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0};
+static const gp_perf_params ideal = {1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0, 0};
 
 static void step_model(gp_step_model *sm, int tp, double hbm_gbps)
 {
@@ -374,9 +374,17 @@ static gp_status moe_model(gp_step_model *sm, int tp, int dp, int ep)
 }
 
 /* Attention DP x EP: 16 GPUs over nodes of 8 (round_gpu's scale-up domain): each GPU's
- * all-to-all reaches 15 others, 7 of them in its node: intra share 7/15; 2 nodes. The MoE
- * layers see dp = 16 ranks' tokens. Per GPU and token of its rank (tp 1): 2 x k(2) x d(16) x
- * 2 B x (15/16) x 2 MoE layers = 240 B. */
+ * exchange reaches 15 others, 7 of them in its node: intra share 7/15; 2 nodes. The MoE
+ * layers see dp = 16 ranks' tokens. Over nodes the exchange is an all-to-all that sends a token
+ * once to each other GPU holding one of its k = 2 experts: 16 experts, one per GPU, a GPU holds
+ * neither with probability (15 / 16) x (14 / 15) = 0.875, so 15 x 0.125 = 1.875 copies, each
+ * d(16) x (2 + 2) B (16-bit dispatch and combine), x 2 MoE layers = 240 B.
+ * Inside one node (tp 2, dp 4, ep 8) attention DP all-gathers the ranks' tokens and
+ * reduce-scatters the outputs: (8 - 1) x d(16) x (2 + 2) B / tp 2 x 2 MoE layers = 448 B.
+ * EP inside TP (tp 8, ep 8, no DP): an all-to-all that sends a token once to each other GPU
+ * holding one of its k = 2 experts; 16 experts, 2 per GPU: a GPU holds neither with
+ * probability (14 x 13) / (16 x 15) = 0.758333, so 7 x 0.241667 = 1.691667 copies, each
+ * d(16) x (2 + 2) B, split over tp 8, x 2 MoE layers = 27.06667 B. */
 static void test_attention_dp_ep(void **state)
 {
     (void)state;
@@ -386,11 +394,18 @@ static void test_attention_dp_ep(void **state)
     assert_true(fabs(sm.a2a_intra_share - 7.0 / 15.0) < 1e-12);
     assert_true(fabs(sm.expert_token_scale - 16.0) < 1e-12);
     assert_true(fabs(sm.a2a_bytes_per_token - 240.0) < 1e-9);
+    assert_int_equal(sm.moe_allgather, 0);
     assert_true(fabs(sm.expert_shards - 16.0) < 1e-12);
+    assert_int_equal(moe_model(&sm, 8, 1, 8), GP_OK);
+    assert_int_equal(sm.moe_allgather, 0);
+    assert_true(fabs(sm.a2a_bytes_per_token - 7.0 * (1.0 - 182.0 / 240.0) * 16.0 * 4.0 / 8.0 * 2.0) < 1e-9);
+    assert_true(fabs(sm.a2a_bytes_per_token - 27.06667) < 1e-4);
     /* inside one node: no share crosses the network */
     assert_int_equal(moe_model(&sm, 2, 4, 8), GP_OK);
     assert_int_equal(sm.nodes, 1);
     assert_true(fabs(sm.a2a_intra_share - 1.0) < 1e-12);
+    assert_int_equal(sm.moe_allgather, 1);
+    assert_true(fabs(sm.a2a_bytes_per_token - 448.0) < 1e-9);
     /* attention DP needs ep = tp x dp, and a MoE model */
     gp_error err;
     assert_int_equal(moe_model(&sm, 2, 4, 4), GP_EINVAL);
@@ -405,6 +420,36 @@ static void test_attention_dp_ep(void **state)
     l.dp = 2;
     l.ep = 2;
     assert_int_equal(gp_step_model_init_nodes(&m, &g, NULL, NULL, &w, &l, &ideal, &sm, &err), GP_EINVAL);
+}
+
+/* Attention-DP ranks wait for each other's prefill (docs/serving.md, section 5): one request
+ * of 100 prompt and 3 output tokens on one of dp = 4 unbalanced ranks. Step 1 runs its
+ * prefill (a context step: it waits for nobody, so TTFT is unchanged) and records that chunk's
+ * attention + dense + LM-head time c (its decode part is empty). Steps 2 and 3 run decode only:
+ * the share of steps with a chunk is then 1/2 and 1/3 (the current step counted), so they wait
+ * (1 - (1/2)^3) c = 7/8 c and (1 - (2/3)^3) c = 19/27 c for another rank's. Balanced ranks
+ * (gp_perf_params.dp_balance) wait for none. */
+static void test_dp_ranks_wait(void **state)
+{
+    (void)state;
+    gp_step_model sm;
+    assert_int_equal(moe_model(&sm, 1, 4, 4), GP_OK);
+    gp_sched_config sc;
+    roomy(&sc);
+    gp_traffic t;
+    fixed_traffic(&t, GP_ARRIVAL_BURST, 1, 100, 3);
+    gp_sim_result unbalanced, balanced;
+    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &unbalanced, NULL), GP_OK);
+    sm.params.dp_balance = 1;
+    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &balanced, NULL), GP_OK);
+    gp_batch_shape b;
+    gp_batch_prefill(&b, 100);
+    gp_step_breakdown d;
+    gp_step_time(&sm, &b, &d);
+    double c = d.linear_s + d.attention_s + d.head_s;
+    assert_true(c > 0);
+    assert_true(fabs(unbalanced.ttft.p50 - balanced.ttft.p50) <= 1e-15);
+    assert_true(fabs(unbalanced.e2e.p50 - balanced.e2e.p50 - (7.0 / 8.0 + 19.0 / 27.0) * c) <= 1e-9 * c);
 }
 
 /* Default lengths: log-normal around the mean, clipped at 4x; the spread shows in the
@@ -513,6 +558,7 @@ int main(void)
         cmocka_unit_test(test_trace_and_errors),
         cmocka_unit_test(test_capacity_more_users_more_replicas),
         cmocka_unit_test(test_attention_dp_ep),
+        cmocka_unit_test(test_dp_ranks_wait),
         cmocka_unit_test(test_lognormal_spread),
         cmocka_unit_test(test_spec_decode_steps),
         cmocka_unit_test(test_prefix_hit),

@@ -83,6 +83,11 @@ void gpv_serve_layout(json_t *par, gp_layout *l)
     l->pp = par_int(par, "pp");
     l->ep = par_int(par, "ep");
     l->dp = 1;
+    /* attention DP with ep unset (the v1.0 perf-overview page's MoE command passes --ep
+     * $ep_size without listing it): experts over the whole group, as that page's later copy
+     * labels the same runs DEPn (tp n, ep n) */
+    if (json_is_true(json_object_get(par, "attention_dp")) && !json_is_number(json_object_get(par, "ep")))
+        l->ep = l->tp;
     if (json_is_true(json_object_get(par, "attention_dp")) && l->ep > 1) {
         l->dp = l->tp; /* attention DP over the TP ranks, experts spread over them */
         l->tp = 1;
@@ -137,9 +142,20 @@ static int map_trtllm(const gp_catalog *cat, json_t *c, gpv_serve_run *r)
         return 0;
     r->bench = GPV_BENCH_TRTLLM;
     r->w.engine = GP_ENGINE_TRTLLM;
+    /* attention_dp_config.enable_balance of the page's DeepSeek-R1 llm_options */
+    r->dp_balance = json_is_true(json_object_get(set, "attention_dp_balance"));
     /* ModelOpt checkpoints: W8A8 FP8 GEMMs unless settings.precision says FP4, FP8 KV */
     r->w.dtype = gpv_serve_precision(json_string_value(json_object_get(set, "precision")));
+    /* moe_config.backend TRITON (the page's GPT-OSS options on Hopper) runs the MXFP4
+     * checkpoint openai/gpt-oss ships, its weights dequantized to 16 bits in the kernel:
+     * MXFP4 bytes, the 16-bit GEMM rate where the GPU has no FP4 (step model) */
+    if (has(json_string_value(json_object_get(set, "moe_backend")), "TRITON"))
+        r->w.dtype = GP_DTYPE_MXFP4;
     r->w.kv_dtype = GP_DTYPE_FP8;
+    /* kv_cache_config.dtype where the page sets it: "auto" (its GPT-OSS options on Hopper)
+     * keeps the checkpoint's 16-bit KV */
+    if (has(json_string_value(json_object_get(set, "kv_cache_dtype")), "auto"))
+        r->w.kv_dtype = GP_DTYPE_BF16;
     gpv_serve_layout(par, &r->l);
     int tp_world = r->l.tp * r->l.dp;
     if (gp_engine_profile_get(cat, r->w.engine, r->g, r->l.tp, &r->prof, NULL) != GP_OK)
@@ -208,6 +224,7 @@ int gpv_serve_run_map(const gp_catalog *cat, json_t *c, gpv_serve_run *r)
 void gpv_serve_run_params(const gpv_serve_run *r, gp_perf_params *pp)
 {
     gp_perf_params_profile(pp, r->w.engine, &r->prof, r->l.pp);
+    pp->dp_balance = r->dp_balance;
 }
 
 double gpv_serve_run_predict(const gp_catalog *cat, const gpv_serve_run *r, const gp_perf_params *pp)

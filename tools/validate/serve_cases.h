@@ -49,6 +49,8 @@ typedef struct gpv_serve_run {
     gp_traffic t;           /* the burst one replica (one attention-DP rank) serves */
     int64_t max_model_len;
     double measured;        /* output tokens/s of the whole GPU group */
+    int dp_balance;         /* settings.attention_dp_balance: the attention-DP ranks' context
+                               work aligned (gp_perf_params.dp_balance) */
 } gpv_serve_run;
 
 /* Map case c; 1 when it is one of these runs and every input it needs is stated. */

@@ -80,6 +80,7 @@ void gp_perf_params_defaults(gp_perf_params *p, gp_engine engine)
     p->inter_node_latency_s = GP_INTER_NODE_LATENCY_S;
     p->gemm_fraction = 0.0; /* GP_SERVE_GEMM_FRACTION */
     p->host_overlap = 0;    /* serial host work; the engine profiles set theirs */
+    p->dp_balance = 0;      /* attention-DP ranks schedule their prefills independently */
 }
 
 /* The GEMM precision: W8A8 / FP4 paths when the GPU has them, else 16-bit (weight-only
@@ -183,6 +184,36 @@ static void step_experts(const gp_model *m, const gp_param_breakdown *p, const g
     out->expert_token_scale = (double)l->dp;
 }
 
+/* Element-wise traffic of a step, counted (not fitted), forward only, 16-bit activations:
+ * per layer a fused residual add + RMSNorm before attention and before the MLP (read x and
+ * the residual, write both: 4 x h each); the activation function (SwiGLU: read gate and up,
+ * write the product: 3 x its width, split over TP); per routed (token, expert) pair the
+ * permutation to expert order and back (read + write h, twice) and the experts' activation
+ * function. The training model counts the same terms forward and backward (kernels.json
+ * fit.elementwise_note). */
+#define GP_SERVE_NORM_UNITS 8.0
+#define GP_SERVE_ACT_UNITS 3.0
+#define GP_SERVE_PERMUTE_UNITS 4.0
+static void step_elementwise(const gp_model *m, const gp_layout *l, gp_engine engine, gp_step_model *out)
+{
+    const double h = (double)m->hidden, tp = (double)l->tp;
+    int moe_layers = m->experts > 0 ? m->layers - m->dense_layers : 0;
+    double mlp_width = m->mlp == GP_MLP_PLAIN ? GP_SERVE_ACT_UNITS - 1.0 : GP_SERVE_ACT_UNITS;
+    /* TensorRT-LLM fuses the residual add and RMSNorm into the TP all-reduce kernel
+     * (AllReduceFusionOp.RESIDUAL_RMS_NORM, tensorrt_llm/_torch/models/modeling_llama.py): under
+     * TP their traffic is the all-reduce's own */
+    double norms = engine == GP_ENGINE_TRTLLM && l->tp > 1 ? 0.0 : GP_SERVE_NORM_UNITS * h;
+    out->elementwise_bytes_per_token =
+        GP_ACT_BYTES * ((double)m->layers * norms + (double)(m->layers - moe_layers) * mlp_width * (double)m->ffn / tp);
+    if (moe_layers > 0 && m->experts_active > 0) {
+        /* an expert split over tp x dp / ep GPUs (EP) or tp (no EP) computes its share of the
+         * activation; the permutation moves whole rows on every GPU that holds the expert */
+        double split = l->ep > 1 ? (double)(l->tp * l->dp) / (double)l->ep : tp;
+        out->moe_elementwise_bytes_per_pair =
+            GP_ACT_BYTES * (double)moe_layers * (GP_SERVE_PERMUTE_UNITS * h + mlp_width * (double)m->moe_ffn / split);
+    }
+}
+
 /* GEMM shapes per GPU for the measured rates: one fused N per family with K = d. */
 static void step_shapes(const gp_model *m, const gp_param_breakdown *p, const gp_layout *l, double dense,
                         gp_step_model *out)
@@ -219,11 +250,35 @@ static void step_attention(const gp_model *m, const gp_layout *l, gp_dtype kt, g
     out->kv_bytes_per_token = out->kv_bytes_per_token_replica * kv_share;
 }
 
+/* Bytes (in units of the hidden size) one token of a rank exchanges per MoE layer under EP:
+ *  - attention DP inside one node outside a multi-node NVLink domain: every rank's tokens are
+ *    all-gathered to every GPU in the expert GEMM's input format and the outputs
+ *    reduce-scattered in 16 bits: (g - 1) x (act + 2). TensorRT-LLM's CutlassFusedMoE does
+ *    this unless its MNNVL all-to-all is available (GB200/GB300 NVL72; tensorrt_llm/_torch/
+ *    modules/fused_moe/fused_moe_cutlass.py, alltoall_method_type, v1.0), as vLLM's
+ *    allgather_reducescatter all2all backend and SGLang's DP attention do by default;
+ *  - else (an NVL72 domain, or an EP group over nodes, where the engines run DeepEP or
+ *    TensorRT-LLM's wide-EP all-to-all) an all-to-all that sends a token once to each other
+ *    GPU holding one of its k experts: with experts spread evenly over g
+ *    GPUs, a GPU holds none of the k with probability C(E - E/g, k) / C(E, k), so
+ *    (g - 1) (1 - that) copies, each dispatched (act) and combined (16 bits). */
+static double moe_exchange_bytes(const gp_model *m, const gp_layout *l, const gp_gpu *gpu, double act, int *allgather)
+{
+    double g = (double)(l->tp * l->dp), E = (double)m->experts, k = (double)m->experts_active;
+    *allgather = l->dp > 1 && !(gpu->scale_up_domain > 8) && l->tp * l->dp <= gp_serve_node_gpus(gpu);
+    if (*allgather)
+        return (g - 1.0) * (act + GP_ACT_BYTES);
+    double miss = 1.0, per = E / g;
+    for (double i = 0; i < k && i < E; i += 1.0)
+        miss *= E - per - i > 0 ? (E - per - i) / (E - i) : 0.0;
+    return (g - 1.0) * (1.0 - miss) * (act + GP_ACT_BYTES);
+}
+
 /* Links: TP inside a node over the scale-up domain (or PCIe), across nodes over `inter`;
  * the EP all-to-all splits its bytes between the two; pipeline boundaries cross nodes when
  * the replica spans several. */
 static void step_links(const gp_model *m, const gp_gpu *gpu, const gp_link *intra, const gp_link *inter,
-                       const gp_layout *l, gp_step_model *out)
+                       const gp_layout *l, double act_bytes, gp_step_model *out)
 {
     const int node = gp_serve_node_gpus(gpu);
     double su = gpu->scale_up_domain > 1 ? gpu->scale_up_gbps_bidir / 2.0 : 0.0;
@@ -246,11 +301,11 @@ static void step_links(const gp_model *m, const gp_gpu *gpu, const gp_link *intr
     int group = l->tp * l->dp;
     if (l->ep > 1 && m->experts > 0 && group > 1) {
         double moe_layers = (double)(m->layers - m->dense_layers);
-        double g = group;
-        /* per token of this rank, per GPU: its 1/tp share of the rank's tokens goes to k
-         * experts, (g-1)/g of them on other GPUs; dispatch and combine, 16-bit */
-        out->a2a_bytes_per_token = 2.0 * out->experts_active * (double)m->hidden * GP_ACT_BYTES * (g - 1.0) / g /
-                                   (double)l->tp * moe_layers;
+        double g = group, h = (double)m->hidden;
+        /* per token of this rank, per GPU (its 1/tp share of the rank's tokens), per MoE layer:
+         * dispatched in the expert GEMM's input format (act_bytes), combined in 16 bits */
+        double per_token_layer = moe_exchange_bytes(m, l, gpu, act_bytes, &out->moe_allgather) * h / (double)l->tp;
+        out->a2a_bytes_per_token = per_token_layer * moe_layers;
         int local = group < node ? group : node;
         out->a2a_intra_share = (double)(local - 1) / (g - 1.0);
         out->a2a_inter_bytes_per_s = net;
@@ -310,11 +365,15 @@ gp_status gp_step_model_init_nodes(const gp_model *m, const gp_gpu *gpu, const g
     out->dense_flops_per_token = 2.0 * dense / tp;
     step_experts(m, &p, l, wbytes, pp, out);
     step_shapes(m, &p, l, dense, out);
+    step_elementwise(m, l, w->engine, out);
     double head_params = (double)m->vocab * (double)m->hidden;
     out->head_bytes = head_params * other_bytes / tp;
     out->head_flops_per_seq = 2.0 * head_params / tp;
     step_attention(m, l, kt, out);
-    step_links(m, gpu, intra, inter, l, out);
+    /* the expert GEMM's input format: FP8 1 byte, NVFP4 half a byte + one FP8 scale per 16,
+     * MXFP4 + one E8M0 scale per 32, else 16-bit */
+    double act = wt == GP_DTYPE_FP8 ? 1.0 : wt == GP_DTYPE_FP4 ? 0.5 + 1.0 / 16.0 : wt == GP_DTYPE_MXFP4 ? 0.5 + 1.0 / 32.0 : GP_ACT_BYTES;
+    step_links(m, gpu, intra, inter, l, act, out);
     return GP_OK;
 }
 
@@ -348,7 +407,7 @@ static double maxd(double a, double b) { return a > b ? a : b; }
  * norms, rotary, quantization of activations and sampling the model does not time one by
  * one. Fitted on every source of validation/ (gpuplan-validate --loso, the "all sources" fit;
  * docs/serving.md, "Calibration"); gp_perf_params.gemm_fraction overrides it. */
-#define GP_SERVE_GEMM_FRACTION 0.65
+#define GP_SERVE_GEMM_FRACTION 0.70
 /* NVFP4 / MXFP4 GEMMs reach this share of what the other formats reach: their rate in
  * data/kernels.json is derived (the FP4 peak x the GPU's FP8 efficiency), not measured, and the
  * only FP4 serving runs (TensorRT-LLM on B200, GB200 and RTX PRO 6000: every Blackwell row is
@@ -441,9 +500,9 @@ static double comm_rates(const gp_step_model *sm, double T)
         /* per all-to-all, the bytes each GPU sends; nccl-tests' size is the whole buffer */
         double g = (double)(sm->tp * sm->dp);
         double per = T * sm->a2a_bytes_per_token / sm->a2a_count, buf = per * g / (g - 1.0);
-        double bus_in = gpi_collective_busbw(sm->tp_curve, GPI_COLL_ALL_TO_ALL, maxd(buf, GP_CURVE_ASYMPTOTE_BYTES),
-                                             sm->tp_link_gbps);
-        double bus_net = gpi_collective_busbw(sm->net_curve, GPI_COLL_ALL_TO_ALL, GP_CURVE_ASYMPTOTE_BYTES, sm->net_gbps);
+        gpi_coll_op op = sm->moe_allgather ? GPI_COLL_ALL_GATHER : GPI_COLL_ALL_TO_ALL;
+        double bus_in = gpi_collective_busbw(sm->tp_curve, op, maxd(buf, GP_CURVE_ASYMPTOTE_BYTES), sm->tp_link_gbps);
+        double bus_net = gpi_collective_busbw(sm->net_curve, op, GP_CURVE_ASYMPTOTE_BYTES, sm->net_gbps);
         if (!(bus_in > 0))
             bus_in = sm->tp_link_gbps * 1e9;
         if (!(bus_net > 0))
@@ -455,6 +514,23 @@ static double comm_rates(const gp_step_model *sm, double T)
     if (sm->pp > 1 && sm->pp_link_bytes_per_s > 0)
         s += T * sm->pp_bytes_per_token / sm->pp_link_bytes_per_s + (sm->pp - 1) * sm->pp_latency_s;
     return s;
+}
+
+/* The element-wise traffic of T tokens of this rank at the HBM rate: the dense part with the
+ * linear phase, the MoE part (the (token, expert) pairs of every dp rank this GPU holds)
+ * with the experts phase. */
+static void elementwise(const gp_step_model *sm, double T, gp_step_breakdown *d, double *by)
+{
+    double dense = T * sm->elementwise_bytes_per_token;
+    double pairs = 0.0;
+    if (sm->experts > 0 && sm->expert_shards > 0)
+        pairs = T * (sm->expert_token_scale > 0 ? sm->expert_token_scale : 1.0) * sm->experts_active *
+                (sm->ep > 1 ? 1.0 / sm->expert_shards : 1.0);
+    double moe = pairs * sm->moe_elementwise_bytes_per_pair;
+    d->linear_s += dense / sm->hbm_bytes_per_s;
+    d->experts_s += moe / sm->hbm_bytes_per_s;
+    by[0] += dense;
+    by[1] += moe;
 }
 
 /* The phases on the measured rates: GEMMs at their shape (FP8/FP4 only there), attention at
@@ -476,6 +552,7 @@ static void step_rates(const gp_step_model *sm, const gp_batch_shape *b, gp_step
         double g = gpi_grouped_gemm_s(sm->rates, fmt, f[1], per_expert, sm->expert_width, dim, sm->gemm_fraction);
         d->experts_s = maxd(g, by[1] / bw);
     }
+    elementwise(sm, T, d, by);
     f[2] = b->attn_pairs * sm->attn_flops_per_pair, by[2] = (b->kv_tokens + T) * sm->kv_bytes_per_token;
     double seq = T > 0 ? 2.0 * b->attn_pairs / T : 0.0;
     double ar = gpi_attn_rate(sm->rates, GPI_ATTN_DEFAULT, 0, 1, sm->attn_head_dim, seq > 1 ? seq : 1);

@@ -28,6 +28,12 @@ typedef struct gp_perf_params {
                                     runs beside the GPU's step (an overlap scheduler), so a step
                                     takes max(GPU, host) + step_overhead_s; 0: the host work is
                                     serial, GPU + host + step_overhead_s */
+    int dp_balance;              /* attention DP (dp > 1): 1: the ranks schedule their context
+                                    (prefill) work in the same steps (TensorRT-LLM
+                                    attention_dp_config.enable_balance); 0: each rank schedules
+                                    its own, and every MoE layer of a step waits for the rank
+                                    still running its context chunk (docs/serving.md,
+                                    "Attention DP") */
 } gp_perf_params;
 
 /* Calibrated values for an engine (docs/serving.md, "Calibration"). GP_ENGINE_NONE and
@@ -67,9 +73,17 @@ typedef struct gp_step_model {
     double a2a_inter_bytes_per_s;/* per direction, the link between nodes */
     double a2a_count;            /* all-to-alls per step (2 per MoE layer under EP) */
     double a2a_latency_s;        /* per all-to-all, more when it crosses nodes */
+    int moe_allgather;           /* 1: the MoE exchange is an all-gather of the dp ranks' tokens
+                                    and a reduce-scatter of the outputs (attention DP outside a
+                                    multi-node NVLink domain), not a dispatch/combine all-to-all */
     double tp_latency_s;         /* per all-reduce, more when TP crosses nodes */
     double pp_latency_s;         /* per stage boundary */
     double expert_token_scale;   /* tokens the MoE layers see per token of this rank (dp) */
+    /* element-wise HBM traffic (norms, residual adds, activation function), per GPU: per
+     * token of this rank over every layer, and per routed (token, expert) pair the GPU holds
+     * (the MoE permutation to expert order and back, the experts' activation function) */
+    double elementwise_bytes_per_token;
+    double moe_elementwise_bytes_per_pair;
     double kv_bytes_per_token_replica; /* KV of one token over every layer, once (transfer) */
     gp_perf_params params;
     /* GEMM shapes (per GPU), for the measured rates */

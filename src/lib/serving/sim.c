@@ -274,6 +274,10 @@ typedef struct sim {
     int64_t count_lo, count_hi, miss_ttft, miss_tpot, miss_limit;
     int stop;
     int empty_slots;  /* pipeline: consecutive slots with nothing ready */
+    /* attention DP without balance: steps with a context chunk on this rank and the GPU time
+     * those chunks added beyond the step's decode work (dp_wait_s) */
+    int64_t ctx_steps;
+    double ctx_extra_s;
 } sim;
 
 static void make_request(sim *s, int64_t user, double at, req *q)
@@ -654,11 +658,43 @@ static int64_t schedule(sim *s, int *preempted)
     return budget;
 }
 
+/* GPU time of a step's attention, dense GEMMs and LM head: the work of one attention-DP rank
+ * alone (the routed experts and their communication carry every rank's tokens). */
+static double rank_s(const gp_step_model *sm, const gp_batch_shape *b)
+{
+    gp_step_breakdown d;
+    gp_step_time(sm, b, &d);
+    return d.linear_s + d.attention_s + d.head_s;
+}
+
+/* Attention DP whose ranks schedule their own context chunks (gp_perf_params.dp_balance 0):
+ * the MoE layers of every step synchronise the dp ranks, so a step runs as long as its
+ * slowest rank's attention and dense work. The simulated rank stands for each of them: a
+ * step in which it runs a context chunk adds that chunk's time (`ctx_s`, measured here); a
+ * step in which it runs none waits, with probability 1 - (1 - p)^(dp - 1), for another rank's
+ * chunk, p being the share of steps with a chunk so far and its time their mean. */
+static double dp_wait_s(sim *s, double ctx_s)
+{
+    const gp_step_model *sm = s->sm;
+    if (sm->dp <= 1 || sm->params.dp_balance)
+        return 0.0;
+    if (ctx_s > 0) {
+        s->ctx_steps++;
+        s->ctx_extra_s += ctx_s;
+        return 0.0;
+    }
+    if (s->ctx_steps <= 0 || s->steps <= 0)
+        return 0.0;
+    double p = (double)s->ctx_steps / (double)(s->steps + 1);
+    p = p < 1.0 ? p : 1.0;
+    return (1.0 - pow(1.0 - p, (double)(sm->dp - 1))) * s->ctx_extra_s / (double)s->ctx_steps;
+}
+
 /* The step's shape and duration: one micro-batch's pass; with pp stages in flight the
  * engine starts a micro-batch every 1/pp of a full pass (plus the per-step overhead). */
 static double step_duration(sim *s, int *spec)
 {
-    gp_batch_shape b = {0, 0, 0, 0};
+    gp_batch_shape b = {0, 0, 0, 0}, dec = {0, 0, 0, 0}; /* dec: the decode part alone */
     *spec = 0;
     for (int64_t i = 0; i < s->n_running; i++) {
         const req *q = &s->running[i];
@@ -668,12 +704,21 @@ static double step_duration(sim *s, int *spec)
         b.tokens += k;
         b.attn_pairs += k * c + k * (k + 1.0) / 2.0;
         b.kv_tokens += c;
-        if (q->computed + s->sched[i] >= q->len)
+        int last = q->computed + s->sched[i] >= q->len;
+        if (last)
             b.sampled += 1 + (double)q->draft; /* verification samples every draft position */
         *spec |= q->draft > 0;
+        if (q->computed >= q->prompt) {
+            dec.tokens += k, dec.attn_pairs += k * c + k * (k + 1.0) / 2.0, dec.kv_tokens += c;
+            dec.sampled += last ? 1 + (double)q->draft : 0.0;
+        }
     }
     gp_step_breakdown d;
     double dt = gp_step_time(s->sm, &b, &d);
+    if (s->sm->dp > 1 && !s->sm->params.dp_balance) {
+        double ctx = dec.tokens < b.tokens ? rank_s(s->sm, &b) - rank_s(s->sm, &dec) : 0.0;
+        dt += dp_wait_s(s, ctx > 0 ? ctx : (dec.tokens < b.tokens ? 1e-12 : 0.0));
+    }
     if (*spec)
         dt += (double)s->sc->spec.draft_tokens * s->sc->spec.draft_cost * dt;
     /* a slot of the pipeline: 1/pp of the micro-batch's GPU pass, plus the host's work on
