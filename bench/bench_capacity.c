@@ -27,17 +27,17 @@ int main(void)
         return 1;
     }
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_INFER);
+    gpi_workload_defaults(&w, GP_TASK_INFER);
     w.engine = GP_ENGINE_VLLM;
-    gp_capacity_request req;
+    gpi_capacity_request req;
     memset(&req, 0, sizeof req);
     req.model = &m;
     req.w = &w;
     req.traffic.arrival = GP_ARRIVAL_CLOSED_LOOP;
     req.traffic.users = 300;
     req.traffic.seed = 1;
-    gp_length_default(&req.traffic.prompt, 2000);
-    gp_length_default(&req.traffic.output, 400);
+    gpi_length_default(&req.traffic.prompt, 2000);
+    gpi_length_default(&req.traffic.output, 400);
     req.slo.ttft_s = 1.0;
     req.slo.tpot_s = 0.05;
     req.redundancy = 1;
@@ -45,7 +45,7 @@ int main(void)
     double best = 1e9;
     for (int k = 0; r && k < 3; k++) {
         double t0 = cpu_s();
-        if (gp_capacity_search(cat, &req, r, &err)) {
+        if (gpi_capacity_search(cat, &req, r, &err)) {
             fprintf(stderr, "bench_capacity: %s\n", err.msg);
             return 1;
         }

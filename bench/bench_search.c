@@ -1,5 +1,5 @@
 /*
- * bench_search.c: speed of the training layout search (gp_train_search) on the case of
+ * bench_search.c: speed of the training layout search (gpi_train_search) on the case of
  * issue 4: Llama-3.1-405B on 16,384 H100-SXM-80GB, sequence 8,192, global batch 2,048.
  * Prints layouts evaluated per second, valid layouts (memory estimated) per second, and
  * milliseconds per whole search, over repeated searches on one core.
@@ -39,12 +39,12 @@ int main(int argc, char **argv)
         return 1;
     }
     gp_cluster c;
-    gp_cluster_defaults(&c, cat, gpu, NULL);
+    gpi_cluster_defaults(&c, cat, gpu, NULL);
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_TRAIN);
+    gpi_workload_defaults(&w, GP_TASK_TRAIN);
     w.seq = 8192;
     gp_train_search_opts o;
-    gp_train_search_defaults(&o);
+    gpi_train_search_defaults(&o);
     o.gpus = gpus;
     o.fixed.global_batch = 2048;
     o.train_tokens = 15.6e12;
@@ -52,7 +52,7 @@ int main(int argc, char **argv)
     double best = 1e30, total = 0;
     for (int i = 0; i < reps; i++) {
         double t0 = now_s();
-        if (gp_train_search(&m, gpu, &c, &w, &o, &r, &err) != GP_OK) {
+        if (gpi_train_search(&m, gpu, &c, &w, &o, &r, &err) != GP_OK) {
             fprintf(stderr, "bench_search: %s\n", err.msg);
             gp_catalog_free(cat);
             return 1;

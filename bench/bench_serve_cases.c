@@ -50,7 +50,7 @@ static void case_one(const gp_catalog *cat, json_t *c, const char *file, int ver
     gpv_serve_run r;
     if (!gpv_serve_run_map(cat, c, &r))
         return;
-    gp_perf_params pp;
+    gpi_perf_params pp;
     gpv_serve_run_params(&r, &pp); /* the product's parameters for the engine and layout */
     char group[96];
     const char *src = r.bench == GPV_BENCH_VLLM_AMD ? "amd-vllm"

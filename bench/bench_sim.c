@@ -31,24 +31,24 @@ int main(int argc, char **argv)
         return 1;
     }
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_INFER);
+    gpi_workload_defaults(&w, GP_TASK_INFER);
     w.engine = GP_ENGINE_VLLM;
     gp_layout l;
-    gp_layout_defaults(&l);
-    gp_sched_config sc;
-    gp_step_model sm;
-    if (gp_serve_sched_config(&m, g, &w, &l, 4096, &sc, &err) || gp_step_model_init(&m, g, NULL, &w, &l, NULL, &sm, &err)) {
+    gpi_layout_defaults(&l);
+    gpi_sched_config sc;
+    gpi_step_model sm;
+    if (gpi_serve_sched_config(&m, g, &w, &l, 4096, &sc, &err) || gpi_step_model_init(&m, g, NULL, &w, &l, NULL, &sm, &err)) {
         fprintf(stderr, "bench_sim: %s\n", err.msg);
         return 1;
     }
-    gp_step_model_use_rates(&sm, cat, g, NULL); /* as the capacity search runs it */
+    gpi_step_model_use_rates(&sm, cat, g, NULL); /* as the capacity search runs it */
     for (int k = 0; k < 2; k++) {
         gp_traffic t;
         memset(&t, 0, sizeof t);
         t.requests = n;
         t.seed = 1;
         gp_work wk; /* a benchmark asks for the largest budget (docs/reliability.md) */
-        gp_work_init(&wk, 1);
+        gpi_work_init(&wk, 1);
         t.work = &wk;
         t.prompt.dist = t.output.dist = GP_LENGTH_EXPONENTIAL;
         t.prompt.mean = 512;
@@ -64,7 +64,7 @@ int main(int argc, char **argv)
         }
         gp_sim_result r;
         double t0 = now_s();
-        if (gp_simulate(&sm, &sc, &t, NULL, &r, &err)) {
+        if (gpi_simulate(&sm, &sc, &t, NULL, &r, &err)) {
             fprintf(stderr, "bench_sim: %s\n", err.msg);
             return 1;
         }

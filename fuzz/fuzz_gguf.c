@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     gp_model m;
     gp_error err;
-    gp_status st = gp_model_from_gguf_buffer(data, size, size, "fuzz.gguf", &m, &err);
+    gp_status st = gpi_model_from_gguf_buffer(data, size, size, "fuzz.gguf", &m, &err);
     if (st != GP_OK) {
         if (err.code != st || err.msg[0] == '\0' || !strstr(err.msg, "fuzz.gguf"))
             abort();
@@ -33,6 +33,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     gp_param_breakdown p;
     (void)gp_model_params(&m, &p, NULL);
-    (void)gp_ggml_type_bytes(size > 0 ? data[0] : 0, size);
+    (void)gpi_ggml_type_bytes(size > 0 ? data[0] : 0, size);
     return 0;
 }

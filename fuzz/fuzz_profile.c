@@ -19,7 +19,7 @@ static void check_gpu(const gp_gpu *g)
         const double v[GP_CALP_COUNT] = {c->gemm_scale, c->attn_scale, c->hbm_scale, c->comm_scale, c->step_overhead_s};
         for (int p = 0; p < GP_CALP_COUNT; p++) {
             double lo, hi;
-            gp_cal_param_range((gp_cal_param)p, c->use, &lo, &hi);
+            gpi_cal_param_range((gp_cal_param)p, c->use, &lo, &hi);
             int unset = p == GP_CALP_OVERHEAD ? v[p] == -1.0 : v[p] == 1.0;
             if (!unset && !(v[p] >= lo && v[p] <= hi))
                 abort();
@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gp_gpu before = *g0;
     gp_error err;
     gp_error_clear(&err);
-    gp_status st = gp_catalog_apply_profile_text(cat, "fuzz", (const char *)data, size, &err);
+    gp_status st = gpi_catalog_apply_profile_text(cat, "fuzz", (const char *)data, size, &err);
     if (st != GP_OK && (!err.msg[0] || memcmp(&before, g0, sizeof before) != 0))
         abort();
     for (size_t i = 0; i < gp_catalog_gpu_count(cat); i++)

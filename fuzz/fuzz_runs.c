@@ -10,7 +10,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void check_run(const gp_measured_run *r)
+static void check_run(const gpi_measured_run *r)
 {
     json_t *o = json_loads(r->scenario_json, 0, NULL);
     if (!json_is_object(o))
@@ -22,22 +22,22 @@ static void check_run(const gp_measured_run *r)
     for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++)
         if (!isnan(figures[i]) && !(figures[i] > 0 && isfinite(figures[i])))
             abort();
-    if (r->points < 0 || r->points > GP_RUN_MAX_POINTS)
+    if (r->points < 0 || r->points > GPI_RUN_MAX_POINTS)
         abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    gp_runset *set = gp_runset_new();
+    gpi_runset *set = gpi_runset_new();
     if (!set)
         return 0;
     gp_error err;
     gp_error_clear(&err);
-    gp_status st = gp_runset_parse(set, "fuzz", (const char *)data, size, "{\"gpu\": \"H100-SXM-80GB\"}", &err);
+    gp_status st = gpi_runset_parse(set, "fuzz", (const char *)data, size, "{\"gpu\": \"H100-SXM-80GB\"}", &err);
     if (st != GP_OK && !err.msg[0])
         abort();
-    for (size_t i = 0; i < gp_runset_count(set); i++)
-        check_run(gp_runset_get(set, i));
-    gp_runset_free(set);
+    for (size_t i = 0; i < gpi_runset_count(set); i++)
+        check_run(gpi_runset_get(set, i));
+    gpi_runset_free(set);
     return 0;
 }

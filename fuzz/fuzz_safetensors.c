@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gp_model m;
     gp_error err;
     gpi_model_init(&m);
-    gp_status st = gp_safetensors_scan_buffer(data, size, size, "fuzz", &m, &err);
+    gp_status st = gpi_safetensors_scan_buffer(data, size, size, "fuzz", &m, &err);
     if (st == GP_OK) {
         if (m.exact_bytes > size || m.exact_params < 0 || m.exact_buffers < 0)
             abort();

@@ -6,9 +6,9 @@
  * source (a scenario file or the web API), the rest is the JSON document. Properties:
  *  - every failure explains itself (a message; a field when a key is at fault);
  *  - every accepted INT/NUMBER key lies in its table range (or is inf where allowed);
- *  - the accepted workload and layout go through gp_memory_estimate (Llama-3.1-8B on an
+ *  - the accepted workload and layout go through gpi_memory_estimate (Llama-3.1-8B on an
  *    H100): either an answer whose figures are each at most 2^60 bytes, or an error with a
- *    message; the accepted load through gp_simulate under a 2e4-unit budget likewise.
+ *    message; the accepted load through gpi_simulate under a 2e4-unit budget likewise.
  */
 #include "internal.h"
 
@@ -52,7 +52,7 @@ static void check_error(gp_status st, const gp_error *e)
 static void run_memory(const gp_scenario *sc)
 {
     gp_workload w;
-    gp_workload_defaults(&w, (gp_task)sc->task);
+    gpi_workload_defaults(&w, (gp_task)sc->task);
     if (gp_scenario_has(sc, "context")) w.context = sc->context;
     if (gp_scenario_has(sc, "batch")) w.batch = sc->batch;
     if (gp_scenario_has(sc, "seq")) w.seq = sc->seq;
@@ -61,13 +61,13 @@ static void run_memory(const gp_scenario *sc)
     if (gp_scenario_has(sc, "max_num_seqs")) w.max_num_seqs = sc->max_num_seqs;
     if (gp_scenario_has(sc, "max_num_batched_tokens")) w.max_num_batched_tokens = sc->max_num_batched_tokens;
     if (gp_scenario_has(sc, "gpu_memory_utilization")) w.gpu_memory_utilization = sc->gpu_memory_utilization;
-    w.engine = gp_engine_parse(sc->engine) < GP_ENGINE_COUNT ? gp_engine_parse(sc->engine) : GP_ENGINE_NONE;
+    w.engine = gpi_engine_parse(sc->engine) < GP_ENGINE_COUNT ? gpi_engine_parse(sc->engine) : GP_ENGINE_NONE;
     w.flash_attention = !sc->no_flash_attention;
     w.kv_dtype = (gp_dtype)sc->kv_dtype;
     w.optimizer = (gp_optimizer)sc->optimizer;
     w.offload = (gp_offload)sc->offload;
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     if (sc->tp > 0 && sc->tp <= 1 << 20) l.tp = (int)sc->tp;
     if (sc->pp > 0 && sc->pp <= 1 << 20) l.pp = (int)sc->pp;
     if (sc->dp > 0 && sc->dp <= 1 << 20) l.dp = (int)sc->dp;
@@ -78,7 +78,7 @@ static void run_memory(const gp_scenario *sc)
     l.recompute = (gp_recompute)sc->recompute;
     gp_memory mem;
     gp_error e;
-    gp_status st = gp_memory_estimate(&llama, h100, &w, &l, &mem, &e);
+    gp_status st = gpi_memory_estimate(&llama, h100, &w, &l, &mem, &e);
     check_error(st, &e);
     if (st == GP_OK && (mem.kv_cache > GPI_MAX_BYTES || mem.activations > GPI_MAX_BYTES ||
                         mem.weights > GPI_MAX_BYTES || mem.kv_tokens < 0 || !isfinite(mem.max_concurrency)))
@@ -88,13 +88,13 @@ static void run_memory(const gp_scenario *sc)
 static void run_simulation(const gp_scenario *sc)
 {
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_INFER);
+    gpi_workload_defaults(&w, GP_TASK_INFER);
     gp_layout l;
-    gp_layout_defaults(&l);
-    gp_step_model sm;
-    if (gp_step_model_init(&llama, h100, NULL, &w, &l, NULL, &sm, NULL) != GP_OK)
+    gpi_layout_defaults(&l);
+    gpi_step_model sm;
+    if (gpi_step_model_init(&llama, h100, NULL, &w, &l, NULL, &sm, NULL) != GP_OK)
         abort();
-    gp_sched_config scfg;
+    gpi_sched_config scfg;
     memset(&scfg, 0, sizeof scfg);
     scfg.max_num_seqs = 256;
     scfg.max_num_batched_tokens = 8192;
@@ -118,12 +118,12 @@ static void run_simulation(const gp_scenario *sc)
     t.output.mean = (double)sc->output_tokens;
     t.seed = (uint64_t)sc->seed;
     gp_work wk;
-    gp_work_init(&wk, 0);
+    gpi_work_init(&wk, 0);
     wk.limit = 2e4; /* a few ms per input */
     t.work = &wk;
     gp_sim_result r;
     gp_error e;
-    gp_status st = gp_simulate(&sm, &scfg, &t, NULL, &r, &e);
+    gp_status st = gpi_simulate(&sm, &scfg, &t, NULL, &r, &e);
     check_error(st, &e);
     if (st == GP_OK && (!isfinite(r.ttft.max) || r.ttft.max < 0 || !isfinite(r.tpot.max) || r.requests < 0))
         abort();

@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gp_trace_request *t = NULL;
     size_t n = 0;
     gp_error err;
-    gp_status st = gp_trace_read(path, &t, &n, &err);
+    gp_status st = gpi_trace_read(path, &t, &n, &err);
     unlink(path);
     if (st != GP_OK && !err.msg[0])
         abort(); /* every failure explains itself */
@@ -45,18 +45,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         g.tflops[GP_DTYPE_BF16] = 989;
         g.scale_up_domain = 8;
         gp_workload w;
-        gp_workload_defaults(&w, GP_TASK_INFER);
+        gpi_workload_defaults(&w, GP_TASK_INFER);
         gp_layout l;
-        gp_layout_defaults(&l);
-        gp_step_model sm;
-        gp_sched_config sc;
+        gpi_layout_defaults(&l);
+        gpi_step_model sm;
+        gpi_sched_config sc;
         memset(&sc, 0, sizeof sc);
         sc.max_num_seqs = 64;
         sc.max_num_batched_tokens = 2048;
         sc.kv_blocks = 4096;
         sc.block_size = 16;
         gp_work wk;
-        gp_work_init(&wk, 0);
+        gpi_work_init(&wk, 0);
         wk.limit = 2e5;
         gp_traffic tr;
         memset(&tr, 0, sizeof tr);
@@ -65,15 +65,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         tr.trace_len = n;
         tr.work = &wk;
         gp_sim_result r;
-        if (gp_step_model_init(&m, &g, NULL, &w, &l, NULL, &sm, NULL) == GP_OK) {
+        if (gpi_step_model_init(&m, &g, NULL, &w, &l, NULL, &sm, NULL) == GP_OK) {
             gp_error e2;
-            gp_status s2 = gp_simulate(&sm, &sc, &tr, NULL, &r, &e2);
+            gp_status s2 = gpi_simulate(&sm, &sc, &tr, NULL, &r, &e2);
             if (s2 != GP_OK && !e2.msg[0])
                 abort();
             if (s2 == GP_OK && (!isfinite(r.ttft.max) || r.ttft.max < 0 || r.requests + r.rejected > (int64_t)n))
                 abort();
         }
     }
-    gp_trace_free(t);
+    gpi_trace_free(t);
     return 0;
 }

@@ -131,7 +131,7 @@ const gp_gpu_cal *gpi_cal_find(const gp_gpu *g, int use, gp_dtype dt, int engine
 /* A scale of 0 (or not finite) means 1: unchanged. */
 double gpi_cal_scale(double s);
 /* Apply the GPU's serving entry (if any) to a step model's rates and overhead. */
-void gpi_cal_step_model(const gp_gpu *g, gp_dtype dt, int engine, gp_step_model *sm);
+void gpi_cal_step_model(const gp_gpu *g, gp_dtype dt, int engine, gpi_step_model *sm);
 /* The catalog's GPU row with this id, to apply a profile to (NULL if none). */
 gp_gpu *gpi_catalog_gpu_mut(gp_catalog *cat, const char *id);
 /* The catalog's note on the profile applied ("" if none); set it. */
@@ -146,7 +146,7 @@ double gpi_nccl_efficiency(void);
 /* The serving step's time beyond its GPU work `gpu_s` (perf/infer.c, docs/serving.md "Host
  * work"): the per-step overhead plus the host's per-sequence work on `sequences`, which an
  * overlap scheduler (p->host_overlap) hides behind the GPU work up to its length. */
-double gpi_step_host_s(const gp_perf_params *p, double gpu_s, double sequences);
+double gpi_step_host_s(const gpi_perf_params *p, double gpu_s, double sequences);
 /* The 10th and 90th percentiles of the signed serving-throughput error on comparable held-out
  * published runs, dense or MoE (data/engines.json error_ranges; serving/engines.c); 0 and 0
  * when the catalog has none. */

@@ -6,7 +6,7 @@
 # Llama-3.1-70B, context 8192: 141 GB of bf16 weights need 2 x H100 (gpuplan fit's smallest
 # layout), so the export without --tp runs TP 2.
 run export --engine vllm --model llama-3.1-70b --context 8192; expect_rc 0 "vllm to stdout"
-expect_out "vllm serve meta-llama/Llama-3.1-70B" "model repo"; expect_out "--tensor-parallel-size 2" "TP from gp_fit"
+expect_out "vllm serve meta-llama/Llama-3.1-70B" "model repo"; expect_out "--tensor-parallel-size 2" "TP from gpi_fit"
 expect_out "--max-model-len 8192" "max-model-len from --context"; expect_out "vLLM v0.11.x" "version cited"
 run export --engine vllm --model llama-3.1-70b --context 8192 --tp 4 --pp 1; expect_rc 0 "given TP"
 expect_out "--tensor-parallel-size 4" "given TP kept"

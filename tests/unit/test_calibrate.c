@@ -30,7 +30,7 @@ static gp_catalog *open_cat(void)
 static gp_status apply(gp_catalog *cat, const char *text, gp_error *err)
 {
     gp_error_clear(err);
-    return gp_catalog_apply_profile_text(cat, "p.json", text, strlen(text), err);
+    return gpi_catalog_apply_profile_text(cat, "p.json", text, strlen(text), err);
 }
 
 static const char serve_profile[] =
@@ -38,19 +38,19 @@ static const char serve_profile[] =
     "\"bf16\", \"engine\": \"vllm\", \"runs\": 6, \"params\": {\"gemm_scale\": {\"value\": 0.9}, \"hbm_scale\": 0.8, "
     "\"step_overhead_s\": 0.004}}]}]}";
 
-static void step_model(const gp_catalog *cat, const char *gpu_id, gp_dtype dt, gp_step_model *sm)
+static void step_model(const gp_catalog *cat, const char *gpu_id, gp_dtype dt, gpi_step_model *sm)
 {
     const gp_gpu *g;
     gp_model m;
     assert_int_equal(gp_catalog_find_gpu(cat, gpu_id, &g, NULL), GP_OK);
     assert_int_equal(gp_catalog_find_model(cat, "llama-3.1-8b", &m, NULL), GP_OK);
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_INFER);
+    gpi_workload_defaults(&w, GP_TASK_INFER);
     w.engine = GP_ENGINE_VLLM;
     w.dtype = dt;
     gp_layout l;
-    gp_layout_defaults(&l);
-    assert_int_equal(gp_step_model_init(&m, g, NULL, &w, &l, NULL, sm, NULL), GP_OK);
+    gpi_layout_defaults(&l);
+    assert_int_equal(gpi_step_model_init(&m, g, NULL, &w, &l, NULL, sm, NULL), GP_OK);
 }
 
 /* A serving entry multiplies exactly that GPU's GEMM and HBM rates by its scales and
@@ -62,7 +62,7 @@ static void test_profile_scales_only_its_entry(void **state)
     gp_error err;
     assert_int_equal(apply(cal, serve_profile, &err), GP_OK);
     assert_string_equal(gp_catalog_profile_note(cal), "calibrated on 6 runs of H100-SXM-80GB (serve bf16 vllm) from p.json");
-    gp_step_model a, b;
+    gpi_step_model a, b;
     step_model(plain, "H100-SXM-80GB", GP_DTYPE_BF16, &a);
     step_model(cal, "H100-SXM-80GB", GP_DTYPE_BF16, &b);
     assert_float_equal(b.peak_flops / a.peak_flops, 0.9, 1e-12);
@@ -95,26 +95,26 @@ static void test_profile_train_entry(void **state)
     gp_model m;
     assert_int_equal(gp_catalog_find_model(plain, "llama-3.1-8b", &m, NULL), GP_OK);
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_TRAIN);
+    gpi_workload_defaults(&w, GP_TASK_TRAIN);
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     l.dp = 8, l.zero = 3;
     gp_train_perf p0, p1;
     const gp_gpu *g0, *g1;
     gp_catalog_find_gpu(plain, "H100-SXM-80GB", &g0, NULL);
     gp_catalog_find_gpu(cal, "H100-SXM-80GB", &g1, NULL);
     gp_cluster c0, c1;
-    gp_cluster_defaults(&c0, plain, g0, NULL);
-    gp_cluster_defaults(&c1, cal, g1, NULL);
-    assert_int_equal(gp_train_perf_estimate(&m, g0, &c0, &w, &l, 0, &p0, NULL), GP_OK);
-    assert_int_equal(gp_train_perf_estimate(&m, g1, &c1, &w, &l, 0, &p1, NULL), GP_OK);
+    gpi_cluster_defaults(&c0, plain, g0, NULL);
+    gpi_cluster_defaults(&c1, cal, g1, NULL);
+    assert_int_equal(gpi_train_perf_estimate(&m, g0, &c0, &w, &l, 0, &p0, NULL), GP_OK);
+    assert_int_equal(gpi_train_perf_estimate(&m, g1, &c1, &w, &l, 0, &p1, NULL), GP_OK);
     /* the matmul part of compute doubles: compute_s grows by more than 1.5x (attention is
        not GEMM) and at most 2x */
     assert_true(p1.compute_s > 1.5 * p0.compute_s && p1.compute_s <= 2.0 * p0.compute_s + 1e-12);
     assert_float_equal(p1.memory_s, p0.memory_s, 1e-12);
     w.dtype = GP_DTYPE_FP8;
-    assert_int_equal(gp_train_perf_estimate(&m, g0, &c0, &w, &l, 0, &p0, NULL), GP_OK);
-    assert_int_equal(gp_train_perf_estimate(&m, g1, &c1, &w, &l, 0, &p1, NULL), GP_OK);
+    assert_int_equal(gpi_train_perf_estimate(&m, g0, &c0, &w, &l, 0, &p0, NULL), GP_OK);
+    assert_int_equal(gpi_train_perf_estimate(&m, g1, &c1, &w, &l, 0, &p1, NULL), GP_OK);
     assert_float_equal(p1.step_time_s, p0.step_time_s, 0);
     gp_catalog_free(plain);
     gp_catalog_free(cal);
@@ -204,15 +204,15 @@ static void test_planted_gemm_scale(void **state)
     char lines[2][1024];
     const char *ptr[2];
     for (int i = 0; i < 2; i++) {
-        gp_runset *set = gp_runset_new();
-        assert_int_equal(gp_runset_parse(set, "x", proto[i], strlen(proto[i]), NULL, NULL), GP_OK);
+        gpi_runset *set = gpi_runset_new();
+        assert_int_equal(gpi_runset_parse(set, "x", proto[i], strlen(proto[i]), NULL, NULL), GP_OK);
         gpi_cal_case cc;
-        assert_int_equal(gpi_cal_case_init(cat, gp_runset_get(set, 0), &cc, NULL), GP_OK);
+        assert_int_equal(gpi_cal_case_init(cat, gpi_runset_get(set, 0), &cc, NULL), GP_OK);
         double th[GP_CALP_COUNT];
         gpi_cal_theta_identity(th);
         th[GP_CALP_GEMM] = 0.9;
         double v = gpi_cal_case_predict(&cc, th);
-        gp_runset_free(set);
+        gpi_runset_free(set);
         char fig[32];
         snprintf(fig, sizeof fig, "%.6f", v);
         snprintf(lines[i], sizeof lines[i], "%.*s%s}}\n", (int)(strstr(proto[i], "1}}") - proto[i]), proto[i], fig);
@@ -282,12 +282,12 @@ static void third_split(const char *file, int max_params, split_stats *out)
         fail_msg("%s", err.msg);
     assert_int_equal(gp_catalog_apply_profile(cal, prof, &err), GP_OK);
     const char *held_path = write_lines(held_lines, nh, "held");
-    gp_runset *set = gp_runset_new();
-    assert_int_equal(gp_runset_read(set, held_path, NULL, &err), GP_OK);
+    gpi_runset *set = gpi_runset_new();
+    assert_int_equal(gpi_runset_read(set, held_path, NULL, &err), GP_OK);
     double *eb = calloc((size_t)nh, sizeof *eb), *ea = calloc((size_t)nh, sizeof *ea);
     for (int k = 0; k < nh; k++) {
         gpi_cal_case cc;
-        assert_int_equal(gpi_cal_case_init(plain, gp_runset_get(set, (size_t)k), &cc, &err), GP_OK);
+        assert_int_equal(gpi_cal_case_init(plain, gpi_runset_get(set, (size_t)k), &cc, &err), GP_OK);
         double id[GP_CALP_COUNT];
         gpi_cal_theta_identity(id);
         eb[k] = fabs(gpi_cal_case_predict(&cc, id) / cc.measured - 1.0);
@@ -298,15 +298,15 @@ static void third_split(const char *file, int max_params, split_stats *out)
         if (cc.use == GP_CAL_TRAIN) {
             gp_train_perf p;
             gp_cluster c;
-            gp_cluster_defaults(&c, cal, g, NULL);
-            assert_int_equal(gp_train_perf_estimate(&cc.m, g, &c, &cc.w, &cc.l, 0, &p, NULL), GP_OK);
+            gpi_cluster_defaults(&c, cal, g, NULL);
+            assert_int_equal(gpi_train_perf_estimate(&cc.m, g, &c, &cc.w, &cc.l, 0, &p, NULL), GP_OK);
             pred = p.model_tflops_per_gpu;
         } else {
-            gp_step_model sm;
+            gpi_step_model sm;
             gp_sim_result res;
-            assert_int_equal(gp_step_model_init(&cc.m, g, NULL, &cc.w, &cc.l, NULL, &sm, NULL), GP_OK);
-            gp_step_model_use_rates(&sm, cal, g, NULL); /* as gp_serve_run does */
-            assert_int_equal(gp_simulate(&sm, &cc.sched, &cc.t, NULL, &res, NULL), GP_OK);
+            assert_int_equal(gpi_step_model_init(&cc.m, g, NULL, &cc.w, &cc.l, NULL, &sm, NULL), GP_OK);
+            gpi_step_model_use_rates(&sm, cal, g, NULL); /* as gp_serve_run does */
+            assert_int_equal(gpi_simulate(&sm, &cc.sched, &cc.t, NULL, &res, NULL), GP_OK);
             pred = res.output_tokens_per_s;
         }
         ea[k] = fabs(pred / cc.measured - 1.0);
@@ -320,7 +320,7 @@ static void third_split(const char *file, int max_params, split_stats *out)
                   100 * out->before, 100 * out->after);
     free(eb);
     free(ea);
-    gp_runset_free(set);
+    gpi_runset_free(set);
     gp_calibrate_result_free(r);
     free(r);
     remove(cal_path);
@@ -432,7 +432,7 @@ static void test_bench_fake(void **state)
        NVLink 4's all-reduce curve (8 x H200 with NVLS) at 1 GiB: 463.58 GB/s: 300 / 463.58 =
        0.6471 */
     gp_catalog *cal = open_cat();
-    assert_int_equal(gp_catalog_apply_profile_text(cal, "bench.json", r->profile_json, strlen(r->profile_json), &err), GP_OK);
+    assert_int_equal(gpi_catalog_apply_profile_text(cal, "bench.json", r->profile_json, strlen(r->profile_json), &err), GP_OK);
     const gp_gpu *g;
     gp_catalog_find_gpu(cal, "H100-SXM-80GB", &g, NULL);
     const gp_gpu_cal *c = gpi_cal_find(g, GP_CAL_TRAIN, GP_DTYPE_BF16, 0);

@@ -32,21 +32,21 @@ static void test_links_by_id(void **state)
     gp_catalog *cat;
     assert_int_equal(gp_catalog_open(NULL, &cat, NULL), GP_OK);
     /* HGX H100: 8 GPUs on NVLink 4, 450 GB/s per direction (18 links x 25 GB/s) */
-    const gp_link *l = gp_catalog_gpu_link(cat, gpu(cat, "H100-SXM-80GB"));
+    const gpi_link *l = gpi_catalog_gpu_link(cat, gpu(cat, "H100-SXM-80GB"));
     assert_non_null(l);
     assert_string_equal(l->id, "nvlink4");
     assert_float_equal(l->bw_gbps_per_direction, 450.0, 1e-9);
     /* MI355X: its own Infinity Fabric generation (7 x 76.5 GB/s links), not MI300X's */
-    assert_string_equal(gp_catalog_gpu_link(cat, gpu(cat, "MI355X"))->id, "infinity-fabric-mi355x");
+    assert_string_equal(gpi_catalog_gpu_link(cat, gpu(cat, "MI355X"))->id, "infinity-fabric-mi355x");
     /* a 2-GPU bridge (RTX 3090) and a PCIe-only card (L40S): TP beyond 2 crosses PCIe Gen4 */
-    assert_string_equal(gp_catalog_gpu_link(cat, gpu(cat, "RTX-3090"))->id, "pcie4");
-    assert_string_equal(gp_catalog_gpu_link(cat, gpu(cat, "L40S"))->id, "pcie4");
+    assert_string_equal(gpi_catalog_gpu_link(cat, gpu(cat, "RTX-3090"))->id, "pcie4");
+    assert_string_equal(gpi_catalog_gpu_link(cat, gpu(cat, "L40S"))->id, "pcie4");
     /* PCIe x16 per direction by generation (PCI-SIG): Gen3 15.75, Gen4 31.5, Gen5 63, Gen6 121 GB/s */
     assert_float_equal(gpu(cat, "T4")->pcie_gbps, 15.75, 1e-9);
     assert_float_equal(gpu(cat, "A100-SXM-80GB")->pcie_gbps, 31.5, 1e-9);
     assert_float_equal(gpu(cat, "H100-SXM-80GB")->pcie_gbps, 63.0, 1e-9);
     assert_float_equal(gpu(cat, "B300")->pcie_gbps, 121.0, 1e-9);
-    assert_string_equal(gp_catalog_gpu_host_link(cat, gpu(cat, "B300"))->id, "pcie6");
+    assert_string_equal(gpi_catalog_gpu_host_link(cat, gpu(cat, "B300"))->id, "pcie6");
     /* a GPU built by hand has no catalog links: Gen4 x16 is assumed */
     gp_gpu hand;
     memset(&hand, 0, sizeof hand);
@@ -99,18 +99,18 @@ static void test_prices_and_overrides(void **state)
     gp_catalog *cat;
     assert_int_equal(gp_catalog_open(NULL, &cat, NULL), GP_OK);
     /* RunPod Secure Cloud H100 SXM on demand, $2.69/h (data/prices.json's source) */
-    assert_float_equal(gp_catalog_gpu_price(cat, gpu(cat, "H100-SXM-80GB")), 2.69, 1e-12);
-    assert_float_equal(gp_gpu_hourly_price(gpu(cat, "H100-SXM-80GB")), 2.69, 1e-12);
+    assert_float_equal(gpi_catalog_gpu_price(cat, gpu(cat, "H100-SXM-80GB")), 2.69, 1e-12);
+    assert_float_equal(gpi_gpu_hourly_price(gpu(cat, "H100-SXM-80GB")), 2.69, 1e-12);
     /* no on-demand quote for A100 40GB (0 in the file): no price */
-    assert_float_equal(gp_catalog_gpu_price(cat, gpu(cat, "A100-SXM-40GB")), 0.0, 0);
+    assert_float_equal(gpi_catalog_gpu_price(cat, gpu(cat, "A100-SXM-40GB")), 0.0, 0);
     gp_catalog_free(cat);
 
     char dir[] = "/tmp/gp_test_catalog_XXXXXX";
     assert_non_null(mkdtemp(dir));
     write_file(dir, "prices.json", "{\"gpus\": [{\"id\": \"H100-SXM-80GB\", \"on_demand_usd_per_hour\": 10}]}\n");
     assert_int_equal(gp_catalog_open(dir, &cat, NULL), GP_OK);
-    assert_float_equal(gp_catalog_gpu_price(cat, gpu(cat, "H100-SXM-80GB")), 10.0, 1e-12);
-    assert_float_equal(gp_catalog_gpu_price(cat, gpu(cat, "H200-SXM-141GB")), 3.59, 1e-12); /* untouched */
+    assert_float_equal(gpi_catalog_gpu_price(cat, gpu(cat, "H100-SXM-80GB")), 10.0, 1e-12);
+    assert_float_equal(gpi_catalog_gpu_price(cat, gpu(cat, "H200-SXM-141GB")), 3.59, 1e-12); /* untouched */
     gp_catalog_free(cat);
     remove_file(dir, "prices.json");
 

@@ -18,7 +18,7 @@
 
 #include "internal.h"
 
-static gp_prices P; /* large: static */
+static gpi_prices P; /* large: static */
 
 /* prices: GPU "ROUND" at $2.00/h on-demand (no reserved quote), 40% off reserved, from 12
  * months; $30,000 to buy; servers 1.5x the GPU price and 2x its TDP in wall power; PUE 1.5;
@@ -80,8 +80,8 @@ static void test_cloud(void **state)
     gp_error err;
     /* 6 months < 12: on-demand. 8 GPUs x $2.00 = $16/h; x 730 = $11,680 + 2 TB x $90 = $180
      * -> $11,860 a month; 6 months = $71,160 */
-    gp_cost_input in = {&g, 8, &d, 6, 2.0, 0, 0};
-    assert_int_equal(gp_cost_estimate(&P, &in, "USD", &c, &err), GP_OK);
+    gpi_cost_input in = {&g, 8, &d, 6, 2.0, 0, 0};
+    assert_int_equal(gpi_cost_estimate(&P, &in, "USD", &c, &err), GP_OK);
     assert_true(c.available);
     assert_false(c.reserved);
     assert_float_equal(c.hourly, 16.0, 1e-9);
@@ -92,26 +92,26 @@ static void test_cloud(void **state)
     /* 12 months: reserved, $2.00 x (1 - 0.4) = $1.20 per GPU-hour; 8 x 1.20 = $9.60/h;
      * x 730 = $7,008 + $180 = $7,188 a month; 12 months = $86,256; in BRL x 5 = 431,280 */
     in.horizon_months = 12;
-    assert_int_equal(gp_cost_estimate(&P, &in, "BRL", &c, &err), GP_OK);
+    assert_int_equal(gpi_cost_estimate(&P, &in, "BRL", &c, &err), GP_OK);
     assert_true(c.reserved);
     assert_float_equal(c.gpu_hour_reserved, 6.0, 1e-9); /* 1.20 x 5 */
     assert_float_equal(c.total, 431280.0, 1e-6);
     /* cost per million tokens: 1e9 output tokens a month for 12 months = 1.2e10 tokens;
      * 431,280 / 1.2e10 x 1e6 = 35.94 BRL */
     in.output_tokens_per_month = 1e9;
-    assert_int_equal(gp_cost_estimate(&P, &in, "BRL", &c, &err), GP_OK);
+    assert_int_equal(gpi_cost_estimate(&P, &in, "BRL", &c, &err), GP_OK);
     assert_float_equal(c.per_million_tokens, 35.94, 1e-6);
     /* hyperscaler tier with no quote: 2.00 x 1.5 = $3.00; region 1.35 -> $4.05 on-demand */
     gp_deployment h = dep(GP_DEPLOY_CLOUD, GP_TIER_HYPERSCALER, 1.35);
-    assert_float_equal(gp_prices_gpu_hour(&P, &g, &h, 0), 4.05, 1e-9);
+    assert_float_equal(gpi_prices_gpu_hour(&P, &g, &h, 0), 4.05, 1e-9);
     /* ... and reserved 4.05 x 0.6 = 2.43 */
-    assert_float_equal(gp_prices_gpu_hour(&P, &g, &h, 1), 2.43, 1e-9);
+    assert_float_equal(gpi_prices_gpu_hour(&P, &g, &h, 1), 2.43, 1e-9);
     /* unknown currency: an error naming the field */
-    assert_int_equal(gp_cost_estimate(&P, &in, "EUR", &c, &err), GP_ENOTFOUND);
+    assert_int_equal(gpi_cost_estimate(&P, &in, "EUR", &c, &err), GP_ENOTFOUND);
     assert_string_equal(err.field, "currency");
     /* bad horizon */
     in.horizon_months = 0;
-    assert_int_equal(gp_cost_estimate(&P, &in, "USD", &c, &err), GP_EINVAL);
+    assert_int_equal(gpi_cost_estimate(&P, &in, "USD", &c, &err), GP_EINVAL);
 }
 
 static void test_owned_and_break_even(void **state)
@@ -127,8 +127,8 @@ static void test_owned_and_break_even(void **state)
      * power 11.2 x 1.5 (PUE) x 730 h x $0.10 = $1,226.40; hosting 11.2 x $200 = $2,240;
      * monthly $3,466.40; over 120 months 360,000 + 415,968 = $775,968; amortized monthly
      * 3,466.40 + 360,000 / 36 = $13,466.40 */
-    gp_cost_input in = {&g, 8, &own, 120, 2.0, 0, 0};
-    assert_int_equal(gp_cost_estimate(&P, &in, "USD", &o, &err), GP_OK);
+    gpi_cost_input in = {&g, 8, &own, 120, 2.0, 0, 0};
+    assert_int_equal(gpi_cost_estimate(&P, &in, "USD", &o, &err), GP_OK);
     assert_true(o.available);
     assert_float_equal(o.upfront, 360000.0, 1e-6);
     assert_float_equal(o.power_kw, 11.2, 1e-9);
@@ -140,32 +140,32 @@ static void test_owned_and_break_even(void **state)
     /* the same 8 GPUs rented (reserved, $7,188 a month as in test_cloud): owning catches up
      * when 360,000 + 3,466.40 m <= 7,188 m, m >= 360,000 / 3,721.60 = 96.73: month 97 */
     in.deployment = &cloud;
-    assert_int_equal(gp_cost_estimate(&P, &in, "USD", &c, &err), GP_OK);
-    assert_int_equal(gp_cost_break_even_month(&o, &c), 97);
+    assert_int_equal(gpi_cost_estimate(&P, &in, "USD", &c, &err), GP_OK);
+    assert_int_equal(gpi_cost_break_even_month(&o, &c), 97);
     /* over 36 months it never does */
     in.horizon_months = 36;
     gp_cost o36, c36;
     in.deployment = &own;
-    assert_int_equal(gp_cost_estimate(&P, &in, "USD", &o36, &err), GP_OK);
+    assert_int_equal(gpi_cost_estimate(&P, &in, "USD", &o36, &err), GP_OK);
     in.deployment = &cloud;
-    assert_int_equal(gp_cost_estimate(&P, &in, "USD", &c36, &err), GP_OK);
-    assert_int_equal(gp_cost_break_even_month(&o36, &c36), 0);
+    assert_int_equal(gpi_cost_estimate(&P, &in, "USD", &c36, &err), GP_OK);
+    assert_int_equal(gpi_cost_break_even_month(&o36, &c36), 0);
     /* training: a 730-hour run costs one amortized month owned ($13,466.40) and, rented, 730 h
      * x 8 GPUs x $2.00 on-demand = $11,680: a one-month run cannot use a one-year reservation
      * however long the horizon */
     in.run_hours = 730;
     in.deployment = &own;
-    assert_int_equal(gp_cost_estimate(&P, &in, "USD", &o36, &err), GP_OK);
+    assert_int_equal(gpi_cost_estimate(&P, &in, "USD", &o36, &err), GP_OK);
     assert_float_equal(o36.per_run, 13466.4, 1e-6);
     in.deployment = &cloud;
-    assert_int_equal(gp_cost_estimate(&P, &in, "USD", &c36, &err), GP_OK);
+    assert_int_equal(gpi_cost_estimate(&P, &in, "USD", &c36, &err), GP_OK);
     assert_float_equal(c36.per_run, 11680.0, 1e-6);
     /* bare metal is rented by the month: a 100-hour run pays one month of 8 x $1.20 reserved x
      * 730 h = $7,008 (plus the month's egress, 2 TB x $90 = $180) */
     gp_deployment bm = dep(GP_DEPLOY_BAREMETAL, GP_TIER_NEOCLOUD, 1.0);
     in.deployment = &bm;
     in.run_hours = 100;
-    assert_int_equal(gp_cost_estimate(&P, &in, "USD", &c36, &err), GP_OK);
+    assert_int_equal(gpi_cost_estimate(&P, &in, "USD", &c36, &err), GP_OK);
     assert_float_equal(c36.per_run, 7188.0, 1e-6);
     /* 8 GPUs with no server row of their own: the default server of the file (zeroed here: 8
      * GPUs in 4U): one server, 4 rack units; the rented GPUs draw 11.2 kW like owned ones */
@@ -175,7 +175,7 @@ static void test_owned_and_break_even(void **state)
     /* no purchase price: no owned option */
     P.gpus[0].purchase_usd = 0;
     in.deployment = &own;
-    assert_int_equal(gp_cost_estimate(&P, &in, "USD", &o36, &err), GP_OK);
+    assert_int_equal(gpi_cost_estimate(&P, &in, "USD", &o36, &err), GP_OK);
     assert_false(o36.available);
 }
 
@@ -185,10 +185,10 @@ static void test_builtin_prices(void **state)
     gp_catalog *cat;
     gp_error err;
     assert_int_equal(gp_catalog_open(NULL, &cat, &err), GP_OK);
-    assert_int_equal(gp_prices_load(cat, &P, &err), GP_OK);
+    assert_int_equal(gpi_prices_load(cat, &P, &err), GP_OK);
     double brl;
     /* data/prices.json: BCB PTAX 2026-02-04, bid 5.2353 / offer 5.2359, midpoint 5.2356 */
-    assert_int_equal(gp_prices_rate(&P, "BRL", &brl, &err), GP_OK);
+    assert_int_equal(gpi_prices_rate(&P, "BRL", &brl, &err), GP_OK);
     assert_float_equal(brl, 5.2356, 1e-9);
     /* Sao Paulo power R$0.671/kWh / 5.2356 = $0.128161 */
     int found = 0;
@@ -199,13 +199,13 @@ static void test_builtin_prices(void **state)
         }
     assert_true(found);
     /* every deployment has a country; the in-country/dedicated tests need both kinds */
-    assert_non_null(gp_prices_find_deployment(&P, "hyperscaler-br"));
-    assert_non_null(gp_prices_find_deployment(&P, "owned-br"));
-    assert_false(gp_prices_find_deployment(&P, "owned-br")->shared);
-    assert_true(gp_prices_find_deployment(&P, "hyperscaler-br")->shared);
+    assert_non_null(gpi_prices_find_deployment(&P, "hyperscaler-br"));
+    assert_non_null(gpi_prices_find_deployment(&P, "owned-br"));
+    assert_false(gpi_prices_find_deployment(&P, "owned-br")->shared);
+    assert_true(gpi_prices_find_deployment(&P, "hyperscaler-br")->shared);
     /* the capacity search ranks by the catalog's on-demand price: H100 $2.69 per GPU-hour,
      * so a setup of g GPUs costs 2.69 g per hour */
-    const gp_gpu_price *h = gp_prices_find_gpu(&P, "h100-sxm-80gb");
+    const gpi_gpu_price *h = gpi_prices_find_gpu(&P, "h100-sxm-80gb");
     assert_non_null(h);
     assert_float_equal(h->on_demand_usd_per_hour, 2.69, 1e-12);
     gp_catalog_free(cat);
@@ -227,9 +227,9 @@ static void test_user_prices_override(void **state)
     gp_catalog *cat;
     gp_error err;
     assert_int_equal(gp_catalog_open(dir, &cat, &err), GP_OK);
-    assert_int_equal(gp_prices_load(cat, &P, &err), GP_OK);
+    assert_int_equal(gpi_prices_load(cat, &P, &err), GP_OK);
     assert_float_equal(P.pue, 1.2, 1e-12);
-    assert_float_equal(gp_prices_find_gpu(&P, "H100-SXM-80GB")->on_demand_usd_per_hour, 1.0, 1e-12);
+    assert_float_equal(gpi_prices_find_gpu(&P, "H100-SXM-80GB")->on_demand_usd_per_hour, 1.0, 1e-12);
     assert_float_equal(P.hours_per_month, 730, 1e-12); /* untouched constants stay */
     gp_catalog_free(cat);
     remove(path);

@@ -848,13 +848,13 @@ typedef struct grid_layout {
     gp_offload offload;
 } grid_layout;
 
-static int render_and_check(gp_export_engine eng, const gp_export_job *job, const char *what, int *rendered)
+static int render_and_check(gpi_export_target eng, const gpi_export_job *job, const char *what, int *rendered)
 {
     gp_export_files *f = malloc(sizeof *f);
     assert_non_null(f);
     gp_error err;
     int failures = 0;
-    if (gp_export_render(eng, job, f, &err) == GP_OK) {
+    if (gpi_export_render(eng, job, f, &err) == GP_OK) {
         file_view fs[GP_EXPORT_MAX_FILES];
         for (int i = 0; i < f->n; i++)
             fs[i].name = f->files[i].name, fs[i].content = f->files[i].content;
@@ -886,30 +886,30 @@ static void test_grid(void **state)
         assert_int_equal(gp_catalog_find_model(cat, models[mi], &m, NULL), GP_OK);
         for (size_t li = 0; li < sizeof layouts / sizeof layouts[0]; li++)
             for (size_t di = 0; di < sizeof dtypes / sizeof dtypes[0]; di++)
-                for (int e = 0; e < GP_EXPORT_COUNT; e++) {
+                for (int e = 0; e < GPI_EXPORT_COUNT; e++) {
                     const grid_layout *g = &layouts[li];
                     gp_workload w;
-                    gp_workload_defaults(&w, gp_export_engine_task((gp_export_engine)e, GP_TASK_INFER));
+                    gpi_workload_defaults(&w, gpi_export_engine_task((gpi_export_target)e, GP_TASK_INFER));
                     w.dtype = dtypes[di];
                     w.context = 32768;
                     w.kv_dtype = di % 2 ? GP_DTYPE_FP8 : GP_DTYPE_INT8;
                     w.flash_attention = (int)(li % 2);
                     w.offload = g->offload;
                     gp_layout l;
-                    gp_layout_defaults(&l);
+                    gpi_layout_defaults(&l);
                     l.tp = g->tp, l.pp = g->pp, l.dp = g->dp, l.ep = g->ep, l.zero = g->zero;
                     l.virtual_stages = g->vpp, l.sequence_parallel = 1;
                     l.micro_batch = 1 + (int64_t)(li % 2), l.global_batch = 16 * l.micro_batch * l.dp;
-                    gp_export_job job;
-                    gp_export_job_defaults(&job);
+                    gpi_export_job job;
+                    gpi_export_job_defaults(&job);
                     job.model = &m, job.w = &w, job.l = &l, job.gpus_per_node = 8;
                     job.replicas = (int)(li % 3) + 1, job.audit_log = (int)(di % 2), job.chat = 1;
                     job.catalog = cat;
                     job.ep_overlap = (int)(di % 2); /* Megatron: --overlap-moe-expert-parallel-comm where admitted */
                     char what[160];
-                    snprintf(what, sizeof what, "%s %s TP%d PP%d DP%d EP%d ZeRO-%d %s", gp_export_engine_name(e),
+                    snprintf(what, sizeof what, "%s %s TP%d PP%d DP%d EP%d ZeRO-%d %s", gpi_export_engine_name(e),
                              models[mi], g->tp, g->pp, g->dp, g->ep, g->zero, gp_dtype_name(dtypes[di]));
-                    failures += render_and_check((gp_export_engine)e, &job, what, &rendered);
+                    failures += render_and_check((gpi_export_target)e, &job, what, &rendered);
                 }
     }
     fprintf(stderr, "grid: %d exports rendered and checked\n", rendered);

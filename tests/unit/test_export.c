@@ -1,5 +1,5 @@
 /*
- * test_export.c: launch configurations (gp_export_render) compared byte for byte with the
+ * test_export.c: launch configurations (gpi_export_render) compared byte for byte with the
  * golden files under tests/golden/<engine>/<case>/; tests/golden/README.md explains every
  * expected value (where each number comes from). Plus the engine table, task/engine
  * mismatches, unsupported layouts, and the one-line command for reports.
@@ -117,12 +117,12 @@ static void check_golden(const char *dir, const gp_export_files *f, int n_expect
     }
 }
 
-static void render_ok(gp_export_engine e, const gp_export_job *job, gp_export_files *f)
+static void render_ok(gpi_export_target e, const gpi_export_job *job, gp_export_files *f)
 {
     gp_error err;
-    gp_status st = gp_export_render(e, job, f, &err);
+    gp_status st = gpi_export_render(e, job, f, &err);
     if (st != GP_OK)
-        fail_msg("render %s: %s", gp_export_engine_name(e), err.msg);
+        fail_msg("render %s: %s", gpi_export_engine_name(e), err.msg);
 }
 
 /* ---- serving ------------------------------------------------------------------------------ */
@@ -133,16 +133,16 @@ static void test_vllm_llama70b_tp2(void **state)
     gp_model m;
     model("llama-3.1-70b", &m);
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_INFER);
+    gpi_workload_defaults(&w, GP_TASK_INFER);
     w.context = 8192;
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     l.tp = 2;
-    gp_export_job job;
-    gp_export_job_defaults(&job);
+    gpi_export_job job;
+    gpi_export_job_defaults(&job);
     job.model = &m, job.gpu = h100(), job.w = &w, job.l = &l;
     gp_export_files f;
-    render_ok(GP_EXPORT_VLLM, &job, &f);
+    render_ok(GPI_EXPORT_VLLM, &job, &f);
     check_golden("vllm/llama-3.1-70b-tp2", &f, 1);
     assert_string_equal(f.command, "vllm serve meta-llama/Llama-3.1-70B --tensor-parallel-size 2 "
                                    "--pipeline-parallel-size 1 --max-model-len 8192 --gpu-memory-utilization 0.9 "
@@ -153,10 +153,10 @@ static void test_vllm_llama70b_tp2(void **state)
     assert_int_equal(f.n, 0);
 
     char line[256];
-    assert_int_equal(gp_export_command(GP_EXPORT_VLLM, &job, line, sizeof line, NULL), GP_OK);
+    assert_int_equal(gpi_export_command(GPI_EXPORT_VLLM, &job, line, sizeof line, NULL), GP_OK);
     assert_int_equal(strncmp(line, "vllm serve meta-llama/Llama-3.1-70B --tensor-parallel-size 2", 60), 0);
     char tiny[16];
-    assert_int_equal(gp_export_command(GP_EXPORT_VLLM, &job, tiny, sizeof tiny, NULL), GP_OK);
+    assert_int_equal(gpi_export_command(GPI_EXPORT_VLLM, &job, tiny, sizeof tiny, NULL), GP_OK);
     assert_string_equal(tiny, "vllm serve meta"); /* truncated, NUL-terminated */
 }
 
@@ -166,20 +166,20 @@ static void test_vllm_mixtral_ep_fp8(void **state)
     gp_model m;
     model("mixtral-8x7b", &m);
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_INFER);
+    gpi_workload_defaults(&w, GP_TASK_INFER);
     w.context = 32768;
     w.dtype = GP_DTYPE_FP8;
     w.kv_dtype = GP_DTYPE_FP8;
     w.max_num_seqs = 128;
     w.gpu_memory_utilization = 0.92;
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     l.tp = 2, l.dp = 2, l.ep = 4;
-    gp_export_job job;
-    gp_export_job_defaults(&job);
+    gpi_export_job job;
+    gpi_export_job_defaults(&job);
     job.model = &m, job.gpu = h100(), job.w = &w, job.l = &l, job.port = 9000;
     gp_export_files f;
-    render_ok(GP_EXPORT_VLLM, &job, &f);
+    render_ok(GPI_EXPORT_VLLM, &job, &f);
     check_golden("vllm/mixtral-8x7b-tp2-dp2-ep4-fp8", &f, 1);
     gp_export_files_free(&f);
 }
@@ -190,15 +190,15 @@ static void test_vllm_multinode(void **state)
     gp_model m;
     model("llama-3.1-405b", &m);
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_INFER);
+    gpi_workload_defaults(&w, GP_TASK_INFER);
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     l.tp = 8, l.pp = 2;
-    gp_export_job job;
-    gp_export_job_defaults(&job);
+    gpi_export_job job;
+    gpi_export_job_defaults(&job);
     job.model = &m, job.gpu = h100(), job.w = &w, job.l = &l, job.gpus_per_node = 8;
     gp_export_files f;
-    render_ok(GP_EXPORT_VLLM, &job, &f);
+    render_ok(GPI_EXPORT_VLLM, &job, &f);
     check_golden("vllm/llama-3.1-405b-tp8-pp2-2nodes", &f, 1);
     assert_non_null(strstr(f.notes, "multi-node"));
     gp_export_files_free(&f);
@@ -210,16 +210,16 @@ static void test_sglang_llama70b_tp2(void **state)
     gp_model m;
     model("llama-3.1-70b", &m);
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_INFER);
+    gpi_workload_defaults(&w, GP_TASK_INFER);
     w.context = 8192;
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     l.tp = 2;
-    gp_export_job job;
-    gp_export_job_defaults(&job);
+    gpi_export_job job;
+    gpi_export_job_defaults(&job);
     job.model = &m, job.gpu = h100(), job.w = &w, job.l = &l;
     gp_export_files f;
-    render_ok(GP_EXPORT_SGLANG, &job, &f);
+    render_ok(GPI_EXPORT_SGLANG, &job, &f);
     check_golden("sglang/llama-3.1-70b-tp2", &f, 1);
     gp_export_files_free(&f);
 }
@@ -230,22 +230,22 @@ static void test_tgi_llama8b(void **state)
     gp_model m;
     model("llama-3.1-8b", &m);
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_INFER);
+    gpi_workload_defaults(&w, GP_TASK_INFER);
     w.max_num_seqs = 64;
     gp_layout l;
-    gp_layout_defaults(&l);
-    gp_export_job job;
-    gp_export_job_defaults(&job);
+    gpi_layout_defaults(&l);
+    gpi_export_job job;
+    gpi_export_job_defaults(&job);
     job.model = &m, job.gpu = h100(), job.w = &w, job.l = &l, job.port = 8080;
     gp_export_files f;
-    render_ok(GP_EXPORT_TGI, &job, &f);
+    render_ok(GPI_EXPORT_TGI, &job, &f);
     check_golden("tgi/llama-3.1-8b-1gpu", &f, 1);
     gp_export_files_free(&f);
 
     /* TGI has no pipeline parallelism */
     l.pp = 2;
     gp_error err;
-    assert_int_equal(gp_export_render(GP_EXPORT_TGI, &job, &f, &err), GP_EUNSUPPORTED);
+    assert_int_equal(gpi_export_render(GPI_EXPORT_TGI, &job, &f, &err), GP_EUNSUPPORTED);
     assert_non_null(strstr(err.msg, "pipeline"));
     assert_int_equal(f.n, 0);
 }
@@ -256,19 +256,19 @@ static void test_llamacpp_gguf(void **state)
     gp_model m;
     model("llama-3.1-8b", &m);
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_INFER);
+    gpi_workload_defaults(&w, GP_TASK_INFER);
     w.context = 8192;
     w.batch = 4;
     w.kv_dtype = GP_DTYPE_INT8;
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     l.tp = 2;
-    gp_export_job job;
-    gp_export_job_defaults(&job);
+    gpi_export_job job;
+    gpi_export_job_defaults(&job);
     job.model = &m, job.gpu = h100(), job.w = &w, job.l = &l;
     job.model_path = "/models/Llama-3.1-8B-Q4_K_M.gguf";
     gp_export_files f;
-    render_ok(GP_EXPORT_LLAMACPP, &job, &f);
+    render_ok(GPI_EXPORT_LLAMACPP, &job, &f);
     check_golden("llamacpp/llama-3.1-8b-2gpu-4slots", &f, 1);
     gp_export_files_free(&f);
 }
@@ -279,17 +279,17 @@ static void test_trtllm_llama70b(void **state)
     gp_model m;
     model("llama-3.1-70b", &m);
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_INFER);
+    gpi_workload_defaults(&w, GP_TASK_INFER);
     w.context = 16384;
     w.max_num_batched_tokens = 8192;
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     l.tp = 4, l.pp = 2;
-    gp_export_job job;
-    gp_export_job_defaults(&job);
+    gpi_export_job job;
+    gpi_export_job_defaults(&job);
     job.model = &m, job.gpu = h100(), job.w = &w, job.l = &l;
     gp_export_files f;
-    render_ok(GP_EXPORT_TRTLLM, &job, &f);
+    render_ok(GPI_EXPORT_TRTLLM, &job, &f);
     check_golden("trtllm/llama-3.1-70b-tp4-pp2", &f, 2);
     gp_export_files_free(&f);
 }
@@ -302,16 +302,16 @@ static void test_deepspeed_llama8b_zero3(void **state)
     gp_model m;
     model("llama-3.1-8b", &m);
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_TRAIN);
+    gpi_workload_defaults(&w, GP_TASK_TRAIN);
     w.offload = GP_OFFLOAD_OPTIMIZER;
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     l.dp = 16, l.zero = 3, l.micro_batch = 2, l.global_batch = 256;
-    gp_export_job job;
-    gp_export_job_defaults(&job);
+    gpi_export_job job;
+    gpi_export_job_defaults(&job);
     job.model = &m, job.gpu = h100(), job.w = &w, job.l = &l, job.gpus_per_node = 8;
     gp_export_files f;
-    render_ok(GP_EXPORT_DEEPSPEED, &job, &f);
+    render_ok(GPI_EXPORT_DEEPSPEED, &job, &f);
     check_golden("deepspeed/llama-3.1-8b-zero3-2nodes", &f, 3);
     assert_string_equal(f.files[0].name, "ds_config.json");
     assert_int_equal(f.files[0].executable, 0);
@@ -321,23 +321,23 @@ static void test_deepspeed_llama8b_zero3(void **state)
     w.offload = GP_OFFLOAD_PARAMS;
     l.zero = 2;
     gp_error err;
-    assert_int_equal(gp_export_render(GP_EXPORT_DEEPSPEED, &job, &f, &err), GP_EINVAL);
+    assert_int_equal(gpi_export_render(GPI_EXPORT_DEEPSPEED, &job, &f, &err), GP_EINVAL);
     assert_non_null(strstr(err.msg, "ZeRO-3"));
     w.offload = GP_OFFLOAD_NONE;
     l.pp = 2, l.dp = 8;
-    assert_int_equal(gp_export_render(GP_EXPORT_DEEPSPEED, &job, &f, &err), GP_EUNSUPPORTED);
+    assert_int_equal(gpi_export_render(GPI_EXPORT_DEEPSPEED, &job, &f, &err), GP_EUNSUPPORTED);
     assert_non_null(strstr(err.msg, "megatron"));
 }
 
-static void megatron_job(gp_model *m, gp_workload *w, gp_layout *l, gp_export_job *job)
+static void megatron_job(gp_model *m, gp_workload *w, gp_layout *l, gpi_export_job *job)
 {
     model("llama-3.1-70b", m);
-    gp_workload_defaults(w, GP_TASK_TRAIN);
+    gpi_workload_defaults(w, GP_TASK_TRAIN);
     w->seq = 8192;
-    gp_layout_defaults(l);
+    gpi_layout_defaults(l);
     l->tp = 8, l->pp = 4, l->dp = 2, l->virtual_stages = 2, l->sequence_parallel = 1, l->zero = 1;
     l->micro_batch = 1, l->global_batch = 512, l->recompute = GP_RECOMPUTE_SELECTIVE;
-    gp_export_job_defaults(job);
+    gpi_export_job_defaults(job);
     job->model = m, job->gpu = h100(), job->w = w, job->l = l, job->gpus_per_node = 8;
 }
 
@@ -347,10 +347,10 @@ static void test_megatron_llama70b(void **state)
     gp_model m;
     gp_workload w;
     gp_layout l;
-    gp_export_job job;
+    gpi_export_job job;
     megatron_job(&m, &w, &l, &job);
     gp_export_files f;
-    render_ok(GP_EXPORT_MEGATRON, &job, &f);
+    render_ok(GPI_EXPORT_MEGATRON, &job, &f);
     check_golden("megatron/llama-3.1-70b-tp8-pp4-dp2-vpp2", &f, 1);
     gp_export_files_free(&f);
 
@@ -358,19 +358,19 @@ static void test_megatron_llama70b(void **state)
      * a training job cannot be exported to vLLM */
     gp_error err;
     w.task = GP_TASK_INFER;
-    render_ok(GP_EXPORT_MEGATRON, &job, &f);
+    render_ok(GPI_EXPORT_MEGATRON, &job, &f);
     check_golden("megatron/llama-3.1-70b-tp8-pp4-dp2-vpp2", &f, 1);
     gp_export_files_free(&f);
     w.task = GP_TASK_TRAIN;
-    assert_int_equal(gp_export_render(GP_EXPORT_VLLM, &job, &f, &err), GP_EINVAL);
+    assert_int_equal(gpi_export_render(GPI_EXPORT_VLLM, &job, &f, &err), GP_EINVAL);
     assert_non_null(strstr(err.msg, "serving engine"));
     /* 512 sequences are not a whole number of micro-batch 3 x DP 2 */
     l.micro_batch = 3;
-    assert_int_equal(gp_export_render(GP_EXPORT_MEGATRON, &job, &f, &err), GP_EINVAL);
+    assert_int_equal(gpi_export_render(GPI_EXPORT_MEGATRON, &job, &f, &err), GP_EINVAL);
     assert_non_null(strstr(err.msg, "global batch 512"));
     /* 80 layers / 4 stages = 20; 3 virtual stages do not divide it */
     l.micro_batch = 1, l.virtual_stages = 3;
-    assert_int_equal(gp_export_render(GP_EXPORT_MEGATRON, &job, &f, &err), GP_EINVAL);
+    assert_int_equal(gpi_export_render(GPI_EXPORT_MEGATRON, &job, &f, &err), GP_EINVAL);
 }
 
 static void test_torchrun_fsdp(void **state)
@@ -379,21 +379,21 @@ static void test_torchrun_fsdp(void **state)
     gp_model m;
     model("llama-3.1-8b", &m);
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_TRAIN);
+    gpi_workload_defaults(&w, GP_TASK_TRAIN);
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     l.dp = 16, l.zero = 3, l.micro_batch = 1, l.global_batch = 128, l.recompute = GP_RECOMPUTE_FULL;
-    gp_export_job job;
-    gp_export_job_defaults(&job);
+    gpi_export_job job;
+    gpi_export_job_defaults(&job);
     job.model = &m, job.gpu = h100(), job.w = &w, job.l = &l, job.gpus_per_node = 8;
     gp_export_files f;
-    render_ok(GP_EXPORT_TORCHRUN_FSDP, &job, &f);
+    render_ok(GPI_EXPORT_TORCHRUN_FSDP, &job, &f);
     check_golden("torchrun-fsdp/llama-3.1-8b-16gpu-fullshard", &f, 2);
     gp_export_files_free(&f);
 
     gp_error err;
     l.tp = 2, l.dp = 8;
-    assert_int_equal(gp_export_render(GP_EXPORT_TORCHRUN_FSDP, &job, &f, &err), GP_EUNSUPPORTED);
+    assert_int_equal(gpi_export_render(GPI_EXPORT_TORCHRUN_FSDP, &job, &f, &err), GP_EUNSUPPORTED);
 }
 
 static void test_slurm_megatron(void **state)
@@ -402,20 +402,20 @@ static void test_slurm_megatron(void **state)
     gp_model m;
     model("llama-3.1-70b", &m);
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_TRAIN);
+    gpi_workload_defaults(&w, GP_TASK_TRAIN);
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     l.tp = 8, l.pp = 2, l.dp = 2, l.sequence_parallel = 1, l.zero = 1;
     l.micro_batch = 1, l.global_batch = 256, l.recompute = GP_RECOMPUTE_FULL;
-    gp_export_job job;
-    gp_export_job_defaults(&job);
+    gpi_export_job job;
+    gpi_export_job_defaults(&job);
     job.model = &m, job.gpu = h100(), job.w = &w, job.l = &l, job.gpus_per_node = 8;
     job.train_tokens = 1e11;
     job.time_limit = "2-00:00:00";
     job.job_name = "llama70b";
     snprintf(job.train_data, sizeof job.train_data, "/data/fineweb_text_document");
     gp_export_files f;
-    render_ok(GP_EXPORT_SLURM, &job, &f);
+    render_ok(GPI_EXPORT_SLURM, &job, &f);
     check_golden("slurm/llama-3.1-70b-32gpu", &f, 1);
     gp_export_files_free(&f);
 }
@@ -423,13 +423,13 @@ static void test_slurm_megatron(void **state)
 
 /* ---- the issue-14 rows: each export now passes the engine's own start-up rule ----------- */
 
-static gp_export_job job_for(gp_model *m, gp_workload *w, gp_layout *l, const char *id, gp_task task)
+static gpi_export_job job_for(gp_model *m, gp_workload *w, gp_layout *l, const char *id, gp_task task)
 {
     model(id, m);
-    gp_workload_defaults(w, task);
-    gp_layout_defaults(l);
-    gp_export_job job;
-    gp_export_job_defaults(&job);
+    gpi_workload_defaults(w, task);
+    gpi_layout_defaults(l);
+    gpi_export_job job;
+    gpi_export_job_defaults(&job);
     job.model = m, job.gpu = h100(), job.w = w, job.l = l, job.gpus_per_node = 8;
     return job;
 }
@@ -449,9 +449,9 @@ static void test_megatron_rows(void **state)
     gp_export_files f;
     /* DeepSeek-V3, 61 layers on PP 8: no even split; middle stages 8 layers each (61 / 8 = 7.6,
      * rounded up), 6 x 8 = 48, the remaining 13 as first 6 + last 7 (transformer_config.py:2044) */
-    gp_export_job job = job_for(&m, &w, &l, "deepseek-v3", GP_TASK_TRAIN);
+    gpi_export_job job = job_for(&m, &w, &l, "deepseek-v3", GP_TASK_TRAIN);
     l.tp = 8, l.pp = 8, l.dp = 4, l.ep = 8, l.zero = 1, l.sequence_parallel = 1, l.global_batch = 512;
-    render_ok(GP_EXPORT_MEGATRON, &job, &f);
+    render_ok(GPI_EXPORT_MEGATRON, &job, &f);
     check_golden("megatron/deepseek-v3-tp8-pp8-dp4-ep8-uneven", &f, 1);
     expect_in(&f, 0, "--decoder-first-pipeline-num-layers 6 \\");
     expect_in(&f, 0, "--decoder-last-pipeline-num-layers 7 \\");
@@ -475,14 +475,14 @@ static void test_megatron_rows(void **state)
     job = job_for(&m, &w, &l, "qwen3-30b-a3b", GP_TASK_TRAIN);
     l.dp = 8, l.ep = 8, l.zero = 1, l.global_batch = 512;
     job.ep_overlap = 1;
-    render_ok(GP_EXPORT_MEGATRON, &job, &f);
+    render_ok(GPI_EXPORT_MEGATRON, &job, &f);
     check_golden("megatron/qwen3-30b-a3b-dp8-ep8-overlap", &f, 1);
     expect_in(&f, 0, "--moe-token-dispatcher-type alltoall \\\n  --overlap-moe-expert-parallel-comm \\");
     gp_export_files_free(&f);
     /* the same on PP 2 without virtual stages: Megatron-Core would assert (:2674), so the flag is
      * left out and the export says why */
     l.pp = 2, l.dp = 4, l.global_batch = 256;
-    render_ok(GP_EXPORT_MEGATRON, &job, &f);
+    render_ok(GPI_EXPORT_MEGATRON, &job, &f);
     assert_null(strstr(f.files[0].content, "--overlap-moe-expert-parallel-comm"));
     assert_non_null(strstr(f.notes, "EP all-to-all overlap left out"));
     gp_export_files_free(&f);
@@ -490,18 +490,18 @@ static void test_megatron_rows(void **state)
     /* ZeRO-3 with optimizer offload: Megatron-FSDP (CUDA_DEVICE_MAX_CONNECTIONS unset,
      * fsdp_dtensor checkpoints) and the precision-aware optimizer (arguments.py:1143, :1146, :1804);
      * no --task: the engine implies training */
-    job = job_for(&m, &w, &l, "llama-3.1-8b", gp_export_engine_task(GP_EXPORT_MEGATRON, GP_TASK_INFER));
+    job = job_for(&m, &w, &l, "llama-3.1-8b", gpi_export_engine_task(GPI_EXPORT_MEGATRON, GP_TASK_INFER));
     assert_int_equal(w.task, GP_TASK_TRAIN);
     w.offload = GP_OFFLOAD_OPTIMIZER;
     l.dp = 8, l.zero = 3, l.global_batch = 64;
-    render_ok(GP_EXPORT_MEGATRON, &job, &f);
+    render_ok(GPI_EXPORT_MEGATRON, &job, &f);
     check_golden("megatron/llama-3.1-8b-zero3-offload", &f, 1);
     expect_in(&f, 0, "unset CUDA_DEVICE_MAX_CONNECTIONS");
     expect_in(&f, 0, "--ckpt-format fsdp_dtensor");
     expect_in(&f, 0, "--use-precision-aware-optimizer");
     gp_export_files_free(&f);
-    assert_int_equal(gp_export_engine_task(GP_EXPORT_VLLM, GP_TASK_INFER), GP_TASK_INFER);
-    assert_int_equal(gp_export_engine_task(GP_EXPORT_SLURM, GP_TASK_LORA), GP_TASK_LORA);
+    assert_int_equal(gpi_export_engine_task(GPI_EXPORT_VLLM, GP_TASK_INFER), GP_TASK_INFER);
+    assert_int_equal(gpi_export_engine_task(GPI_EXPORT_SLURM, GP_TASK_LORA), GP_TASK_LORA);
 }
 
 static void test_deepspeed_autotp(void **state)
@@ -513,9 +513,9 @@ static void test_deepspeed_autotp(void **state)
     gp_export_files f;
     /* TP 2 x DP 8 = 16 ranks, micro 2, global 64: accumulation 64 / (2 x 8) = 4; DeepSpeed
      * counts all 16 ranks: train_batch_size 2 x 4 x 16 = 128 (config.py:924) */
-    gp_export_job job = job_for(&m, &w, &l, "llama-3.1-8b", GP_TASK_TRAIN);
+    gpi_export_job job = job_for(&m, &w, &l, "llama-3.1-8b", GP_TASK_TRAIN);
     l.tp = 2, l.dp = 8, l.zero = 2, l.micro_batch = 2, l.global_batch = 64;
-    render_ok(GP_EXPORT_DEEPSPEED, &job, &f);
+    render_ok(GPI_EXPORT_DEEPSPEED, &job, &f);
     check_golden("deepspeed/llama-3.1-8b-autotp2-dp8", &f, 3);
     expect_in(&f, 0, "\"train_batch_size\": 128,");
     expect_in(&f, 0, "\"gradient_accumulation_steps\": 4,");
@@ -530,28 +530,28 @@ static void test_serving_rows(void **state)
     gp_layout l;
     gp_export_files f;
     /* TGI, DeepSeek-V3's own fp8 checkpoint on 8 GPUs: no --dtype (cli.py:117) */
-    gp_export_job job = job_for(&m, &w, &l, "deepseek-v3", GP_TASK_INFER);
+    gpi_export_job job = job_for(&m, &w, &l, "deepseek-v3", GP_TASK_INFER);
     l.tp = 8;
-    render_ok(GP_EXPORT_TGI, &job, &f);
+    render_ok(GPI_EXPORT_TGI, &job, &f);
     check_golden("tgi/deepseek-v3-fp8-tp8", &f, 1);
     assert_null(strstr(f.files[0].content, "--dtype"));
     gp_export_files_free(&f);
     /* a plan in bf16 gets the fp8 checkpoint as it is, with a note; int4 cannot be made from it */
     w.dtype = GP_DTYPE_BF16;
-    render_ok(GP_EXPORT_VLLM, &job, &f);
+    render_ok(GPI_EXPORT_VLLM, &job, &f);
     assert_non_null(strstr(f.notes, "served as it is"));
     expect_in(&f, 0, "fp8 weights (pre-quantized checkpoint)");
     gp_export_files_free(&f);
     w.dtype = GP_DTYPE_INT4;
     gp_error err;
-    assert_int_equal(gp_export_render(GP_EXPORT_VLLM, &job, &f, &err), GP_EUNSUPPORTED);
+    assert_int_equal(gpi_export_render(GPI_EXPORT_VLLM, &job, &f, &err), GP_EUNSUPPORTED);
     assert_non_null(strstr(err.msg, "--model-path"));
 
     /* llama.cpp, flash attention off but an int8 (q8_0) KV cache: --flash-attn on */
     job = job_for(&m, &w, &l, "llama-3.1-8b", GP_TASK_INFER);
     w.flash_attention = 0, w.kv_dtype = GP_DTYPE_INT8;
     job.model_path = "/models/Llama-3.1-8B-Q4_K_M.gguf";
-    render_ok(GP_EXPORT_LLAMACPP, &job, &f);
+    render_ok(GPI_EXPORT_LLAMACPP, &job, &f);
     check_golden("llamacpp/llama-3.1-8b-q8kv-noflash", &f, 1);
     expect_in(&f, 0, "--flash-attn on \\");
     gp_export_files_free(&f);
@@ -561,7 +561,7 @@ static void test_serving_rows(void **state)
     job = job_for(&m, &w, &l, "llama-3.1-405b", GP_TASK_INFER);
     w.context = 32768;
     l.tp = 8, l.pp = 2;
-    render_ok(GP_EXPORT_TRTLLM, &job, &f);
+    render_ok(GPI_EXPORT_TRTLLM, &job, &f);
     check_golden("trtllm/llama-3.1-405b-tp8-pp2-2nodes", &f, 2);
     expect_in(&f, 0, "srun --mpi=pmix --nodes 2 --ntasks 16 --ntasks-per-node 8 trtllm-llmapi-launch \\");
     expect_in(&f, 0, "--max_num_tokens 32768 \\");
@@ -571,7 +571,7 @@ static void test_serving_rows(void **state)
     /* SGLang with nf4: --quantization bitsandbytes --load-format bitsandbytes */
     job = job_for(&m, &w, &l, "llama-3.1-8b", GP_TASK_INFER);
     w.dtype = GP_DTYPE_NF4;
-    render_ok(GP_EXPORT_SGLANG, &job, &f);
+    render_ok(GPI_EXPORT_SGLANG, &job, &f);
     check_golden("sglang/llama-3.1-8b-nf4", &f, 1);
     expect_in(&f, 0, "--load-format bitsandbytes \\");
     gp_export_files_free(&f);
@@ -579,7 +579,7 @@ static void test_serving_rows(void **state)
     /* vLLM int4: the 16-bit repo is converted by quantize.sh (W4A16) and launch.sh serves that */
     job = job_for(&m, &w, &l, "llama-3.1-70b", GP_TASK_INFER);
     w.dtype = GP_DTYPE_INT4;
-    render_ok(GP_EXPORT_VLLM, &job, &f);
+    render_ok(GPI_EXPORT_VLLM, &job, &f);
     check_golden("vllm/llama-3.1-70b-int4-w4a16", &f, 2);
     expect_in(&f, 0, "vllm serve Llama-3.1-70B-W4A16 \\");
     assert_string_equal(f.files[1].name, "quantize.sh");
@@ -589,7 +589,7 @@ static void test_serving_rows(void **state)
     /* vLLM TP 2 x DP 2 with planned EP 2: vLLM runs EP = TP x DP = 4 and the file says so */
     job = job_for(&m, &w, &l, "mixtral-8x7b", GP_TASK_INFER);
     l.tp = 2, l.dp = 2, l.ep = 2;
-    render_ok(GP_EXPORT_VLLM, &job, &f);
+    render_ok(GPI_EXPORT_VLLM, &job, &f);
     expect_in(&f, 0, "run as EP 4");
     gp_export_files_free(&f);
 }
@@ -604,11 +604,11 @@ static void test_service_replicas(void **state)
     /* the default plan's job: Llama-3.1-70B (chat: the Instruct checkpoint), 5 replicas of
      * TP 2, audit logs asked: --enable-log-requests, deploy.json (Deployment of 5 + Service),
      * serve.sbatch (array 0-4) */
-    gp_export_job job = job_for(&m, &w, &l, "llama-3.1-70b", GP_TASK_INFER);
+    gpi_export_job job = job_for(&m, &w, &l, "llama-3.1-70b", GP_TASK_INFER);
     w.context = 2400, w.dtype = GP_DTYPE_FP8;
     l.tp = 2;
     job.replicas = 5, job.audit_log = 1, job.chat = 1, job.catalog = cat;
-    render_ok(GP_EXPORT_VLLM, &job, &f);
+    render_ok(GPI_EXPORT_VLLM, &job, &f);
     check_golden("vllm/llama-3.1-70b-instruct-5-replicas", &f, 3);
     expect_in(&f, 0, "vllm serve meta-llama/Llama-3.1-70B-Instruct \\");
     expect_in(&f, 0, "--enable-log-requests");
@@ -621,7 +621,7 @@ static void test_service_replicas(void **state)
     job = job_for(&m, &w, &l, "llama-3.1-405b", GP_TASK_INFER);
     l.tp = 8, l.pp = 2;
     job.replicas = 2;
-    render_ok(GP_EXPORT_VLLM, &job, &f);
+    render_ok(GPI_EXPORT_VLLM, &job, &f);
     assert_int_equal(f.n, 3);
     expect_in(&f, 1, "\"kind\": \"LeaderWorkerSet\"");
     expect_in(&f, 1, "\"size\": 2,");
@@ -631,7 +631,7 @@ static void test_service_replicas(void **state)
     gp_export_files_free(&f);
     /* TensorRT-LLM, the same 2-node replicas x 2: LWS pods reach each other over ssh and the
      * leader starts 2 x 8 = 16 MPI ranks; the Slurm task starts them with srun (8 per node) */
-    render_ok(GP_EXPORT_TRTLLM, &job, &f);
+    render_ok(GPI_EXPORT_TRTLLM, &job, &f);
     check_golden("trtllm/llama-3.1-405b-tp8-pp2-2nodes-2-replicas", &f, 4);
     expect_in(&f, 2, "mpirun --allow-run-as-root -np 16 -H $HOSTS");
     expect_in(&f, 2, "\"secretName\": \"llama-3-1-405b-ssh\"");
@@ -639,7 +639,7 @@ static void test_service_replicas(void **state)
     expect_in(&f, 3, "srun --mpi=pmix --nodes 2 --ntasks 16 --ntasks-per-node 8 trtllm-llmapi-launch");
     gp_export_files_free(&f);
     /* SGLang over 2 nodes: every node runs the server with its NODE_RANK exported first */
-    render_ok(GP_EXPORT_SGLANG, &job, &f);
+    render_ok(GPI_EXPORT_SGLANG, &job, &f);
     check_golden("sglang/llama-3.1-405b-tp8-pp2-2nodes-2-replicas", &f, 3);
     expect_in(&f, 1, "export NODE_RANK=$LWS_WORKER_INDEX HEAD_ADDR=$LWS_LEADER_ADDRESS; ");
     expect_in(&f, 2, "export NODE_RANK=$SLURM_NODEID HEAD_ADDR=$HEAD_ADDR; ");
@@ -647,10 +647,10 @@ static void test_service_replicas(void **state)
     /* an API key variable that is no shell name, or a negative replica count, is refused */
     gp_error err;
     job.api_key_env = "MY-KEY";
-    assert_int_equal(gp_export_render(GP_EXPORT_VLLM, &job, &f, &err), GP_EINVAL);
+    assert_int_equal(gpi_export_render(GPI_EXPORT_VLLM, &job, &f, &err), GP_EINVAL);
     assert_non_null(strstr(err.msg, "shell variable"));
     job.api_key_env = NULL, job.replicas = -1;
-    assert_int_equal(gp_export_render(GP_EXPORT_VLLM, &job, &f, &err), GP_EINVAL);
+    assert_int_equal(gpi_export_render(GPI_EXPORT_VLLM, &job, &f, &err), GP_EINVAL);
 }
 
 /* ---- the engine table ------------------------------------------------------------------- */
@@ -658,24 +658,24 @@ static void test_service_replicas(void **state)
 static void test_names(void **state)
 {
     (void)state;
-    for (int e = 0; e < GP_EXPORT_COUNT; e++) {
-        assert_int_equal(gp_export_engine_parse(gp_export_engine_name((gp_export_engine)e)), e);
-        assert_true(strlen(gp_export_engine_version((gp_export_engine)e)) > 0);
+    for (int e = 0; e < GPI_EXPORT_COUNT; e++) {
+        assert_int_equal(gpi_export_engine_parse(gpi_export_engine_name((gpi_export_target)e)), e);
+        assert_true(strlen(gpi_export_engine_version((gpi_export_target)e)) > 0);
     }
-    assert_int_equal(gp_export_engine_parse("llama.cpp"), GP_EXPORT_LLAMACPP);
-    assert_int_equal(gp_export_engine_parse("TensorRT-LLM"), GP_EXPORT_TRTLLM);
-    assert_int_equal(gp_export_engine_parse("fsdp"), GP_EXPORT_TORCHRUN_FSDP);
-    assert_int_equal(gp_export_engine_parse("sbatch"), GP_EXPORT_SLURM);
-    assert_int_equal(gp_export_engine_parse("vllmx"), GP_EXPORT_COUNT);
-    assert_int_equal(gp_export_engine_parse(""), GP_EXPORT_COUNT);
-    assert_int_equal(gp_export_engine_parse(NULL), GP_EXPORT_COUNT);
-    assert_string_equal(gp_export_engine_name(GP_EXPORT_COUNT), "unknown");
-    assert_int_equal(gp_export_engine_kind(GP_EXPORT_SGLANG), GP_EXPORT_KIND_SERVE);
-    assert_int_equal(gp_export_engine_kind(GP_EXPORT_SLURM), GP_EXPORT_KIND_TRAIN);
+    assert_int_equal(gpi_export_engine_parse("llama.cpp"), GPI_EXPORT_LLAMACPP);
+    assert_int_equal(gpi_export_engine_parse("TensorRT-LLM"), GPI_EXPORT_TRTLLM);
+    assert_int_equal(gpi_export_engine_parse("fsdp"), GPI_EXPORT_TORCHRUN_FSDP);
+    assert_int_equal(gpi_export_engine_parse("sbatch"), GPI_EXPORT_SLURM);
+    assert_int_equal(gpi_export_engine_parse("vllmx"), GPI_EXPORT_COUNT);
+    assert_int_equal(gpi_export_engine_parse(""), GPI_EXPORT_COUNT);
+    assert_int_equal(gpi_export_engine_parse(NULL), GPI_EXPORT_COUNT);
+    assert_string_equal(gpi_export_engine_name(GPI_EXPORT_COUNT), "unknown");
+    assert_int_equal(gpi_export_engine_kind(GPI_EXPORT_SGLANG), GPI_EXPORT_KIND_SERVE);
+    assert_int_equal(gpi_export_engine_kind(GPI_EXPORT_SLURM), GPI_EXPORT_KIND_TRAIN);
     gp_export_files f;
     gp_error err;
-    assert_int_equal(gp_export_render(GP_EXPORT_VLLM, NULL, &f, &err), GP_EINVAL);
-    assert_int_equal(gp_export_render(GP_EXPORT_COUNT, NULL, &f, &err), GP_EINVAL);
+    assert_int_equal(gpi_export_render(GPI_EXPORT_VLLM, NULL, &f, &err), GP_EINVAL);
+    assert_int_equal(gpi_export_render(GPI_EXPORT_COUNT, NULL, &f, &err), GP_EINVAL);
     gp_export_files_free(NULL);
 }
 

@@ -2,7 +2,7 @@
  * test_gguf.c: the GGUF header reader (src/lib/model/gguf.c).
  *
  * A small GGUF v3 writer below builds headers in memory; tests either pass them to
- * gp_model_from_gguf_buffer with the full file size (the data section need not be in memory),
+ * gpi_model_from_gguf_buffer with the full file size (the data section need not be in memory),
  * or write them to a file under a mkdtemp() folder and ftruncate() it to the full size: a
  * sparse file, so the 40 GB Llama-3.1-70B Q4_K file costs a few KB of disk.
  * Expected figures are worked out by hand in the comments from ggml's block definitions
@@ -172,7 +172,7 @@ static void tensor(wbuf *w, const char *name, uint64_t d0, uint64_t d1, uint32_t
     uint64_t dims[2] = {d0, d1};
     uint64_t off = (w->data_end + w->alignment - 1) / w->alignment * w->alignment;
     tensor_at(w, name, d1 ? 2 : 1, dims, type, off);
-    w->data_end = off + gp_ggml_type_bytes(type, d1 ? d0 * d1 : d0);
+    w->data_end = off + gpi_ggml_type_bytes(type, d1 ? d0 * d1 : d0);
 }
 
 /* The file size a writer's header + data section implies. */
@@ -243,7 +243,7 @@ static void expect_error(const wbuf *w, size_t len, uint64_t file_size, gp_statu
 {
     gp_model m;
     gp_error err;
-    gp_status st = gp_model_from_gguf_buffer(w->p, len, file_size, "bad.gguf", &m, &err);
+    gp_status st = gpi_model_from_gguf_buffer(w->p, len, file_size, "bad.gguf", &m, &err);
     if (st != code || !strstr(err.msg, msg_part) || err.offset != offset ||
         (field && strcmp(err.field, field) != 0))
         print_error("got status %d offset %lld field '%s' msg '%s'\n", (int)st,
@@ -302,23 +302,23 @@ static void test_type_sizes(void **state)
         {T_Q1_0, "Q1_0", 36},       {T_Q2_0, "Q2_0", 72},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        assert_non_null(gp_ggml_type_name(rows[i].type));
-        assert_string_equal(gp_ggml_type_name(rows[i].type), rows[i].name);
-        assert_int_equal(gp_ggml_type_bytes(rows[i].type, 256), rows[i].bytes);
+        assert_non_null(gpi_ggml_type_name(rows[i].type));
+        assert_string_equal(gpi_ggml_type_name(rows[i].type), rows[i].name);
+        assert_int_equal(gpi_ggml_type_bytes(rows[i].type, 256), rows[i].bytes);
     }
     /* removed and unknown ids */
     static const uint32_t gone[] = {4, 5, 31, 32, 33, 36, 37, 38, 43, 1000, UINT32_MAX};
     for (size_t i = 0; i < sizeof gone / sizeof gone[0]; i++) {
-        assert_null(gp_ggml_type_name(gone[i]));
-        assert_int_equal(gp_ggml_type_bytes(gone[i], 256), 0);
+        assert_null(gpi_ggml_type_name(gone[i]));
+        assert_int_equal(gpi_ggml_type_bytes(gone[i], 256), 0);
     }
     /* not a whole number of blocks */
-    assert_int_equal(gp_ggml_type_bytes(T_Q4_K, 100), 0);
-    assert_int_equal(gp_ggml_type_bytes(T_Q8_0, 48), 0);
-    assert_int_equal(gp_ggml_type_bytes(T_F32, 3), 12);
-    assert_int_equal(gp_ggml_type_bytes(T_Q8_0, 0), 0);
+    assert_int_equal(gpi_ggml_type_bytes(T_Q4_K, 100), 0);
+    assert_int_equal(gpi_ggml_type_bytes(T_Q8_0, 48), 0);
+    assert_int_equal(gpi_ggml_type_bytes(T_F32, 3), 12);
+    assert_int_equal(gpi_ggml_type_bytes(T_Q8_0, 0), 0);
     /* 64-bit overflow: 2^63 F64 elements would be 2^66 bytes */
-    assert_int_equal(gp_ggml_type_bytes(T_F64, (uint64_t)1 << 63), 0);
+    assert_int_equal(gpi_ggml_type_bytes(T_F64, (uint64_t)1 << 63), 0);
 }
 
 /* ---- a tiny model with every kind of type -------------------------------------------------- */
@@ -595,7 +595,7 @@ static void test_deepseek2_metadata(void **state)
     w_finish(&w);
     gp_model m;
     gp_error err;
-    gp_status st = gp_model_from_gguf_buffer(w.p, w.n, w.n, "dsv2-lite.gguf", &m, &err);
+    gp_status st = gpi_model_from_gguf_buffer(w.p, w.n, w.n, "dsv2-lite.gguf", &m, &err);
     if (st)
         print_error("%s\n", err.msg);
     assert_int_equal(st, GP_OK);
@@ -654,7 +654,7 @@ static void test_structure_from_tensors(void **state)
     w_finish(&w);
     gp_model m;
     gp_error err;
-    gp_status st = gp_model_from_gguf_buffer(w.p, w.n, w_file_size(&w), "g2.gguf", &m, &err);
+    gp_status st = gpi_model_from_gguf_buffer(w.p, w.n, w_file_size(&w), "g2.gguf", &m, &err);
     if (st)
         print_error("%s\n", err.msg);
     assert_int_equal(st, GP_OK);
@@ -704,7 +704,7 @@ static void test_structure_from_tensors(void **state)
     tensor(&w, "output_norm.weight", 64, 0, T_F32);
     tensor(&w, "output_norm.bias", 64, 0, T_F32);
     w_finish(&w);
-    st = gp_model_from_gguf_buffer(w.p, w.n, w_file_size(&w), "falcon.gguf", &m, &err);
+    st = gpi_model_from_gguf_buffer(w.p, w.n, w_file_size(&w), "falcon.gguf", &m, &err);
     if (st)
         print_error("%s\n", err.msg);
     assert_int_equal(st, GP_OK);
@@ -747,7 +747,7 @@ static void test_large_header(void **state)
     unlink(path);
 
     /* only the first 1 MiB in memory: truncated, at the token string that crosses it */
-    st = gp_model_from_gguf_buffer(w.p, 1u << 20, w_file_size(&w), "big.gguf", &m, &err);
+    st = gpi_model_from_gguf_buffer(w.p, 1u << 20, w_file_size(&w), "big.gguf", &m, &err);
     assert_int_equal(st, GP_EPARSE);
     assert_non_null(strstr(err.msg, "truncated header"));
     assert_string_equal(err.field, "tokenizer.ggml.tokens");
@@ -979,7 +979,7 @@ static void test_errors_tensors(void **state)
                  "blk.0.attn_q.weight");
     /* a row that is not whole blocks: 256 wide is fine for Q4_K, 100 is not */
     w.p[at] = T_Q4_K;
-    assert_int_equal(gp_model_from_gguf_buffer(w.p, w.n, (uint64_t)1 << 30, "ok.gguf", &m, &err),
+    assert_int_equal(gpi_model_from_gguf_buffer(w.p, w.n, (uint64_t)1 << 30, "ok.gguf", &m, &err),
                      GP_OK);
     w.p[at - 16] = 100; /* dims[0] = 100 */
     w.p[at - 15] = 0;
@@ -1036,7 +1036,7 @@ static void test_errors_tensors(void **state)
     tensor_at(&w, "output_norm.weight", 1, d1, T_F32, 4);
     tensor_at(&w, "blk.0.attn_norm.weight", 1, d1, T_F32, 64);
     w_finish(&w);
-    assert_int_equal(gp_model_from_gguf_buffer(w.p, w.n, w.n + 1024, "odd.gguf", &m, &err), GP_OK);
+    assert_int_equal(gpi_model_from_gguf_buffer(w.p, w.n, w.n + 1024, "odd.gguf", &m, &err), GP_OK);
     assert_non_null(strstr(m.notes, "not multiples of the alignment"));
     assert_non_null(strstr(m.notes, "overlap"));
     free(w.p);
@@ -1053,7 +1053,7 @@ static void test_errors_tensors(void **state)
     w.n_kv++;
     tensor(&w, "output_norm.weight", 64, 0, T_F32);
     w_finish(&w);
-    assert_int_equal(gp_model_from_gguf_buffer(w.p, w.n, w_file_size(&w), "s-00001-of-00003.gguf",
+    assert_int_equal(gpi_model_from_gguf_buffer(w.p, w.n, w_file_size(&w), "s-00001-of-00003.gguf",
                                                &m, &err), GP_OK);
     assert_int_equal(m.has_exact, 0);
     assert_int_equal(m.exact_params, 0);
@@ -1062,8 +1062,8 @@ static void test_errors_tensors(void **state)
     free(w.p);
 
     /* bad arguments, a missing file */
-    assert_int_equal(gp_model_from_gguf_buffer(NULL, 10, 10, NULL, &m, &err), GP_EINVAL);
-    assert_int_equal(gp_model_from_gguf_buffer(NULL, 0, 0, NULL, &m, &err), GP_EPARSE);
+    assert_int_equal(gpi_model_from_gguf_buffer(NULL, 10, 10, NULL, &m, &err), GP_EINVAL);
+    assert_int_equal(gpi_model_from_gguf_buffer(NULL, 0, 0, NULL, &m, &err), GP_EPARSE);
     assert_non_null(strstr(err.msg, "GGUF buffer"));
     assert_int_equal(gp_model_from_gguf_file("/nonexistent/x.gguf", &m, &err), GP_ENOTFOUND);
 }

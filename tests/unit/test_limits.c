@@ -89,23 +89,23 @@ static void test_fit_kv_overflow(void **state)
     gp_model m;
     model("llama-3.1-8b", &m);
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_INFER);
+    gpi_workload_defaults(&w, GP_TASK_INFER);
     w.context = (int64_t)1 << 32;
     w.batch = 65536;
     gp_fit_result *r = calloc(1, sizeof *r);
     gp_error err;
     gp_error_clear(&err);
-    assert_int_equal(gp_fit(cat, &m, h100, &w, NULL, r, &err), GP_ELIMIT);
+    assert_int_equal(gpi_fit(cat, &m, h100, &w, NULL, r, &err), GP_ELIMIT);
     assert_string_equal(err.field, "batch");
     assert_non_null(strstr(err.msg, "36.9 EB")); /* 2^65 = 3.69e19 bytes */
     w.batch = 1;
     gp_memory mem;
     gp_layout l;
-    gp_layout_defaults(&l);
-    assert_int_equal(gp_memory_estimate(&m, h100, &w, &l, &mem, NULL), GP_OK);
+    gpi_layout_defaults(&l);
+    assert_int_equal(gpi_memory_estimate(&m, h100, &w, &l, &mem, NULL), GP_OK);
     assert_true(mem.kv_cache == (uint64_t)1 << 49);
     assert_false(mem.fits);
-    assert_int_equal(gp_fit(cat, &m, h100, &w, NULL, r, NULL), GP_OK);
+    assert_int_equal(gpi_fit(cat, &m, h100, &w, NULL, r, NULL), GP_OK);
     assert_false(r->single_gpu_sufficient);
     free(r);
 }
@@ -126,20 +126,20 @@ static void test_thousand_layers(void **state)
     assert_int_equal(gp_model_from_hf_config_text(cfg, strlen(cfg), "config.json", &m, NULL), GP_OK);
     assert_true(gp_model_kv_bytes_per_token(&m, GP_DTYPE_BF16) == 262144000u);
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_INFER);
+    gpi_workload_defaults(&w, GP_TASK_INFER);
     w.context = 131072;
     w.engine = GP_ENGINE_VLLM;
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     gp_memory mem;
-    assert_int_equal(gp_memory_estimate(&m, h100, &w, &l, &mem, NULL), GP_OK);
+    assert_int_equal(gpi_memory_estimate(&m, h100, &w, &l, &mem, NULL), GP_OK);
     assert_true(mem.kv_cache == 34359738368000u);
     assert_false(mem.fits);
     assert_int_equal(mem.kv_tokens, 0); /* the weights alone overrun the budget: no pool */
     w.batch = 1 << 20;
     gp_error err;
     gp_error_clear(&err);
-    assert_int_equal(gp_memory_estimate(&m, h100, &w, &l, &mem, &err), GP_ELIMIT);
+    assert_int_equal(gpi_memory_estimate(&m, h100, &w, &l, &mem, &err), GP_ELIMIT);
     assert_string_equal(err.field, "batch");
 }
 
@@ -151,19 +151,19 @@ static void test_train_seq_overflow(void **state)
     gp_model m;
     model("llama-3.1-8b", &m);
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_TRAIN);
+    gpi_workload_defaults(&w, GP_TASK_TRAIN);
     w.seq = (int64_t)1 << 32;
     w.flash_attention = 0;
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     gp_memory mem;
     gp_error err;
     gp_error_clear(&err);
-    assert_int_equal(gp_memory_estimate(&m, h100, &w, &l, &mem, &err), GP_ELIMIT);
+    assert_int_equal(gpi_memory_estimate(&m, h100, &w, &l, &mem, &err), GP_ELIMIT);
     assert_string_equal(err.field, "seq");
     assert_non_null(strstr(err.msg, "flash attention"));
     w.flash_attention = 1; /* linear in s: 2^32 tokens are about 10^15 bytes, counted */
-    assert_int_equal(gp_memory_estimate(&m, h100, &w, &l, &mem, NULL), GP_OK);
+    assert_int_equal(gpi_memory_estimate(&m, h100, &w, &l, &mem, NULL), GP_OK);
     assert_true(mem.activations > (uint64_t)1 << 45 && !mem.fits);
 }
 
@@ -183,8 +183,8 @@ static void test_ranges_named(void **state)
         {"tp", 6, 1 << 20}, {"layout", 7, 1 << 16},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        gp_workload_defaults(&w, GP_TASK_INFER);
-        gp_layout_defaults(&l);
+        gpi_workload_defaults(&w, GP_TASK_INFER);
+        gpi_layout_defaults(&l);
         switch (cases[i].what) {
         case 0: w.context = cases[i].v; break;
         case 1: w.batch = cases[i].v; break;
@@ -196,10 +196,10 @@ static void test_ranges_named(void **state)
         default: l.dp = (int)cases[i].v; l.cp = 1024; break; /* 2^26 GPUs */
         }
         gp_error_clear(&err);
-        assert_int_equal(gp_memory_estimate(&m, h100, &w, &l, &mem, &err), GP_EINVAL);
+        assert_int_equal(gpi_memory_estimate(&m, h100, &w, &l, &mem, &err), GP_EINVAL);
         assert_string_equal(err.field, cases[i].field);
     }
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     l.tp = l.pp = l.dp = l.cp = 65536;
     assert_true(gp_layout_gpus(&l) == 2147483647); /* 2^64 saturates, no wrap */
 }
@@ -224,18 +224,18 @@ static const char *const sweep_models[] = {"llama-3.1-8b", "llama-3.1-405b", "de
 static void sweep_infer(const gp_model *m, gp_engine e)
 {
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     for (int bi = 0; bi < SWEEP_MAX; bi += 4) {
         uint64_t prev_kv = 0;
         int limited = 0;
         for (int ci = 0; ci < SWEEP_MAX; ci++) {
             gp_workload w;
-            gp_workload_defaults(&w, GP_TASK_INFER);
+            gpi_workload_defaults(&w, GP_TASK_INFER);
             w.engine = e;
             w.context = (int64_t)1 << ci;
             w.batch = (int64_t)1 << bi;
             gp_memory mem;
-            gp_status st = gp_memory_estimate(m, h100, &w, &l, &mem, NULL);
+            gp_status st = gpi_memory_estimate(m, h100, &w, &l, &mem, NULL);
             assert_true(st == GP_OK || st == GP_ELIMIT);
             if (st == GP_ELIMIT) {
                 limited = 1;
@@ -254,17 +254,17 @@ static void sweep_train(const gp_model *m, gp_task task)
     for (int flash = 0; flash <= 1; flash++) {
         for (int rc = 0; rc < GP_RECOMPUTE_COUNT; rc++) {
             gp_layout l;
-            gp_layout_defaults(&l);
+            gpi_layout_defaults(&l);
             l.recompute = (gp_recompute)rc;
             uint64_t prev = 0;
             int limited = 0;
             for (int si = 0; si < SWEEP_MAX; si += 2) {
                 gp_workload w;
-                gp_workload_defaults(&w, task);
+                gpi_workload_defaults(&w, task);
                 w.seq = (int64_t)1 << si;
                 w.flash_attention = flash;
                 gp_memory mem;
-                gp_status st = gp_memory_estimate(m, h100, &w, &l, &mem, NULL);
+                gp_status st = gpi_memory_estimate(m, h100, &w, &l, &mem, NULL);
                 assert_true(st == GP_OK || st == GP_ELIMIT);
                 if (st == GP_ELIMIT) {
                     limited = 1;
@@ -275,9 +275,9 @@ static void sweep_train(const gp_model *m, gp_task task)
                 assert_true(mem.activations >= prev); /* a longer sequence never needs less */
                 prev = mem.activations;
                 gp_cluster c;
-                gp_cluster_defaults(&c, cat, h100, NULL);
+                gpi_cluster_defaults(&c, cat, h100, NULL);
                 gp_train_perf p;
-                if (gp_train_perf_estimate(m, h100, &c, &w, &l, 1e12, &p, NULL) == GP_OK)
+                if (gpi_train_perf_estimate(m, h100, &c, &w, &l, 1e12, &p, NULL) == GP_OK)
                     assert_true(isfinite(p.step_time_s) && p.step_time_s >= 0 && isfinite(p.mfu) && p.mfu >= 0 &&
                                 isfinite(p.time_to_train_s) && p.time_to_train_s >= 0);
             }
@@ -333,11 +333,11 @@ static void test_sweep_architecture(void **state)
                 continue;
             assert_true(p.total > 0 && p.active > 0 && p.active <= p.total && p.total <= (int64_t)2e15);
             gp_workload w;
-            gp_workload_defaults(&w, GP_TASK_INFER);
+            gpi_workload_defaults(&w, GP_TASK_INFER);
             gp_layout l;
-            gp_layout_defaults(&l);
+            gpi_layout_defaults(&l);
             gp_memory mem;
-            gp_status st = gp_memory_estimate(&m, h100, &w, &l, &mem, NULL);
+            gp_status st = gpi_memory_estimate(&m, h100, &w, &l, &mem, NULL);
             assert_true(st == GP_OK || st == GP_ELIMIT || st == GP_EINVAL);
             if (st == GP_OK)
                 check_memory(&mem);
@@ -347,7 +347,7 @@ static void test_sweep_architecture(void **state)
     }
 }
 
-/* Every other numeric input of gp_memory_estimate, powers of two to past its limit: an answer
+/* Every other numeric input of gpi_memory_estimate, powers of two to past its limit: an answer
  * within 2^60 bytes per figure, or a named refusal. KV bytes never fall as max_num_seqs or the
  * micro-batch grow. */
 static void test_sweep_workload_layout(void **state)
@@ -360,10 +360,10 @@ static void test_sweep_workload_layout(void **state)
         for (int k = 0; k <= 40; k += 2) {
             int64_t v = (int64_t)1 << k;
             gp_workload w;
-            gp_workload_defaults(&w, what >= 6 ? GP_TASK_TRAIN : GP_TASK_INFER);
+            gpi_workload_defaults(&w, what >= 6 ? GP_TASK_TRAIN : GP_TASK_INFER);
             w.engine = GP_ENGINE_VLLM;
             gp_layout l;
-            gp_layout_defaults(&l);
+            gpi_layout_defaults(&l);
             switch (what) {
             case 0: w.block_size = v; break;
             case 1: w.max_num_seqs = v; break;
@@ -381,7 +381,7 @@ static void test_sweep_workload_layout(void **state)
             gp_memory mem;
             gp_error err;
             gp_error_clear(&err);
-            gp_status st = gp_memory_estimate(&m, h100, &w, &l, &mem, &err);
+            gp_status st = gpi_memory_estimate(&m, h100, &w, &l, &mem, &err);
             assert_true(st == GP_OK || st == GP_EINVAL || st == GP_ELIMIT);
             if (st != GP_OK) {
                 assert_true(err.msg[0] != '\0' && err.field[0] != '\0');
@@ -398,20 +398,20 @@ static void test_sweep_workload_layout(void **state)
 
 /* ---- rows 4 and 5: the simulator's inputs and its budget -------------------------------- */
 
-static void step_model(gp_step_model *sm)
+static void step_model(gpi_step_model *sm)
 {
     gp_model m;
     model("llama-3.1-8b", &m);
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_INFER);
+    gpi_workload_defaults(&w, GP_TASK_INFER);
     gp_layout l;
-    gp_layout_defaults(&l);
-    assert_int_equal(gp_step_model_init(&m, h100, NULL, &w, &l, NULL, sm, NULL), GP_OK);
+    gpi_layout_defaults(&l);
+    assert_int_equal(gpi_step_model_init(&m, h100, NULL, &w, &l, NULL, sm, NULL), GP_OK);
 }
 
-static gp_sched_config sched(void)
+static gpi_sched_config sched(void)
 {
-    gp_sched_config sc;
+    gpi_sched_config sc;
     memset(&sc, 0, sizeof sc);
     sc.max_num_seqs = 256;
     sc.max_num_batched_tokens = 8192;
@@ -423,13 +423,13 @@ static gp_sched_config sched(void)
 static void test_step_time_limits(void **state)
 {
     (void)state;
-    gp_step_model sm;
+    gpi_step_model sm;
     step_model(&sm);
     double prev = 0;
     for (int k = 0; k < 64; k += 3) {
-        gp_batch_shape b;
-        gp_batch_decode(&b, ldexp(1, k), 1e9);
-        double t = gp_step_time(&sm, &b, NULL);
+        gpi_batch_shape b;
+        gpi_batch_decode(&b, ldexp(1, k), 1e9);
+        double t = gpi_step_time(&sm, &b, NULL);
         assert_true(isfinite(t) && t >= prev);
         prev = t;
     }
@@ -460,16 +460,16 @@ static void test_trace_tokens(void **state)
         size_t n = 0;
         gp_error err;
         gp_error_clear(&err);
-        assert_int_equal(gp_trace_read(p, &t, &n, &err), GP_EINVAL);
+        assert_int_equal(gpi_trace_read(p, &t, &n, &err), GP_EINVAL);
         assert_int_equal(err.line, 1);
         assert_null(t);
         unlink(p);
         free(p);
     }
     /* through the API as well: the simulator checks a caller's trace */
-    gp_step_model sm;
+    gpi_step_model sm;
     step_model(&sm);
-    gp_sched_config sc = sched();
+    gpi_sched_config sc = sched();
     gp_trace_request tr[2] = {{0, 100, 10}, {1, INT64_MAX, 1}};
     gp_traffic t;
     memset(&t, 0, sizeof t);
@@ -477,7 +477,7 @@ static void test_trace_tokens(void **state)
     t.trace = tr;
     t.trace_len = 2;
     gp_sim_result r;
-    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &r, NULL), GP_EINVAL);
+    assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &r, NULL), GP_EINVAL);
 }
 
 /* Issue 17 row 5: --users 2^24, --requests 2^30 --rate inf: refused before allocating (these
@@ -486,9 +486,9 @@ static void test_trace_tokens(void **state)
 static void test_sim_budget(void **state)
 {
     (void)state;
-    gp_step_model sm;
+    gpi_step_model sm;
     step_model(&sm);
-    gp_sched_config sc = sched();
+    gpi_sched_config sc = sched();
     gp_traffic t;
     memset(&t, 0, sizeof t);
     t.arrival = GP_ARRIVAL_CLOSED_LOOP;
@@ -499,40 +499,40 @@ static void test_sim_budget(void **state)
     gp_sim_result r;
     gp_error err;
     gp_error_clear(&err);
-    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &r, &err), GP_ELIMIT);
+    assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &r, &err), GP_ELIMIT);
     assert_non_null(strstr(err.msg, "raise the work budget (max_work"));
     t.arrival = GP_ARRIVAL_BURST;
     t.requests = (int64_t)1 << 30;
-    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &r, NULL), GP_ELIMIT);
+    assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &r, NULL), GP_ELIMIT);
     /* the large budget is bounded too: 2^31 requests are 4.3e11 units, over 4e10 */
     gp_work wk;
-    gp_work_init(&wk, 1);
+    gpi_work_init(&wk, 1);
     t.work = &wk;
     t.requests = (int64_t)1 << 31;
-    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &r, NULL), GP_ELIMIT);
+    assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &r, NULL), GP_ELIMIT);
     /* a limit past GP_WORK_MAX (1e12) counts as 1e12: 2^31 requests x 1001 steps = 2.1e12 */
     wk.limit = 1e15;
     t.output.mean = 1000;
     gp_error_clear(&err);
-    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &r, &err), GP_ELIMIT);
+    assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &r, &err), GP_ELIMIT);
     assert_non_null(strstr(err.msg, "budget of 1e+12"));
     t.output.mean = 200;
     /* tokens past 2^32 per request are refused, not overflowed */
     t.requests = 10;
     t.prompt.mean = 1e19;
-    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &r, NULL), GP_EINVAL);
+    assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &r, NULL), GP_EINVAL);
     t.prompt.mean = 5e9; /* past 2^32 */
     gp_error_clear(&err);
-    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &r, &err), GP_EINVAL);
+    assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &r, &err), GP_EINVAL);
     assert_string_equal(err.field, "prompt_tokens");
     /* a limit below the default is honoured: 100 requests x 201 = 20,100 units > 10,000 */
     t.prompt.mean = 1000;
     t.requests = 100;
-    gp_work_init(&wk, 0);
+    gpi_work_init(&wk, 0);
     wk.limit = 10000;
-    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &r, NULL), GP_ELIMIT);
+    assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &r, NULL), GP_ELIMIT);
     wk.limit = 1e6;
-    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &r, NULL), GP_OK);
+    assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &r, NULL), GP_OK);
     assert_true(wk.used > 0 && wk.used <= 1e6);
 }
 
@@ -548,9 +548,9 @@ static int cancel_after(void *ctx, double done, double limit)
 static void test_progress_cancel(void **state)
 {
     (void)state;
-    gp_step_model sm;
+    gpi_step_model sm;
     step_model(&sm);
-    gp_sched_config sc = sched();
+    gpi_sched_config sc = sched();
     gp_traffic t;
     memset(&t, 0, sizeof t);
     t.arrival = GP_ARRIVAL_BURST;
@@ -559,14 +559,14 @@ static void test_progress_cancel(void **state)
     t.output.mean = 200; /* 20,000 x 201 = 4.0e6 units: reports at 0, 1e6, 2e6 */
     int calls = 0;
     gp_work wk;
-    gp_work_init(&wk, 0);
+    gpi_work_init(&wk, 0);
     wk.progress = cancel_after;
     wk.progress_ctx = &calls;
     t.work = &wk;
     gp_sim_result r;
     gp_error err;
     gp_error_clear(&err);
-    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &r, &err), GP_ECANCELED);
+    assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &r, &err), GP_ECANCELED);
     assert_true(calls >= 2 && calls <= 3);
     assert_string_equal(gp_status_str(GP_ECANCELED), "canceled");
 }
@@ -578,9 +578,9 @@ static void test_capacity_budget(void **state)
     gp_model m;
     model("llama-3.1-8b", &m);
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_INFER);
+    gpi_workload_defaults(&w, GP_TASK_INFER);
     w.engine = GP_ENGINE_VLLM;
-    gp_capacity_request rq;
+    gpi_capacity_request rq;
     memset(&rq, 0, sizeof rq);
     rq.model = &m;
     rq.w = &w;
@@ -593,20 +593,20 @@ static void test_capacity_budget(void **state)
     rq.gpus = g;
     rq.n_gpus = 1;
     gp_work wk;
-    gp_work_init(&wk, 0);
+    gpi_work_init(&wk, 0);
     wk.limit = 2e5; /* one simulation of 1000 requests is 2.0e5 units: the second is refused */
     rq.traffic.work = &wk;
     gp_capacity_result *res = calloc(1, sizeof *res);
-    assert_int_equal(gp_capacity_search(cat, &rq, res, NULL), GP_ELIMIT);
+    assert_int_equal(gpi_capacity_search(cat, &rq, res, NULL), GP_ELIMIT);
     rq.traffic.users = (int64_t)1 << 25;
     gp_error err;
     gp_error_clear(&err);
-    assert_int_equal(gp_capacity_search(cat, &rq, res, &err), GP_EINVAL);
+    assert_int_equal(gpi_capacity_search(cat, &rq, res, &err), GP_EINVAL);
     assert_non_null(strstr(err.msg, "2^24"));
     free(res);
 }
 
-/* gp_plan casts the token counts it is given: out of range they are refused first. */
+/* gpi_plan casts the token counts it is given: out of range they are refused first. */
 static void test_plan_lengths(void **state)
 {
     (void)state;
@@ -614,14 +614,14 @@ static void test_plan_lengths(void **state)
     model("llama-3.1-8b", &m);
     gp_plan_request *rq = calloc(1, sizeof *rq);
     gp_plan_result *res = calloc(1, sizeof *res);
-    gp_plan_request_defaults(rq);
+    gpi_plan_request_defaults(rq);
     rq->model = &m;
     rq->traffic.arrival = GP_ARRIVAL_CLOSED_LOOP;
     rq->traffic.users = 10;
     rq->traffic.prompt.mean = 1e300;
     rq->traffic.output.mean = 200;
     gp_error err;
-    assert_int_equal(gp_plan(cat, rq, res, &err), GP_EINVAL);
+    assert_int_equal(gpi_plan(cat, rq, res, &err), GP_EINVAL);
     assert_string_equal(err.field, "prompt_tokens");
     free(rq);
     free(res);

@@ -53,25 +53,25 @@ static void test_infer_by_hand(void **state)
     gp_model m;
     tiny(&m);
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_INFER);
+    gpi_workload_defaults(&w, GP_TASK_INFER);
     w.context = 10;
     w.batch = 2;
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     gp_memory mem;
-    assert_int_equal(gp_memory_estimate(&m, h100, &w, &l, &mem, NULL), GP_OK);
+    assert_int_equal(gpi_memory_estimate(&m, h100, &w, &l, &mem, NULL), GP_OK);
     assert_int_equal(mem.weights, 15776);
     assert_int_equal(mem.kv_cache, 1280);
     assert_int_equal(mem.activations, 5920);
     assert_true(mem.fits);
     l.tp = 2;
-    assert_int_equal(gp_memory_estimate(&m, h100, &w, &l, &mem, NULL), GP_OK);
+    assert_int_equal(gpi_memory_estimate(&m, h100, &w, &l, &mem, NULL), GP_OK);
     assert_int_equal(mem.weights, 7968);
     assert_int_equal(mem.kv_cache, 640);
     /* int4 weights: linear 4,608 x 4.15625 / 8 = 2,394 B + other 3,280 x 2 = 6,560 -> 8,954 */
     l.tp = 1;
     w.dtype = GP_DTYPE_INT4;
-    assert_int_equal(gp_memory_estimate(&m, h100, &w, &l, &mem, NULL), GP_OK);
+    assert_int_equal(gpi_memory_estimate(&m, h100, &w, &l, &mem, NULL), GP_OK);
     assert_int_equal(mem.weights, 8954);
 }
 
@@ -88,25 +88,25 @@ static void test_zero_bytes_per_param(void **state)
     gp_model m;
     tiny(&m);
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_TRAIN);
+    gpi_workload_defaults(&w, GP_TASK_TRAIN);
     w.seq = 8;
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     gp_memory mem;
-    assert_int_equal(gp_memory_estimate(&m, h100, &w, &l, &mem, NULL), GP_OK);
+    assert_int_equal(gpi_memory_estimate(&m, h100, &w, &l, &mem, NULL), GP_OK);
     assert_int_equal(mem.weights + mem.gradients + mem.optimizer, 16 * 7888);
     l.dp = 64;
     l.zero = 1;
-    assert_int_equal(gp_memory_estimate(&m, h100, &w, &l, &mem, NULL), GP_OK);
+    assert_int_equal(gpi_memory_estimate(&m, h100, &w, &l, &mem, NULL), GP_OK);
     assert_int_equal(mem.weights + mem.gradients + mem.optimizer, 33031);
     l.zero = 2;
-    assert_int_equal(gp_memory_estimate(&m, h100, &w, &l, &mem, NULL), GP_OK);
+    assert_int_equal(gpi_memory_estimate(&m, h100, &w, &l, &mem, NULL), GP_OK);
     assert_int_equal(mem.weights + mem.gradients + mem.optimizer, 17501);
     /* optimizer offload moves the 12 bytes/param to CPU memory */
     l.zero = 0;
     l.dp = 1;
     w.offload = GP_OFFLOAD_OPTIMIZER;
-    assert_int_equal(gp_memory_estimate(&m, h100, &w, &l, &mem, NULL), GP_OK);
+    assert_int_equal(gpi_memory_estimate(&m, h100, &w, &l, &mem, NULL), GP_OK);
     assert_int_equal(mem.optimizer, 0);
     assert_int_equal(mem.cpu_offload, 12 * 7888);
 }
@@ -123,15 +123,15 @@ static void test_activations(void **state)
     gp_model m;
     assert_int_equal(gp_catalog_find_model(cat, "llama-3.1-8b", &m, NULL), GP_OK);
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_TRAIN);
+    gpi_workload_defaults(&w, GP_TASK_TRAIN);
     w.seq = 1000;
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     gp_memory a, b;
-    assert_int_equal(gp_memory_estimate(&m, h100, &w, &l, &a, NULL), GP_OK);
+    assert_int_equal(gpi_memory_estimate(&m, h100, &w, &l, &a, NULL), GP_OK);
     l.micro_batch = 2;
     l.global_batch = 2;
-    assert_int_equal(gp_memory_estimate(&m, h100, &w, &l, &b, NULL), GP_OK);
+    assert_int_equal(gpi_memory_estimate(&m, h100, &w, &l, &b, NULL), GP_OK);
     /* one more sequence of 1,000 tokens: 32 layers x 1,000 x 139,264 + 1,000 x 128,256 x 14 */
     int64_t want = 32LL * 1000 * 139264 + 1000LL * 128256 * 14;
     int64_t got = (int64_t)b.activations - (int64_t)a.activations;
@@ -139,7 +139,7 @@ static void test_activations(void **state)
     l.micro_batch = 1;
     l.global_batch = 0;
     l.recompute = GP_RECOMPUTE_FULL;
-    assert_int_equal(gp_memory_estimate(&m, h100, &w, &l, &b, NULL), GP_OK);
+    assert_int_equal(gpi_memory_estimate(&m, h100, &w, &l, &b, NULL), GP_OK);
     /* 32 x 1,000 x 8,192 + one layer 1,000 x 139,264 + logits 1,000 x 128,256 x 14 */
     want = 32LL * 1000 * 8192 + 1000LL * 139264 + 1000LL * 128256 * 14;
     assert_true((int64_t)b.activations >= want - 2 && (int64_t)b.activations <= want + 2);
@@ -161,9 +161,9 @@ static void test_verdict_weights(void **state)
     gp_model m;
     assert_int_equal(gp_catalog_find_model(cat, "llama-3.1-70b", &m, NULL), GP_OK);
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_INFER);
+    gpi_workload_defaults(&w, GP_TASK_INFER);
     gp_fit_result r;
-    assert_int_equal(gp_fit(cat, &m, h100, &w, NULL, &r, NULL), GP_OK);
+    assert_int_equal(gpi_fit(cat, &m, h100, &w, NULL, &r, NULL), GP_OK);
     assert_false(r.single_gpu_sufficient);
     assert_true(has_reason(&r, GP_REASON_WEIGHTS_EXCEED_VRAM));
     assert_int_equal(r.min_gpus, 2);
@@ -181,11 +181,11 @@ static void test_verdict_weights(void **state)
     w.engine = GP_ENGINE_VLLM;
     gp_memory mem;
     gp_layout one;
-    gp_layout_defaults(&one);
-    assert_int_equal(gp_memory_estimate(&m, h100, &w, &one, &mem, NULL), GP_OK);
+    gpi_layout_defaults(&one);
+    assert_int_equal(gpi_memory_estimate(&m, h100, &w, &one, &mem, NULL), GP_OK);
     assert_false(mem.fits);
     assert_true(mem.per_gpu > mem.weights);
-    assert_int_equal(gp_fit(cat, &m, h100, &w, NULL, &r, NULL), GP_OK);
+    assert_int_equal(gpi_fit(cat, &m, h100, &w, NULL, &r, NULL), GP_OK);
     assert_false(r.single_gpu_sufficient);
     assert_int_equal(r.min_gpus, 2);
 }
@@ -198,8 +198,8 @@ static void test_verdict_other_reasons(void **state)
     gp_workload w;
     /* fits */
     tiny(&m);
-    gp_workload_defaults(&w, GP_TASK_INFER);
-    assert_int_equal(gp_fit(cat, &m, h100, &w, NULL, &r, NULL), GP_OK);
+    gpi_workload_defaults(&w, GP_TASK_INFER);
+    assert_int_equal(gpi_fit(cat, &m, h100, &w, NULL, &r, NULL), GP_OK);
     assert_true(r.single_gpu_sufficient);
     assert_true(has_reason(&r, GP_REASON_FITS));
     /* KV: Llama-3.1-8B (16 GB of weights) with 64 x 32,768 tokens = 2,097,152 tokens x
@@ -207,25 +207,25 @@ static void test_verdict_other_reasons(void **state)
     assert_int_equal(gp_catalog_find_model(cat, "llama-3.1-8b", &m, NULL), GP_OK);
     w.batch = 64;
     w.context = 32768;
-    assert_int_equal(gp_fit(cat, &m, h100, &w, NULL, &r, NULL), GP_OK);
+    assert_int_equal(gpi_fit(cat, &m, h100, &w, NULL, &r, NULL), GP_OK);
     assert_true(has_reason(&r, GP_REASON_KV_CACHE_EXCEEDS_VRAM));
     assert_true(r.min_gpus >= 4); /* 275 GB + 16 GB over 85.5 GB GPUs */
     /* training states: 8.03B x 16 B = 128 GB > 85.5 GB */
-    gp_workload_defaults(&w, GP_TASK_TRAIN);
-    assert_int_equal(gp_fit(cat, &m, h100, &w, NULL, &r, NULL), GP_OK);
+    gpi_workload_defaults(&w, GP_TASK_TRAIN);
+    assert_int_equal(gpi_fit(cat, &m, h100, &w, NULL, &r, NULL), GP_OK);
     assert_true(has_reason(&r, GP_REASON_TRAINING_STATE_EXCEEDS_VRAM));
     /* activations: Llama-3.2-1B's states are 1.24B x 16 B = 19.8 GB, but 131,072-token
      * sequences need 16 layers x 131,072 x 2 x (4 x 2048 + ...) B, far more than 85 GB */
     assert_int_equal(gp_catalog_find_model(cat, "llama-3.2-1b", &m, NULL), GP_OK);
     w.seq = 131072;
-    assert_int_equal(gp_fit(cat, &m, h100, &w, NULL, &r, NULL), GP_OK);
+    assert_int_equal(gpi_fit(cat, &m, h100, &w, NULL, &r, NULL), GP_OK);
     assert_true(has_reason(&r, GP_REASON_ACTIVATIONS_EXCEED_VRAM));
     /* nothing fits: one sequence of 2^31 tokens of Llama-3.1-405B (516,096 B/token) needs
      * 1.1 PB of KV cache; inference splits it over at most TP 8 x PP 126 GPUs */
     assert_int_equal(gp_catalog_find_model(cat, "llama-3.1-405b", &m, NULL), GP_OK);
-    gp_workload_defaults(&w, GP_TASK_INFER);
+    gpi_workload_defaults(&w, GP_TASK_INFER);
     w.context = (int64_t)1 << 31;
-    assert_int_equal(gp_fit(cat, &m, h100, &w, NULL, &r, NULL), GP_OK);
+    assert_int_equal(gpi_fit(cat, &m, h100, &w, NULL, &r, NULL), GP_OK);
     assert_false(r.fits);
     assert_true(has_reason(&r, GP_REASON_NO_LAYOUT_FITS));
 }
@@ -247,28 +247,28 @@ static void test_engines(void **state)
     gp_model m;
     tiny(&m);
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_INFER);
+    gpi_workload_defaults(&w, GP_TASK_INFER);
     w.context = 10;
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     gp_memory mem;
     w.engine = GP_ENGINE_VLLM;
-    assert_int_equal(gp_memory_estimate(&m, h100, &w, &l, &mem, NULL), GP_OK);
+    assert_int_equal(gpi_memory_estimate(&m, h100, &w, &l, &mem, NULL), GP_OK);
     assert_int_equal(mem.kv_block_size, 16);
     assert_int_equal(mem.kv_blocks, 74276264);
     assert_int_equal(mem.kv_tokens, 1188420224);
     w.engine = GP_ENGINE_SGLANG;
-    assert_int_equal(gp_memory_estimate(&m, h100, &w, &l, &mem, NULL), GP_OK);
+    assert_int_equal(gpi_memory_estimate(&m, h100, &w, &l, &mem, NULL), GP_OK);
     assert_int_equal(mem.kv_block_size, 1);
     assert_int_equal(mem.kv_tokens, 1194331421);
     w.engine = GP_ENGINE_TRTLLM;
-    assert_int_equal(gp_memory_estimate(&m, h100, &w, &l, &mem, NULL), GP_OK);
+    assert_int_equal(gpi_memory_estimate(&m, h100, &w, &l, &mem, NULL), GP_OK);
     assert_int_equal(mem.kv_block_size, 32);
     assert_int_equal(mem.kv_blocks, 37156605);
     assert_int_equal(mem.kv_tokens, 1189011360);
     /* llama.cpp allocates the asked cache whole: no pool, the generic accounting */
     w.engine = GP_ENGINE_LLAMACPP;
-    assert_int_equal(gp_memory_estimate(&m, h100, &w, &l, &mem, NULL), GP_OK);
+    assert_int_equal(gpi_memory_estimate(&m, h100, &w, &l, &mem, NULL), GP_OK);
     assert_int_equal(mem.kv_tokens, 0);
     assert_int_equal(mem.kv_cache, 640); /* 64 B x 10 tokens */
 }
@@ -279,27 +279,27 @@ static void test_errors(void **state)
     gp_model m;
     tiny(&m);
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_INFER);
+    gpi_workload_defaults(&w, GP_TASK_INFER);
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     gp_memory mem;
     gp_error err;
     l.pp = 3; /* 2 layers */
-    assert_int_equal(gp_memory_estimate(&m, h100, &w, &l, &mem, &err), GP_EINVAL);
+    assert_int_equal(gpi_memory_estimate(&m, h100, &w, &l, &mem, &err), GP_EINVAL);
     assert_string_equal(err.field, "pp");
     l.pp = 1;
     l.tp = 0;
-    assert_int_equal(gp_memory_estimate(&m, h100, &w, &l, &mem, &err), GP_EINVAL);
+    assert_int_equal(gpi_memory_estimate(&m, h100, &w, &l, &mem, &err), GP_EINVAL);
     l.tp = 1;
     w.context = 0;
-    assert_int_equal(gp_memory_estimate(&m, h100, &w, &l, &mem, &err), GP_EINVAL);
+    assert_int_equal(gpi_memory_estimate(&m, h100, &w, &l, &mem, &err), GP_EINVAL);
     w.context = 10;
     w.engine = GP_ENGINE_VLLM;
     w.gpu_memory_utilization = 1.5;
-    assert_int_equal(gp_memory_estimate(&m, h100, &w, &l, &mem, &err), GP_EINVAL);
+    assert_int_equal(gpi_memory_estimate(&m, h100, &w, &l, &mem, &err), GP_EINVAL);
     assert_string_equal(err.field, "gpu_memory_utilization");
-    assert_int_equal(gp_task_parse("qlora"), GP_TASK_QLORA);
-    assert_int_equal(gp_recompute_parse("bogus"), GP_RECOMPUTE_COUNT);
+    assert_int_equal(gpi_task_parse("qlora"), GP_TASK_QLORA);
+    assert_int_equal(gpi_recompute_parse("bogus"), GP_RECOMPUTE_COUNT);
     assert_string_equal(gp_reason_name(GP_REASON_KV_CACHE_EXCEEDS_VRAM), "kv_cache_exceeds_vram");
 }
 

@@ -270,10 +270,10 @@ static void test_catalog(void **state)
 static void test_dtypes(void **state)
 {
     (void)state;
-    assert_int_equal(gp_dtype_parse("BFloat16"), GP_DTYPE_BF16);
-    assert_int_equal(gp_dtype_parse("awq"), GP_DTYPE_INT4);
-    assert_int_equal(gp_dtype_parse("e4m3"), GP_DTYPE_FP8);
-    assert_int_equal(gp_dtype_parse("nope"), GP_DTYPE_UNKNOWN);
+    assert_int_equal(gpi_dtype_parse("BFloat16"), GP_DTYPE_BF16);
+    assert_int_equal(gpi_dtype_parse("awq"), GP_DTYPE_INT4);
+    assert_int_equal(gpi_dtype_parse("e4m3"), GP_DTYPE_FP8);
+    assert_int_equal(gpi_dtype_parse("nope"), GP_DTYPE_UNKNOWN);
     assert_true(gp_dtype_bits(GP_DTYPE_INT4) == 4.15625);
     assert_true(gp_dtype_bits(GP_DTYPE_MXFP4) == 4.25);
     assert_string_equal(gp_dtype_name(GP_DTYPE_NF4), "nf4");
@@ -340,14 +340,14 @@ static void test_error_offset_cleared(void **state)
     assert_int_equal(gp_catalog_find_model(cat, "llama-3.1-8b", &m, NULL), GP_OK);
     gp_catalog_free(cat);
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_INFER);
+    gpi_workload_defaults(&w, GP_TASK_INFER);
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     l.pp = 99;
     gp_memory mem;
     gp_error err;
     memset(&err, 0x5a, sizeof err); /* as an uninitialised caller's */
-    assert_int_equal(gp_memory_estimate(&m, NULL, &w, &l, &mem, &err), GP_EINVAL);
+    assert_int_equal(gpi_memory_estimate(&m, NULL, &w, &l, &mem, &err), GP_EINVAL);
     assert_true(err.offset == -1 && err.line == 0);
     assert_string_equal(err.field, "pp");
 }

@@ -29,7 +29,7 @@ static int setup(void **state)
         return -1;
     /* Llama-3.1-8B for 20 users (500 + 100 tokens), p99 TTFT 1 s, on H100; health data,
      * BRL, 12 months; bf16 and int4 */
-    gp_plan_request_defaults(&req);
+    gpi_plan_request_defaults(&req);
     req.model = &m8b;
     req.traffic.arrival = GP_ARRIVAL_CLOSED_LOOP;
     req.traffic.users = 20;
@@ -46,7 +46,7 @@ static int setup(void **state)
     snprintf(req.compliance, sizeof req.compliance, "health");
     snprintf(req.currency, sizeof req.currency, "BRL");
     req.horizon_months = 12;
-    return gp_plan(cat, &req, &res, &err) == GP_OK ? 0 : -1;
+    return gpi_plan(cat, &req, &res, &err) == GP_OK ? 0 : -1;
 }
 
 static int teardown(void **state)
@@ -137,8 +137,8 @@ static void test_report(void **state)
     char *s;
     size_t n;
     gp_error err;
-    gp_report_opts o = {GP_REPORT_HTML, "en", NULL, NULL};
-    assert_int_equal(gp_report_render(&req, &res, &o, &s, &n, &err), GP_OK);
+    gpi_report_opts o = {GPI_REPORT_HTML, "en", NULL, NULL};
+    assert_int_equal(gpi_report_render(&req, &res, &o, &s, &n, &err), GP_OK);
     assert_int_equal(strlen(s), n);
     assert_non_null(strstr(s, "<!DOCTYPE html>"));
     assert_non_null(strstr(s, "<svg"));
@@ -147,9 +147,9 @@ static void test_report(void **state)
     assert_null(strstr(s, "src="));
     assert_null(strstr(s, "<script"));
     assert_non_null(strstr(s, "health.in_country"));
-    gp_report_free(s);
+    gpi_report_free(s);
     o.lang = "pt-BR";
-    assert_int_equal(gp_report_render(&req, &res, &o, &s, &n, &err), GP_OK);
+    assert_int_equal(gpi_report_render(&req, &res, &o, &s, &n, &err), GP_OK);
     assert_non_null(strstr(s, "Apêndice: opções excluídas pelas regras de dados"));
     /* the decision up front, in Brazilian Portuguese with its money and numbers */
     assert_non_null(strstr(s, "Investimento inicial (CapEx): "));
@@ -161,10 +161,10 @@ static void test_report(void **state)
     assert_non_null(strstr(s, "dados pessoais sensíveis, inclusive de saúde"));
     assert_null(strstr(s, "sensitive personal data, including health"));
     assert_non_null(strstr(s, "lang=\"pt-BR\""));
-    gp_report_free(s);
-    o.format = GP_REPORT_JSON;
+    gpi_report_free(s);
+    o.format = GPI_REPORT_JSON;
     o.lang = "en";
-    assert_int_equal(gp_report_render(&req, &res, &o, &s, &n, &err), GP_OK);
+    assert_int_equal(gpi_report_render(&req, &res, &o, &s, &n, &err), GP_OK);
     json_t *j = json_loads(s, 0, NULL);
     assert_non_null(j);
     json_t *opt = json_array_get(json_object_get(j, "options"), 0);
@@ -176,13 +176,13 @@ static void test_report(void **state)
     assert_true(json_is_string(json_object_get(ex, "citation")));
     assert_true(json_is_object(json_object_get(j, "recommended")));
     json_decref(j);
-    gp_report_free(s);
-    o.format = GP_REPORT_MARKDOWN;
-    assert_int_equal(gp_report_render(&req, &res, &o, &s, &n, &err), GP_OK);
+    gpi_report_free(s);
+    o.format = GPI_REPORT_MARKDOWN;
+    assert_int_equal(gpi_report_render(&req, &res, &o, &s, &n, &err), GP_OK);
     assert_non_null(strstr(s, "| --- |") ? strstr(s, "| --- |") : strstr(s, "|---|"));
-    gp_report_free(s);
+    gpi_report_free(s);
     o.lang = "fr";
-    assert_int_equal(gp_report_render(&req, &res, &o, &s, &n, &err), GP_EINVAL);
+    assert_int_equal(gpi_report_render(&req, &res, &o, &s, &n, &err), GP_EINVAL);
     assert_string_equal(err.field, "lang");
 }
 
@@ -292,17 +292,17 @@ static void test_consumer(void **state)
     r.redundancy = 1; /* production: a spare */
     gp_plan_result *out = calloc(1, sizeof *out);
     assert_non_null(out);
-    assert_int_equal(gp_plan(cat, &r, out, NULL), GP_OK);
+    assert_int_equal(gpi_plan(cat, &r, out, NULL), GP_OK);
     assert_int_equal(out->n_options, 0);
     assert_true(out->n_excluded > 0);
     assert_string_equal(out->profile.rules[out->excluded[0].compliance.violated[0]].id, "production.datacenter_gpu");
     r.allow_consumer = 1;
-    assert_int_equal(gp_plan(cat, &r, out, NULL), GP_OK);
+    assert_int_equal(gpi_plan(cat, &r, out, NULL), GP_OK);
     assert_true(out->n_options > 0);
     /* no redundancy asked, no profile: a lab's plan, consumer cards allowed */
     r.allow_consumer = 0;
     r.redundancy = 0;
-    assert_int_equal(gp_plan(cat, &r, out, NULL), GP_OK);
+    assert_int_equal(gpi_plan(cat, &r, out, NULL), GP_OK);
     assert_true(out->n_options > 0);
     free(out);
 }
@@ -315,15 +315,15 @@ static void test_errors(void **state)
     gp_error err;
     assert_non_null(out);
     snprintf(r.currency, sizeof r.currency, "XYZ");
-    assert_int_equal(gp_plan(cat, &r, out, &err), GP_ENOTFOUND);
+    assert_int_equal(gpi_plan(cat, &r, out, &err), GP_ENOTFOUND);
     assert_string_equal(err.field, "currency");
     r = req;
     snprintf(r.compliance, sizeof r.compliance, "nope");
-    assert_int_equal(gp_plan(cat, &r, out, &err), GP_ENOTFOUND);
+    assert_int_equal(gpi_plan(cat, &r, out, &err), GP_ENOTFOUND);
     assert_string_equal(err.field, "compliance");
     r = req;
     r.horizon_months = 0;
-    assert_int_equal(gp_plan(cat, &r, out, &err), GP_EINVAL);
+    assert_int_equal(gpi_plan(cat, &r, out, &err), GP_EINVAL);
     assert_string_equal(err.field, "horizon_months");
     free(out);
 }

@@ -149,7 +149,7 @@ static void expect_error(const char *header, uint64_t data_size, gp_status code,
     gp_model m;
     gpi_model_init(&m);
     gp_error err;
-    gp_status st = gp_safetensors_scan_buffer(b, len, len + data_size, "bad.safetensors", &m, &err);
+    gp_status st = gpi_safetensors_scan_buffer(b, len, len + data_size, "bad.safetensors", &m, &err);
     free(b);
     if (st != code || !strstr(err.msg, msg_part))
         print_error("header %s\n  got status %d, message: %s\n", header, st, err.msg);
@@ -214,10 +214,10 @@ static void test_three_tensors_buffer(void **state)
     gp_model m;
     gpi_model_init(&m);
     gp_error err;
-    assert_int_equal(gp_safetensors_scan_buffer(b, len, len + 126, "t.safetensors", &m, &err), GP_OK);
+    assert_int_equal(gpi_safetensors_scan_buffer(b, len, len + 126, "t.safetensors", &m, &err), GP_OK);
     check_three(&m);
     /* scanning it again adds to the tallies: 140 params, 252 bytes, still 3 dtype rows */
-    assert_int_equal(gp_safetensors_scan_buffer(b, len, len + 126, "t.safetensors", &m, &err), GP_OK);
+    assert_int_equal(gpi_safetensors_scan_buffer(b, len, len + 126, "t.safetensors", &m, &err), GP_OK);
     assert_int_equal(m.exact_params, 140);
     assert_int_equal(m.exact_bytes, 252);
     assert_int_equal(m.n_dtype_stats, 3);
@@ -234,7 +234,7 @@ static void test_three_tensors_file(void **state)
     gp_model m;
     gpi_model_init(&m);
     gp_error err;
-    assert_int_equal(gp_safetensors_scan_file(p, &m, &err), GP_OK);
+    assert_int_equal(gpi_safetensors_scan_file(p, &m, &err), GP_OK);
     check_three(&m);
     assert_int_equal(err.code, GP_OK);
 }
@@ -251,7 +251,7 @@ static void test_header_only_huge_file(void **state)
     gp_model m;
     gpi_model_init(&m);
     gp_error err;
-    assert_int_equal(gp_safetensors_scan_file(p, &m, &err), GP_OK);
+    assert_int_equal(gpi_safetensors_scan_file(p, &m, &err), GP_OK);
     assert_int_equal(m.exact_params, (int64_t)1 << 40);
     assert_int_equal(m.exact_bytes, (uint64_t)1 << 40);
 }
@@ -276,7 +276,7 @@ static void test_shapes_and_types(void **state)
     gp_model m;
     gpi_model_init(&m);
     gp_error err;
-    assert_int_equal(gp_safetensors_scan_buffer(b, len, len + 19, NULL, &m, &err), GP_OK);
+    assert_int_equal(gpi_safetensors_scan_buffer(b, len, len + 19, NULL, &m, &err), GP_OK);
     free(b);
     assert_int_equal(m.exact_tensors, 5);
     assert_int_equal(m.exact_params, 25);
@@ -297,7 +297,7 @@ static void test_shapes_and_types(void **state)
                  types[i].name, 2 * types[i].size);
         b = make_buf(hdr, &len);
         gpi_model_init(&m);
-        assert_int_equal(gp_safetensors_scan_buffer(b, len, len + 2 * (size_t)types[i].size, "t",
+        assert_int_equal(gpi_safetensors_scan_buffer(b, len, len + 2 * (size_t)types[i].size, "t",
                                                     &m, &err), GP_OK);
         assert_int_equal(m.exact_bytes, 2 * types[i].size);
         assert_string_equal(m.dtype_stats[0].name, types[i].name);
@@ -307,7 +307,7 @@ static void test_shapes_and_types(void **state)
     /* metadata only: a valid file with no tensors */
     b = make_buf("{\"__metadata__\":{}}", &len);
     gpi_model_init(&m);
-    assert_int_equal(gp_safetensors_scan_buffer(b, len, len, "t", &m, &err), GP_OK);
+    assert_int_equal(gpi_safetensors_scan_buffer(b, len, len, "t", &m, &err), GP_OK);
     assert_int_equal(m.exact_tensors, 0);
     assert_int_equal(m.has_exact, 1);
     free(b);
@@ -325,39 +325,39 @@ static void test_error_header_length(void **state)
     uint8_t b[16] = {0};
 
     /* 5 bytes: too short for the length itself */
-    assert_int_equal(gp_safetensors_scan_buffer(b, 5, 5, "short", &m, &err), GP_EPARSE);
+    assert_int_equal(gpi_safetensors_scan_buffer(b, 5, 5, "short", &m, &err), GP_EPARSE);
     assert_non_null(strstr(err.msg, "short: truncated: 5 bytes"));
     assert_int_equal(err.offset, 0);
 
     /* N = 0 */
-    assert_int_equal(gp_safetensors_scan_buffer(b, 16, 16, "zero", &m, &err), GP_EPARSE);
+    assert_int_equal(gpi_safetensors_scan_buffer(b, 16, 16, "zero", &m, &err), GP_EPARSE);
     assert_non_null(strstr(err.msg, "header length 0 is absurd"));
     assert_int_equal(err.offset, 0);
 
     /* N = the format's cap (100,000,000) + 1 */
     le64(b, (uint64_t)GPI_MAX_SAFETENSORS_HEADER + 1);
-    assert_int_equal(gp_safetensors_scan_buffer(b, 16, (uint64_t)1 << 40, "big", &m, &err), GP_ELIMIT);
+    assert_int_equal(gpi_safetensors_scan_buffer(b, 16, (uint64_t)1 << 40, "big", &m, &err), GP_ELIMIT);
     assert_non_null(strstr(err.msg, "header length 100000001 is absurd"));
     assert_string_equal(err.path, "big");
 
     /* N = 2^64 - 1: absurd, no overflow */
     le64(b, UINT64_MAX);
-    assert_int_equal(gp_safetensors_scan_buffer(b, 16, 16, "max", &m, &err), GP_ELIMIT);
+    assert_int_equal(gpi_safetensors_scan_buffer(b, 16, 16, "max", &m, &err), GP_ELIMIT);
     assert_non_null(strstr(err.msg, "header length 18446744073709551615 is absurd"));
 
     /* N = 9 but the file is 16 bytes: 8 follow the length */
     le64(b, 9);
-    assert_int_equal(gp_safetensors_scan_buffer(b, 16, 16, "trunc", &m, &err), GP_EPARSE);
+    assert_int_equal(gpi_safetensors_scan_buffer(b, 16, 16, "trunc", &m, &err), GP_EPARSE);
     assert_non_null(strstr(err.msg, "truncated: the header length says 9 bytes but only 8 follow"));
     assert_int_equal(err.offset, 0);
 
     /* N = 8, file 100 bytes, but the caller passed only 12 bytes of it */
     le64(b, 8);
-    assert_int_equal(gp_safetensors_scan_buffer(b, 12, 100, "partial", &m, &err), GP_EINVAL);
+    assert_int_equal(gpi_safetensors_scan_buffer(b, 12, 100, "partial", &m, &err), GP_EINVAL);
     assert_non_null(strstr(err.msg, "the buffer holds 12 bytes but the header needs 16"));
 
     /* a buffer longer than the file */
-    assert_int_equal(gp_safetensors_scan_buffer(b, 16, 10, "odd", &m, &err), GP_EINVAL);
+    assert_int_equal(gpi_safetensors_scan_buffer(b, 16, 10, "odd", &m, &err), GP_EINVAL);
     assert_int_equal(m.exact_tensors, 0);
     assert_int_equal(m.has_exact, 0);
 }
@@ -511,19 +511,19 @@ static void test_error_files(void **state)
     gpi_model_init(&m);
     gp_error err;
     path_in(p, sizeof p, f->dir, "nope.safetensors");
-    assert_int_equal(gp_safetensors_scan_file(p, &m, &err), GP_ENOTFOUND);
+    assert_int_equal(gpi_safetensors_scan_file(p, &m, &err), GP_ENOTFOUND);
     assert_string_equal(err.path, p);
 
     /* 3-byte file */
     path_in(p, sizeof p, f->dir, "tiny.safetensors");
     write_text(p, "abc");
-    assert_int_equal(gp_safetensors_scan_file(p, &m, &err), GP_EPARSE);
+    assert_int_equal(gpi_safetensors_scan_file(p, &m, &err), GP_EPARSE);
     assert_non_null(strstr(err.msg, "tiny.safetensors: truncated: 3 bytes"));
 
     /* a text file: its first 8 bytes read as a huge length; nothing more is read */
     path_in(p, sizeof p, f->dir, "text.safetensors");
     write_text(p, "hello world, this is not a safetensors file");
-    assert_int_equal(gp_safetensors_scan_file(p, &m, &err), GP_ELIMIT);
+    assert_int_equal(gpi_safetensors_scan_file(p, &m, &err), GP_ELIMIT);
     assert_non_null(strstr(err.msg, "is absurd"));
     assert_int_equal(err.offset, 0);
 
@@ -535,13 +535,13 @@ static void test_error_files(void **state)
     assert_non_null(fp);
     fwrite(b, 1, sizeof b, fp);
     fclose(fp);
-    assert_int_equal(gp_safetensors_scan_file(p, &m, &err), GP_EPARSE);
+    assert_int_equal(gpi_safetensors_scan_file(p, &m, &err), GP_EPARSE);
     assert_non_null(strstr(err.msg, "says 1000 bytes but only 12 follow"));
 
     /* a folder named like a shard */
     path_in(p, sizeof p, f->dir, "dir.safetensors");
     assert_int_equal(mkdir(p, 0755), 0);
-    assert_int_equal(gp_safetensors_scan_file(p, &m, &err), GP_EIO);
+    assert_int_equal(gpi_safetensors_scan_file(p, &m, &err), GP_EIO);
     assert_int_equal(m.exact_tensors, 0);
 }
 

@@ -39,9 +39,9 @@ static void round_gpu(gp_gpu *g)
     g->scale_up_domain = 8;
 }
 
-static const gp_perf_params ideal = {1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0, 0};
+static const gpi_perf_params ideal = {1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0, 0};
 
-static void step_model(gp_step_model *sm, int tp, double hbm_gbps)
+static void step_model(gpi_step_model *sm, int tp, double hbm_gbps)
 {
     gp_model m;
     tiny(&m);
@@ -49,12 +49,12 @@ static void step_model(gp_step_model *sm, int tp, double hbm_gbps)
     round_gpu(&g);
     g.hbm_bandwidth_gbps = hbm_gbps;
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_INFER);
+    gpi_workload_defaults(&w, GP_TASK_INFER);
     w.dtype = GP_DTYPE_BF16;
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     l.tp = tp;
-    assert_int_equal(gp_step_model_init(&m, &g, NULL, &w, &l, &ideal, sm, NULL), GP_OK);
+    assert_int_equal(gpi_step_model_init(&m, &g, NULL, &w, &l, &ideal, sm, NULL), GP_OK);
 }
 
 /*
@@ -68,12 +68,12 @@ static void step_model(gp_step_model *sm, int tp, double hbm_gbps)
 static void test_decode_by_hand(void **state)
 {
     (void)state;
-    gp_step_model sm;
+    gpi_step_model sm;
     step_model(&sm, 1, 1.0);
-    gp_batch_shape b;
-    gp_batch_decode(&b, 1, 10);
-    gp_step_breakdown d;
-    double t = gp_step_time(&sm, &b, &d);
+    gpi_batch_shape b;
+    gpi_batch_decode(&b, 1, 10);
+    gpi_step_breakdown d;
+    double t = gpi_step_time(&sm, &b, &d);
     assert_float_equal(d.linear_s, 9.216e-6, 1e-12);
     assert_float_equal(d.attention_s, 0.704e-6, 1e-12);
     assert_float_equal(d.head_s, 3.2e-6, 1e-12);
@@ -100,20 +100,20 @@ static void test_decode_by_hand(void **state)
 static void test_host_work_by_hand(void **state)
 {
     (void)state;
-    gp_step_model sm;
+    gpi_step_model sm;
     step_model(&sm, 1, 1.0);
     sm.params.step_overhead_s = 1e-6;
     sm.params.seq_overhead_s = 10e-6;
-    gp_batch_shape b;
-    gp_batch_decode(&b, 4, 10);
-    gp_step_breakdown d;
-    assert_float_equal(gp_step_time(&sm, &b, &d), 56.232e-6, 1e-12);
+    gpi_batch_shape b;
+    gpi_batch_decode(&b, 4, 10);
+    gpi_step_breakdown d;
+    assert_float_equal(gpi_step_time(&sm, &b, &d), 56.232e-6, 1e-12);
     assert_float_equal(d.overhead_s, 41e-6, 1e-12);
     sm.params.host_overlap = 1;
-    assert_float_equal(gp_step_time(&sm, &b, &d), 41e-6, 1e-12);
+    assert_float_equal(gpi_step_time(&sm, &b, &d), 41e-6, 1e-12);
     assert_float_equal(d.overhead_s, 41e-6 - 15.232e-6, 1e-12);
-    gp_batch_decode(&b, 1, 10);
-    assert_float_equal(gp_step_time(&sm, &b, NULL), 14.12e-6, 1e-12);
+    gpi_batch_decode(&b, 1, 10);
+    assert_float_equal(gpi_step_time(&sm, &b, NULL), 14.12e-6, 1e-12);
     /* the helper the simulator's pipeline slots use: host beyond a 3 us slot of GPU work */
     assert_float_equal(gpi_step_host_s(&sm.params, 3e-6, 4), 1e-6 + 37e-6, 1e-15);
     sm.params.host_overlap = 0;
@@ -123,12 +123,12 @@ static void test_host_work_by_hand(void **state)
 static void test_prefill_by_hand(void **state)
 {
     (void)state;
-    gp_step_model sm;
+    gpi_step_model sm;
     step_model(&sm, 1, 1e6);
-    gp_batch_shape b;
-    gp_batch_prefill(&b, 1000);
-    gp_step_breakdown d;
-    double t = gp_step_time(&sm, &b, &d);
+    gpi_batch_shape b;
+    gpi_batch_prefill(&b, 1000);
+    gpi_step_breakdown d;
+    double t = gpi_step_time(&sm, &b, &d);
     assert_float_equal(d.linear_s, 9.216e-6, 1e-12);
     assert_float_equal(d.attention_s, 64.064e-6, 1e-12);
     assert_float_equal(t, 73.2832e-6, 1e-11);
@@ -143,18 +143,18 @@ static void test_prefill_by_hand(void **state)
 static void test_tp_allreduce_by_hand(void **state)
 {
     (void)state;
-    gp_step_model sm;
+    gpi_step_model sm;
     step_model(&sm, 2, 1.0);
-    gp_batch_shape b;
-    gp_batch_decode(&b, 1, 10);
-    gp_step_breakdown d;
-    double t = gp_step_time(&sm, &b, &d);
+    gpi_batch_shape b;
+    gpi_batch_decode(&b, 1, 10);
+    gpi_step_breakdown d;
+    double t = gpi_step_time(&sm, &b, &d);
     assert_float_equal(d.comm_s, 128e-9, 1e-15);
     assert_float_equal(t, 6.688e-6, 1e-12);
 }
 
 /* A scheduler with room for everything. */
-static void roomy(gp_sched_config *sc)
+static void roomy(gpi_sched_config *sc)
 {
     memset(sc, 0, sizeof *sc);
     sc->max_num_seqs = 256;
@@ -179,20 +179,20 @@ static void fixed_traffic(gp_traffic *t, gp_arrival_kind k, int64_t requests, do
 static void test_one_request_alone(void **state)
 {
     (void)state;
-    gp_step_model sm;
+    gpi_step_model sm;
     step_model(&sm, 1, 1.0);
-    gp_sched_config sc;
+    gpi_sched_config sc;
     roomy(&sc);
     gp_traffic t;
     fixed_traffic(&t, GP_ARRIVAL_BURST, 1, 100, 5);
     gp_sim_result r;
-    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &r, NULL), GP_OK);
+    assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &r, NULL), GP_OK);
     assert_int_equal(r.requests, 1);
-    gp_batch_shape b;
-    gp_batch_prefill(&b, 100);
-    double prefill = gp_step_time(&sm, &b, NULL);
-    gp_batch_decode(&b, 1, 101.5);
-    double decode = gp_step_time(&sm, &b, NULL);
+    gpi_batch_shape b;
+    gpi_batch_prefill(&b, 100);
+    double prefill = gpi_step_time(&sm, &b, NULL);
+    gpi_batch_decode(&b, 1, 101.5);
+    double decode = gpi_step_time(&sm, &b, NULL);
     assert_float_equal(r.ttft.p50, prefill, 1e-15);
     assert_float_equal(r.tpot.p50, decode, 1e-15);
     assert_float_equal(r.e2e.p50, prefill + 4 * decode, 1e-14);
@@ -204,10 +204,10 @@ static void test_one_request_alone(void **state)
 static void test_littles_law(void **state)
 {
     (void)state;
-    gp_step_model sm;
+    gpi_step_model sm;
     step_model(&sm, 1, 1.0);
     sm.params.step_overhead_s = 1e-3; /* steps of ~1 ms */
-    gp_sched_config sc;
+    gpi_sched_config sc;
     roomy(&sc);
     gp_traffic t;
     fixed_traffic(&t, GP_ARRIVAL_CLOSED_LOOP, 20000, 50, 20);
@@ -217,7 +217,7 @@ static void test_littles_law(void **state)
     t.prompt.max = 400;
     t.output.max = 100;
     gp_sim_result r;
-    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &r, NULL), GP_OK);
+    assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &r, NULL), GP_OK);
     double n = r.requests_per_s * (r.e2e.mean + t.think_time_s);
     assert_true(fabs(n - 16.0) / 16.0 < 0.03);
 }
@@ -227,26 +227,26 @@ static void test_littles_law(void **state)
 static void test_preemption_when_kv_tiny(void **state)
 {
     (void)state;
-    gp_step_model sm;
+    gpi_step_model sm;
     step_model(&sm, 1, 1.0);
-    gp_sched_config sc;
+    gpi_sched_config sc;
     roomy(&sc);
     sc.kv_blocks = 10;
     gp_traffic t;
     fixed_traffic(&t, GP_ARRIVAL_BURST, 4, 30, 30);
     gp_sim_result r;
-    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &r, NULL), GP_OK);
+    assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &r, NULL), GP_OK);
     assert_int_equal(r.requests, 4);
     assert_true(r.preemptions > 0);
     assert_true(r.kv_utilization_peak <= 1.0);
     /* with reserve_full (TensorRT-LLM's policy) nothing is ever preempted */
     sc.reserve_full = 1;
-    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &r, NULL), GP_OK);
+    assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &r, NULL), GP_OK);
     assert_int_equal(r.requests, 4);
     assert_int_equal(r.preemptions, 0);
     /* a request larger than the whole pool is rejected, not simulated forever */
     fixed_traffic(&t, GP_ARRIVAL_BURST, 2, 200, 10);
-    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &r, NULL), GP_OK);
+    assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &r, NULL), GP_OK);
     assert_int_equal(r.rejected, 2);
 }
 
@@ -254,20 +254,20 @@ static void test_preemption_when_kv_tiny(void **state)
 static void test_deterministic(void **state)
 {
     (void)state;
-    gp_step_model sm;
+    gpi_step_model sm;
     step_model(&sm, 1, 1.0);
     sm.params.step_overhead_s = 1e-3;
-    gp_sched_config sc;
+    gpi_sched_config sc;
     roomy(&sc);
     gp_traffic t;
     fixed_traffic(&t, GP_ARRIVAL_POISSON, 3000, 40, 10);
     t.rate = 200;
     gp_sim_result a, b;
-    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &a, NULL), GP_OK);
-    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &b, NULL), GP_OK);
+    assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &a, NULL), GP_OK);
+    assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &b, NULL), GP_OK);
     assert_memory_equal(&a, &b, sizeof a);
     t.seed = 8;
-    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &b, NULL), GP_OK);
+    assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &b, NULL), GP_OK);
     assert_true(a.ttft.p99 != b.ttft.p99);
     /* an open loop below capacity carries its rate: 200 requests/s within 5% */
     assert_true(fabs(a.requests_per_s - 200.0) / 200.0 < 0.05);
@@ -276,9 +276,9 @@ static void test_deterministic(void **state)
 static void test_trace_and_errors(void **state)
 {
     (void)state;
-    gp_step_model sm;
+    gpi_step_model sm;
     step_model(&sm, 1, 1.0);
-    gp_sched_config sc;
+    gpi_sched_config sc;
     roomy(&sc);
     gp_trace_request tr[3] = {{0.0, 10, 3}, {0.5, 20, 4}, {0.25, 5, 2}};
     gp_traffic t;
@@ -288,17 +288,17 @@ static void test_trace_and_errors(void **state)
     t.trace_len = 3;
     gp_sim_result r;
     gp_error err;
-    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &r, &err), GP_EINVAL); /* not sorted */
+    assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &r, &err), GP_EINVAL); /* not sorted */
     tr[2].arrival_s = 1.0;
-    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &r, &err), GP_OK);
+    assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &r, &err), GP_OK);
     assert_int_equal(r.requests, 3);
     /* the requests are far apart: each runs alone, TTFT = its prefill step */
-    gp_batch_shape b;
-    gp_batch_prefill(&b, 10);
-    double p10 = gp_step_time(&sm, &b, NULL);
+    gpi_batch_shape b;
+    gpi_batch_prefill(&b, 10);
+    double p10 = gpi_step_time(&sm, &b, NULL);
     assert_true(r.ttft.max >= p10);
     sc.kv_blocks = 0;
-    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &r, &err), GP_EINVAL);
+    assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &r, &err), GP_EINVAL);
 }
 
 /* Twice the users need more replicas (Llama-3.1-8B on H100, TP1 fixed). */
@@ -312,9 +312,9 @@ static void test_capacity_more_users_more_replicas(void **state)
     const gp_gpu *h100;
     assert_int_equal(gp_catalog_find_gpu(cat, "H100-SXM-80GB", &h100, NULL), GP_OK);
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_INFER);
+    gpi_workload_defaults(&w, GP_TASK_INFER);
     w.engine = GP_ENGINE_VLLM;
-    gp_capacity_request rq;
+    gpi_capacity_request rq;
     memset(&rq, 0, sizeof rq);
     rq.model = &m;
     rq.w = &w;
@@ -327,15 +327,15 @@ static void test_capacity_more_users_more_replicas(void **state)
     rq.n_gpus = 1;
     rq.fixed_tp = 1;
     static gp_capacity_result a, b;
-    assert_int_equal(gp_capacity_search(cat, &rq, &a, NULL), GP_OK);
+    assert_int_equal(gpi_capacity_search(cat, &rq, &a, NULL), GP_OK);
     rq.traffic.users = 128;
-    assert_int_equal(gp_capacity_search(cat, &rq, &b, NULL), GP_OK);
+    assert_int_equal(gpi_capacity_search(cat, &rq, &b, NULL), GP_OK);
     assert_true(a.found && b.found);
     assert_true(b.best.replicas > a.best.replicas);
     assert_true(b.best.sim.ttft.p99 <= 0.5 && b.best.sim.tpot.p99 <= 0.02);
     /* n+1 adds exactly one replica to the same serving count */
     rq.redundancy = 1;
-    assert_int_equal(gp_capacity_search(cat, &rq, &a, NULL), GP_OK);
+    assert_int_equal(gpi_capacity_search(cat, &rq, &a, NULL), GP_OK);
     assert_int_equal(a.best.replicas, b.best.replicas + 1);
     int has_red = 0;
     for (int i = 0; i < a.n_reasons; i++)
@@ -356,21 +356,21 @@ static void tiny_moe(gp_model *m)
     assert_int_equal(gp_model_from_hf_config_text(cfg, strlen(cfg), "tiny-moe", m, NULL), GP_OK);
 }
 
-static gp_status moe_model(gp_step_model *sm, int tp, int dp, int ep)
+static gp_status moe_model(gpi_step_model *sm, int tp, int dp, int ep)
 {
     gp_model m;
     tiny_moe(&m);
     gp_gpu g;
     round_gpu(&g);
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_INFER);
+    gpi_workload_defaults(&w, GP_TASK_INFER);
     w.dtype = GP_DTYPE_BF16;
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     l.tp = tp;
     l.dp = dp;
     l.ep = ep;
-    return gp_step_model_init_nodes(&m, &g, NULL, NULL, &w, &l, &ideal, sm, NULL);
+    return gpi_step_model_init_nodes(&m, &g, NULL, NULL, &w, &l, &ideal, sm, NULL);
 }
 
 /* Attention DP x EP: 16 GPUs over nodes of 8 (round_gpu's scale-up domain): each GPU's
@@ -388,7 +388,7 @@ static gp_status moe_model(gp_step_model *sm, int tp, int dp, int ep)
 static void test_attention_dp_ep(void **state)
 {
     (void)state;
-    gp_step_model sm;
+    gpi_step_model sm;
     assert_int_equal(moe_model(&sm, 1, 16, 16), GP_OK);
     assert_int_equal(sm.nodes, 2);
     assert_true(fabs(sm.a2a_intra_share - 7.0 / 15.0) < 1e-12);
@@ -414,12 +414,12 @@ static void test_attention_dp_ep(void **state)
     gp_gpu g;
     round_gpu(&g);
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_INFER);
+    gpi_workload_defaults(&w, GP_TASK_INFER);
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     l.dp = 2;
     l.ep = 2;
-    assert_int_equal(gp_step_model_init_nodes(&m, &g, NULL, NULL, &w, &l, &ideal, &sm, &err), GP_EINVAL);
+    assert_int_equal(gpi_step_model_init_nodes(&m, &g, NULL, NULL, &w, &l, &ideal, &sm, &err), GP_EINVAL);
 }
 
 /* Attention-DP ranks wait for each other's prefill (docs/serving.md, section 5): one request
@@ -428,24 +428,24 @@ static void test_attention_dp_ep(void **state)
  * attention + dense + LM-head time c (its decode part is empty). Steps 2 and 3 run decode only:
  * the share of steps with a chunk is then 1/2 and 1/3 (the current step counted), so they wait
  * (1 - (1/2)^3) c = 7/8 c and (1 - (2/3)^3) c = 19/27 c for another rank's. Balanced ranks
- * (gp_perf_params.dp_balance) wait for none. */
+ * (gpi_perf_params.dp_balance) wait for none. */
 static void test_dp_ranks_wait(void **state)
 {
     (void)state;
-    gp_step_model sm;
+    gpi_step_model sm;
     assert_int_equal(moe_model(&sm, 1, 4, 4), GP_OK);
-    gp_sched_config sc;
+    gpi_sched_config sc;
     roomy(&sc);
     gp_traffic t;
     fixed_traffic(&t, GP_ARRIVAL_BURST, 1, 100, 3);
     gp_sim_result unbalanced, balanced;
-    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &unbalanced, NULL), GP_OK);
+    assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &unbalanced, NULL), GP_OK);
     sm.params.dp_balance = 1;
-    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &balanced, NULL), GP_OK);
-    gp_batch_shape b;
-    gp_batch_prefill(&b, 100);
-    gp_step_breakdown d;
-    gp_step_time(&sm, &b, &d);
+    assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &balanced, NULL), GP_OK);
+    gpi_batch_shape b;
+    gpi_batch_prefill(&b, 100);
+    gpi_step_breakdown d;
+    gpi_step_time(&sm, &b, &d);
     double c = d.linear_s + d.attention_s + d.head_s;
     assert_true(c > 0);
     assert_true(fabs(unbalanced.ttft.p50 - balanced.ttft.p50) <= 1e-15);
@@ -458,23 +458,23 @@ static void test_lognormal_spread(void **state)
 {
     (void)state;
     gp_length_spec ls;
-    gp_length_default(&ls, 500);
+    gpi_length_default(&ls, 500);
     assert_int_equal(ls.dist, GP_LENGTH_LOGNORMAL);
-    assert_true(fabs(ls.sigma - GP_LOGNORMAL_SIGMA) < 1e-12);
+    assert_true(fabs(ls.sigma - GPI_LOGNORMAL_SIGMA) < 1e-12);
     assert_int_equal(ls.max, 2000);
-    gp_step_model sm;
+    gpi_step_model sm;
     step_model(&sm, 1, 1.0);
-    gp_sched_config sc = {64, 4096, 100000, 16, 0, 0, {0, 0, 0}};
+    gpi_sched_config sc = {64, 4096, 100000, 16, 0, 0, {0, 0, 0}};
     gp_traffic t;
     memset(&t, 0, sizeof t);
     t.arrival = GP_ARRIVAL_CLOSED_LOOP;
     t.users = 8;
     t.requests = 400;
     t.seed = 3;
-    gp_length_default(&t.prompt, 50);
-    gp_length_default(&t.output, 20);
+    gpi_length_default(&t.prompt, 50);
+    gpi_length_default(&t.output, 20);
     gp_sim_result r;
-    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &r, NULL), GP_OK);
+    assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &r, NULL), GP_OK);
     assert_true(r.e2e.p99 > 1.5 * r.e2e.p50);
     assert_true(r.ttft.p99 > r.ttft.p50);
 }
@@ -486,22 +486,22 @@ static void test_lognormal_spread(void **state)
 static void test_spec_decode_steps(void **state)
 {
     (void)state;
-    gp_step_model sm;
+    gpi_step_model sm;
     step_model(&sm, 1, 1.0);
-    gp_sched_config sc = {8, 4096, 100000, 16, 0, 0, {0, 0, 0}};
+    gpi_sched_config sc = {8, 4096, 100000, 16, 0, 0, {0, 0, 0}};
     gp_traffic t;
     fixed_traffic(&t, GP_ARRIVAL_BURST, 1, 10, 101);
     gp_sim_result plain, spec;
-    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &plain, NULL), GP_OK);
+    assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &plain, NULL), GP_OK);
     assert_int_equal(plain.steps, 101); /* 1 prefill + 100 decode */
     sc.spec.draft_tokens = 3;
     sc.spec.acceptance = 0.9;
     sc.spec.draft_cost = 0.0;
-    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &spec, NULL), GP_OK);
+    assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &spec, NULL), GP_OK);
     assert_true(spec.steps >= 1 + 25 && spec.steps <= 1 + 40);
     assert_true(spec.tpot.p50 < plain.tpot.p50);
     sc.spec.acceptance = 1.5;
-    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &spec, NULL), GP_EINVAL);
+    assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &spec, NULL), GP_EINVAL);
 }
 
 /* Prefix cache: a 100-token prompt with 90% cached computes 10 tokens: the first step's
@@ -510,20 +510,20 @@ static void test_spec_decode_steps(void **state)
 static void test_prefix_hit(void **state)
 {
     (void)state;
-    gp_step_model sm;
+    gpi_step_model sm;
     step_model(&sm, 1, 1.0);
-    gp_sched_config sc = {8, 4096, 100000, 16, 0, 0, {0, 0, 0}};
+    gpi_sched_config sc = {8, 4096, 100000, 16, 0, 0, {0, 0, 0}};
     gp_traffic t;
     fixed_traffic(&t, GP_ARRIVAL_BURST, 1, 100, 2);
     gp_sim_result cold, warm;
-    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &cold, NULL), GP_OK);
+    assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &cold, NULL), GP_OK);
     t.prefix_hit = 0.9;
-    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &warm, NULL), GP_OK);
-    gp_batch_shape b = {10, 1, 10 * 90 + 10 * 11 / 2.0, 90};
-    assert_true(fabs(warm.ttft.p50 - gp_step_time(&sm, &b, NULL)) < 1e-12);
+    assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &warm, NULL), GP_OK);
+    gpi_batch_shape b = {10, 1, 10 * 90 + 10 * 11 / 2.0, 90};
+    assert_true(fabs(warm.ttft.p50 - gpi_step_time(&sm, &b, NULL)) < 1e-12);
     assert_true(warm.ttft.p50 <= cold.ttft.p50);
     t.prefix_hit = 1.0;
-    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &warm, NULL), GP_EINVAL);
+    assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &warm, NULL), GP_EINVAL);
 }
 
 /* Pipeline: two stages, one request: each token waits a full pass (both stage slots), so the
@@ -531,15 +531,15 @@ static void test_prefix_hit(void **state)
 static void test_pipeline_decode(void **state)
 {
     (void)state;
-    gp_step_model sm;
+    gpi_step_model sm;
     step_model(&sm, 1, 1.0);
-    gp_sched_config sc = {8, 4096, 100000, 16, 0, 0, {0, 0, 0}};
+    gpi_sched_config sc = {8, 4096, 100000, 16, 0, 0, {0, 0, 0}};
     gp_traffic t;
     fixed_traffic(&t, GP_ARRIVAL_BURST, 1, 10, 11);
     gp_sim_result one, two;
-    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &one, NULL), GP_OK);
+    assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &one, NULL), GP_OK);
     sm.pp = 2;
-    assert_int_equal(gp_simulate(&sm, &sc, &t, NULL, &two, NULL), GP_OK);
+    assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &two, NULL), GP_OK);
     /* no per-step overhead in `ideal`: a slot is half a pass and a token leaves after two */
     assert_true(fabs(two.tpot.p50 - one.tpot.p50) < 1e-9 * one.tpot.p50 + 1e-15);
 }

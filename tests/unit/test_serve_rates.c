@@ -1,7 +1,7 @@
 /*
  * test_serve_rates.c: the serving step model on the measured rates of data/kernels.json
- * (gp_step_model_use_rates) and the engine profiles of data/engines.json
- * (gp_engine_profile_get), against figures worked by hand in the comments.
+ * (gpi_step_model_use_rates) and the engine profiles of data/engines.json
+ * (gpi_engine_profile_get), against figures worked by hand in the comments.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -40,24 +40,24 @@ static const gp_gpu *gpu(const char *id)
 }
 
 /* Llama-3.1-8B on H100 SXM at `dtype`, TP `tp`, no per-step overhead, measured rates. */
-static void llama8b(gp_step_model *sm, gp_dtype dtype, int tp)
+static void llama8b(gpi_step_model *sm, gp_dtype dtype, int tp)
 {
     gp_model m;
     assert_int_equal(gp_catalog_find_model(cat, "llama-3.1-8b", &m, NULL), GP_OK);
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_INFER);
+    gpi_workload_defaults(&w, GP_TASK_INFER);
     w.dtype = dtype;
     w.kv_dtype = GP_DTYPE_BF16;
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     l.tp = tp;
     l.dp = 1;
-    gp_perf_params pp;
-    gp_perf_params_defaults(&pp, GP_ENGINE_VLLM);
+    gpi_perf_params pp;
+    gpi_perf_params_defaults(&pp, GP_ENGINE_VLLM);
     pp.step_overhead_s = 0.0;
     const gp_gpu *g = gpu("H100-SXM-80GB");
-    assert_int_equal(gp_step_model_init_nodes(&m, g, NULL, NULL, &w, &l, &pp, sm, NULL), GP_OK);
-    gp_step_model_use_rates(sm, cat, g, NULL);
+    assert_int_equal(gpi_step_model_init_nodes(&m, g, NULL, NULL, &w, &l, &pp, sm, NULL), GP_OK);
+    gpi_step_model_use_rates(sm, cat, g, NULL);
     assert_non_null(sm->rates);
 }
 
@@ -73,14 +73,14 @@ static void llama8b(gp_step_model *sm, gp_dtype dtype, int tp)
 static void decode_is_weights_at_achievable_hbm(void **state)
 {
     (void)state;
-    gp_step_model sm;
+    gpi_step_model sm;
     llama8b(&sm, GP_DTYPE_BF16, 1);
     /* achievable HBM: 0.90 x 3350 GB/s = 3015 GB/s (data/kernels.json "hbm-nvidia") */
     near(sm.hbm_bytes_per_s, 3015e9, 1e-9);
-    gp_batch_shape b;
-    gp_batch_decode(&b, 1, 0);
-    gp_step_breakdown d;
-    gp_step_time(&sm, &b, &d);
+    gpi_batch_shape b;
+    gpi_batch_decode(&b, 1, 0);
+    gpi_step_breakdown d;
+    gpi_step_time(&sm, &b, &d);
     /* one token: the weights read once, 6.9793e9 x 2 B / 3015 GB/s = 4.6297 ms (the compute
      * side at d = 1: 1.3959e10 FLOP / (794.5 TF x 1/101 x 0.65) = 2.73 ms, below it) */
     near(d.linear_s, (L8B_DENSE * 2.0 + L8B_ELEMENTWISE) / 3015e9, 1e-3);
@@ -92,12 +92,12 @@ static void decode_is_weights_at_achievable_hbm(void **state)
 static void prefill_is_gemm_rate_at_its_shape(void **state)
 {
     (void)state;
-    gp_step_model sm;
+    gpi_step_model sm;
     llama8b(&sm, GP_DTYPE_BF16, 1);
-    gp_batch_shape b;
-    gp_batch_prefill(&b, 8192);
-    gp_step_breakdown d;
-    gp_step_time(&sm, &b, &d);
+    gpi_batch_shape b;
+    gpi_batch_prefill(&b, 8192);
+    gpi_step_breakdown d;
+    gpi_step_time(&sm, &b, &d);
     /* 2 x 6.9793e9 x 8192 = 1.14347e14 FLOP; shape 8192 tokens x 53,248 (fused width) x 4096:
      * d = 4096, s = 4096 / (4096 + h) with h kernels.json's fitted gemm_half_dim (refitted on
      * training runs, so read, not copied: 100 gives s = 0.97617); H100 bf16 MAMF 794.5 TF x s x
@@ -114,14 +114,14 @@ static void prefill_is_gemm_rate_at_its_shape(void **state)
 static void fp8_speeds_only_the_gemms(void **state)
 {
     (void)state;
-    gp_step_model s16, s8;
+    gpi_step_model s16, s8;
     llama8b(&s16, GP_DTYPE_BF16, 1);
     llama8b(&s8, GP_DTYPE_FP8, 1);
-    gp_batch_shape b;
-    gp_batch_prefill(&b, 8192);
-    gp_step_breakdown d16, d8;
-    gp_step_time(&s16, &b, &d16);
-    gp_step_time(&s8, &b, &d8);
+    gpi_batch_shape b;
+    gpi_batch_prefill(&b, 8192);
+    gpi_step_breakdown d16, d8;
+    gpi_step_time(&s16, &b, &d16);
+    gpi_step_time(&s8, &b, &d8);
     /* the GEMMs at the fp8 MAMF 1402.6 TF instead of 794.5 (same shape factor); the
      * element-wise traffic (16-bit activations either way) does not change */
     double ew = 8192.0 * L8B_ELEMENTWISE / 3015e9;
@@ -134,12 +134,12 @@ static void fp8_speeds_only_the_gemms(void **state)
 static void allreduce_on_the_measured_curve(void **state)
 {
     (void)state;
-    gp_step_model sm;
+    gpi_step_model sm;
     llama8b(&sm, GP_DTYPE_BF16, 2);
-    gp_batch_shape b;
-    gp_batch_decode(&b, 64, 100);
-    gp_step_breakdown d;
-    gp_step_time(&sm, &b, &d);
+    gpi_batch_shape b;
+    gpi_batch_decode(&b, 64, 100);
+    gpi_step_breakdown d;
+    gpi_step_time(&sm, &b, &d);
     /* 2 all-reduces per layer x 32 = 64, each of 64 tokens x 4096 x 2 B = 524,288 B, under
      * vLLM's custom all-reduce limit (8 MiB): 8 us + 2 (1/2) x 524,288 B / the NVLink 4 curve's
      * asymptote (482.26 GB/s, nccl-tests on 8 H200 with NVLS) = 9.0871 us -> 0.58158 ms */
@@ -149,9 +149,9 @@ static void allreduce_on_the_measured_curve(void **state)
 static void engine_profiles_from_data(void **state)
 {
     (void)state;
-    gp_engine_profile p;
+    gpi_engine_profile p;
     /* vLLM serve on >= 70 GiB, not A100: 8192 tokens, 1024 sequences; A100 80GB: 2048, 256 */
-    assert_int_equal(gp_engine_profile_get(cat, GP_ENGINE_VLLM, gpu("H100-SXM-80GB"), 1, &p, NULL), GP_OK);
+    assert_int_equal(gpi_engine_profile_get(cat, GP_ENGINE_VLLM, gpu("H100-SXM-80GB"), 1, &p, NULL), GP_OK);
     assert_string_equal(p.id, "vllm");
     assert_int_equal(p.max_num_batched_tokens, 8192);
     assert_int_equal(p.max_num_seqs, 1024);
@@ -159,31 +159,31 @@ static void engine_profiles_from_data(void **state)
     assert_true(p.chunked_prefill && !p.reserve_full);
     /* the per-step overhead is fitted on AMD's vLLM table (docs/serving.md): a few ms, read */
     assert_true(p.step_overhead_s > 0.001 && p.step_overhead_s < 0.01);
-    assert_int_equal(gp_engine_profile_get(cat, GP_ENGINE_VLLM, gpu("A100-SXM-80GB"), 1, &p, NULL), GP_OK);
+    assert_int_equal(gpi_engine_profile_get(cat, GP_ENGINE_VLLM, gpu("A100-SXM-80GB"), 1, &p, NULL), GP_OK);
     assert_int_equal(p.max_num_batched_tokens, 2048);
     assert_int_equal(p.max_num_seqs, 256);
     /* the tiers test the GPU's vllm_large_device field, not its memory or name: an H100 whose
      * field says false gets the small defaults (one rule, in data/gpus.json) */
     gp_gpu h100 = *gpu("H100-SXM-80GB");
     h100.vllm_large_device = 0;
-    assert_int_equal(gp_engine_profile_get(cat, GP_ENGINE_VLLM, &h100, 1, &p, NULL), GP_OK);
+    assert_int_equal(gpi_engine_profile_get(cat, GP_ENGINE_VLLM, &h100, 1, &p, NULL), GP_OK);
     assert_int_equal(p.max_num_batched_tokens, 2048);
     assert_int_equal(p.max_num_seqs, 256);
     /* SGLang chunked_prefill_size: H100 (79.6 GiB) 8192, B200 (179 GiB) 16384, A10 (22.5 GiB)
      * 2048; CUDA graphs up to 256 at TP1 and 512 at TP8 on H100 */
-    assert_int_equal(gp_engine_profile_get(cat, GP_ENGINE_SGLANG, gpu("H100-SXM-80GB"), 1, &p, NULL), GP_OK);
+    assert_int_equal(gpi_engine_profile_get(cat, GP_ENGINE_SGLANG, gpu("H100-SXM-80GB"), 1, &p, NULL), GP_OK);
     assert_int_equal(p.max_num_batched_tokens, 8192);
     assert_int_equal(p.cuda_graph_max_batch, 256);
     assert_int_equal(p.block_size, 1);
-    assert_int_equal(gp_engine_profile_get(cat, GP_ENGINE_SGLANG, gpu("H100-SXM-80GB"), 8, &p, NULL), GP_OK);
+    assert_int_equal(gpi_engine_profile_get(cat, GP_ENGINE_SGLANG, gpu("H100-SXM-80GB"), 8, &p, NULL), GP_OK);
     assert_int_equal(p.cuda_graph_max_batch, 512);
-    assert_int_equal(gp_engine_profile_get(cat, GP_ENGINE_SGLANG, gpu("B200"), 1, &p, NULL), GP_OK);
+    assert_int_equal(gpi_engine_profile_get(cat, GP_ENGINE_SGLANG, gpu("B200"), 1, &p, NULL), GP_OK);
     assert_int_equal(p.max_num_batched_tokens, 16384);
-    assert_int_equal(gp_engine_profile_get(cat, GP_ENGINE_SGLANG, gpu("A10"), 1, &p, NULL), GP_OK);
+    assert_int_equal(gpi_engine_profile_get(cat, GP_ENGINE_SGLANG, gpu("A10"), 1, &p, NULL), GP_OK);
     assert_int_equal(p.max_num_batched_tokens, 2048);
     /* TensorRT-LLM: 8192 tokens, batch 2048, 32-token blocks, 90% of free memory, no evict,
      * chunked prefill off by default */
-    assert_int_equal(gp_engine_profile_get(cat, GP_ENGINE_TRTLLM, gpu("H100-SXM-80GB"), 1, &p, NULL), GP_OK);
+    assert_int_equal(gpi_engine_profile_get(cat, GP_ENGINE_TRTLLM, gpu("H100-SXM-80GB"), 1, &p, NULL), GP_OK);
     assert_int_equal(p.max_num_batched_tokens, 8192);
     assert_int_equal(p.max_num_seqs, 2048);
     assert_int_equal(p.block_size, 32);
@@ -194,26 +194,26 @@ static void engine_profiles_from_data(void **state)
      * GB200, 8.8 / 256 = 34.4 us), overlapped, but not with pipeline parallelism
      * (py_executor.py runs _executor_loop_pp); x86 hosts cost less than Grace; vLLM v0.11
      * runs its host work serially (async scheduling off by default) */
-    assert_int_equal(gp_engine_profile_get(cat, GP_ENGINE_TRTLLM, gpu("GB200"), 1, &p, NULL), GP_OK);
+    assert_int_equal(gpi_engine_profile_get(cat, GP_ENGINE_TRTLLM, gpu("GB200"), 1, &p, NULL), GP_OK);
     near(p.seq_overhead_s, 34e-6, 1e-12);
     assert_true(p.host_overlap && !p.host_overlap_pp);
     double grace = p.seq_overhead_s;
-    assert_int_equal(gp_engine_profile_get(cat, GP_ENGINE_TRTLLM, gpu("B200"), 1, &p, NULL), GP_OK);
+    assert_int_equal(gpi_engine_profile_get(cat, GP_ENGINE_TRTLLM, gpu("B200"), 1, &p, NULL), GP_OK);
     assert_true(p.seq_overhead_s > 0 && p.seq_overhead_s < grace);
-    gp_perf_params pp;
-    gp_perf_params_profile(&pp, GP_ENGINE_TRTLLM, &p, 1);
+    gpi_perf_params pp;
+    gpi_perf_params_profile(&pp, GP_ENGINE_TRTLLM, &p, 1);
     assert_true(pp.host_overlap);
     near(pp.seq_overhead_s, p.seq_overhead_s, 1e-15);
-    gp_perf_params_profile(&pp, GP_ENGINE_TRTLLM, &p, 4); /* pipelined: serial */
+    gpi_perf_params_profile(&pp, GP_ENGINE_TRTLLM, &p, 4); /* pipelined: serial */
     assert_false(pp.host_overlap);
-    assert_int_equal(gp_engine_profile_get(cat, GP_ENGINE_VLLM, gpu("H100-SXM-80GB"), 1, &p, NULL), GP_OK);
+    assert_int_equal(gpi_engine_profile_get(cat, GP_ENGINE_VLLM, gpu("H100-SXM-80GB"), 1, &p, NULL), GP_OK);
     assert_false(p.host_overlap);
     /* engines without a profile use vLLM's */
-    assert_int_equal(gp_engine_profile_get(cat, GP_ENGINE_TGI, gpu("H100-SXM-80GB"), 1, &p, NULL), GP_OK);
+    assert_int_equal(gpi_engine_profile_get(cat, GP_ENGINE_TGI, gpu("H100-SXM-80GB"), 1, &p, NULL), GP_OK);
     assert_string_equal(p.id, "vllm");
     /* no catalog: a clear error */
     gp_error err;
-    assert_int_equal(gp_engine_profile_get(NULL, GP_ENGINE_VLLM, gpu("H100-SXM-80GB"), 1, &p, &err), GP_ENOTFOUND);
+    assert_int_equal(gpi_engine_profile_get(NULL, GP_ENGINE_VLLM, gpu("H100-SXM-80GB"), 1, &p, &err), GP_ENOTFOUND);
     assert_non_null(strstr(err.msg, "vllm"));
 }
 
@@ -223,15 +223,15 @@ static void sched_config_follows_the_profile(void **state)
     gp_model m;
     assert_int_equal(gp_catalog_find_model(cat, "llama-3.1-8b", &m, NULL), GP_OK);
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_INFER);
+    gpi_workload_defaults(&w, GP_TASK_INFER);
     w.engine = GP_ENGINE_SGLANG;
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     l.dp = 1;
-    gp_engine_profile p;
-    assert_int_equal(gp_engine_profile_get(cat, GP_ENGINE_SGLANG, gpu("B200"), 1, &p, NULL), GP_OK);
-    gp_sched_config sc;
-    assert_int_equal(gp_serve_sched_config_profile(&m, gpu("B200"), &w, &l, 4096, &p, &sc, NULL), GP_OK);
+    gpi_engine_profile p;
+    assert_int_equal(gpi_engine_profile_get(cat, GP_ENGINE_SGLANG, gpu("B200"), 1, &p, NULL), GP_OK);
+    gpi_sched_config sc;
+    assert_int_equal(gpi_serve_sched_config_profile(&m, gpu("B200"), &w, &l, 4096, &p, &sc, NULL), GP_OK);
     assert_int_equal(sc.max_num_batched_tokens, 16384); /* the B200 tier */
     assert_int_equal(sc.max_num_seqs, 4096);
     assert_false(sc.reserve_full);

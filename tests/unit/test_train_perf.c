@@ -64,14 +64,14 @@ static double compute_s_task(gp_dtype dt, gp_task task)
     const gp_gpu *g;
     assert_int_equal(gp_catalog_find_gpu(cat, "H100-SXM-80GB", &g, NULL), GP_OK);
     gp_cluster c;
-    gp_cluster_defaults(&c, cat, g, NULL);
+    gpi_cluster_defaults(&c, cat, g, NULL);
     gp_workload w;
-    gp_workload_defaults(&w, task);
+    gpi_workload_defaults(&w, task);
     w.seq = 2048, w.dtype = dt, w.lora_rank = 16;
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     gp_train_perf p;
-    assert_int_equal(gp_train_perf_estimate(&m, g, &c, &w, &l, 0, &p, NULL), GP_OK);
+    assert_int_equal(gpi_train_perf_estimate(&m, g, &c, &w, &l, 0, &p, NULL), GP_OK);
     assert_int_equal(p.micro_batches, 1);
     /* no element-wise traffic, no launch floor: only the cross entropy over the vocabulary,
      * T x V x 8 B = 2048 x 4096 x 8 = 67,108,864 B at H100's 3015 GB/s achievable: 22.2583 us */
@@ -92,16 +92,16 @@ static double compute_s_fw(gp_dtype dt, gp_framework fw)
     const gp_gpu *g;
     assert_int_equal(gp_catalog_find_gpu(cat, "H100-SXM-80GB", &g, NULL), GP_OK);
     gp_cluster c;
-    gp_cluster_defaults(&c, cat, g, NULL);
+    gpi_cluster_defaults(&c, cat, g, NULL);
     c.framework = fw;
     c.attention = GP_ATTENTION_CUDNN; /* the kernel of bf16_step, whatever the stack */
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_TRAIN);
+    gpi_workload_defaults(&w, GP_TASK_TRAIN);
     w.seq = 2048, w.dtype = dt;
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     gp_train_perf p;
-    assert_int_equal(gp_train_perf_estimate(&m, g, &c, &w, &l, 0, &p, NULL), GP_OK);
+    assert_int_equal(gpi_train_perf_estimate(&m, g, &c, &w, &l, 0, &p, NULL), GP_OK);
     return p.compute_s;
 }
 
@@ -157,15 +157,15 @@ static void flop_conventions(void **state)
     const gp_gpu *g;
     assert_int_equal(gp_catalog_find_gpu(cat, "H100-SXM-80GB", &g, NULL), GP_OK);
     gp_cluster c;
-    gp_cluster_defaults(&c, cat, g, NULL);
+    gpi_cluster_defaults(&c, cat, g, NULL);
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_TRAIN);
+    gpi_workload_defaults(&w, GP_TASK_TRAIN);
     w.seq = 2048;
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     l.recompute = GP_RECOMPUTE_SELECTIVE;
     gp_train_perf p;
-    assert_int_equal(gp_train_perf_estimate(&m, g, &c, &w, &l, 0, &p, NULL), GP_OK);
+    assert_int_equal(gpi_train_perf_estimate(&m, g, &c, &w, &l, 0, &p, NULL), GP_OK);
     assert_true(fabs(p.model_flops_per_token - 1409286144.0) < 1.0);
     assert_true(fabs(p.hw_flops_per_token - (1409286144.0 + 33554432.0)) < 1.0);
 }
@@ -192,16 +192,16 @@ static void ep_overlap(void **state)
     const gp_gpu *g;
     assert_int_equal(gp_catalog_find_gpu(cat, "H100-SXM-80GB", &g, NULL), GP_OK);
     gp_cluster c;
-    gp_cluster_defaults(&c, cat, g, NULL);
+    gpi_cluster_defaults(&c, cat, g, NULL);
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_TRAIN);
+    gpi_workload_defaults(&w, GP_TASK_TRAIN);
     w.seq = 16384;
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     l.dp = 8, l.ep = 8, l.global_batch = 8;
     gp_train_perf p;
     assert_int_equal(c.ep_overlap, 0); /* Megatron-Core's default */
-    assert_int_equal(gp_train_perf_estimate(&m, g, &c, &w, &l, 0, &p, NULL), GP_OK);
+    assert_int_equal(gpi_train_perf_estimate(&m, g, &c, &w, &l, 0, &p, NULL), GP_OK);
     assert_int_equal(p.micro_batches, 1);
     assert_true(fabs(p.ep_comm_s - 4.0 * 0.875 * 268435456.0 / (437.34375e9 * 436.15 / 482.26)) < 1e-9);
     /* a MoE model's range is the MoE one: step x (1 - 0.3) .. x (1 + 0.5); tokens/s / 1.5 .. / 0.7 */
@@ -209,7 +209,7 @@ static void ep_overlap(void **state)
     assert_true(fabs(p.step_time_s_high - 1.5 * p.step_time_s) < 1e-12);
     assert_true(fabs(p.tokens_per_s_high - p.tokens_per_s / 0.7) < 1e-9 * p.tokens_per_s);
     c.ep_overlap = 1;
-    assert_int_equal(gp_train_perf_estimate(&m, g, &c, &w, &l, 0, &p, NULL), GP_OK);
+    assert_int_equal(gpi_train_perf_estimate(&m, g, &c, &w, &l, 0, &p, NULL), GP_OK);
     assert_true(p.ep_comm_s == 0.0);
 }
 
@@ -237,17 +237,17 @@ static void moe_memory_traffic(void **state)
     const gp_gpu *g;
     assert_int_equal(gp_catalog_find_gpu(cat, "H100-SXM-80GB", &g, NULL), GP_OK);
     gp_cluster c;
-    gp_cluster_defaults(&c, cat, g, NULL);
+    gpi_cluster_defaults(&c, cat, g, NULL);
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_TRAIN);
+    gpi_workload_defaults(&w, GP_TASK_TRAIN);
     w.seq = 16384;
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     gp_train_perf p;
-    assert_int_equal(gp_train_perf_estimate(&m, g, &c, &w, &l, 0, &p, NULL), GP_OK);
+    assert_int_equal(gpi_train_perf_estimate(&m, g, &c, &w, &l, 0, &p, NULL), GP_OK);
     assert_true(fabs(p.memory_s - 535.417e-6) < 2e-9);
     m.expert_bias = 1;
-    assert_int_equal(gp_train_perf_estimate(&m, g, &c, &w, &l, 0, &p, NULL), GP_OK);
+    assert_int_equal(gpi_train_perf_estimate(&m, g, &c, &w, &l, 0, &p, NULL), GP_OK);
     assert_true(fabs(p.memory_s - (535.417e-6 + 1068.400e-6)) < 2e-9);
 }
 
@@ -266,16 +266,16 @@ static void sliding_window_tiles(void **state)
     const gp_gpu *g;
     assert_int_equal(gp_catalog_find_gpu(cat, "H100-SXM-80GB", &g, NULL), GP_OK);
     gp_cluster c;
-    gp_cluster_defaults(&c, cat, g, NULL);
+    gpi_cluster_defaults(&c, cat, g, NULL);
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_TRAIN);
+    gpi_workload_defaults(&w, GP_TASK_TRAIN);
     w.seq = 2048;
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     gp_train_perf full, win;
-    assert_int_equal(gp_train_perf_estimate(&m, g, &c, &w, &l, 0, &full, NULL), GP_OK);
+    assert_int_equal(gpi_train_perf_estimate(&m, g, &c, &w, &l, 0, &full, NULL), GP_OK);
     m.sliding_window = 128, m.sliding_layers = 1;
-    assert_int_equal(gp_train_perf_estimate(&m, g, &c, &w, &l, 0, &win, NULL), GP_OK);
+    assert_int_equal(gpi_train_perf_estimate(&m, g, &c, &w, &l, 0, &win, NULL), GP_OK);
     assert_true(fabs((full.compute_s - win.compute_s) - 174.94e-6) < 2e-8);
 }
 
@@ -304,28 +304,28 @@ static void cuda_graphs(void **state)
     one_layer(&dense);
     one_moe_layer(&moe);
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_TRAIN);
+    gpi_workload_defaults(&w, GP_TASK_TRAIN);
     w.seq = 2048;
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     static const double host_ms[GP_CUDA_GRAPHS_COUNT][2] = {{1, 1}, {0, 1}, {0, 0}}; /* dense, MoE */
     for (int k = 0; k < GP_CUDA_GRAPHS_COUNT; k++) {
         gp_cluster c;
-        gp_cluster_defaults(&c, c1, g, NULL);
+        gpi_cluster_defaults(&c, c1, g, NULL);
         c.cuda_graphs = (gp_cuda_graphs)k;
         gp_train_perf p0, p1, b0, b1;
         gp_cluster c0 = c;
         c0.cuda_graphs = GP_CUDA_GRAPHS_FULL; /* the same traffic without host time */
-        assert_int_equal(gp_train_perf_estimate(&dense, g, &c, &w, &l, 0, &p0, NULL), GP_OK);
-        assert_int_equal(gp_train_perf_estimate(&dense, g, &c0, &w, &l, 0, &b0, NULL), GP_OK);
-        assert_int_equal(gp_train_perf_estimate(&moe, g, &c, &w, &l, 0, &p1, NULL), GP_OK);
-        assert_int_equal(gp_train_perf_estimate(&moe, g, &c0, &w, &l, 0, &b1, NULL), GP_OK);
+        assert_int_equal(gpi_train_perf_estimate(&dense, g, &c, &w, &l, 0, &p0, NULL), GP_OK);
+        assert_int_equal(gpi_train_perf_estimate(&dense, g, &c0, &w, &l, 0, &b0, NULL), GP_OK);
+        assert_int_equal(gpi_train_perf_estimate(&moe, g, &c, &w, &l, 0, &p1, NULL), GP_OK);
+        assert_int_equal(gpi_train_perf_estimate(&moe, g, &c0, &w, &l, 0, &b1, NULL), GP_OK);
         assert_true(fabs(p0.memory_s - b0.memory_s - host_ms[k][0] * 1e-3) < 1e-12);
         assert_true(fabs(p1.memory_s - b1.memory_s - host_ms[k][1] * 1e-3) < 1e-12);
     }
-    assert_int_equal(gp_cuda_graphs_parse("full_iteration"), GP_CUDA_GRAPHS_FULL);
-    assert_int_equal(gp_cuda_graphs_parse("bogus"), GP_CUDA_GRAPHS_COUNT);
-    assert_string_equal(gp_cuda_graphs_name(GP_CUDA_GRAPHS_LAYER), "layer");
+    assert_int_equal(gpi_cuda_graphs_parse("full_iteration"), GP_CUDA_GRAPHS_FULL);
+    assert_int_equal(gpi_cuda_graphs_parse("bogus"), GP_CUDA_GRAPHS_COUNT);
+    assert_string_equal(gpi_cuda_graphs_name(GP_CUDA_GRAPHS_LAYER), "layer");
     gp_catalog_free(c1);
     unlink(kp);
     rmdir(d);
@@ -345,22 +345,22 @@ static void deepspeed_zero3_at_scale(void **state)
     gp_model m;
     assert_int_equal(gp_catalog_find_model(c0, "gpt-3-175b", &m, NULL), GP_OK);
     const gp_gpu *g;
-    const gp_link *hdr;
+    const gpi_link *hdr;
     assert_int_equal(gp_catalog_find_gpu(c0, "A100-SXM-80GB", &g, NULL), GP_OK);
-    assert_int_equal(gp_catalog_find_link(c0, "ib-hdr", &hdr, NULL), GP_OK);
+    assert_int_equal(gpi_catalog_find_link(c0, "ib-hdr", &hdr, NULL), GP_OK);
     gp_cluster c;
-    gp_cluster_defaults(&c, c0, g, hdr);
+    gpi_cluster_defaults(&c, c0, g, hdr);
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_TRAIN);
+    gpi_workload_defaults(&w, GP_TASK_TRAIN);
     w.seq = 2048;
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     l.dp = 1024, l.zero = 3, l.recompute = GP_RECOMPUTE_FULL, l.global_batch = 2048;
     gp_train_perf fsdp, ds;
     c.framework = GP_FRAMEWORK_FSDP;
-    assert_int_equal(gp_train_perf_estimate(&m, g, &c, &w, &l, 0, &fsdp, NULL), GP_OK);
+    assert_int_equal(gpi_train_perf_estimate(&m, g, &c, &w, &l, 0, &fsdp, NULL), GP_OK);
     c.framework = GP_FRAMEWORK_DEEPSPEED;
-    assert_int_equal(gp_train_perf_estimate(&m, g, &c, &w, &l, 0, &ds, NULL), GP_OK);
+    assert_int_equal(gpi_train_perf_estimate(&m, g, &c, &w, &l, 0, &ds, NULL), GP_OK);
     assert_true(ds.dp_comm_s > 10.0 * fsdp.dp_comm_s);
     assert_true(ds.step_time_s > fsdp.step_time_s);
     assert_true(fabs(ds.compute_s - fsdp.compute_s) < 1e-9); /* same kernels: only overlap differs */
@@ -383,32 +383,32 @@ static void fp8_casts(void **state)
     const gp_gpu *g;
     assert_int_equal(gp_catalog_find_gpu(cat, "H100-SXM-80GB", &g, NULL), GP_OK);
     gp_cluster c;
-    gp_cluster_defaults(&c, cat, g, NULL);
+    gpi_cluster_defaults(&c, cat, g, NULL);
     c.framework = GP_FRAMEWORK_FSDP;
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_TRAIN);
+    gpi_workload_defaults(&w, GP_TASK_TRAIN);
     w.seq = 2048, w.dtype = GP_DTYPE_FP8;
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     gp_train_perf fused, tw, rw, dflt;
     c.fp8_recipe = GP_FP8_RECIPE_FUSED;
-    assert_int_equal(gp_train_perf_estimate(&m, g, &c, &w, &l, 0, &fused, NULL), GP_OK);
+    assert_int_equal(gpi_train_perf_estimate(&m, g, &c, &w, &l, 0, &fused, NULL), GP_OK);
     c.fp8_recipe = GP_FP8_RECIPE_TENSORWISE;
-    assert_int_equal(gp_train_perf_estimate(&m, g, &c, &w, &l, 0, &tw, NULL), GP_OK);
+    assert_int_equal(gpi_train_perf_estimate(&m, g, &c, &w, &l, 0, &tw, NULL), GP_OK);
     c.fp8_recipe = GP_FP8_RECIPE_ROWWISE;
-    assert_int_equal(gp_train_perf_estimate(&m, g, &c, &w, &l, 0, &rw, NULL), GP_OK);
+    assert_int_equal(gpi_train_perf_estimate(&m, g, &c, &w, &l, 0, &rw, NULL), GP_OK);
     c.fp8_recipe = GP_FP8_RECIPE_DEFAULT; /* FSDP: torchao tensorwise */
-    assert_int_equal(gp_train_perf_estimate(&m, g, &c, &w, &l, 0, &dflt, NULL), GP_OK);
+    assert_int_equal(gpi_train_perf_estimate(&m, g, &c, &w, &l, 0, &dflt, NULL), GP_OK);
     assert_true(fabs((tw.memory_s - fused.memory_s) - 200.325e-6) < 1e-9);
     assert_true(fabs((rw.memory_s - fused.memory_s) - 300.487e-6) < 1e-9);
     assert_true(dflt.memory_s == tw.memory_s);
     assert_true(tw.compute_s == fused.compute_s);
     c.framework = GP_FRAMEWORK_MEGATRON; /* Transformer Engine by default */
-    assert_int_equal(gp_train_perf_estimate(&m, g, &c, &w, &l, 0, &dflt, NULL), GP_OK);
+    assert_int_equal(gpi_train_perf_estimate(&m, g, &c, &w, &l, 0, &dflt, NULL), GP_OK);
     assert_true(dflt.memory_s == fused.memory_s);
-    assert_int_equal(gp_fp8_recipe_parse("rowwise"), GP_FP8_RECIPE_ROWWISE);
-    assert_int_equal(gp_fp8_recipe_parse("te"), GP_FP8_RECIPE_FUSED);
-    assert_int_equal(gp_fp8_recipe_parse("blockwise"), GP_FP8_RECIPE_COUNT);
+    assert_int_equal(gpi_fp8_recipe_parse("rowwise"), GP_FP8_RECIPE_ROWWISE);
+    assert_int_equal(gpi_fp8_recipe_parse("te"), GP_FP8_RECIPE_FUSED);
+    assert_int_equal(gpi_fp8_recipe_parse("blockwise"), GP_FP8_RECIPE_COUNT);
 }
 
 /* An FSDP stack's async TP (gp_cluster.tp_overlap) hides the forward's TP collectives behind the
@@ -424,18 +424,18 @@ static void async_tp(void **state)
     const gp_gpu *g;
     assert_int_equal(gp_catalog_find_gpu(cat, "H100-SXM-80GB", &g, NULL), GP_OK);
     gp_cluster c;
-    gp_cluster_defaults(&c, cat, g, NULL);
+    gpi_cluster_defaults(&c, cat, g, NULL);
     c.framework = GP_FRAMEWORK_FSDP;
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_TRAIN);
+    gpi_workload_defaults(&w, GP_TASK_TRAIN);
     w.seq = 2048;
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     l.tp = 2, l.sequence_parallel = 1;
     gp_train_perf vanilla, overlapped;
-    assert_int_equal(gp_train_perf_estimate(&m, g, &c, &w, &l, 0, &vanilla, NULL), GP_OK);
+    assert_int_equal(gpi_train_perf_estimate(&m, g, &c, &w, &l, 0, &vanilla, NULL), GP_OK);
     c.tp_overlap = 1;
-    assert_int_equal(gp_train_perf_estimate(&m, g, &c, &w, &l, 0, &overlapped, NULL), GP_OK);
+    assert_int_equal(gpi_train_perf_estimate(&m, g, &c, &w, &l, 0, &overlapped, NULL), GP_OK);
     assert_true(vanilla.tp_comm_s > 0.0);
     assert_true(fabs(overlapped.tp_comm_s - vanilla.tp_comm_s / 2.0) < 1e-15);
 }

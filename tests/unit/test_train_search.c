@@ -1,5 +1,5 @@
 /*
- * test_train_search.c: invariants of the training layout search (gp_train_search). Layout
+ * test_train_search.c: invariants of the training layout search (gpi_train_search). Layout
  * counts are worked out by hand in the comments from the rules of src/lib/search/
  * train_search.c (docs/performance.md, "The layout search"); the 405B case is issue 4's
  * done-when: TP 8 inside the node, pipeline stages across nodes.
@@ -41,7 +41,7 @@ static int setup(void **state)
         return -1;
     if (gp_catalog_find_gpu(cat, "H100-SXM-80GB", &h100, NULL) != GP_OK)
         return -1;
-    gp_cluster_defaults(&node8, cat, h100, NULL);
+    gpi_cluster_defaults(&node8, cat, h100, NULL);
     return node8.gpus_per_node == 8 ? 0 : -1;
 }
 
@@ -54,7 +54,7 @@ static int teardown(void **state)
 
 static void train_workload(gp_workload *w, int64_t seq)
 {
-    gp_workload_defaults(w, GP_TASK_TRAIN);
+    gpi_workload_defaults(w, GP_TASK_TRAIN);
     w->seq = seq;
 }
 
@@ -117,12 +117,12 @@ static void test_tiny_count_by_hand(void **state)
     gp_workload w;
     train_workload(&w, 512);
     gp_train_search_opts o;
-    gp_train_search_defaults(&o);
+    gpi_train_search_defaults(&o);
     o.gpus = 8;
     o.fixed.global_batch = 8;
     o.top_k = GP_TRAIN_TOP_MAX;
     gp_error err;
-    assert_int_equal(gp_train_search(&m, h100, &node8, &w, &o, &res, &err), GP_OK);
+    assert_int_equal(gpi_train_search(&m, h100, &node8, &w, &o, &res, &err), GP_OK);
     assert_int_equal(res.gpus, 8);
     assert_int_equal(res.valid, 128);
     assert_int_equal(res.evaluated, 128);
@@ -141,7 +141,7 @@ static void test_tiny_count_by_hand(void **state)
     gp_train_candidate first3[3];
     memcpy(first3, res.top, sizeof first3);
     o.top_k = 3;
-    assert_int_equal(gp_train_search(&m, h100, &node8, &w, &o, &res, &err), GP_OK);
+    assert_int_equal(gpi_train_search(&m, h100, &node8, &w, &o, &res, &err), GP_OK);
     assert_int_equal(res.n_top, 3);
     for (int i = 0; i < 3; i++)
         assert_true(same_split(&res.top[i].layout, &first3[i].layout));
@@ -157,13 +157,13 @@ static void test_fixed_dims(void **state)
     gp_workload w;
     train_workload(&w, 512);
     gp_train_search_opts o;
-    gp_train_search_defaults(&o);
+    gpi_train_search_defaults(&o);
     o.gpus = 8;
     o.fixed.global_batch = 8;
     o.fixed.tp = 2;
     o.fixed.pp = 2;
     o.top_k = GP_TRAIN_TOP_MAX;
-    assert_int_equal(gp_train_search(&m, h100, &node8, &w, &o, &res, NULL), GP_OK);
+    assert_int_equal(gpi_train_search(&m, h100, &node8, &w, &o, &res, NULL), GP_OK);
     assert_int_equal(res.valid, 48);
     assert_int_equal(res.n_top, 3);
     check_invariants(&res, 8);
@@ -178,7 +178,7 @@ static void test_fixed_dims(void **state)
     o.fixed.zero = 1;
     o.fix_recompute = 1;
     o.fixed.recompute = GP_RECOMPUTE_FULL;
-    assert_int_equal(gp_train_search(&m, h100, &node8, &w, &o, &res, NULL), GP_OK);
+    assert_int_equal(gpi_train_search(&m, h100, &node8, &w, &o, &res, NULL), GP_OK);
     assert_int_equal(res.valid, 3);
     for (int i = 0; i < res.n_top; i++) {
         assert_int_equal(res.top[i].layout.zero, 1);
@@ -186,7 +186,7 @@ static void test_fixed_dims(void **state)
     }
     /* micro-batch 2 fixed too: one layout */
     o.fixed.micro_batch = 2;
-    assert_int_equal(gp_train_search(&m, h100, &node8, &w, &o, &res, NULL), GP_OK);
+    assert_int_equal(gpi_train_search(&m, h100, &node8, &w, &o, &res, NULL), GP_OK);
     assert_int_equal(res.valid, 1);
     assert_int_equal(res.n_top, 1);
     assert_int_equal(res.top[0].perf.micro_batches, 2); /* 8 / (2 x 2) */
@@ -208,12 +208,12 @@ static void test_uneven_and_interleaved(void **state)
     gp_workload w;
     train_workload(&w, 512);
     gp_train_search_opts o;
-    gp_train_search_defaults(&o);
+    gpi_train_search_defaults(&o);
     o.gpus = 4;
     o.fixed.tp = 1;
     o.fixed.global_batch = 4;
     o.top_k = GP_TRAIN_TOP_MAX;
-    assert_int_equal(gp_train_search(&m, h100, &node8, &w, &o, &res, NULL), GP_OK);
+    assert_int_equal(gpi_train_search(&m, h100, &node8, &w, &o, &res, NULL), GP_OK);
     assert_int_equal(res.valid, 64);
     assert_int_equal(res.evaluated, 66);
     check_invariants(&res, 4);
@@ -226,7 +226,7 @@ static void test_uneven_and_interleaved(void **state)
     /* pp 4 given explicitly is an error naming the field */
     gp_error err;
     o.fixed.pp = 4;
-    assert_int_equal(gp_train_search(&m, h100, &node8, &w, &o, &res, &err), GP_EINVAL);
+    assert_int_equal(gpi_train_search(&m, h100, &node8, &w, &o, &res, &err), GP_EINVAL);
     assert_string_equal(err.field, "pp");
 }
 
@@ -241,11 +241,11 @@ static void test_tp_scale_up_domain(void **state)
     gp_cluster c = node8;
     c.gpus_per_node = 2;
     gp_train_search_opts o;
-    gp_train_search_defaults(&o);
+    gpi_train_search_defaults(&o);
     o.gpus = 16;
     o.fixed.global_batch = 16;
     o.top_k = GP_TRAIN_TOP_MAX;
-    assert_int_equal(gp_train_search(&m, h100, &c, &w, &o, &res, NULL), GP_OK);
+    assert_int_equal(gpi_train_search(&m, h100, &c, &w, &o, &res, NULL), GP_OK);
     for (int i = 0; i < res.n_top; i++)
         assert_true(res.top[i].layout.tp <= 2);
     for (int i = 0; i < res.n_pareto; i++)
@@ -254,7 +254,7 @@ static void test_tp_scale_up_domain(void **state)
      * a fixed tp 2 across a 1-GPU node is evaluated as given */
     c.gpus_per_node = 1;
     o.fixed.tp = 2;
-    assert_int_equal(gp_train_search(&m, h100, &c, &w, &o, &res, NULL), GP_OK);
+    assert_int_equal(gpi_train_search(&m, h100, &c, &w, &o, &res, NULL), GP_OK);
     assert_true(res.n_top > 0);
     assert_int_equal(res.top[0].layout.tp, 2);
 }
@@ -268,23 +268,23 @@ static void test_errors_and_reasons(void **state)
     gp_workload w;
     train_workload(&w, 512);
     gp_train_search_opts o;
-    gp_train_search_defaults(&o);
+    gpi_train_search_defaults(&o);
     gp_error err;
     o.gpus = 0; /* no count and no deadline */
-    assert_int_equal(gp_train_search(&m, h100, &node8, &w, &o, &res, &err), GP_EINVAL);
+    assert_int_equal(gpi_train_search(&m, h100, &node8, &w, &o, &res, &err), GP_EINVAL);
     assert_string_equal(err.field, "gpus");
     o.gpus = 8;
     o.fixed.tp = 3; /* does not divide 4 heads */
-    assert_int_equal(gp_train_search(&m, h100, &node8, &w, &o, &res, &err), GP_EINVAL);
+    assert_int_equal(gpi_train_search(&m, h100, &node8, &w, &o, &res, &err), GP_EINVAL);
     assert_string_equal(err.field, "tp");
     o.fixed.tp = 0;
     o.top_k = 0;
-    assert_int_equal(gp_train_search(&m, h100, &node8, &w, &o, &res, &err), GP_EINVAL);
+    assert_int_equal(gpi_train_search(&m, h100, &node8, &w, &o, &res, &err), GP_EINVAL);
     assert_string_equal(err.field, "top_k");
     o.top_k = 5;
     gp_workload inf;
-    gp_workload_defaults(&inf, GP_TASK_INFER);
-    assert_int_equal(gp_train_search(&m, h100, &node8, &inf, &o, &res, &err), GP_EINVAL);
+    gpi_workload_defaults(&inf, GP_TASK_INFER);
+    assert_int_equal(gpi_train_search(&m, h100, &node8, &inf, &o, &res, &err), GP_EINVAL);
 
     /* Llama-3.1-405B on one node: 405 B x 16 bytes of model state / 8 GPUs = 810 GB each
      * before any ZeRO sharding; ZeRO-3 over 8 still leaves 810 GB per GPU. Nothing fits. */
@@ -292,7 +292,7 @@ static void test_errors_and_reasons(void **state)
     assert_int_equal(gp_catalog_find_model(cat, "llama-3.1-405b", &big, NULL), GP_OK);
     train_workload(&w, 8192);
     o.fixed.global_batch = 64;
-    assert_int_equal(gp_train_search(&big, h100, &node8, &w, &o, &res, &err), GP_OK);
+    assert_int_equal(gpi_train_search(&big, h100, &node8, &w, &o, &res, &err), GP_OK);
     assert_int_equal(res.n_top, 0);
     assert_int_equal(res.fitting, 0);
     assert_true(res.valid > 0);
@@ -310,13 +310,13 @@ static void test_rank_cost(void **state)
     gp_workload w;
     train_workload(&w, 512);
     gp_train_search_opts o;
-    gp_train_search_defaults(&o);
+    gpi_train_search_defaults(&o);
     o.gpus = 8;
     o.fixed.global_batch = 8;
     o.train_tokens = 1e9;
     o.rank = GP_RANK_COST;
     o.price_per_gpu_hour = 2.0;
-    assert_int_equal(gp_train_search(&m, h100, &node8, &w, &o, &res, NULL), GP_OK);
+    assert_int_equal(gpi_train_search(&m, h100, &node8, &w, &o, &res, NULL), GP_OK);
     assert_true(res.n_top > 1);
     for (int i = 0; i < res.n_top; i++) {
         const gp_train_candidate *c = &res.top[i];
@@ -336,13 +336,13 @@ static void test_deadline(void **state)
     gp_workload w;
     train_workload(&w, 8192);
     gp_train_search_opts o;
-    gp_train_search_defaults(&o);
+    gpi_train_search_defaults(&o);
     o.gpus = 0;
     o.train_tokens = 1e12;
     o.deadline_s = 30 * 86400.0;
     o.fixed.global_batch = 1024;
     gp_error err;
-    assert_int_equal(gp_train_search(&m, h100, &node8, &w, &o, &res, &err), GP_OK);
+    assert_int_equal(gpi_train_search(&m, h100, &node8, &w, &o, &res, &err), GP_OK);
     assert_true(res.n_top > 0);
     int n = res.gpus;
     assert_true(n > 8 && n % 8 == 0);
@@ -352,7 +352,7 @@ static void test_deadline(void **state)
     assert_true(n >= 164);
     o.gpus = n - 8;
     o.deadline_s = 0;
-    assert_int_equal(gp_train_search(&m, h100, &node8, &w, &o, &res, &err), GP_OK);
+    assert_int_equal(gpi_train_search(&m, h100, &node8, &w, &o, &res, &err), GP_OK);
     assert_true(res.n_top == 0 || res.top[0].perf.time_to_train_s > 30 * 86400.0);
 
     /* unreachable: 1 day with at most 16 GPUs: the best layouts at 16 GPUs are returned,
@@ -360,7 +360,7 @@ static void test_deadline(void **state)
     o.gpus = 0;
     o.deadline_s = 86400.0;
     o.max_gpus = 16;
-    assert_int_equal(gp_train_search(&m, h100, &node8, &w, &o, &res, &err), GP_OK);
+    assert_int_equal(gpi_train_search(&m, h100, &node8, &w, &o, &res, &err), GP_OK);
     assert_int_equal(res.gpus, 16);
     assert_true(res.n_top == 0 || res.top[0].perf.time_to_train_s > 86400.0);
     assert_true(res.n_reasons >= 1);
@@ -381,11 +381,11 @@ static void test_405b_done_when(void **state)
     gp_workload w;
     train_workload(&w, 8192);
     gp_train_search_opts o;
-    gp_train_search_defaults(&o);
+    gpi_train_search_defaults(&o);
     o.gpus = 16384;
     o.fixed.global_batch = 2048;
     gp_error err;
-    assert_int_equal(gp_train_search(&m, h100, &node8, &w, &o, &res, &err), GP_OK);
+    assert_int_equal(gpi_train_search(&m, h100, &node8, &w, &o, &res, &err), GP_OK);
     assert_true(res.n_top > 0);
     const gp_layout *l = &res.top[0].layout;
     assert_int_equal(l->tp, 8);

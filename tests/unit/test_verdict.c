@@ -48,10 +48,10 @@ static void test_fits_is_as_asked(void **state)
     gp_model m;
     assert_int_equal(gp_catalog_find_model(cat, "llama-3.1-70b", &m, NULL), GP_OK);
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_INFER);
+    gpi_workload_defaults(&w, GP_TASK_INFER);
     w.dtype = GP_DTYPE_BF16;
     gp_fit_result r;
-    assert_int_equal(gp_fit(cat, &m, h100, &w, NULL, &r, NULL), GP_OK);
+    assert_int_equal(gpi_fit(cat, &m, h100, &w, NULL, &r, NULL), GP_OK);
     assert_false(r.asked_fits);
     assert_false(r.single_gpu_sufficient);
     assert_true(r.fits); /* a layout exists: 2 x TP2 */
@@ -69,7 +69,7 @@ static void test_fits_is_as_asked(void **state)
     gp_layout l;
     memset(&l, 0, sizeof l);
     l.tp = 2;
-    assert_int_equal(gp_fit(cat, &m, h100, &w, &l, &r, NULL), GP_OK);
+    assert_int_equal(gpi_fit(cat, &m, h100, &w, &l, &r, NULL), GP_OK);
     assert_true(r.asked_valid);
     assert_true(r.asked_fits);
 }
@@ -82,13 +82,13 @@ static void test_invalid_layout(void **state)
     gp_model m;
     assert_int_equal(gp_catalog_find_model(cat, "llama-3.1-70b", &m, NULL), GP_OK);
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_INFER);
+    gpi_workload_defaults(&w, GP_TASK_INFER);
     w.dtype = GP_DTYPE_BF16;
     gp_layout l;
     memset(&l, 0, sizeof l);
     l.tp = 3;
     gp_fit_result r;
-    assert_int_equal(gp_fit(cat, &m, h100, &w, &l, &r, NULL), GP_OK);
+    assert_int_equal(gpi_fit(cat, &m, h100, &w, &l, &r, NULL), GP_OK);
     assert_false(r.asked_valid);
     assert_false(r.asked_fits);
     assert_false(r.asked_memory.fits);
@@ -109,17 +109,17 @@ static void test_context_cap(void **state)
     assert_int_equal(gp_catalog_find_model(cat, "mistral-7b", &m, NULL), GP_OK);
     assert_int_equal(m.max_context, 32768);
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_INFER);
+    gpi_workload_defaults(&w, GP_TASK_INFER);
     w.context = 131072;
     gp_fit_result r;
-    assert_int_equal(gp_fit(cat, &m, h100, &w, NULL, &r, NULL), GP_OK);
+    assert_int_equal(gpi_fit(cat, &m, h100, &w, NULL, &r, NULL), GP_OK);
     assert_non_null(reason(&r, GP_REASON_CONTEXT_ABOVE_MODEL_MAX));
     assert_int_equal(r.max_context, 32768);
     assert_true(r.context_capped);
     assert_string_equal(gp_reason_name(GP_REASON_CONTEXT_ABOVE_MODEL_MAX), "context_above_model_max");
 }
 
-/* The same verdict in Brazilian Portuguese (gp_fit_set_lang "pt-BR"): the weights of
+/* The same verdict in Brazilian Portuguese (gpi_fit_set_lang "pt-BR"): the weights of
  * Llama-3.1-70B in bf16 are 70,553,706,496 x 2 = 141,107,412,992 bytes = 141,1 GB with a decimal
  * comma; the H100 reports 85,5 GB = 79,6 GiB; TP 3 does not divide 64 heads. */
 static void test_reasons_pt_br(void **state)
@@ -128,11 +128,11 @@ static void test_reasons_pt_br(void **state)
     gp_model m;
     assert_int_equal(gp_catalog_find_model(cat, "llama-3.1-70b", &m, NULL), GP_OK);
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_INFER);
+    gpi_workload_defaults(&w, GP_TASK_INFER);
     w.dtype = GP_DTYPE_BF16;
     gp_fit_result r;
-    assert_int_equal(gp_fit(cat, &m, h100, &w, NULL, &r, NULL), GP_OK);
-    gp_fit_set_lang(&r, "pt-BR");
+    assert_int_equal(gpi_fit(cat, &m, h100, &w, NULL, &r, NULL), GP_OK);
+    gpi_fit_set_lang(&r, "pt-BR");
     const gp_reason *wgt = reason(&r, GP_REASON_WEIGHTS_EXCEED_VRAM);
     assert_non_null(wgt);
     assert_non_null(strstr(wgt->message, "Só os pesos têm 141,1 GB; uma H100-SXM-80GB tem 85,5 GB"));
@@ -144,10 +144,10 @@ static void test_reasons_pt_br(void **state)
     gp_layout l;
     memset(&l, 0, sizeof l);
     l.tp = 3;
-    assert_int_equal(gp_fit(cat, &m, h100, &w, &l, &r, NULL), GP_OK);
-    gp_fit_set_lang(&r, "en"); /* English stays English */
+    assert_int_equal(gpi_fit(cat, &m, h100, &w, &l, &r, NULL), GP_OK);
+    gpi_fit_set_lang(&r, "en"); /* English stays English */
     assert_non_null(strstr(reason(&r, GP_REASON_INVALID_LAYOUT)->message, "64 attention heads"));
-    gp_fit_set_lang(&r, "pt-BR");
+    gpi_fit_set_lang(&r, "pt-BR");
     assert_non_null(strstr(reason(&r, GP_REASON_INVALID_LAYOUT)->message, "3 não divide as 64 cabeças de atenção"));
     /* numbers by locale through the public formatter */
     char b[32];

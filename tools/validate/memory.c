@@ -1,7 +1,7 @@
 /*
  * memory.c: the memory categories: infer_memory (vLLM start-up logs, Lambda's maximum
  * context, QLoRA model sizes), train_memory (torchtitan peaks, ZeRO Figure 1) and
- * finetune_memory (QLoRA bounds). Every prediction comes from gp_memory_estimate.
+ * finetune_memory (QLoRA bounds). Every prediction comes from gpi_memory_estimate.
  */
 #include "validate.h"
 
@@ -18,9 +18,9 @@ static void validate_infer_memory(const gp_catalog *cat, json_t *c, vrows *rs)
     json_t *par = json_object_get(c, "parallel");
     const char *name = json_string_value(json_object_get(json_object_get(c, "model"), "name"));
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_INFER);
+    gpi_workload_defaults(&w, GP_TASK_INFER);
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     l.tp = vint(par, "tp", 1);
     if (!isnan(vnum(meas, "model_size_gb"))) { /* QLoRA Table 1: weights footprint */
         const char *wt = json_string_value(json_object_get(set, "weights"));
@@ -49,7 +49,7 @@ static void validate_infer_memory(const gp_catalog *cat, json_t *c, vrows *rs)
     w.max_num_batched_tokens = v0 ? (w.context > 2048 ? w.context : 2048) : 2048;
     w.max_num_seqs = 256; /* the default of the vLLM versions in these logs */
     gp_memory mem;
-    if (gp_memory_estimate(&m, g, &w, &l, &mem, NULL) != GP_OK)
+    if (gpi_memory_estimate(&m, g, &w, &l, &mem, NULL) != GP_OK)
         return;
     if (!isnan(vnum(meas, "weights_gib_per_gpu")))
         vadd(rs, c, "weights per GPU (GiB)", vnum(meas, "weights_gib_per_gpu"), (double)mem.weights / GIB, "GiB");
@@ -73,10 +73,10 @@ static void validate_infer_memory(const gp_catalog *cat, json_t *c, vrows *rs)
         gp_memory a, b;
         w.context = (int64_t)k;
         w.max_num_batched_tokens = v0 && w.context > 2048 ? w.context : 2048;
-        gp_memory_estimate(&m, g, &w, &l, &a, NULL);
+        gpi_memory_estimate(&m, g, &w, &l, &a, NULL);
         w.context = (int64_t)(2 * k);
         w.max_num_batched_tokens = v0 && w.context > 2048 ? w.context : 2048;
-        gp_memory_estimate(&m, g, &w, &l, &b, NULL);
+        gpi_memory_estimate(&m, g, &w, &l, &b, NULL);
         int top = k >= 131072; /* 128k is the model's own limit: nothing above to fail */
         int pass = a.kv_tokens >= (int64_t)k && (top || b.kv_tokens < (int64_t)(2 * k));
         vadd_bound(rs, c, "max servable context (KV tokens)", k, (double)a.kv_tokens, "tokens", pass);
@@ -89,9 +89,9 @@ static void validate_train_memory(const gp_catalog *cat, json_t *c, vrows *rs)
     json_t *meas = json_object_get(c, "measured"), *par = json_object_get(c, "parallel");
     json_t *mod = json_object_get(c, "model");
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_TRAIN);
+    gpi_workload_defaults(&w, GP_TASK_TRAIN);
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     gp_model m;
     if (!isnan(vnum(meas, "model_state_gb_per_device"))) {
         /* ZeRO Fig. 1 is analytical over Psi = 7.5B parameters: a model of many thin layers
@@ -112,7 +112,7 @@ static void validate_train_memory(const gp_catalog *cat, json_t *c, vrows *rs)
         l.dp = vint(par, "dp", 1);
         l.zero = vcontains(z, "+p") ? 3 : vcontains(z, "+g") ? 2 : vcontains(z, "Pos") ? 1 : 0;
         gp_memory mem;
-        if (gp_memory_estimate(&m, NULL, &w, &l, &mem, NULL))
+        if (gpi_memory_estimate(&m, NULL, &w, &l, &mem, NULL))
             return;
         double states = (double)(mem.weights + mem.gradients + mem.optimizer) / 1e9 * 7.5e9 / (double)p.total;
         vadd(rs, c, "model states per GPU (GB)", vnum(meas, "model_state_gb_per_device"), states, "GB");
@@ -135,7 +135,7 @@ static void validate_train_memory(const gp_catalog *cat, json_t *c, vrows *rs)
     double seq = vnum(mod, "seq_len");
     w.seq = isnan(seq) ? 8192 : (int64_t)seq; /* torchtitan llama3_8b.toml: seq_len 8192 */
     gp_memory mem;
-    if (gp_memory_estimate(&m, NULL, &w, &l, &mem, NULL))
+    if (gpi_memory_estimate(&m, NULL, &w, &l, &mem, NULL))
         return;
     if (!isnan(vnum(meas, "peak_memory_gib_per_gpu")))
         vadd(rs, c, "peak memory per GPU (GiB)", vnum(meas, "peak_memory_gib_per_gpu"), (double)mem.per_gpu / GIB, "GiB");
@@ -150,22 +150,22 @@ static void validate_finetune_memory(const gp_catalog *cat, json_t *c, vrows *rs
         return;
     gp_workload w;
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     gp_memory mem;
     if (!isnan(vnum(meas, "finetune_memory_gb_upper_bound"))) {
         /* QLoRA paper: Guanaco 65B on one 48 GB GPU, LoRA r=64 on all linears, seq 512 */
-        gp_workload_defaults(&w, GP_TASK_QLORA);
+        gpi_workload_defaults(&w, GP_TASK_QLORA);
         w.lora_rank = 64;
         w.seq = 512;
         l.recompute = GP_RECOMPUTE_FULL;
-        if (gp_memory_estimate(&m, NULL, &w, &l, &mem, NULL) == GP_OK) {
+        if (gpi_memory_estimate(&m, NULL, &w, &l, &mem, NULL) == GP_OK) {
             double lim = vnum(meas, "finetune_memory_gb_upper_bound");
             vadd_bound(rs, c, "QLoRA peak < bound (GB)", lim, (double)mem.per_gpu / 1e9, "GB", (double)mem.per_gpu / 1e9 < lim);
         }
-        gp_workload_defaults(&w, GP_TASK_TRAIN);
+        gpi_workload_defaults(&w, GP_TASK_TRAIN);
         w.seq = 512;
         l.recompute = GP_RECOMPUTE_FULL;
-        if (gp_memory_estimate(&m, NULL, &w, &l, &mem, NULL) == GP_OK) {
+        if (gpi_memory_estimate(&m, NULL, &w, &l, &mem, NULL) == GP_OK) {
             double lim = vnum(meas, "full_16bit_finetune_memory_gb_lower_bound");
             vadd_bound(rs, c, "full 16-bit fine-tune > bound (GB)", lim, (double)mem.per_gpu / 1e9, "GB",
                       (double)mem.per_gpu / 1e9 > lim);

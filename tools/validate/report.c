@@ -358,7 +358,7 @@ static const char md_reading[] =
     "  models), so no source is predicted with a constant fitted on itself. The memory models\n"
     "  fit nothing on cases (docs/memory.md derives each constant): their LOSO figure is the\n"
     "  in-sample one. Serving predicts on the measured rates of data/kernels.json as the product\n"
-    "  does (gp_step_model_use_rates after the step model's init) and refits what that path\n"
+    "  does (gpi_step_model_use_rates after the step model's init) and refits what that path\n"
     "  reads: the GEMM share and the FP4 ratio (infer.c), the engines' step overheads, TensorRT-\n"
     "  LLM's host work per sequence on x86 hosts (data/engines.json) and vLLM 0.5's two overheads.\n"
     "  The TensorRT-LLM perf-overview tables of public.jsonl and serve_trtllm.jsonl (the v1.0 page\n"

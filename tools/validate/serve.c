@@ -118,27 +118,27 @@ static const gp_gpu *map_gpu(const gp_catalog *cat, json_t *c)
 /* The step model as the product builds it (src/lib/run/serve.c, src/lib/serving/capacity.c):
  * the peak model, then the measured rates of data/kernels.json in place of its efficiencies. */
 static gp_status step_model(const gp_catalog *cat, const gp_model *m, const gp_gpu *g, const gp_workload *w,
-                            const gp_layout *l, const gp_perf_params *pp, gp_step_model *sm)
+                            const gp_layout *l, const gpi_perf_params *pp, gpi_step_model *sm)
 {
-    gp_status st = gp_step_model_init_nodes(m, g, NULL, NULL, w, l, pp, sm, NULL);
+    gp_status st = gpi_step_model_init_nodes(m, g, NULL, NULL, w, l, pp, sm, NULL);
     if (st == GP_OK)
-        gp_step_model_use_rates(sm, cat, g, NULL);
+        gpi_step_model_use_rates(sm, cat, g, NULL);
     return st;
 }
 
 static double simulate_throughput(const gp_catalog *cat, const gp_model *m, const gp_gpu *g, const gp_workload *w, const gp_layout *l,
-                                  const gp_perf_params *pp, const gp_traffic *t, int64_t maxlen, int64_t max_seqs)
+                                  const gpi_perf_params *pp, const gp_traffic *t, int64_t maxlen, int64_t max_seqs)
 {
-    gp_sched_config sc;
-    if (gp_serve_sched_config(m, g, w, l, maxlen, &sc, NULL) != GP_OK)
+    gpi_sched_config sc;
+    if (gpi_serve_sched_config(m, g, w, l, maxlen, &sc, NULL) != GP_OK)
         return NAN;
     if (max_seqs > 0)
         sc.max_num_seqs = max_seqs;
-    gp_step_model sm; /* TP stays inside the NVLink domain in every case */
+    gpi_step_model sm; /* TP stays inside the NVLink domain in every case */
     if (step_model(cat, m, g, w, l, pp, &sm) != GP_OK)
         return NAN;
     gp_sim_result r;
-    if (gp_simulate(&sm, &sc, t, NULL, &r, NULL) != GP_OK)
+    if (gpi_simulate(&sm, &sc, t, NULL, &r, NULL) != GP_OK)
         return NAN;
     return r.output_tokens_per_s;
 }
@@ -166,7 +166,7 @@ static double fitted(const double *v, int i, double shipped, double lib)
 
 /* The GEMM fraction of the case's format (0: the shipped one, infer.c's): FP4 GEMMs reach the
  * FP4 ratio of the other formats' share. */
-static void gemm_params(gp_dtype gemm, const double *v, gp_perf_params *pp)
+static void gemm_params(gp_dtype gemm, const double *v, gpi_perf_params *pp)
 {
     int moved = fabs(v[SP_GEMM_FRAC] - GPV_GEMM_FRACTION) > 1e-12 ||
                 (is_fp4(gemm) && fabs(v[SP_FP4_RATIO] - GPV_FP4_RATIO) > 1e-12);
@@ -175,9 +175,9 @@ static void gemm_params(gp_dtype gemm, const double *v, gp_perf_params *pp)
 
 /* The library's constants for an engine and GEMM precision, with the harness's in place
  * (TensorRT-LLM's step overhead as its engine profile has it: FasterTransformer's rows). */
-static void perf_params(gp_engine engine, gp_dtype gemm, const double *v, gp_perf_params *pp)
+static void perf_params(gp_engine engine, gp_dtype gemm, const double *v, gpi_perf_params *pp)
 {
-    gp_perf_params_defaults(pp, engine);
+    gpi_perf_params_defaults(pp, engine);
     gemm_params(gemm, v, pp);
     if (engine == GP_ENGINE_TRTLLM)
         pp->step_overhead_s = v[SP_TRTLLM_STEP];
@@ -191,7 +191,7 @@ static void run_row(const gp_catalog *cat, json_t *c, const double *v, vrows *rs
     gpv_serve_run r;
     if (!gpv_serve_run_map(cat, c, &r))
         return;
-    gp_perf_params pp;
+    gpi_perf_params pp;
     gpv_serve_run_params(&r, &pp);
     gemm_params(r.w.dtype, v, &pp);
     if (r.w.engine == GP_ENGINE_TRTLLM) {
@@ -218,7 +218,7 @@ static void lambda_row(serve_case *sc, const double *v, vrows *rs)
     sc->w.kv_dtype = GP_DTYPE_BF16;
     sc->w.gpu_memory_utilization = GP_LAMBDA_GPU_UTIL;
     sc->w.max_num_batched_tokens = GP_VLLM_V05_BATCHED_TOKENS;
-    gp_perf_params pp;
+    gpi_perf_params pp;
     perf_params(sc->w.engine, sc->w.dtype, v, &pp);
     pp.step_overhead_s = v[SP_V05_STEP]; /* vLLM 0.5: serial host work (no overlap) */
     pp.seq_overhead_s = v[SP_V05_SEQ];
@@ -246,20 +246,20 @@ static void fastertransformer_row(serve_case *sc, const double *v, vrows *rs)
         return;
     sc->w.engine = GP_ENGINE_TRTLLM; /* FasterTransformer: the C++ runtime TRT-LLM grew from */
     sc->w.dtype = GP_DTYPE_F16;
-    gp_step_model sm;
-    gp_perf_params pp;
+    gpi_step_model sm;
+    gpi_perf_params pp;
     perf_params(sc->w.engine, sc->w.dtype, v, &pp);
     if (step_model(sc->cat, &sc->m, sc->g, &sc->w, &sc->l, &pp, &sm) != GP_OK)
         return;
-    gp_batch_shape b;
-    gp_batch_prefill(&b, ctx);
+    gpi_batch_shape b;
+    gpi_batch_prefill(&b, ctx);
     if (!isnan(vnum(sc->meas, "prefill_latency_ms")))
         vadd(rs, sc->c, "prefill latency, batch 1 (ms)", vnum(sc->meas, "prefill_latency_ms"),
-             gp_step_time(&sm, &b, NULL) * 1e3, "ms");
-    gp_batch_decode(&b, 1, ctx + vnum(sc->set, "generated_tokens") / 2.0);
+             gpi_step_time(&sm, &b, NULL) * 1e3, "ms");
+    gpi_batch_decode(&b, 1, ctx + vnum(sc->set, "generated_tokens") / 2.0);
     if (!isnan(vnum(sc->meas, "decode_latency_ms_per_token")))
         vadd(rs, sc->c, "decode tokens/s, batch 1", 1e3 / vnum(sc->meas, "decode_latency_ms_per_token"),
-             1.0 / gp_step_time(&sm, &b, NULL), "tok/s");
+             1.0 / gpi_step_time(&sm, &b, NULL), "tok/s");
 }
 
 static int is_lambda(const char *engine, const char *id)
@@ -286,8 +286,8 @@ static void serve_predict(const gp_catalog *cat, json_t *c, const double *v, vro
     if (!sc.id || !sc.g || !map_model(cat, c, &sc.m))
         return;
     sc.name = json_string_value(json_object_get(json_object_get(c, "model"), "name"));
-    gp_workload_defaults(&sc.w, GP_TASK_INFER);
-    gp_layout_defaults(&sc.l);
+    gpi_workload_defaults(&sc.w, GP_TASK_INFER);
+    gpi_layout_defaults(&sc.l);
     sc.l.tp = vint(json_object_get(c, "parallel"), "tp", 1);
     sc.t.arrival = GP_ARRIVAL_BURST;
     sc.t.seed = 1;

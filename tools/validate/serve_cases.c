@@ -158,7 +158,7 @@ static int map_trtllm(const gp_catalog *cat, json_t *c, gpv_serve_run *r)
         r->w.kv_dtype = GP_DTYPE_BF16;
     gpv_serve_layout(par, &r->l);
     int tp_world = r->l.tp * r->l.dp;
-    if (gp_engine_profile_get(cat, r->w.engine, r->g, r->l.tp, &r->prof, NULL) != GP_OK)
+    if (gpi_engine_profile_get(cat, r->w.engine, r->g, r->l.tp, &r->prof, NULL) != GP_OK)
         return 0;
     gpv_trtllm_bench_limits(&r->m, r->g, r->w.dtype, r->w.kv_dtype, tp_world, r->l.pp, isl, osl,
                             &r->prof.max_num_seqs, &r->prof.max_num_batched_tokens);
@@ -189,7 +189,7 @@ static int map_amd_vllm(json_t *c, const gp_catalog *cat, gpv_serve_run *r)
     r->w.dtype = GP_DTYPE_FP8;
     r->w.kv_dtype = GP_DTYPE_FP8;
     gpv_serve_layout(json_object_get(c, "parallel"), &r->l);
-    if (gp_engine_profile_get(cat, r->w.engine, r->g, r->l.tp, &r->prof, NULL) != GP_OK)
+    if (gpi_engine_profile_get(cat, r->w.engine, r->g, r->l.tp, &r->prof, NULL) != GP_OK)
         return 0;
     if (seqs > 0)
         r->prof.max_num_seqs = (int64_t)seqs;
@@ -210,8 +210,8 @@ int gpv_serve_run_map(const gp_catalog *cat, json_t *c, gpv_serve_run *r)
     r->g = gpv_serve_gpu(cat, json_string_value(json_object_get(hw, "gpu")));
     if (!id || !engine || !r->g || !gpv_serve_model(cat, json_object_get(c, "model"), &r->m))
         return 0;
-    gp_workload_defaults(&r->w, GP_TASK_INFER);
-    gp_layout_defaults(&r->l);
+    gpi_workload_defaults(&r->w, GP_TASK_INFER);
+    gpi_layout_defaults(&r->l);
     r->t.arrival = GP_ARRIVAL_BURST;
     r->t.seed = 1;
     if (has(engine, "TensorRT-LLM"))
@@ -221,23 +221,23 @@ int gpv_serve_run_map(const gp_catalog *cat, json_t *c, gpv_serve_run *r)
     return 0;
 }
 
-void gpv_serve_run_params(const gpv_serve_run *r, gp_perf_params *pp)
+void gpv_serve_run_params(const gpv_serve_run *r, gpi_perf_params *pp)
 {
-    gp_perf_params_profile(pp, r->w.engine, &r->prof, r->l.pp);
+    gpi_perf_params_profile(pp, r->w.engine, &r->prof, r->l.pp);
     pp->dp_balance = r->dp_balance;
 }
 
-double gpv_serve_run_predict(const gp_catalog *cat, const gpv_serve_run *r, const gp_perf_params *pp)
+double gpv_serve_run_predict(const gp_catalog *cat, const gpv_serve_run *r, const gpi_perf_params *pp)
 {
-    gp_sched_config sc;
-    gp_step_model sm;
-    if (gp_serve_sched_config_profile(&r->m, r->g, &r->w, &r->l, r->max_model_len, &r->prof, &sc, NULL) != GP_OK)
+    gpi_sched_config sc;
+    gpi_step_model sm;
+    if (gpi_serve_sched_config_profile(&r->m, r->g, &r->w, &r->l, r->max_model_len, &r->prof, &sc, NULL) != GP_OK)
         return NAN;
-    if (gp_step_model_init_nodes(&r->m, r->g, NULL, NULL, &r->w, &r->l, pp, &sm, NULL) != GP_OK)
+    if (gpi_step_model_init_nodes(&r->m, r->g, NULL, NULL, &r->w, &r->l, pp, &sm, NULL) != GP_OK)
         return NAN;
-    gp_step_model_use_rates(&sm, cat, r->g, NULL);
+    gpi_step_model_use_rates(&sm, cat, r->g, NULL);
     gp_sim_result res;
-    if (gp_simulate(&sm, &sc, &r->t, NULL, &res, NULL) != GP_OK)
+    if (gpi_simulate(&sm, &sc, &r->t, NULL, &res, NULL) != GP_OK)
         return NAN;
     return res.output_tokens_per_s * (r->l.dp > 1 ? r->l.dp : 1);
 }

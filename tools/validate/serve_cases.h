@@ -45,20 +45,20 @@ typedef struct gpv_serve_run {
     const gp_gpu *g;
     gp_workload w;
     gp_layout l;
-    gp_engine_profile prof; /* the engine's profile with the benchmark's own limits */
+    gpi_engine_profile prof; /* the engine's profile with the benchmark's own limits */
     gp_traffic t;           /* the burst one replica (one attention-DP rank) serves */
     int64_t max_model_len;
     double measured;        /* output tokens/s of the whole GPU group */
     int dp_balance;         /* settings.attention_dp_balance: the attention-DP ranks' context
-                               work aligned (gp_perf_params.dp_balance) */
+                               work aligned (gpi_perf_params.dp_balance) */
 } gpv_serve_run;
 
 /* Map case c; 1 when it is one of these runs and every input it needs is stated. */
 int gpv_serve_run_map(const gp_catalog *cat, json_t *c, gpv_serve_run *out);
 /* The step model's parameters as the product sets them for this engine and layout
- * (gp_perf_params_profile); the harness then puts its fitted constants in place. */
-void gpv_serve_run_params(const gpv_serve_run *r, gp_perf_params *pp);
+ * (gpi_perf_params_profile); the harness then puts its fitted constants in place. */
+void gpv_serve_run_params(const gpv_serve_run *r, gpi_perf_params *pp);
 /* Predicted output tokens/s of the whole GPU group (NAN when the library refuses it). */
-double gpv_serve_run_predict(const gp_catalog *cat, const gpv_serve_run *r, const gp_perf_params *pp);
+double gpv_serve_run_predict(const gp_catalog *cat, const gpv_serve_run *r, const gpi_perf_params *pp);
 
 #endif

@@ -157,7 +157,7 @@ static int train_layout(train_source src, json_t *c, const gp_model *m, gp_layou
 {
     json_t *par = json_object_get(c, "parallel");
     int count = vint(json_object_get(c, "hardware"), "count", 0);
-    gp_layout_defaults(l);
+    gpi_layout_defaults(l);
     l->tp = vint(par, "tp", 1);
     l->pp = vint(par, "pp", 1);
     l->cp = vint(par, "cp", 1);
@@ -237,7 +237,7 @@ static void train_predict(const gp_catalog *cat, json_t *c, const double *v, vro
     if (!train_model(cat, src, mod, &m) || !train_layout(src, c, &m, &l))
         return;
     gp_workload w;
-    gp_workload_defaults(&w, GP_TASK_TRAIN);
+    gpi_workload_defaults(&w, GP_TASK_TRAIN);
     w.seq = vint(mod, "seq_len", 2048);
     const char *prec = json_string_value(json_object_get(set, "precision"));
     w.dtype = prec && vcontains(prec, "fp8") ? GP_DTYPE_FP8 : GP_DTYPE_BF16;
@@ -246,11 +246,11 @@ static void train_predict(const gp_catalog *cat, json_t *c, const double *v, vro
     if ((src == SRC_MEGATRON || src == SRC_BLOOM) && !vcontains(json_string_value(json_object_get(set, "attention")), "flash"))
         w.flash_attention = 0;
     gp_cluster cl;
-    const gp_link *inter = NULL;
+    const gpi_link *inter = NULL;
     const char *ic = json_string_value(json_object_get(hw, "interconnect"));
     if (ic && (vcontains(ic, "200Gb/s HDR") || vcontains(ic, "1600 Gbps") || vcontains(ic, "Omni-Path")))
-        gp_catalog_find_link(cat, "ib-hdr", &inter, NULL); /* 8 x 200 Gb/s per node: 25 GB/s per GPU */
-    gp_cluster_defaults(&cl, cat, g, inter);
+        gpi_catalog_find_link(cat, "ib-hdr", &inter, NULL); /* 8 x 200 Gb/s per node: 25 GB/s per GPU */
+    gpi_cluster_defaults(&cl, cat, g, inter);
     train_stack(src, set, &cl);
     gp_train_perf perf;
     if (vtrain_estimate(&m, g, &cl, &w, &l, v, &perf) == GP_OK) {
@@ -305,7 +305,7 @@ gp_status vtrain_estimate(const gp_model *m, const gp_gpu *g, const gp_cluster *
         rates.fit = &fit;
         c.rates = &rates;
     }
-    gp_status st = gp_train_perf_estimate(m, g, &c, w, l, 0, out, NULL);
+    gp_status st = gpi_train_perf_estimate(m, g, &c, w, l, 0, out, NULL);
     if (st == GP_OK && getenv("GPV_TRACE")) /* the breakdown of every training estimate, for study */
         fprintf(stderr,
                 "trace %s %s tp%d pp%d dp%d cp%d ep%d mb%d m%lld: step %.4g s = compute %.4g memory %.4g tp %.4g cp %.4g "
@@ -327,7 +327,7 @@ void vtrain_tag(vrows *rs, const gp_model *m, const gp_workload *w, const gp_clu
                                                                                : "16-bit";
     snprintf(r->precision, sizeof r->precision, "%s", prec);
     snprintf(r->moe, sizeof r->moe, "%s", m->experts > 0 ? "MoE" : "dense");
-    snprintf(r->framework, sizeof r->framework, "%s", gp_framework_name(cl->framework));
+    snprintf(r->framework, sizeof r->framework, "%s", gpi_framework_name(cl->framework));
     snprintf(r->group, sizeof r->group, "%s %s", r->moe, r->precision); /* not the case's free text */
 }
 

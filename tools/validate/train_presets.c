@@ -33,7 +33,7 @@ static int layout_of(json_t *c, const gp_model *m, gp_layout *l, gp_framework *f
     json_t *hw = json_object_get(c, "hardware");
     const char *framework = json_string_value(json_object_get(set, "framework"));
     const char *zero = json_string_value(json_object_get(par, "zero"));
-    gp_layout_defaults(l);
+    gpi_layout_defaults(l);
     l->tp = vint(par, "tp", 1), l->pp = vint(par, "pp", 1), l->cp = vint(par, "cp", 1);
     l->ep = vint(par, "ep", 1);
     l->micro_batch = vint(par, "micro_batch", 1);
@@ -92,7 +92,7 @@ void validate_train_preset(const gp_catalog *cat, json_t *c, const double *v, vr
     const char *task = json_string_value(json_object_get(set, "task"));
     int qlora = task && vcontains(task, "qlora"), lora = !qlora && task && vcontains(task, "lora");
     gp_workload w;
-    gp_workload_defaults(&w, qlora ? GP_TASK_QLORA : lora ? GP_TASK_LORA : GP_TASK_TRAIN);
+    gpi_workload_defaults(&w, qlora ? GP_TASK_QLORA : lora ? GP_TASK_LORA : GP_TASK_TRAIN);
     if (lora || qlora)
         w.lora_rank = vint(set, "lora_rank", vcontains(json_string_value(json_object_get(set, "framework")), "Megatron-Bridge") ? 32 : (int)w.lora_rank);
     w.seq = vint(mod, "seq_len", 8192); /* torchtitan's llama3 configs: seq_len 8192 */
@@ -102,19 +102,19 @@ void validate_train_preset(const gp_catalog *cat, json_t *c, const double *v, vr
     if (!layout_of(c, &m, &l, &fw) || w.seq % l.cp != 0)
         return;
     gp_cluster cl;
-    gp_cluster_defaults(&cl, cat, g, NULL);
+    gpi_cluster_defaults(&cl, cat, g, NULL);
     cl.framework = fw;
     /* Megatron-Core's EP all-to-all overlap, as the release's recipe set it (settings) */
     cl.ep_overlap = json_is_true(json_object_get(set, "moe_a2a_overlap"));
     /* the CUDA graphs the release's recipe replays (settings.cuda_graph: none, layer, full) */
     const char *graphs = json_string_value(json_object_get(set, "cuda_graph"));
-    if (graphs && gp_cuda_graphs_parse(graphs) < GP_CUDA_GRAPHS_COUNT)
-        cl.cuda_graphs = gp_cuda_graphs_parse(graphs);
+    if (graphs && gpi_cuda_graphs_parse(graphs) < GP_CUDA_GRAPHS_COUNT)
+        cl.cuda_graphs = gpi_cuda_graphs_parse(graphs);
     /* torchtitan: the fp8 recipe (torchao.float8 tensorwise unless the row says rowwise) and
      * async TP as the row states them */
     const char *scaling = json_string_value(json_object_get(set, "fp8_scaling"));
-    if (scaling && gp_fp8_recipe_parse(scaling) < GP_FP8_RECIPE_COUNT)
-        cl.fp8_recipe = gp_fp8_recipe_parse(scaling);
+    if (scaling && gpi_fp8_recipe_parse(scaling) < GP_FP8_RECIPE_COUNT)
+        cl.fp8_recipe = gpi_fp8_recipe_parse(scaling);
     cl.tp_overlap = json_is_true(json_object_get(set, "async_tp"));
     /* NeMo AutoModel runs Transformer Engine's kernels (cuDNN attention) under FSDP2 */
     const char *kern = json_string_value(json_object_get(set, "kernel_optimizations"));

@@ -78,7 +78,7 @@ void vcase_group(json_t *c, char *out, size_t n);
 /* train_throughput cases naming a catalog model and their layout (train_presets.c), predicted
  * with the training constants v (gpv_model_train_throughput's) */
 void validate_train_preset(const gp_catalog *cat, json_t *c, const double *v, vrows *rs);
-/* gp_train_perf_estimate with the training constants v in place of the catalog's fit (train.c) */
+/* gpi_train_perf_estimate with the training constants v in place of the catalog's fit (train.c) */
 gp_status vtrain_estimate(const gp_model *m, const gp_gpu *g, const gp_cluster *cl, const gp_workload *w,
                           const gp_layout *l, const double *v, gp_train_perf *out);
 /* Tag the last row with the groups the training bias report reads (precision, dense / MoE,

@@ -9,7 +9,7 @@
 
 /* One measured run, mapped to the library's inputs once. */
 typedef struct gpi_cal_case {
-    const gp_measured_run *run;
+    const gpi_measured_run *run;
     const gp_catalog *cat;   /* its measured rates (data/kernels.json), as the commands use them */
     int use;                 /* GP_CAL_TRAIN / GP_CAL_SERVE */
     gp_model m;
@@ -17,7 +17,7 @@ typedef struct gpi_cal_case {
     gp_workload w;
     gp_layout l;
     gp_cluster cluster;      /* training */
-    gp_sched_config sched;   /* serving */
+    gpi_sched_config sched;   /* serving */
     gp_traffic t;
     gp_dtype dtype;          /* the calibration key's precision */
     int engine;
@@ -26,7 +26,7 @@ typedef struct gpi_cal_case {
     int group;
 } gpi_cal_case;
 
-gp_status gpi_cal_case_init(const gp_catalog *cat, const gp_measured_run *r, gpi_cal_case *cc, gp_error *err);
+gp_status gpi_cal_case_init(const gp_catalog *cat, const gpi_measured_run *r, gpi_cal_case *cc, gp_error *err);
 /* The case's figure predicted with the trial values theta[GP_CALP_COUNT]; NaN if the model
    cannot evaluate it. */
 double gpi_cal_case_predict(const gpi_cal_case *cc, const double *theta);

@@ -66,7 +66,7 @@ static double objective(const fitter *f, const double *theta)
 
 static void range_of(int p, int use, double *lo, double *hi)
 {
-    gp_cal_param_range((gp_cal_param)p, use, lo, hi);
+    gpi_cal_param_range((gp_cal_param)p, use, lo, hi);
     if (p == GP_CALP_OVERHEAD && *lo < OVERHEAD_MIN_S)
         *lo = OVERHEAD_MIN_S;
 }
@@ -238,8 +238,8 @@ static void fit_group(gpi_cal_case *cases, const int *idx, int n, gp_calibrate_g
 {
     fitter f = {cases, idx, n, -1, 1, g->use, 0.0};
     if (g->use == GP_CAL_SERVE) {
-        gp_perf_params pp;
-        gp_perf_params_defaults(&pp, (gp_engine)g->engine);
+        gpi_perf_params pp;
+        gpi_perf_params_defaults(&pp, (gp_engine)g->engine);
         f.base_overhead = pp.step_overhead_s;
     }
     double *e = malloc(sizeof *e * (size_t)n);
@@ -258,8 +258,8 @@ static void fit_group(gpi_cal_case *cases, const int *idx, int n, gp_calibrate_g
         g->replaces[p] = identity[p];
     }
     if (g->use == GP_CAL_SERVE) {
-        gp_perf_params pp;
-        gp_perf_params_defaults(&pp, (gp_engine)g->engine);
+        gpi_perf_params pp;
+        gpi_perf_params_defaults(&pp, (gp_engine)g->engine);
         g->replaces[GP_CALP_OVERHEAD] = pp.step_overhead_s;
     }
     char label[160];
@@ -301,14 +301,14 @@ static void fit_group(gpi_cal_case *cases, const int *idx, int n, gp_calibrate_g
 /* The model's bus bandwidth (GB/s) for the run's collective at one size: the link's measured
  * curve (data/kernels.json) on the bandwidth the group has, as the training model uses it
  * (train.c, coll_time: across nodes a node's NICs pool, min(intra, GPUs per node x NIC)). */
-static double model_bus_at(const gp_cluster *c, int inter, gp_collective_op op, double bytes)
+static double model_bus_at(const gp_cluster *c, int inter, gpi_collective_op op, double bytes)
 {
     double gbps = c->intra_gbps;
     if (inter && c->inter_gbps * c->gpus_per_node < gbps)
         gbps = c->inter_gbps * c->gpus_per_node;
-    gpi_coll_op o = op == GP_COLL_ALL_GATHER ? GPI_COLL_ALL_GATHER
-                    : op == GP_COLL_REDUCE_SCATTER ? GPI_COLL_REDUCE_SCATTER
-                    : op == GP_COLL_ALL_TO_ALL ? GPI_COLL_ALL_TO_ALL
+    gpi_coll_op o = op == GPI_COLLECTIVE_ALL_GATHER ? GPI_COLL_ALL_GATHER
+                    : op == GPI_COLLECTIVE_REDUCE_SCATTER ? GPI_COLL_REDUCE_SCATTER
+                    : op == GPI_COLLECTIVE_ALL_TO_ALL ? GPI_COLL_ALL_TO_ALL
                                                : GPI_COLL_ALL_REDUCE;
     double bus = gpi_collective_busbw(inter ? c->inter_curve : c->intra_curve, o, bytes, gbps);
     return bus > 0 ? bus / 1e9 : gbps * gpi_nccl_efficiency();
@@ -317,9 +317,9 @@ static double model_bus_at(const gp_cluster *c, int inter, gp_collective_op op, 
 /* Measured over modelled bus bandwidth at the largest bandwidth-bound sizes (the top quarter of
    those points, at least one; their median); NaN when the benchmark stopped below
    BANDWIDTH_BOUND_BYTES. */
-static double busbw_ratio(const gp_measured_run *r, const gp_cluster *c, int inter)
+static double busbw_ratio(const gpi_measured_run *r, const gp_cluster *c, int inter)
 {
-    double v[GP_RUN_MAX_POINTS];
+    double v[GPI_RUN_MAX_POINTS];
     int first = 0, n = 0;
     while (first < r->points && r->bytes[first] < BANDWIDTH_BOUND_BYTES)
         first++;
@@ -330,7 +330,7 @@ static double busbw_ratio(const gp_measured_run *r, const gp_cluster *c, int int
     return median_of(v, n);
 }
 
-static gp_status collective_gpu(const gp_catalog *cat, const gp_measured_run *r, const gp_gpu **g, gp_error *err)
+static gp_status collective_gpu(const gp_catalog *cat, const gpi_measured_run *r, const gp_gpu **g, gp_error *err)
 {
     json_t *o = json_loads(r->scenario_json ? r->scenario_json : "{}", 0, NULL);
     json_t *gv = json_object_get(o, "gpu");
@@ -347,32 +347,32 @@ static gp_status collective_gpu(const gp_catalog *cat, const gp_measured_run *r,
 
 /* The cluster the run's collective ran on: the GPU's defaults, with the run's inter_node and
  * gpus_per_node if it names them; *inter when its ranks span nodes. */
-static void run_cluster(const gp_catalog *cat, const gp_gpu *g, const gp_measured_run *r, gp_cluster *c, int *inter)
+static void run_cluster(const gp_catalog *cat, const gp_gpu *g, const gpi_measured_run *r, gp_cluster *c, int *inter)
 {
     json_t *o = json_loads(r->scenario_json ? r->scenario_json : "{}", 0, NULL);
-    const gp_link *link = NULL;
+    const gpi_link *link = NULL;
     const char *ln = json_string_value(json_object_get(o, "inter_node"));
     if (ln)
-        gp_catalog_find_link(cat, ln, &link, NULL);
+        gpi_catalog_find_link(cat, ln, &link, NULL);
     json_t *gpn = json_object_get(o, "gpus_per_node");
     gp_gpu raw = *g;
     raw.cal_intra_scale = raw.cal_inter_scale = 0;
-    gp_cluster_defaults(c, cat, &raw, link);
+    gpi_cluster_defaults(c, cat, &raw, link);
     if (json_is_integer(gpn) && json_integer_value(gpn) > 0 && json_integer_value(gpn) <= 4096)
         c->gpus_per_node = (int)json_integer_value(gpn);
     json_decref(o);
     *inter = (r->ranks > 0 ? r->ranks : 2) > c->gpus_per_node;
 }
 
-static void fit_collectives(const gp_catalog *cat, const gp_runset *set, const gp_gpu *g, gp_calibrate_group *grp,
+static void fit_collectives(const gp_catalog *cat, const gpi_runset *set, const gp_gpu *g, gp_calibrate_group *grp,
                             gp_calibrate_result *out)
 {
     double intra[64], inter[64];
     int ni = 0, nx = 0;
-    for (size_t i = 0; i < gp_runset_count(set); i++) {
-        const gp_measured_run *r = gp_runset_get(set, i);
+    for (size_t i = 0; i < gpi_runset_count(set); i++) {
+        const gpi_measured_run *r = gpi_runset_get(set, i);
         const gp_gpu *rg;
-        if (r->kind != GP_RUN_COLLECTIVE || collective_gpu(cat, r, &rg, NULL) || strcmp(rg->id, g->id))
+        if (r->kind != GPI_RUN_COLLECTIVE || collective_gpu(cat, r, &rg, NULL) || strcmp(rg->id, g->id))
             continue;
         int x;
         gp_cluster c;
@@ -439,12 +439,12 @@ static gp_status assign_groups(gpi_cal_case *cases, int n, gp_calibrate_result *
     return GP_OK;
 }
 
-static gp_status collective_groups(const gp_catalog *cat, const gp_runset *set, gp_calibrate_result *out,
+static gp_status collective_groups(const gp_catalog *cat, const gpi_runset *set, gp_calibrate_result *out,
                                    gp_error *err)
 {
-    for (size_t i = 0; i < gp_runset_count(set); i++) {
-        const gp_measured_run *r = gp_runset_get(set, i);
-        if (r->kind != GP_RUN_COLLECTIVE)
+    for (size_t i = 0; i < gpi_runset_count(set); i++) {
+        const gpi_measured_run *r = gpi_runset_get(set, i);
+        if (r->kind != GPI_RUN_COLLECTIVE)
             continue;
         const gp_gpu *g;
         gp_status st = collective_gpu(cat, r, &g, err);
@@ -477,7 +477,7 @@ static json_t *entry_json(const gp_calibrate_group *g, int gi, const gpi_cal_cas
         if (!g->fitted[p])
             continue;
         double lo, hi;
-        gp_cal_param_range((gp_cal_param)p, g->use, &lo, &hi);
+        gpi_cal_param_range((gp_cal_param)p, g->use, &lo, &hi);
         json_object_set_new(params, gp_cal_param_name((gp_cal_param)p),
                             json_pack("{s:o s:o s:[f,f] s:b}", "value", num_or_null(g->value[p]), "replaces",
                                       num_or_null(g->replaces[p]), "range", lo, hi, "at_bound", g->at_bound[p]));
@@ -576,7 +576,7 @@ static char *defaults_text(const gp_calibrate_opts *o)
     return text;
 }
 
-static gp_status read_runs(const gp_calibrate_opts *o, gp_runset *set, double start_s, gp_error *err)
+static gp_status read_runs(const gp_calibrate_opts *o, gpi_runset *set, double start_s, gp_error *err)
 {
     if (o->n_paths == 0)
         return gpi_fail(err, GP_EINVAL, "calibrate: give at least one file of measured runs");
@@ -588,23 +588,23 @@ static gp_status read_runs(const gp_calibrate_opts *o, gp_runset *set, double st
     for (size_t i = 0; !st && i < o->n_paths; i++) {
         const char *base = strrchr(o->paths[i], '/');
         cal_progress(o, start_s, "reading runs", (int)i, (int)o->n_paths, base ? base + 1 : o->paths[i]);
-        st = gp_runset_read(set, o->paths[i], defaults, err);
+        st = gpi_runset_read(set, o->paths[i], defaults, err);
     }
     free(built);
     return st;
 }
 
-static gp_status map_cases(const gp_catalog *cat, const gp_runset *set, gpi_cal_case **cases, int *n,
+static gp_status map_cases(const gp_catalog *cat, const gpi_runset *set, gpi_cal_case **cases, int *n,
                            gp_error *err)
 {
-    size_t total = gp_runset_count(set);
+    size_t total = gpi_runset_count(set);
     *cases = calloc(total ? total : 1, sizeof **cases);
     if (!*cases)
         return gpi_fail(err, GP_ENOMEM, "out of memory");
     *n = 0;
     for (size_t i = 0; i < total; i++) {
-        const gp_measured_run *r = gp_runset_get(set, i);
-        if (r->kind == GP_RUN_COLLECTIVE)
+        const gpi_measured_run *r = gpi_runset_get(set, i);
+        if (r->kind == GPI_RUN_COLLECTIVE)
             continue;
         gpi_cal_case *cc = &(*cases)[*n];
         gp_status st = gpi_cal_case_init(cat, r, cc, err);
@@ -653,14 +653,14 @@ static gp_status write_profile(const char *path, const char *text, gp_error *err
     return GP_OK;
 }
 
-static gp_status calibrate(const gp_catalog *cat, const gp_calibrate_opts *o, gp_runset *set, gp_calibrate_result *out,
+static gp_status calibrate(const gp_catalog *cat, const gp_calibrate_opts *o, gpi_runset *set, gp_calibrate_result *out,
                            gp_error *err)
 {
     const double start_s = gp_run_clock();
     gp_status st = read_runs(o, set, start_s, err);
     if (st)
         return st;
-    out->runs_read = (int)gp_runset_count(set);
+    out->runs_read = (int)gpi_runset_count(set);
     gpi_cal_case *cases = NULL;
     int n = 0;
     st = map_cases(cat, set, &cases, &n, err);
@@ -703,11 +703,11 @@ gp_status gp_calibrate_run(const gp_catalog *cat, const gp_calibrate_opts *o, gp
     gp_error_clear(err);
     if (!cat || !o)
         return gpi_fail(err, GP_EINVAL, "calibrate: catalog and options are required");
-    gp_runset *set = gp_runset_new();
+    gpi_runset *set = gpi_runset_new();
     if (!set)
         return gpi_fail(err, GP_ENOMEM, "out of memory");
     gp_status st = calibrate(cat, o, set, out, err);
-    gp_runset_free(set);
+    gpi_runset_free(set);
     int fitted = 0;
     for (int k = 0; k < out->n_groups; k++)
         for (int p = 0; p < GP_CALP_COUNT; p++)

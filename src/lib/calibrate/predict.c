@@ -22,7 +22,7 @@
 static const char *nz(const char *s) { return s ? s : ""; }
 
 /* The run's scenario keys (less what the readers add for people: "framework") into sc. */
-static gp_status scenario_of(const gp_measured_run *r, gp_scenario *sc, gp_error *err)
+static gp_status scenario_of(const gpi_measured_run *r, gp_scenario *sc, gp_error *err)
 {
     gp_scenario_init(sc, GP_CMD_TRAIN | GP_CMD_SERVE | GP_CMD_PLAN);
     json_t *o = json_loads(r->scenario_json ? r->scenario_json : "{}", 0, NULL);
@@ -62,7 +62,7 @@ static gp_status resolve_model(const gp_catalog *cat, const char *name, gp_model
     if (gp_scenario_has(sc, #field))                                                                               \
     m->field = sc->field
 
-static gp_status model_of(const gp_catalog *cat, const gp_measured_run *r, const gp_scenario *sc, gp_model *m, gp_error *err)
+static gp_status model_of(const gp_catalog *cat, const gpi_measured_run *r, const gp_scenario *sc, gp_model *m, gp_error *err)
 {
     memset(m, 0, sizeof *m);
     if (sc->has_inline_model)
@@ -102,7 +102,7 @@ static gp_status model_of(const gp_catalog *cat, const gp_measured_run *r, const
     return gp_model_validate(m, err);
 }
 
-static gp_status gpu_of(const gp_catalog *cat, const gp_measured_run *r, const gp_scenario *sc, gp_gpu *g, gp_error *err)
+static gp_status gpu_of(const gp_catalog *cat, const gpi_measured_run *r, const gp_scenario *sc, gp_gpu *g, gp_error *err)
 {
     if (sc->gpu.n < 1)
         return case_fail(err, r, "gpu", "run %s: which GPU? the run names none: pass --gpu%s", NULL);
@@ -118,14 +118,14 @@ static gp_status gpu_of(const gp_catalog *cat, const gp_measured_run *r, const g
 
 static gp_dtype dtype_of(const gp_scenario *sc, gp_dtype dflt)
 {
-    gp_dtype d = sc->dtype.n > 0 ? gp_dtype_parse(sc->dtype.v[sc->dtype.n - 1]) : GP_DTYPE_UNKNOWN;
+    gp_dtype d = sc->dtype.n > 0 ? gpi_dtype_parse(sc->dtype.v[sc->dtype.n - 1]) : GP_DTYPE_UNKNOWN;
     return d != GP_DTYPE_UNKNOWN ? d : dflt;
 }
 
-static gp_status train_layout(const gp_measured_run *r, const gp_scenario *sc, gpi_cal_case *cc, gp_error *err)
+static gp_status train_layout(const gpi_measured_run *r, const gp_scenario *sc, gpi_cal_case *cc, gp_error *err)
 {
     gp_layout *l = &cc->l;
-    gp_layout_defaults(l);
+    gpi_layout_defaults(l);
     l->tp = sc->tp > 0 ? (int)sc->tp : 1;
     l->pp = sc->pp > 0 ? (int)sc->pp : 1;
     l->cp = sc->cp > 0 ? (int)sc->cp : 1;
@@ -150,20 +150,20 @@ static gp_status train_layout(const gp_measured_run *r, const gp_scenario *sc, g
     return GP_OK;
 }
 
-static gp_status train_case(const gp_catalog *cat, const gp_measured_run *r, const gp_scenario *sc, gpi_cal_case *cc,
+static gp_status train_case(const gp_catalog *cat, const gpi_measured_run *r, const gp_scenario *sc, gpi_cal_case *cc,
                             gp_error *err)
 {
-    gp_workload_defaults(&cc->w, GP_TASK_TRAIN);
+    gpi_workload_defaults(&cc->w, GP_TASK_TRAIN);
     if (gp_scenario_has(sc, "seq"))
         cc->w.seq = sc->seq;
     cc->w.dtype = dtype_of(sc, GP_DTYPE_BF16);
     gp_status st = train_layout(r, sc, cc, err);
     if (st)
         return st;
-    const gp_link *inter = NULL;
-    if (sc->inter_node[0] && (st = gp_catalog_find_link(cat, sc->inter_node, &inter, err)))
+    const gpi_link *inter = NULL;
+    if (sc->inter_node[0] && (st = gpi_catalog_find_link(cat, sc->inter_node, &inter, err)))
         return st;
-    gp_cluster_defaults(&cc->cluster, cat, &cc->gpu, inter);
+    gpi_cluster_defaults(&cc->cluster, cat, &cc->gpu, inter);
     if (sc->gpus_per_node > 0)
         cc->cluster.gpus_per_node = (int)sc->gpus_per_node;
     cc->dtype = gpi_cal_dtype(cc->w.dtype == GP_DTYPE_FP8 || cc->w.dtype == GP_DTYPE_FP4 ? cc->w.dtype : GP_DTYPE_BF16);
@@ -203,11 +203,11 @@ static gp_status serve_traffic(const gp_scenario *sc, gpi_cal_case *cc)
     return GP_OK;
 }
 
-static gp_status serve_case(const gp_catalog *cat, const gp_measured_run *r, const gp_scenario *sc, gpi_cal_case *cc,
+static gp_status serve_case(const gp_catalog *cat, const gpi_measured_run *r, const gp_scenario *sc, gpi_cal_case *cc,
                             gp_error *err)
 {
-    gp_workload_defaults(&cc->w, GP_TASK_INFER);
-    gp_engine en = sc->engine[0] ? gp_engine_parse(sc->engine) : GP_ENGINE_VLLM;
+    gpi_workload_defaults(&cc->w, GP_TASK_INFER);
+    gp_engine en = sc->engine[0] ? gpi_engine_parse(sc->engine) : GP_ENGINE_VLLM;
     cc->w.engine = en < GP_ENGINE_COUNT && en != GP_ENGINE_NONE ? en : GP_ENGINE_VLLM;
     cc->w.dtype = dtype_of(sc, cc->m.quant != GP_DTYPE_UNKNOWN ? cc->m.quant : cc->m.dtype);
     if (gp_scenario_has(sc, "kv_dtype"))
@@ -216,13 +216,13 @@ static gp_status serve_case(const gp_catalog *cat, const gp_measured_run *r, con
         cc->w.gpu_memory_utilization = sc->gpu_memory_utilization;
     if (gp_scenario_has(sc, "max_num_batched_tokens"))
         cc->w.max_num_batched_tokens = sc->max_num_batched_tokens;
-    gp_layout_defaults(&cc->l);
+    gpi_layout_defaults(&cc->l);
     cc->l.tp = sc->tp > 0 ? (int)sc->tp : 1;
     cc->l.pp = sc->pp > 0 ? (int)sc->pp : 1;
     cc->l.ep = sc->ep > 0 ? (int)sc->ep : 1;
     serve_traffic(sc, cc);
     int64_t maxlen = sc->prompt_tokens + sc->output_tokens;
-    gp_status st = gp_serve_sched_config(&cc->m, &cc->gpu, &cc->w, &cc->l, maxlen, &cc->sched, err);
+    gp_status st = gpi_serve_sched_config(&cc->m, &cc->gpu, &cc->w, &cc->l, maxlen, &cc->sched, err);
     if (st)
         return st;
     if (sc->max_num_seqs > 0)
@@ -245,12 +245,12 @@ static gp_status serve_case(const gp_catalog *cat, const gp_measured_run *r, con
                      "output_tokens_per_s, total_tokens_per_s, tpot_p50_s or ttft_p50_s");
 }
 
-gp_status gpi_cal_case_init(const gp_catalog *cat, const gp_measured_run *r, gpi_cal_case *cc, gp_error *err)
+gp_status gpi_cal_case_init(const gp_catalog *cat, const gpi_measured_run *r, gpi_cal_case *cc, gp_error *err)
 {
     memset(cc, 0, sizeof *cc);
     cc->run = r;
     cc->cat = cat;
-    cc->use = r->kind == GP_RUN_TRAIN ? GP_CAL_TRAIN : GP_CAL_SERVE;
+    cc->use = r->kind == GPI_RUN_TRAIN ? GP_CAL_TRAIN : GP_CAL_SERVE;
     gp_scenario *sc = malloc(sizeof *sc);
     if (!sc)
         return gpi_fail(err, GP_ENOMEM, "out of memory");
@@ -260,7 +260,7 @@ gp_status gpi_cal_case_init(const gp_catalog *cat, const gp_measured_run *r, gpi
     if (!st)
         st = gpu_of(cat, r, sc, &cc->gpu, err);
     if (!st)
-        st = r->kind == GP_RUN_TRAIN ? train_case(cat, r, sc, cc, err) : serve_case(cat, r, sc, cc, err);
+        st = r->kind == GPI_RUN_TRAIN ? train_case(cat, r, sc, cc, err) : serve_case(cat, r, sc, cc, err);
     free(sc);
     if (st && err && !strstr(err->msg, r->id)) { /* say which run */
         char msg[GP_ERROR_MSG_MAX + GP_RUN_ID_MAX + 8];
@@ -313,16 +313,16 @@ double gpi_cal_case_predict(const gpi_cal_case *cc, const double *theta)
     trial_gpu(cc, theta, &g);
     if (cc->use == GP_CAL_TRAIN) {
         gp_train_perf p;
-        if (gp_train_perf_estimate(&cc->m, &g, &cc->cluster, &cc->w, &cc->l, 0, &p, NULL) != GP_OK)
+        if (gpi_train_perf_estimate(&cc->m, &g, &cc->cluster, &cc->w, &cc->l, 0, &p, NULL) != GP_OK)
             return NAN;
         return train_figure(cc, &p);
     }
-    gp_step_model sm;
-    if (gp_step_model_init(&cc->m, &g, NULL, &cc->w, &cc->l, NULL, &sm, NULL) != GP_OK)
+    gpi_step_model sm;
+    if (gpi_step_model_init(&cc->m, &g, NULL, &cc->w, &cc->l, NULL, &sm, NULL) != GP_OK)
         return NAN;
-    gp_step_model_use_rates(&sm, cc->cat, &cc->gpu, NULL); /* as gp_serve_run does */
+    gpi_step_model_use_rates(&sm, cc->cat, &cc->gpu, NULL); /* as gp_serve_run does */
     gp_sim_result res;
-    if (gp_simulate(&sm, &cc->sched, &cc->t, NULL, &res, NULL) != GP_OK)
+    if (gpi_simulate(&sm, &cc->sched, &cc->t, NULL, &res, NULL) != GP_OK)
         return NAN;
     return serve_figure(cc, &res);
 }

@@ -25,7 +25,7 @@ static const char *const param_names[GP_CALP_COUNT] = {"gemm_scale", "attn_scale
 
 const char *gp_cal_param_name(gp_cal_param p) { return (unsigned)p < GP_CALP_COUNT ? param_names[p] : NULL; }
 
-void gp_cal_param_range(gp_cal_param p, int use, double *min, double *max)
+void gpi_cal_param_range(gp_cal_param p, int use, double *min, double *max)
 {
     static const double train[GP_CALP_COUNT][2] = {{0.2, 1.25}, {0.2, 2.5}, {0.2, 1.11}, {0.05, 1.25}, {0, 0}};
     static const double serve[GP_CALP_COUNT][2] = {{0.2, 2.0}, {0, 0}, {0.2, 1.17}, {0, 0}, {0.0, 0.1}};
@@ -58,7 +58,7 @@ const gp_gpu_cal *gpi_cal_find(const gp_gpu *g, int use, gp_dtype dt, int engine
     gp_dtype k = gpi_cal_dtype(dt);
     for (int i = 0; i < g->n_cal && i < GP_GPU_CAL_MAX; i++) {
         const gp_gpu_cal *c = &g->cal[i];
-        /* serving without an engine uses vLLM's constants (gp_perf_params_defaults): so do we */
+        /* serving without an engine uses vLLM's constants (gpi_perf_params_defaults): so do we */
         int same_engine = c->engine == engine || (engine == GP_ENGINE_NONE && c->engine == GP_ENGINE_VLLM);
         if (c->use == use && c->dtype == k && (use == GP_CAL_TRAIN || same_engine))
             return c;
@@ -66,7 +66,7 @@ const gp_gpu_cal *gpi_cal_find(const gp_gpu *g, int use, gp_dtype dt, int engine
     return NULL;
 }
 
-void gpi_cal_step_model(const gp_gpu *g, gp_dtype dt, int engine, gp_step_model *sm)
+void gpi_cal_step_model(const gp_gpu *g, gp_dtype dt, int engine, gpi_step_model *sm)
 {
     const gp_gpu_cal *c = gpi_cal_find(g, GP_CAL_SERVE, dt, engine);
     if (!c)
@@ -150,7 +150,7 @@ static gp_status read_params(json_t *params, gp_gpu_cal *c, const char *name, gp
                 p = i;
         double lo, hi;
         if (p >= 0)
-            gp_cal_param_range((gp_cal_param)p, c->use, &lo, &hi);
+            gpi_cal_param_range((gp_cal_param)p, c->use, &lo, &hi);
         if (p < 0 || (lo == 0 && hi == 0))
             return pfail(err, name, k, "%s: unknown parameter '%s' for this use (%s)%s",
                          c->use == GP_CAL_TRAIN ? "training: gemm_scale, attn_scale, hbm_scale, comm_scale"
@@ -174,12 +174,12 @@ static gp_status read_entry(json_t *e, gp_gpu_cal *c, const char *name, gp_error
     c->use = parse_use(json_string_value(json_object_get(e, "use")));
     if (!c->use)
         return pfail(err, name, "use", "%s: '%s' must be \"train\" or \"serve\"%s%s", NULL, NULL);
-    gp_dtype dt = gp_dtype_parse(json_string_value(json_object_get(e, "dtype")));
+    gp_dtype dt = gpi_dtype_parse(json_string_value(json_object_get(e, "dtype")));
     if (dt == GP_DTYPE_UNKNOWN)
         return pfail(err, name, "dtype", "%s: '%s' must name a precision (bf16, fp8, fp4, ...)%s%s", NULL, NULL);
     c->dtype = gpi_cal_dtype(dt);
     const char *eng = json_string_value(json_object_get(e, "engine"));
-    gp_engine en = eng ? gp_engine_parse(eng) : GP_ENGINE_NONE;
+    gp_engine en = eng ? gpi_engine_parse(eng) : GP_ENGINE_NONE;
     if (en >= GP_ENGINE_COUNT)
         return pfail(err, name, "engine", "%s: '%s' names no engine (vllm, sglang, tgi, trtllm, llamacpp, none)%s%s",
                      NULL, NULL);
@@ -301,13 +301,13 @@ static void make_note(const pending *pd, int n, const char *name, char *buf, siz
     snprintf(buf, size, "calibrated on %d run%s of %s from %s", runs, runs == 1 ? "" : "s", what, name);
 }
 
-gp_status gp_catalog_apply_profile_text(gp_catalog *cat, const char *name, const char *text, size_t len, gp_error *err)
+gp_status gpi_catalog_apply_profile_text(gp_catalog *cat, const char *name, const char *text, size_t len, gp_error *err)
 {
     if (!name)
         name = "profile";
     if (!cat || !text)
         return gpi_fail(err, GP_EINVAL, "apply profile: catalog and text are required");
-    if (len > GP_PROFILE_MAX_BYTES) {
+    if (len > GPI_PROFILE_MAX_BYTES) {
         gpi_error_set_path(err, name);
         return gpi_fail(err, GP_ELIMIT, "%s: a profile is at most 4 MiB", name);
     }
@@ -355,10 +355,10 @@ gp_status gp_catalog_apply_profile(gp_catalog *cat, const char *path, gp_error *
     uint8_t *buf;
     size_t len;
     uint64_t size;
-    gp_status st = gpi_read_file_prefix(path, GP_PROFILE_MAX_BYTES + 1, &buf, &len, &size, err);
+    gp_status st = gpi_read_file_prefix(path, GPI_PROFILE_MAX_BYTES + 1, &buf, &len, &size, err);
     if (st)
         return st;
-    st = gp_catalog_apply_profile_text(cat, path, (const char *)buf, len, err);
+    st = gpi_catalog_apply_profile_text(cat, path, (const char *)buf, len, err);
     free(buf);
     return st;
 }

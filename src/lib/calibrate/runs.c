@@ -18,22 +18,22 @@
 #include <string.h>
 
 typedef struct run_slot {
-    gp_measured_run run;
+    gpi_measured_run run;
     char *scenario_text; /* owned; run.scenario_json points here */
 } run_slot;
 
-struct gp_runset {
+struct gpi_runset {
     run_slot *runs;
     size_t n, cap;
     json_t *defaults; /* the caller's defaults for the file being read, or NULL */
 };
 
-gp_runset *gp_runset_new(void)
+gpi_runset *gpi_runset_new(void)
 {
-    return calloc(1, sizeof(gp_runset));
+    return calloc(1, sizeof(gpi_runset));
 }
 
-void gp_runset_free(gp_runset *set)
+void gpi_runset_free(gpi_runset *set)
 {
     if (!set)
         return;
@@ -44,50 +44,50 @@ void gp_runset_free(gp_runset *set)
     free(set);
 }
 
-size_t gp_runset_count(const gp_runset *set)
+size_t gpi_runset_count(const gpi_runset *set)
 {
     return set ? set->n : 0;
 }
 
-const gp_measured_run *gp_runset_get(const gp_runset *set, size_t i)
+const gpi_measured_run *gpi_runset_get(const gpi_runset *set, size_t i)
 {
     return set && i < set->n ? &set->runs[i].run : NULL;
 }
 
-size_t gpi_runset_mark(const gp_runset *set)
+size_t gpi_runset_mark(const gpi_runset *set)
 {
     return set->n;
 }
 
-void gpi_runset_rollback(gp_runset *set, size_t mark)
+void gpi_runset_rollback(gpi_runset *set, size_t mark)
 {
     while (set->n > mark)
         free(set->runs[--set->n].scenario_text);
 }
 
-const char *gp_run_format_name(gp_run_format f)
+const char *gpi_run_format_name(gpi_run_format f)
 {
     switch (f) {
-    case GP_RUNFMT_JSONL: return "jsonl";
-    case GP_RUNFMT_CSV: return "csv";
-    case GP_RUNFMT_MEGATRON: return "megatron-log";
-    case GP_RUNFMT_TORCHTITAN: return "torchtitan-log";
-    case GP_RUNFMT_VLLM_BENCH: return "vllm-bench-json";
-    case GP_RUNFMT_TRTLLM_BENCH: return "trtllm-bench";
-    case GP_RUNFMT_NCCL_TESTS: return "nccl-tests";
-    case GP_RUNFMT_SERVE_TEXT: return "serving-benchmark-text";
+    case GPI_RUNFMT_JSONL: return "jsonl";
+    case GPI_RUNFMT_CSV: return "csv";
+    case GPI_RUNFMT_MEGATRON: return "megatron-log";
+    case GPI_RUNFMT_TORCHTITAN: return "torchtitan-log";
+    case GPI_RUNFMT_VLLM_BENCH: return "vllm-bench-json";
+    case GPI_RUNFMT_TRTLLM_BENCH: return "trtllm-bench";
+    case GPI_RUNFMT_NCCL_TESTS: return "nccl-tests";
+    case GPI_RUNFMT_SERVE_TEXT: return "serving-benchmark-text";
     }
     return "unknown";
 }
 
-const char *gp_collective_op_name(gp_collective_op op)
+const char *gpi_collective_op_name(gpi_collective_op op)
 {
     switch (op) {
-    case GP_COLL_ALL_REDUCE: return "all_reduce";
-    case GP_COLL_ALL_GATHER: return "all_gather";
-    case GP_COLL_REDUCE_SCATTER: return "reduce_scatter";
-    case GP_COLL_ALL_TO_ALL: return "alltoall";
-    case GP_COLL_UNKNOWN: break;
+    case GPI_COLLECTIVE_ALL_REDUCE: return "all_reduce";
+    case GPI_COLLECTIVE_ALL_GATHER: return "all_gather";
+    case GPI_COLLECTIVE_REDUCE_SCATTER: return "reduce_scatter";
+    case GPI_COLLECTIVE_ALL_TO_ALL: return "alltoall";
+    case GPI_COLLECTIVE_UNKNOWN: break;
     }
     return "unknown";
 }
@@ -113,7 +113,7 @@ gp_status gpi_runs_fail(gp_error *err, const char *name, int line, const char *f
     return code;
 }
 
-void gpi_run_init(gp_measured_run *r, gp_run_kind kind, gp_run_format format, int line)
+void gpi_run_init(gpi_measured_run *r, gpi_run_kind kind, gpi_run_format format, int line)
 {
     memset(r, 0, sizeof *r);
     r->kind = kind;
@@ -137,7 +137,7 @@ static int apply_defaults(json_t *scenario, const json_t *defaults)
     return 0;
 }
 
-gp_status gpi_runset_add(gp_runset *set, gp_measured_run *r, json_t *scenario, const char *name, gp_error *err)
+gp_status gpi_runset_add(gpi_runset *set, gpi_measured_run *r, json_t *scenario, const char *name, gp_error *err)
 {
     gp_status st = gpi_run_check_ranges(r, name, err);
     if (st != GP_OK) {
@@ -312,7 +312,7 @@ static const char *skip_space_and_comments(const char *p, const char *end)
 }
 
 /* Which reader a text is for; NULL when none recognises it. */
-static gp_status (*detect(const char *text, size_t len))(gp_runset *, const char *, const char *, size_t,
+static gp_status (*detect(const char *text, size_t len))(gpi_runset *, const char *, const char *, size_t,
                                                           gp_error *)
 {
     const char *p = skip_space_and_comments(text, text + len);
@@ -343,7 +343,7 @@ static gp_status (*detect(const char *text, size_t len))(gp_runset *, const char
     return NULL;
 }
 
-static gp_status set_defaults(gp_runset *set, const char *name, const char *defaults_json, gp_error *err)
+static gp_status set_defaults(gpi_runset *set, const char *name, const char *defaults_json, gp_error *err)
 {
     json_decref(set->defaults);
     set->defaults = NULL;
@@ -360,17 +360,17 @@ static gp_status set_defaults(gp_runset *set, const char *name, const char *defa
     return GP_OK;
 }
 
-gp_status gp_runset_parse(gp_runset *set, const char *name, const char *text, size_t len,
+gp_status gpi_runset_parse(gpi_runset *set, const char *name, const char *text, size_t len,
                           const char *defaults_json, gp_error *err)
 {
     if (!set || !text)
-        return gpi_fail(err, GP_EINVAL, "gp_runset_parse: no run set or no text");
+        return gpi_fail(err, GP_EINVAL, "gpi_runset_parse: no run set or no text");
     if (!name)
         name = "(input)";
     if (len > GPI_RUNS_MAX_FILE)
         return gpi_runs_fail(err, name, 0, NULL, GP_ELIMIT, "%zu bytes is over the %u-byte limit for a run file",
                              len, GPI_RUNS_MAX_FILE);
-    gp_status (*reader)(gp_runset *, const char *, const char *, size_t, gp_error *) = detect(text, len);
+    gp_status (*reader)(gpi_runset *, const char *, const char *, size_t, gp_error *) = detect(text, len);
     if (!reader)
         return gpi_runs_fail(err, name, 0, NULL, GP_EUNSUPPORTED,
                              "not a format gpuplan reads: expected JSON Lines with \"command\" and \"measured\", "
@@ -390,10 +390,10 @@ gp_status gp_runset_parse(gp_runset *set, const char *name, const char *text, si
     return st;
 }
 
-gp_status gp_runset_read(gp_runset *set, const char *path, const char *defaults_json, gp_error *err)
+gp_status gpi_runset_read(gpi_runset *set, const char *path, const char *defaults_json, gp_error *err)
 {
     if (!set || !path)
-        return gpi_fail(err, GP_EINVAL, "gp_runset_read: no run set or no path");
+        return gpi_fail(err, GP_EINVAL, "gpi_runset_read: no run set or no path");
     uint8_t *bytes = NULL;
     size_t len = 0;
     uint64_t size = 0;
@@ -406,7 +406,7 @@ gp_status gp_runset_read(gp_runset *set, const char *path, const char *defaults_
                              "the file has %llu bytes, over the %u-byte limit for a run file",
                              (unsigned long long)size, GPI_RUNS_MAX_FILE);
     }
-    st = gp_runset_parse(set, path, (const char *)bytes, len, defaults_json, err);
+    st = gpi_runset_parse(set, path, (const char *)bytes, len, defaults_json, err);
     free(bytes);
     return st;
 }

@@ -39,7 +39,7 @@ const char *gpi_memstr(const char *s, size_t len, const char *needle);
 int gpi_number_after(const gpi_line *ln, const char *label, double *out);
 
 /* Start a run: zeroed, figures NaN, kind/format/line set. */
-void gpi_run_init(gp_measured_run *r, gp_run_kind kind, gp_run_format format, int line);
+void gpi_run_init(gpi_measured_run *r, gpi_run_kind kind, gpi_run_format format, int line);
 
 /* Median of xs[0..n) (sorts xs); NaN when n == 0. */
 double gpi_median(double *xs, size_t n);
@@ -57,7 +57,7 @@ double gpi_samples_steady_median(gpi_samples *s);
 
 /* Add a run to the set; scenario is a JSON object (stolen reference: the set keeps it, and
    the defaults fill the keys it lacks). */
-gp_status gpi_runset_add(gp_runset *set, gp_measured_run *r, json_t *scenario, const char *name, gp_error *err);
+gp_status gpi_runset_add(gpi_runset *set, gpi_measured_run *r, json_t *scenario, const char *name, gp_error *err);
 
 /* Fail with FILE:LINE (and field) set. */
 gp_status gpi_runs_fail(gp_error *err, const char *name, int line, const char *field, gp_status code,
@@ -68,24 +68,24 @@ gp_status gpi_runs_fail(gp_error *err, const char *name, int line, const char *f
     ;
 
 /* The readers, one per format: each appends to set or fails leaving it as it was. */
-gp_status gpi_runs_jsonl(gp_runset *set, const char *name, const char *text, size_t len, gp_error *err);
-gp_status gpi_runs_csv(gp_runset *set, const char *name, const char *text, size_t len, gp_error *err);
-gp_status gpi_runs_megatron(gp_runset *set, const char *name, const char *text, size_t len, gp_error *err);
-gp_status gpi_runs_torchtitan(gp_runset *set, const char *name, const char *text, size_t len, gp_error *err);
-gp_status gpi_runs_vllm(gp_runset *set, const char *name, const char *text, size_t len, gp_error *err);
-gp_status gpi_runs_trtllm(gp_runset *set, const char *name, const char *text, size_t len, gp_error *err);
-gp_status gpi_runs_serve_text(gp_runset *set, const char *name, const char *text, size_t len, gp_error *err);
-gp_status gpi_runs_nccl(gp_runset *set, const char *name, const char *text, size_t len, gp_error *err);
+gp_status gpi_runs_jsonl(gpi_runset *set, const char *name, const char *text, size_t len, gp_error *err);
+gp_status gpi_runs_csv(gpi_runset *set, const char *name, const char *text, size_t len, gp_error *err);
+gp_status gpi_runs_megatron(gpi_runset *set, const char *name, const char *text, size_t len, gp_error *err);
+gp_status gpi_runs_torchtitan(gpi_runset *set, const char *name, const char *text, size_t len, gp_error *err);
+gp_status gpi_runs_vllm(gpi_runset *set, const char *name, const char *text, size_t len, gp_error *err);
+gp_status gpi_runs_trtllm(gpi_runset *set, const char *name, const char *text, size_t len, gp_error *err);
+gp_status gpi_runs_serve_text(gpi_runset *set, const char *name, const char *text, size_t len, gp_error *err);
+gp_status gpi_runs_nccl(gpi_runset *set, const char *name, const char *text, size_t len, gp_error *err);
 
 /* Set a measured key (JSON Lines / CSV vocabulary) on a run; GP_EINVAL for an unknown key or
    a value outside its physical range (the message names both). */
-gp_status gpi_run_set_measured(gp_measured_run *r, const char *key, double v, const char *name, int line, gp_error *err);
+gp_status gpi_run_set_measured(gpi_measured_run *r, const char *key, double v, const char *name, int line, gp_error *err);
 
 /* Every figure of the run inside its key's range (GP_EINVAL naming the key otherwise). */
-gp_status gpi_run_check_ranges(const gp_measured_run *r, const char *name, gp_error *err);
+gp_status gpi_run_check_ranges(const gpi_measured_run *r, const char *name, gp_error *err);
 
 /* Number of runs now in the set (to roll back a reader that fails half-way). */
-size_t gpi_runset_mark(const gp_runset *set);
-void gpi_runset_rollback(gp_runset *set, size_t mark);
+size_t gpi_runset_mark(const gpi_runset *set);
+void gpi_runset_rollback(gpi_runset *set, size_t mark);
 
 #endif

@@ -133,7 +133,7 @@ static void megatron_line(megatron_scan *m, const gpi_line *ln)
     }
 }
 
-gp_status gpi_runs_megatron(gp_runset *set, const char *name, const char *text, size_t len, gp_error *err)
+gp_status gpi_runs_megatron(gpi_runset *set, const char *name, const char *text, size_t len, gp_error *err)
 {
     megatron_scan m = {.args = json_object()};
     if (!m.args)
@@ -144,8 +144,8 @@ gp_status gpi_runs_megatron(gp_runset *set, const char *name, const char *text, 
     while (gpi_lines_next(&it, &ln))
         megatron_line(&m, &ln);
     gp_status st = GP_OK;
-    gp_measured_run r;
-    gpi_run_init(&r, GP_RUN_TRAIN, GP_RUNFMT_MEGATRON, m.first_line);
+    gpi_measured_run r;
+    gpi_run_init(&r, GPI_RUN_TRAIN, GPI_RUNFMT_MEGATRON, m.first_line);
     r.samples = (int)m.iter_ms.n;
     r.step_time_s = gpi_samples_steady_median(&m.iter_ms) / 1000.0;
     if (m.tflops.n)
@@ -171,7 +171,7 @@ gp_status gpi_runs_megatron(gp_runset *set, const char *name, const char *text, 
 
 /* ---- torchtitan ---- */
 
-gp_status gpi_runs_torchtitan(gp_runset *set, const char *name, const char *text, size_t len, gp_error *err)
+gp_status gpi_runs_torchtitan(gpi_runset *set, const char *name, const char *text, size_t len, gp_error *err)
 {
     gpi_samples tps = {0}, tflops = {0}, mfu = {0};
     gpi_lines it;
@@ -191,8 +191,8 @@ gp_status gpi_runs_torchtitan(gp_runset *set, const char *name, const char *text
             gpi_samples_push(&mfu, v / 100.0);
     }
     gp_status st;
-    gp_measured_run r;
-    gpi_run_init(&r, GP_RUN_TRAIN, GP_RUNFMT_TORCHTITAN, first);
+    gpi_measured_run r;
+    gpi_run_init(&r, GPI_RUN_TRAIN, GPI_RUNFMT_TORCHTITAN, first);
     r.samples = (int)tps.n;
     r.tokens_per_s_per_gpu = gpi_samples_steady_median(&tps);
     if (tflops.n)
@@ -251,7 +251,7 @@ static void trtllm_dtype(json_t *scn, const char *quant, const char *kv)
 
 typedef struct trt_scan {
     json_t *scn;
-    gp_measured_run r;
+    gpi_measured_run r;
     char quant[64], kv[64];
 } trt_scan;
 
@@ -283,12 +283,12 @@ static void trtllm_line(trt_scan *t, const gpi_line *ln)
         t->r.tpot_p50_s = v / 1000.0;
 }
 
-gp_status gpi_runs_trtllm(gp_runset *set, const char *name, const char *text, size_t len, gp_error *err)
+gp_status gpi_runs_trtllm(gpi_runset *set, const char *name, const char *text, size_t len, gp_error *err)
 {
     trt_scan t = {.scn = json_object()};
     if (!t.scn)
         return gpi_fail(err, GP_ENOMEM, "out of memory reading %s", name);
-    gpi_run_init(&t.r, GP_RUN_SERVE, GP_RUNFMT_TRTLLM_BENCH, 1);
+    gpi_run_init(&t.r, GPI_RUN_SERVE, GPI_RUNFMT_TRTLLM_BENCH, 1);
     gpi_lines it;
     gpi_line ln;
     gpi_lines_init(&it, text, len);
@@ -310,7 +310,7 @@ typedef struct nccl_scan {
     int col_busbw, col_algbw, col_redop, ncols; /* from the header; -1 until seen */
     int ranks, first;
     char redop[16];
-    gp_measured_run r;
+    gpi_measured_run r;
 } nccl_scan;
 
 /* Copy a token without the "[N]" rank prefixes MPI launchers add ("-1[0]" -> "-1"). */
@@ -371,7 +371,7 @@ static void nccl_header(nccl_scan *s, char tok[][32], int n)
 
 static void nccl_row(nccl_scan *s, char tok[][32], int n, int line)
 {
-    if (s->col_busbw < 0 || n < s->ncols - 1 || n <= s->col_busbw || s->r.points >= GP_RUN_MAX_POINTS)
+    if (s->col_busbw < 0 || n < s->ncols - 1 || n <= s->col_busbw || s->r.points >= GPI_RUN_MAX_POINTS)
         return;
     char *end;
     double bytes = strtod(tok[0], &end);
@@ -390,23 +390,23 @@ static void nccl_row(nccl_scan *s, char tok[][32], int n, int line)
 }
 
 /* Which collective: the test's own name when the output has it, else from the file name. */
-static gp_collective_op nccl_op(const char *text, size_t len, const char *name, const char *redop)
+static gpi_collective_op nccl_op(const char *text, size_t len, const char *name, const char *redop)
 {
     static const struct {
         const char *word;
-        gp_collective_op op;
-    } words[] = {{"all_reduce", GP_COLL_ALL_REDUCE},     {"all_gather", GP_COLL_ALL_GATHER},
-                 {"reduce_scatter", GP_COLL_REDUCE_SCATTER}, {"alltoall", GP_COLL_ALL_TO_ALL}};
+        gpi_collective_op op;
+    } words[] = {{"all_reduce", GPI_COLLECTIVE_ALL_REDUCE},     {"all_gather", GPI_COLLECTIVE_ALL_GATHER},
+                 {"reduce_scatter", GPI_COLLECTIVE_REDUCE_SCATTER}, {"alltoall", GPI_COLLECTIVE_ALL_TO_ALL}};
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
         if (gpi_memstr(text, len < 4096 ? len : 4096, words[i].word) || strstr(name, words[i].word))
             return words[i].op;
-    return strcmp(redop, "sum") == 0 ? GP_COLL_ALL_REDUCE : GP_COLL_UNKNOWN;
+    return strcmp(redop, "sum") == 0 ? GPI_COLLECTIVE_ALL_REDUCE : GPI_COLLECTIVE_UNKNOWN;
 }
 
-gp_status gpi_runs_nccl(gp_runset *set, const char *name, const char *text, size_t len, gp_error *err)
+gp_status gpi_runs_nccl(gpi_runset *set, const char *name, const char *text, size_t len, gp_error *err)
 {
     nccl_scan s = {.col_busbw = -1, .col_algbw = -1, .col_redop = -1};
-    gpi_run_init(&s.r, GP_RUN_COLLECTIVE, GP_RUNFMT_NCCL_TESTS, 0);
+    gpi_run_init(&s.r, GPI_RUN_COLLECTIVE, GPI_RUNFMT_NCCL_TESTS, 0);
     gpi_lines it;
     gpi_line ln;
     gpi_lines_init(&it, text, len);
@@ -437,7 +437,7 @@ gp_status gpi_runs_nccl(gp_runset *set, const char *name, const char *text, size
 
 typedef struct serve_text_scan {
     json_t *scn;
-    gp_measured_run r;
+    gpi_measured_run r;
     double done, in_tokens, out_tokens;
 } serve_text_scan;
 
@@ -468,12 +468,12 @@ static void serve_text_line(serve_text_scan *t, const gpi_line *ln)
         json_object_set_new(t->scn, "engine", json_string("sglang"));
 }
 
-gp_status gpi_runs_serve_text(gp_runset *set, const char *name, const char *text, size_t len, gp_error *err)
+gp_status gpi_runs_serve_text(gpi_runset *set, const char *name, const char *text, size_t len, gp_error *err)
 {
     serve_text_scan t = {.scn = json_object()};
     if (!t.scn)
         return gpi_fail(err, GP_ENOMEM, "out of memory reading %s", name);
-    gpi_run_init(&t.r, GP_RUN_SERVE, GP_RUNFMT_SERVE_TEXT, 1);
+    gpi_run_init(&t.r, GPI_RUN_SERVE, GPI_RUNFMT_SERVE_TEXT, 1);
     gpi_lines it;
     gpi_line ln;
     gpi_lines_init(&it, text, len);

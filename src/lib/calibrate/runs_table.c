@@ -15,23 +15,23 @@
 
 typedef struct measured_key {
     const char *name;
-    gp_run_kind kind;
-    size_t offset;   /* of the double in gp_measured_run */
+    gpi_run_kind kind;
+    size_t offset;   /* of the double in gpi_measured_run */
     double min, max; /* exclusive min, inclusive max */
 } measured_key;
 
-#define MK(n, k, lo, hi) {#n, k, offsetof(gp_measured_run, n), lo, hi}
+#define MK(n, k, lo, hi) {#n, k, offsetof(gpi_measured_run, n), lo, hi}
 static const measured_key measured_keys[] = {
     /* 1e5 TFLOP/s per GPU is 40x a B200's dense FP4 peak: above it is a unit error */
-    MK(model_tflops_per_gpu, GP_RUN_TRAIN, 0, 1e5),
-    MK(hw_tflops_per_gpu, GP_RUN_TRAIN, 0, 1e5),
-    MK(mfu, GP_RUN_TRAIN, 0, 1),
-    MK(tokens_per_s_per_gpu, GP_RUN_TRAIN, 0, 1e9),
-    MK(step_time_s, GP_RUN_TRAIN, 0, 1e7),
-    MK(output_tokens_per_s, GP_RUN_SERVE, 0, 1e9),
-    MK(total_tokens_per_s, GP_RUN_SERVE, 0, 1e9),
-    MK(ttft_p50_s, GP_RUN_SERVE, 0, 1e5),
-    MK(tpot_p50_s, GP_RUN_SERVE, 0, 1e3),
+    MK(model_tflops_per_gpu, GPI_RUN_TRAIN, 0, 1e5),
+    MK(hw_tflops_per_gpu, GPI_RUN_TRAIN, 0, 1e5),
+    MK(mfu, GPI_RUN_TRAIN, 0, 1),
+    MK(tokens_per_s_per_gpu, GPI_RUN_TRAIN, 0, 1e9),
+    MK(step_time_s, GPI_RUN_TRAIN, 0, 1e7),
+    MK(output_tokens_per_s, GPI_RUN_SERVE, 0, 1e9),
+    MK(total_tokens_per_s, GPI_RUN_SERVE, 0, 1e9),
+    MK(ttft_p50_s, GPI_RUN_SERVE, 0, 1e5),
+    MK(tpot_p50_s, GPI_RUN_SERVE, 0, 1e3),
 };
 #undef MK
 #define N_MEASURED (sizeof measured_keys / sizeof measured_keys[0])
@@ -44,7 +44,7 @@ static const measured_key *find_measured(const char *key)
     return NULL;
 }
 
-gp_status gpi_run_set_measured(gp_measured_run *r, const char *key, double v, const char *name, int line, gp_error *err)
+gp_status gpi_run_set_measured(gpi_measured_run *r, const char *key, double v, const char *name, int line, gp_error *err)
 {
     const measured_key *mk = find_measured(key);
     if (!mk)
@@ -55,8 +55,8 @@ gp_status gpi_run_set_measured(gp_measured_run *r, const char *key, double v, co
                              key);
     if (mk->kind != r->kind)
         return gpi_runs_fail(err, name, line, key, GP_EINVAL, "'%s' is a %s figure, but the run is a %s run", key,
-                             mk->kind == GP_RUN_TRAIN ? "training" : "serving",
-                             r->kind == GP_RUN_TRAIN ? "training" : "serving");
+                             mk->kind == GPI_RUN_TRAIN ? "training" : "serving",
+                             r->kind == GPI_RUN_TRAIN ? "training" : "serving");
     if (!isfinite(v) || v <= mk->min || v > mk->max)
         return gpi_runs_fail(err, name, line, key, GP_EINVAL, "'%s' = %g is outside (%g, %g]", key, v, mk->min,
                              mk->max);
@@ -64,7 +64,7 @@ gp_status gpi_run_set_measured(gp_measured_run *r, const char *key, double v, co
     return GP_OK;
 }
 
-gp_status gpi_run_check_ranges(const gp_measured_run *r, const char *name, gp_error *err)
+gp_status gpi_run_check_ranges(const gpi_measured_run *r, const char *name, gp_error *err)
 {
     for (size_t i = 0; i < N_MEASURED; i++) {
         const measured_key *mk = &measured_keys[i];
@@ -80,12 +80,12 @@ gp_status gpi_run_check_ranges(const gp_measured_run *r, const char *name, gp_er
     return GP_OK;
 }
 
-static gp_status parse_command(const char *cmd, gp_run_kind *kind, const char *name, int line, gp_error *err)
+static gp_status parse_command(const char *cmd, gpi_run_kind *kind, const char *name, int line, gp_error *err)
 {
     if (cmd && strcmp(cmd, "train") == 0)
-        *kind = GP_RUN_TRAIN;
+        *kind = GPI_RUN_TRAIN;
     else if (cmd && strcmp(cmd, "serve") == 0)
-        *kind = GP_RUN_SERVE;
+        *kind = GPI_RUN_SERVE;
     else
         return gpi_runs_fail(err, name, line, "command", GP_EINVAL,
                              "\"command\" must be \"train\" or \"serve\"%s%s%s", cmd ? " (not \"" : "",
@@ -94,10 +94,10 @@ static gp_status parse_command(const char *cmd, gp_run_kind *kind, const char *n
 }
 
 /* A serving run's offered load: the scenario's "rate" when it has one, else saturating. */
-static gp_status take_rate(gp_measured_run *r, json_t *scenario, const char *name, int line, gp_error *err)
+static gp_status take_rate(gpi_measured_run *r, json_t *scenario, const char *name, int line, gp_error *err)
 {
     json_t *rate = json_object_get(scenario, "rate");
-    if (!rate || r->kind != GP_RUN_SERVE)
+    if (!rate || r->kind != GPI_RUN_SERVE)
         return GP_OK;
     if (json_is_string(rate) && strcmp(json_string_value(rate), "inf") == 0)
         return GP_OK;
@@ -108,7 +108,7 @@ static gp_status take_rate(gp_measured_run *r, json_t *scenario, const char *nam
     return GP_OK;
 }
 
-static gp_status take_id(gp_measured_run *r, json_t *v, const char *name, int line, gp_error *err)
+static gp_status take_id(gpi_measured_run *r, json_t *v, const char *name, int line, gp_error *err)
 {
     if (!v)
         return GP_OK;
@@ -135,11 +135,11 @@ static int scenario_value_ok(json_t *v)
 }
 
 /* One run from an object holding command, id, measured and scenario keys (steals obj). */
-static gp_status run_from_object(gp_runset *set, json_t *obj, json_t *measured, gp_run_format fmt,
+static gp_status run_from_object(gpi_runset *set, json_t *obj, json_t *measured, gpi_run_format fmt,
                                  const char *name, int line, gp_error *err)
 {
-    gp_measured_run r;
-    gp_run_kind kind = GP_RUN_TRAIN;
+    gpi_measured_run r;
+    gpi_run_kind kind = GPI_RUN_TRAIN;
     json_t *cmd = json_object_get(obj, "command");
     gp_status st = parse_command(json_string_value(cmd), &kind, name, line, err);
     gpi_run_init(&r, kind, fmt, line);
@@ -183,7 +183,7 @@ static int blank(const gpi_line *ln)
     return 1;
 }
 
-gp_status gpi_runs_jsonl(gp_runset *set, const char *name, const char *text, size_t len, gp_error *err)
+gp_status gpi_runs_jsonl(gpi_runset *set, const char *name, const char *text, size_t len, gp_error *err)
 {
     gpi_lines it;
     gpi_line ln;
@@ -210,7 +210,7 @@ gp_status gpi_runs_jsonl(gp_runset *set, const char *name, const char *text, siz
             st = gpi_runs_fail(err, name, ln.no, "measured", GP_EINVAL,
                                "each line needs a \"measured\" object (e.g. {\"mfu\": 0.41})");
         if (st == GP_OK)
-            st = run_from_object(set, obj, measured, GP_RUNFMT_JSONL, name, ln.no, err);
+            st = run_from_object(set, obj, measured, GPI_RUNFMT_JSONL, name, ln.no, err);
         else
             json_decref(obj);
         json_decref(measured);
@@ -285,7 +285,7 @@ static json_t *csv_value(const char *s)
     return json_string(s);
 }
 
-static gp_status csv_row_to_run(gp_runset *set, csv_row *hdr, csv_row *row, const char *name, int line,
+static gp_status csv_row_to_run(gpi_runset *set, csv_row *hdr, csv_row *row, const char *name, int line,
                                 gp_error *err)
 {
     if (row->n != hdr->n)
@@ -305,12 +305,12 @@ static gp_status csv_row_to_run(gp_runset *set, csv_row *hdr, csv_row *row, cons
         json_decref(measured);
         return gpi_fail(err, GP_ENOMEM, "out of memory reading %s", name);
     }
-    gp_status st = run_from_object(set, obj, measured, GP_RUNFMT_CSV, name, line, err);
+    gp_status st = run_from_object(set, obj, measured, GPI_RUNFMT_CSV, name, line, err);
     json_decref(measured);
     return st;
 }
 
-gp_status gpi_runs_csv(gp_runset *set, const char *name, const char *text, size_t len, gp_error *err)
+gp_status gpi_runs_csv(gpi_runset *set, const char *name, const char *text, size_t len, gp_error *err)
 {
     csv_row *hdr = malloc(sizeof *hdr), *row = malloc(sizeof *row);
     gp_status st = hdr && row ? GP_OK : gpi_fail(err, GP_ENOMEM, "out of memory reading %s", name);

@@ -156,7 +156,7 @@ static json_t *vllm_scenario(const span *vals)
     return scn;
 }
 
-gp_status gpi_runs_vllm(gp_runset *set, const char *name, const char *text, size_t len, gp_error *err)
+gp_status gpi_runs_vllm(gpi_runset *set, const char *name, const char *text, size_t len, gp_error *err)
 {
     span vals[N_WANTED];
     memset(vals, 0, sizeof vals);
@@ -167,8 +167,8 @@ gp_status gpi_runs_vllm(gp_runset *set, const char *name, const char *text, size
             err->offset = bad - text;
         return st;
     }
-    gp_measured_run r;
-    gpi_run_init(&r, GP_RUN_SERVE, GP_RUNFMT_VLLM_BENCH, 1);
+    gpi_measured_run r;
+    gpi_run_init(&r, GPI_RUN_SERVE, GPI_RUNFMT_VLLM_BENCH, 1);
     r.output_tokens_per_s = number_of(&vals[7]);
     r.total_tokens_per_s = number_of(&vals[8]);
     r.ttft_p50_s = number_of(&vals[9]) / 1000.0;

@@ -3,7 +3,7 @@
  *
  * A question estimates its work and memory before it allocates (gpi_work_reserve) and counts
  * what it does (gpi_work_spend), so no request can make the library run or allocate without
- * bound: the largest budget is GP_WORK_MAX units and GP_WORK_BYTES_LARGE bytes.
+ * bound: the largest budget is GP_WORK_MAX units and GPI_WORK_BYTES_LARGE bytes.
  */
 #include "internal.h"
 
@@ -12,17 +12,17 @@
 #include <stdio.h>
 #include <string.h>
 
-void gp_work_init(gp_work *w, int allow_large)
+void gpi_work_init(gp_work *w, int allow_large)
 {
     memset(w, 0, sizeof *w);
-    w->limit = allow_large ? GP_WORK_LARGE : GP_WORK_DEFAULT;
-    w->max_bytes = allow_large ? GP_WORK_BYTES_LARGE : GP_WORK_BYTES_DEFAULT;
+    w->limit = allow_large ? GPI_WORK_LARGE : GPI_WORK_DEFAULT;
+    w->max_bytes = allow_large ? GPI_WORK_BYTES_LARGE : GPI_WORK_BYTES_DEFAULT;
 }
 
 double gpi_work_limit(const gp_work *w)
 {
     if (!w || !(w->limit > 0))
-        return GP_WORK_DEFAULT;
+        return GPI_WORK_DEFAULT;
     return w->limit < GP_WORK_MAX ? w->limit : GP_WORK_MAX;
 }
 
@@ -35,8 +35,8 @@ static const char *raise_hint(double limit)
 uint64_t gpi_work_max_bytes(const gp_work *w)
 {
     if (!w || w->max_bytes == 0)
-        return GP_WORK_BYTES_DEFAULT;
-    return w->max_bytes < GP_WORK_BYTES_LARGE ? w->max_bytes : GP_WORK_BYTES_LARGE;
+        return GPI_WORK_BYTES_DEFAULT;
+    return w->max_bytes < GPI_WORK_BYTES_LARGE ? w->max_bytes : GPI_WORK_BYTES_LARGE;
 }
 
 gp_status gpi_work_reserve(const gp_work *w, double units, double bytes, const char *what, const char *hint,
@@ -73,7 +73,7 @@ gp_status gpi_work_spend(gp_work *w, double units, gp_error *err)
                         "search): lower the load or the search size%s",
                         limit, raise_hint(limit));
     if (w->progress && w->used >= w->next_report) {
-        w->next_report = w->used + GP_WORK_PROGRESS_EVERY;
+        w->next_report = w->used + GPI_WORK_PROGRESS_EVERY;
         if (w->progress(w->progress_ctx, w->used, limit))
             return gpi_fail(err, GP_ECANCELED, "canceled after %.3g units of work", w->used);
     }

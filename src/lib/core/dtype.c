@@ -66,7 +66,7 @@ static int word_in_list(const char *word, const char *list)
     return 0;
 }
 
-gp_dtype gp_dtype_parse(const char *name)
+gp_dtype gpi_dtype_parse(const char *name)
 {
     if (!name)
         return GP_DTYPE_UNKNOWN;

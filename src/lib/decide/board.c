@@ -14,8 +14,8 @@ static const char *const alt_names[GP_ALT_KIND_COUNT] = {"cloud", "baremetal", "
 static const char *const risk_names[GP_RISK_KIND_COUNT] = {"exchange_rate", "import_duty", "price_confidence",
                                                            "lead_time", "utilization"};
 
-const char *gp_alt_kind_name(gp_alt_kind k) { return (unsigned)k < GP_ALT_KIND_COUNT ? alt_names[k] : "?"; }
-const char *gp_risk_kind_name(gp_risk_kind k) { return (unsigned)k < GP_RISK_KIND_COUNT ? risk_names[k] : "?"; }
+const char *gpi_alt_kind_name(gp_alt_kind k) { return (unsigned)k < GP_ALT_KIND_COUNT ? alt_names[k] : "?"; }
+const char *gpi_risk_kind_name(gp_risk_kind k) { return (unsigned)k < GP_RISK_KIND_COUNT ? risk_names[k] : "?"; }
 
 static double metric(const gp_plan_result *r, const gp_plan_option *o)
 {
@@ -56,7 +56,7 @@ static void alternatives(gp_plan_result *out)
         const gp_plan_option *o = &out->options[a->option];
         a->extra = metric(out, o) - metric(out, rec);
         if (out->serving && rec->deployment.kind == GP_DEPLOY_OWNED && o->deployment.kind != GP_DEPLOY_OWNED)
-            a->break_even_month = gp_cost_break_even_month(&rec->cost, &o->cost);
+            a->break_even_month = gpi_cost_break_even_month(&rec->cost, &o->cost);
     }
     /* the runner-up: the cheapest option that decides own vs rent the other way */
     out->runner_up = -1;
@@ -91,7 +91,7 @@ static const gp_plan_option *bridge(const gp_plan_result *out, const gp_plan_opt
     return NULL;
 }
 
-static void risks(const gp_prices *p, gp_plan_result *out)
+static void risks(const gpi_prices *p, gp_plan_result *out)
 {
     const gp_plan_option *rec = &out->options[out->recommended];
     const gp_plan_option *alt = out->runner_up >= 0 ? &out->options[out->runner_up] : NULL;
@@ -103,13 +103,13 @@ static void risks(const gp_prices *p, gp_plan_result *out)
         r->size = r->parameter * rec->cost.usd_exposed * (out->serving ? 1.0 : rt / (rec->cost.total ? rec->cost.total : 1));
         r->alt_size = alt ? r->parameter * alt->cost.usd_exposed * (out->serving ? 1.0 : at / (alt->cost.total ? alt->cost.total : 1)) : 0;
     }
-    double duty = gp_prices_import_duty(p, rec->deployment.country);
+    double duty = gpi_prices_import_duty(p, rec->deployment.country);
     if (owned && duty > 0 && (r = risk(out, GP_RISK_IMPORT_DUTY, duty))) {
         r->size = duty * rec->cost.upfront * (out->serving ? 1.0 : rt / (rec->cost.total ? rec->cost.total : 1));
-        r->alt_size = alt && alt->deployment.kind == GP_DEPLOY_OWNED ? gp_prices_import_duty(p, alt->deployment.country) * alt->cost.upfront : 0;
+        r->alt_size = alt && alt->deployment.kind == GP_DEPLOY_OWNED ? gpi_prices_import_duty(p, alt->deployment.country) * alt->cost.upfront : 0;
     }
-    int low = (gp_prices_low_confidence(p, rec->gpu) || gp_prices_low_confidence(p, rec->deployment.id)) |
-              (alt && (gp_prices_low_confidence(p, alt->gpu) || gp_prices_low_confidence(p, alt->deployment.id))) << 1;
+    int low = (gpi_prices_low_confidence(p, rec->gpu) || gpi_prices_low_confidence(p, rec->deployment.id)) |
+              (alt && (gpi_prices_low_confidence(p, alt->gpu) || gpi_prices_low_confidence(p, alt->deployment.id))) << 1;
     if (low && (r = risk(out, GP_RISK_PRICE_CONFIDENCE, alt && rt > 0 ? (at - rt) / rt : 0)))
         r->low_confidence = low;
     const gp_plan_option *b = owned && out->serving ? bridge(out, rec) : NULL;
@@ -157,7 +157,7 @@ static void rule_prices(gp_plan_result *out)
     }
 }
 
-void gpi_plan_decide(const gp_prices *prices, gp_plan_result *out)
+void gpi_plan_decide(const gpi_prices *prices, gp_plan_result *out)
 {
     out->runner_up = -1;
     out->n_risks = 0;

@@ -12,7 +12,7 @@ static const char *const rule_kind_names[GP_RULE_KIND_COUNT] = {
     "in_country", "dedicated", "min_weight_bits", "redundancy", "audit_logging", "datacenter_gpu",
 };
 
-const char *gp_rule_kind_name(gp_rule_kind k)
+const char *gpi_rule_kind_name(gp_rule_kind k)
 {
     return (unsigned)k < GP_RULE_KIND_COUNT ? rule_kind_names[k] : "?";
 }
@@ -83,7 +83,7 @@ static gp_status parse_profile(json_t *e, gp_profile *out, json_t *root, gp_erro
     return GP_OK;
 }
 
-gp_status gp_compliance_profile(const gp_catalog *cat, const char *id, gp_profile *out, gp_error *err)
+gp_status gpi_compliance_profile(const gp_catalog *cat, const char *id, gp_profile *out, gp_error *err)
 {
     gp_error_clear(err);
     memset(out, 0, sizeof *out);
@@ -106,7 +106,7 @@ gp_status gp_compliance_profile(const gp_catalog *cat, const char *id, gp_profil
     return gpi_fail(err, GP_ENOTFOUND, "unknown compliance profile '%s' (profiles: %s)", id, known);
 }
 
-void gp_compliance_check(const gp_profile *p, const gp_compliance_subject *s, gp_compliance_verdict *out)
+void gpi_compliance_check(const gp_profile *p, const gpi_compliance_subject *s, gp_compliance_verdict *out)
 {
     memset(out, 0, sizeof *out);
     for (int i = 0; i < p->n_rules; i++) {
@@ -143,7 +143,7 @@ void gp_compliance_check(const gp_profile *p, const gp_compliance_subject *s, gp
     out->allowed = out->n_violated == 0;
 }
 
-int gp_compliance_redundancy(const gp_profile *p)
+int gpi_compliance_redundancy(const gp_profile *p)
 {
     int n = 0;
     for (int i = 0; i < p->n_rules; i++)

@@ -18,7 +18,7 @@
 
 static const char *const deploy_kind_names[GP_DEPLOY_KIND_COUNT] = {"cloud", "baremetal", "owned"};
 
-const char *gp_deploy_kind_name(gp_deploy_kind k)
+const char *gpi_deploy_kind_name(gp_deploy_kind k)
 {
     return (unsigned)k < GP_DEPLOY_KIND_COUNT ? deploy_kind_names[k] : "?";
 }
@@ -56,7 +56,7 @@ static gp_status bad_entry(gp_error *err, const char *list, size_t i, const char
     return gpi_fail(err, GP_EPARSE, "prices.json: %s[%zu].%s %s", list, i, field, what);
 }
 
-static void server_spec(json_t *e, gp_server_spec *s)
+static void server_spec(json_t *e, gpi_server_spec *s)
 {
     gpi_strlcpy(s->gpu, str(e, "id"), sizeof s->gpu);
     s->gpus_per_server = num(e, "gpus_per_server") >= 1 ? (int)num(e, "gpus_per_server") : 8;
@@ -66,37 +66,37 @@ static void server_spec(json_t *e, gp_server_spec *s)
 
 /* "servers" and "risks": optional blocks; without them a server is 8 GPUs in 4U and the
  * what-ifs have the defaults docs/cost.md gives. */
-static void load_servers_and_risks(json_t *root, gp_prices *out)
+static void load_servers_and_risks(json_t *root, gpi_prices *out)
 {
     json_t *sv = json_object_get(root, "servers");
     server_spec(json_object_get(sv, "default"), &out->server_default);
     size_t i;
     json_t *e;
     json_array_foreach(json_object_get(sv, "gpus"), i, e) {
-        if (out->n_servers < GP_PRICES_MAX_GPUS)
+        if (out->n_servers < GPI_PRICES_MAX_GPUS)
             server_spec(e, &out->servers[out->n_servers++]);
     }
     json_t *r = json_object_get(root, "risks");
-    gp_price_risks *k = &out->risks;
+    gpi_price_risks *k = &out->risks;
     k->exchange_rate_move = json_object_get(r, "exchange_rate_move") ? num(json_object_get(r, "exchange_rate_move"), "value") : 0.2;
     k->lead_time_months = json_object_get(r, "lead_time_months") ? num(json_object_get(r, "lead_time_months"), "value") : 3;
     k->utilization_low = json_object_get(r, "utilization_low") ? num(json_object_get(r, "utilization_low"), "value") : 0.5;
     const char *key;
     json_t *v;
     json_object_foreach(json_object_get(r, "import_duty"), key, v) {
-        if (k->n_import_duties >= GP_PRICES_MAX_COUNTRIES)
+        if (k->n_import_duties >= GPI_PRICES_MAX_COUNTRIES)
             break;
         gpi_strlcpy(k->import_duty_country[k->n_import_duties], key, sizeof k->import_duty_country[0]);
         k->import_duty[k->n_import_duties++] = num(v, "value");
     }
     json_array_foreach(json_object_get(r, "low_confidence_prices"), i, e) {
-        if (json_is_string(e) && k->n_low_confidence < GP_PRICES_MAX_LOW_CONFIDENCE)
+        if (json_is_string(e) && k->n_low_confidence < GPI_PRICES_MAX_LOW_CONFIDENCE)
             gpi_strlcpy(k->low_confidence[k->n_low_confidence++], json_string_value(e), sizeof k->low_confidence[0]);
     }
 }
 
 /* The file's named constants (hours per month, discounts, PUE, ...). */
-static gp_status load_constants(json_t *root, gp_prices *out, gp_error *err)
+static gp_status load_constants(json_t *root, gpi_prices *out, gp_error *err)
 {
     double v;
     gp_status st;
@@ -120,14 +120,14 @@ static gp_status load_constants(json_t *root, gp_prices *out, gp_error *err)
     return GP_OK;
 }
 
-static gp_status load_currencies(json_t *root, gp_prices *out, gp_error *err)
+static gp_status load_currencies(json_t *root, gpi_prices *out, gp_error *err)
 {
     size_t i;
     json_t *e;
     json_array_foreach(json_object_get(root, "currencies"), i, e) {
-        if (out->n_currencies >= GP_PRICES_MAX_CURRENCIES)
+        if (out->n_currencies >= GPI_PRICES_MAX_CURRENCIES)
             break;
-        gp_currency *c = &out->currencies[out->n_currencies];
+        gpi_currency *c = &out->currencies[out->n_currencies];
         if (!*str(e, "id") || num(e, "per_usd") <= 0)
             return bad_entry(err, "currencies", i, "per_usd", "must be a positive number with an 'id'");
         gpi_strlcpy(c->code, str(e, "id"), sizeof c->code);
@@ -140,14 +140,14 @@ static gp_status load_currencies(json_t *root, gp_prices *out, gp_error *err)
 }
 
 /* Power and hosting per country, power converted to USD at the currencies' rates. */
-static gp_status load_countries(json_t *root, gp_prices *out, gp_error *err)
+static gp_status load_countries(json_t *root, gpi_prices *out, gp_error *err)
 {
     size_t i;
     json_t *e;
     json_array_foreach(json_object_get(root, "countries"), i, e) {
-        if (out->n_countries >= GP_PRICES_MAX_COUNTRIES)
+        if (out->n_countries >= GPI_PRICES_MAX_COUNTRIES)
             break;
-        gp_country_costs *c = &out->countries[out->n_countries];
+        gpi_country_costs *c = &out->countries[out->n_countries];
         gpi_strlcpy(c->country, str(e, "id"), sizeof c->country);
         double rate = 1.0;
         const char *cur = str(e, "power_currency");
@@ -168,7 +168,7 @@ static gp_status load_countries(json_t *root, gp_prices *out, gp_error *err)
     return GP_OK;
 }
 
-static gp_status load_deployments(json_t *root, gp_prices *out, gp_error *err)
+static gp_status load_deployments(json_t *root, gpi_prices *out, gp_error *err)
 {
     size_t i;
     json_t *e;
@@ -197,14 +197,14 @@ static gp_status load_deployments(json_t *root, gp_prices *out, gp_error *err)
     return GP_OK;
 }
 
-static void load_gpu_prices(json_t *root, gp_prices *out)
+static void load_gpu_prices(json_t *root, gpi_prices *out)
 {
     size_t i;
     json_t *e;
     json_array_foreach(json_object_get(root, "gpus"), i, e) {
-        if (out->n_gpus >= GP_PRICES_MAX_GPUS)
+        if (out->n_gpus >= GPI_PRICES_MAX_GPUS)
             break;
-        gp_gpu_price *g = &out->gpus[out->n_gpus];
+        gpi_gpu_price *g = &out->gpus[out->n_gpus];
         gpi_strlcpy(g->gpu, str(e, "id"), sizeof g->gpu);
         g->on_demand_usd_per_hour = num(e, "on_demand_usd_per_hour");
         g->reserved_usd_per_hour = num(e, "reserved_usd_per_hour");
@@ -215,7 +215,7 @@ static void load_gpu_prices(json_t *root, gp_prices *out)
     }
 }
 
-gp_status gp_prices_load(const gp_catalog *cat, gp_prices *out, gp_error *err)
+gp_status gpi_prices_load(const gp_catalog *cat, gpi_prices *out, gp_error *err)
 {
     gp_error_clear(err);
     memset(out, 0, sizeof *out);
@@ -232,7 +232,7 @@ gp_status gp_prices_load(const gp_catalog *cat, gp_prices *out, gp_error *err)
     return GP_OK;
 }
 
-const gp_server_spec *gp_prices_server(const gp_prices *p, const char *gpu_id)
+const gpi_server_spec *gpi_prices_server(const gpi_prices *p, const char *gpu_id)
 {
     for (int i = 0; p && gpu_id && i < p->n_servers; i++)
         if (gpi_strcaseeq(p->servers[i].gpu, gpu_id))
@@ -240,7 +240,7 @@ const gp_server_spec *gp_prices_server(const gp_prices *p, const char *gpu_id)
     return p ? &p->server_default : NULL;
 }
 
-int gp_prices_low_confidence(const gp_prices *p, const char *id)
+int gpi_prices_low_confidence(const gpi_prices *p, const char *id)
 {
     for (int i = 0; p && id && i < p->risks.n_low_confidence; i++)
         if (gpi_strcaseeq(p->risks.low_confidence[i], id))
@@ -248,7 +248,7 @@ int gp_prices_low_confidence(const gp_prices *p, const char *id)
     return 0;
 }
 
-double gp_prices_import_duty(const gp_prices *p, const char *country)
+double gpi_prices_import_duty(const gpi_prices *p, const char *country)
 {
     for (int i = 0; p && country && i < p->risks.n_import_duties; i++)
         if (gpi_strcaseeq(p->risks.import_duty_country[i], country))
@@ -256,7 +256,7 @@ double gp_prices_import_duty(const gp_prices *p, const char *country)
     return 0.0;
 }
 
-const gp_gpu_price *gp_prices_find_gpu(const gp_prices *p, const char *gpu_id)
+const gpi_gpu_price *gpi_prices_find_gpu(const gpi_prices *p, const char *gpu_id)
 {
     for (int i = 0; p && gpu_id && i < p->n_gpus; i++)
         if (gpi_strcaseeq(p->gpus[i].gpu, gpu_id))
@@ -264,7 +264,7 @@ const gp_gpu_price *gp_prices_find_gpu(const gp_prices *p, const char *gpu_id)
     return NULL;
 }
 
-const gp_deployment *gp_prices_find_deployment(const gp_prices *p, const char *id)
+const gp_deployment *gpi_prices_find_deployment(const gpi_prices *p, const char *id)
 {
     for (int i = 0; p && id && i < p->n_deployments; i++)
         if (gpi_strcaseeq(p->deployments[i].id, id))
@@ -272,7 +272,7 @@ const gp_deployment *gp_prices_find_deployment(const gp_prices *p, const char *i
     return NULL;
 }
 
-gp_status gp_prices_rate(const gp_prices *p, const char *code, double *per_usd, gp_error *err)
+gp_status gpi_prices_rate(const gpi_prices *p, const char *code, double *per_usd, gp_error *err)
 {
     if (!code || !*code || gpi_strcaseeq(code, "USD")) {
         *per_usd = 1.0;
@@ -291,9 +291,9 @@ gp_status gp_prices_rate(const gp_prices *p, const char *code, double *per_usd, 
                     code, known);
 }
 
-double gp_prices_gpu_hour(const gp_prices *p, const gp_gpu *gpu, const gp_deployment *d, int reserved)
+double gpi_prices_gpu_hour(const gpi_prices *p, const gp_gpu *gpu, const gp_deployment *d, int reserved)
 {
-    const gp_gpu_price *g = gp_prices_find_gpu(p, gpu ? gpu->id : NULL);
+    const gpi_gpu_price *g = gpi_prices_find_gpu(p, gpu ? gpu->id : NULL);
     if (!g || !d || d->kind == GP_DEPLOY_OWNED)
         return 0.0;
     double od = g->on_demand_usd_per_hour, rs = g->reserved_usd_per_hour;
@@ -306,7 +306,7 @@ double gp_prices_gpu_hour(const gp_prices *p, const gp_gpu *gpu, const gp_deploy
     return (reserved ? rs : od) * d->region_multiplier;
 }
 
-static const gp_country_costs *country(const gp_prices *p, const char *code)
+static const gpi_country_costs *country(const gpi_prices *p, const char *code)
 {
     for (int i = 0; i < p->n_countries; i++)
         if (gpi_strcaseeq(p->countries[i].country, code))
@@ -317,7 +317,7 @@ static const gp_country_costs *country(const gp_prices *p, const char *code)
 /* One training run: owned, its share of the amortized month; cloud, on-demand hours unless the
  * run itself lasts a reservation term; bare metal, whole months of rent (it is rented by the
  * month). */
-static double run_cost(const gp_prices *p, const gp_cost_input *in, const gp_deployment *d, const gp_cost *c)
+static double run_cost(const gpi_prices *p, const gpi_cost_input *in, const gp_deployment *d, const gp_cost *c)
 {
     double hpm = p->hours_per_month;
     if (d->kind == GP_DEPLOY_OWNED)
@@ -329,7 +329,7 @@ static double run_cost(const gp_prices *p, const gp_cost_input *in, const gp_dep
     return per_gpu * in->gpus * in->run_hours;
 }
 
-gp_status gp_cost_estimate(const gp_prices *p, const gp_cost_input *in, const char *currency, gp_cost *out,
+gp_status gpi_cost_estimate(const gpi_prices *p, const gpi_cost_input *in, const char *currency, gp_cost *out,
                            gp_error *err)
 {
     gp_error_clear(err); /* no stale offset or field from an earlier call */
@@ -342,7 +342,7 @@ gp_status gp_cost_estimate(const gp_prices *p, const gp_cost_input *in, const ch
                         in->horizon_months);
     }
     double rate;
-    gp_status st = gp_prices_rate(p, currency, &rate, err);
+    gp_status st = gpi_prices_rate(p, currency, &rate, err);
     if (st)
         return st;
     gpi_strlcpy(out->currency, currency && *currency ? currency : "USD", sizeof out->currency);
@@ -351,15 +351,15 @@ gp_status gp_cost_estimate(const gp_prices *p, const gp_cost_input *in, const ch
     out->kind = d->kind;
     out->months = in->horizon_months;
     double n = in->gpus, hpm = p->hours_per_month;
-    const gp_server_spec *sv = gp_prices_server(p, in->gpu->id);
+    const gpi_server_spec *sv = gpi_prices_server(p, in->gpu->id);
     out->gpus_per_server = sv && sv->gpus_per_server > 0 ? sv->gpus_per_server : 8;
     out->servers = (in->gpus + out->gpus_per_server - 1) / out->gpus_per_server;
     out->rack_units = out->servers * (sv && sv->rack_units > 0 ? sv->rack_units : 4);
     out->power_kw = n * in->gpu->tdp_w * p->system_power_factor / 1000.0;
     double usd_upfront = 0, usd_monthly = 0, usd_hourly = 0, usd_egress = 0, usd_power = 0, usd_hosting = 0;
     if (d->kind == GP_DEPLOY_OWNED) {
-        const gp_gpu_price *g = gp_prices_find_gpu(p, in->gpu->id);
-        const gp_country_costs *cc = country(p, d->country);
+        const gpi_gpu_price *g = gpi_prices_find_gpu(p, in->gpu->id);
+        const gpi_country_costs *cc = country(p, d->country);
         if (!g || g->purchase_usd <= 0 || !cc || in->gpu->tdp_w <= 0)
             return GP_OK; /* available = 0: no purchase price, country costs or TDP */
         usd_upfront = n * g->purchase_usd * p->system_multiplier;
@@ -368,7 +368,7 @@ gp_status gp_cost_estimate(const gp_prices *p, const gp_cost_input *in, const ch
         usd_monthly = usd_power + usd_hosting;
         usd_hourly = usd_monthly / hpm;
     } else {
-        double od = gp_prices_gpu_hour(p, in->gpu, d, 0), rs = gp_prices_gpu_hour(p, in->gpu, d, 1);
+        double od = gpi_prices_gpu_hour(p, in->gpu, d, 0), rs = gpi_prices_gpu_hour(p, in->gpu, d, 1);
         if (od <= 0)
             return GP_OK;
         out->gpu_hour_on_demand = od * rate;
@@ -398,7 +398,7 @@ gp_status gp_cost_estimate(const gp_prices *p, const gp_cost_input *in, const ch
     return GP_OK;
 }
 
-int gp_cost_break_even_month(const gp_cost *owned, const gp_cost *rented)
+int gpi_cost_break_even_month(const gp_cost *owned, const gp_cost *rented)
 {
     if (!owned->available || !rented->available)
         return 0;

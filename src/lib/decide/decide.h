@@ -9,6 +9,6 @@
 /* The decision around a ranked plan (board.c): the best alternative of each kind, the
  * runner-up, the risks sized with the file's what-ifs, and what each data rule costs.
  * Needs out->options ranked and out->recommended set. */
-void gpi_plan_decide(const gp_prices *prices, gp_plan_result *out);
+void gpi_plan_decide(const gpi_prices *prices, gp_plan_result *out);
 
 #endif

@@ -45,7 +45,7 @@ static void say(gp_fit_result *r, gp_reason_code code, gpi_msg_id id, const gpi_
 #define SAY(r, code, id, ...) \
     say(r, code, id, (const gpi_msg_arg[]){__VA_ARGS__}, (int)(sizeof((gpi_msg_arg[]){__VA_ARGS__}) / sizeof(gpi_msg_arg)))
 
-void gp_fit_set_lang(gp_fit_result *r, const char *lang)
+void gpi_fit_set_lang(gp_fit_result *r, const char *lang)
 {
     if (!r || !lang || strcmp(lang, "pt-BR"))
         return;
@@ -59,7 +59,7 @@ static int fits(const gp_model *m, const gp_gpu *g, const gp_workload *w, const 
     gp_memory tmp;
     if (!mem)
         mem = &tmp;
-    return gp_memory_estimate(m, g, w, l, mem, NULL) == GP_OK && mem->fits;
+    return gpi_memory_estimate(m, g, w, l, mem, NULL) == GP_OK && mem->fits;
 }
 
 static int tp_valid(const gp_model *m, int tp)
@@ -271,7 +271,7 @@ static void say_larger(gp_fit_result *out)
 /* The layout every count starts from: one GPU, the given layout's other settings. */
 static void base_layout(const gp_layout *given, gp_layout *base)
 {
-    gp_layout_defaults(base);
+    gpi_layout_defaults(base);
     if (!given)
         return;
     base->micro_batch = given->micro_batch > 0 ? given->micro_batch : 1;
@@ -368,7 +368,7 @@ static void larger_gpus(const gp_catalog *cat, const gp_model *m, const gp_gpu *
         say_larger(out);
 }
 
-gp_status gp_fit(const gp_catalog *cat, const gp_model *m, const gp_gpu *gpu, const gp_workload *w,
+gp_status gpi_fit(const gp_catalog *cat, const gp_model *m, const gp_gpu *gpu, const gp_workload *w,
                  const gp_layout *given, gp_fit_result *out, gp_error *err)
 {
     gp_error_clear(err); /* no stale offset or field from an earlier call */
@@ -385,7 +385,7 @@ gp_status gp_fit(const gp_catalog *cat, const gp_model *m, const gp_gpu *gpu, co
         if (out->asked.tp > 1 && w->task != GP_TASK_INFER && !given->sequence_parallel)
             out->asked.sequence_parallel = 1;
     }
-    gp_status st = gp_memory_estimate(m, gpu, w, &out->asked, &out->asked_memory, err);
+    gp_status st = gpi_memory_estimate(m, gpu, w, &out->asked, &out->asked_memory, err);
     if (st)
         return st;
 
@@ -401,7 +401,7 @@ gp_status gp_fit(const gp_catalog *cat, const gp_model *m, const gp_gpu *gpu, co
     /* one GPU of this type, everything else as asked */
     gp_layout one = base;
     gp_memory one_mem;
-    st = gp_memory_estimate(m, gpu, w, &one, &one_mem, err);
+    st = gpi_memory_estimate(m, gpu, w, &one, &one_mem, err);
     if (st)
         return st;
     out->single_gpu_sufficient = one_mem.fits;

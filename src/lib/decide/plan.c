@@ -1,7 +1,7 @@
 /*
  * plan.c: the whole decision (docs/scenario.md). For each weight precision and candidate GPU
- * type, the setup that carries the load (serving: gp_capacity_search; training:
- * gp_train_search), its reliability (spares for an availability target; checkpoint overhead),
+ * type, the setup that carries the load (serving: gpi_capacity_search; training:
+ * gpi_train_search), its reliability (spares for an availability target; checkpoint overhead),
  * then one option per deployment (cloud, bare metal, owned; data/prices.json), each costed
  * over the horizon and checked against the data-sensitivity profile (data/compliance.json).
  * Options a rule excludes go to `excluded` with the rules; the rest are ranked by total cost
@@ -14,16 +14,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-void gp_plan_request_defaults(gp_plan_request *r)
+void gpi_plan_request_defaults(gp_plan_request *r)
 {
     memset(r, 0, sizeof *r);
-    gp_workload_defaults(&r->w, GP_TASK_INFER);
-    gp_train_search_defaults(&r->train);
+    gpi_workload_defaults(&r->w, GP_TASK_INFER);
+    gpi_train_search_defaults(&r->train);
     gpi_strlcpy(r->compliance, "none", sizeof r->compliance);
     gpi_strlcpy(r->currency, "USD", sizeof r->currency);
     r->horizon_months = 36;
     r->egress_tb_per_month = -1;
-    gp_reliability_defaults(&r->reliability);
+    gpi_reliability_defaults(&r->reliability);
 }
 
 /* What one (GPU, precision) setup is, before deployments multiply it. */
@@ -56,14 +56,14 @@ static void note(gp_plan_result *out, const char *fmt, ...)
 }
 
 static gp_status serve_setup(const gp_catalog *cat, const gp_plan_request *req, const gp_workload *w,
-                             const gp_gpu *g, int redundancy, const gp_prices *prices, gp_plan_result *out,
+                             const gp_gpu *g, int redundancy, const gpi_prices *prices, gp_plan_result *out,
                              setup *s, int *found, gp_error *err)
 {
     *found = 0;
     gp_capacity_result *cr = calloc(1, sizeof *cr);
     if (!cr)
         return gpi_fail(err, GP_ENOMEM, "out of memory planning");
-    gp_capacity_request cq;
+    gpi_capacity_request cq;
     memset(&cq, 0, sizeof cq);
     cq.model = req->model;
     cq.w = w;
@@ -74,7 +74,7 @@ static gp_status serve_setup(const gp_catalog *cat, const gp_plan_request *req, 
     cq.gpus = one;
     cq.n_gpus = 1;
     cq.fixed_tp = req->fixed_tp;
-    gp_status st = gp_capacity_search(cat, &cq, cr, err);
+    gp_status st = gpi_capacity_search(cat, &cq, cr, err);
     if (st) {
         free(cr);
         return st;
@@ -106,13 +106,13 @@ static gp_status serve_setup(const gp_catalog *cat, const gp_plan_request *req, 
     s->dtype = w->dtype;
     s->serve = cr->best;
     free(cr);
-    gp_layout_defaults(&s->layout);
+    gpi_layout_defaults(&s->layout);
     s->layout.tp = s->serve.tp;
     s->layout.pp = s->serve.pp > 0 ? s->serve.pp : 1;
     int serving = s->serve.replicas - redundancy;
     if (serving < 1)
         serving = 1;
-    st = gp_serve_reliability_estimate(&req->reliability, s->layout.tp, serving, redundancy, req->availability,
+    st = gpi_serve_reliability_estimate(&req->reliability, s->layout.tp, serving, redundancy, req->availability,
                                        &s->serve_rel, err);
     if (st)
         return st;
@@ -134,7 +134,7 @@ static gp_status serve_setup(const gp_catalog *cat, const gp_plan_request *req, 
     ml.dp = 1;
     gp_error local;
     gp_error_clear(&local);
-    if (gp_memory_estimate(req->model, g, &mw, &ml, &s->memory, &local) == GP_OK && s->memory.kv_cache_bytes > 0)
+    if (gpi_memory_estimate(req->model, g, &mw, &ml, &s->memory, &local) == GP_OK && s->memory.kv_cache_bytes > 0)
         s->memory.kv_cache = s->memory.kv_cache_bytes; /* the pool the engine allocates */
     *found = 1;
     return GP_OK;
@@ -148,11 +148,11 @@ static gp_status train_setup(const gp_catalog *cat, const gp_plan_request *req, 
     if (!sr)
         return gpi_fail(err, GP_ENOMEM, "out of memory planning");
     gp_cluster c;
-    gp_cluster_defaults(&c, cat, g, NULL);
+    gpi_cluster_defaults(&c, cat, g, NULL);
     gp_train_search_opts o = req->train;
     if (o.top_k < 1)
         o.top_k = 1;
-    gp_status st = gp_train_search(req->model, g, &c, w, &o, sr, err);
+    gp_status st = gpi_train_search(req->model, g, &c, w, &o, sr, err);
     if (st || sr->n_top == 0) {
         if (st == GP_OK || st == GP_EINVAL) {
             note(out, "%s in %s: %s", g->id, gp_dtype_name(w->dtype),
@@ -182,7 +182,7 @@ static gp_status train_setup(const gp_catalog *cat, const gp_plan_request *req, 
                (double)gp_model_total_params(req->model) * opt_bytes[(unsigned)w->optimizer < GP_OPT_COUNT ? w->optimizer : 0];
     else
         ckpt = (double)s->memory.optimizer * s->layout.tp * s->layout.pp;
-    st = gp_train_reliability_estimate(&req->reliability, s->gpus_total, s->train.time_to_train_s, ckpt, &s->train_rel,
+    st = gpi_train_reliability_estimate(&req->reliability, s->gpus_total, s->train.time_to_train_s, ckpt, &s->train_rel,
                                        err);
     if (st)
         return st;
@@ -226,7 +226,7 @@ static void break_even(gp_plan_option *list, int n, gp_plan_option *all, int n_a
                 best = c;
         }
         if (best) {
-            o->break_even_month = gp_cost_break_even_month(&o->cost, &best->cost);
+            o->break_even_month = gpi_cost_break_even_month(&o->cost, &best->cost);
             gpi_strlcpy(o->break_even_vs, best->deployment.id, sizeof o->break_even_vs);
         }
     }
@@ -269,26 +269,26 @@ static int deployment_wanted(const gp_plan_request *req, const gp_deployment *d)
     return 0;
 }
 
-gp_export_engine gp_plan_launch_job(const gp_catalog *cat, const gp_plan_request *req, const gp_plan_result *res,
-                                    int option, gp_export_job *job, gp_workload *w, gp_layout *l)
+gpi_export_target gpi_plan_launch_job(const gp_catalog *cat, const gp_plan_request *req, const gp_plan_result *res,
+                                    int option, gpi_export_job *job, gp_workload *w, gp_layout *l)
 {
     const gp_plan_option *o = &res->options[option];
     *w = req->w;
     w->dtype = o->dtype;
-    gp_export_engine eng = GP_EXPORT_VLLM;
+    gpi_export_target eng = GPI_EXPORT_VLLM;
     if (!res->serving)
-        eng = GP_EXPORT_MEGATRON;
+        eng = GPI_EXPORT_MEGATRON;
     else if (w->engine == GP_ENGINE_SGLANG)
-        eng = GP_EXPORT_SGLANG;
+        eng = GPI_EXPORT_SGLANG;
     else if (w->engine == GP_ENGINE_TRTLLM)
-        eng = GP_EXPORT_TRTLLM;
+        eng = GPI_EXPORT_TRTLLM;
     if (res->serving) /* the engine must admit the longest request */
         w->context = (int64_t)(req->traffic.prompt.max > 0 ? req->traffic.prompt.max : req->traffic.prompt.mean) +
                      (int64_t)(req->traffic.output.max > 0 ? req->traffic.output.max : req->traffic.output.mean);
     *l = o->layout;
     if (res->serving)
         l->dp = 1; /* one replica's command; replicas run it on separate nodes */
-    gp_export_job_defaults(job);
+    gpi_export_job_defaults(job);
     job->model = req->model;
     job->w = w;
     job->l = l;
@@ -327,18 +327,18 @@ static gp_status check_request(const gp_plan_request *req, gp_error *err)
 }
 
 /* Prices, currency, the data profile and the deployments asked; the plan's header fields. */
-static gp_status load_terms(const gp_catalog *cat, const gp_plan_request *req, gp_prices *prices,
+static gp_status load_terms(const gp_catalog *cat, const gp_plan_request *req, gpi_prices *prices,
                             gp_plan_result *out, gp_error *err)
 {
-    gp_status st = gp_prices_load(cat, prices, err);
+    gp_status st = gpi_prices_load(cat, prices, err);
     if (!st)
-        st = gp_prices_rate(prices, req->currency, &out->per_usd, err);
+        st = gpi_prices_rate(prices, req->currency, &out->per_usd, err);
     if (!st)
-        st = gp_compliance_profile(cat, req->compliance, &out->profile, err);
+        st = gpi_compliance_profile(cat, req->compliance, &out->profile, err);
     if (st)
         return st;
     for (int i = 0; i < req->n_deployments; i++)
-        if (!gp_prices_find_deployment(prices, req->deployments[i])) {
+        if (!gpi_prices_find_deployment(prices, req->deployments[i])) {
             gpi_error_set_field(err, "deployment");
             return gpi_fail(err, GP_ENOTFOUND, "unknown deployment '%s' (prices.json 'deployments')", req->deployments[i]);
         }
@@ -347,8 +347,8 @@ static gp_status load_terms(const gp_catalog *cat, const gp_plan_request *req, g
     out->horizon_months = req->horizon_months;
     out->serving = req->w.task == GP_TASK_INFER;
     int redundancy = req->redundancy;
-    if (out->serving && gp_compliance_redundancy(&out->profile) > redundancy)
-        redundancy = gp_compliance_redundancy(&out->profile);
+    if (out->serving && gpi_compliance_redundancy(&out->profile) > redundancy)
+        redundancy = gpi_compliance_redundancy(&out->profile);
     out->redundancy = out->serving ? redundancy : 0;
     production_rule(req, out);
     return GP_OK;
@@ -363,7 +363,7 @@ typedef struct candidates {
     int n_dtypes;
 } candidates;
 
-static void list_candidates(const gp_catalog *cat, const gp_plan_request *req, const gp_prices *prices,
+static void list_candidates(const gp_catalog *cat, const gp_plan_request *req, const gpi_prices *prices,
                             candidates *c)
 {
     c->n_gpus = 0;
@@ -371,7 +371,7 @@ static void list_candidates(const gp_catalog *cat, const gp_plan_request *req, c
         c->gpus[c->n_gpus++] = req->gpus[i];
     if (c->n_gpus == 0)
         for (size_t i = 0; i < gp_catalog_gpu_count(cat) && c->n_gpus < GP_PLAN_MAX_GPUS; i++) {
-            const gp_gpu_price *gp = gp_prices_find_gpu(prices, gp_catalog_gpu_at(cat, i)->id);
+            const gpi_gpu_price *gp = gpi_prices_find_gpu(prices, gp_catalog_gpu_at(cat, i)->id);
             if (gp && gp->on_demand_usd_per_hour > 0)
                 c->gpus[c->n_gpus++] = gp_catalog_gpu_at(cat, i);
         }
@@ -394,7 +394,7 @@ typedef struct option_list {
 } option_list;
 
 /* One option per deployment of the setup, costed and checked against the data rules. */
-static gp_status price_setup(const gp_catalog *cat, const gp_plan_request *req, const gp_prices *prices,
+static gp_status price_setup(const gp_catalog *cat, const gp_plan_request *req, const gpi_prices *prices,
                              const setup *s, gp_plan_result *out, option_list *all, gp_error *err)
 {
     double egress = req->egress_tb_per_month >= 0 ? req->egress_tb_per_month
@@ -406,11 +406,11 @@ static gp_status price_setup(const gp_catalog *cat, const gp_plan_request *req, 
         const gp_deployment *d = &prices->deployments[k];
         if (!deployment_wanted(req, d))
             continue;
-        gp_cost_input ci = {s->gpu, s->gpus_total, d, req->horizon_months, egress, s->tokens_per_month,
+        gpi_cost_input ci = {s->gpu, s->gpus_total, d, req->horizon_months, egress, s->tokens_per_month,
                             out->serving ? 0 : s->train_rel.time_to_train_s / 3600.0};
         gp_plan_option *o = &all->v[all->n];
         memset(o, 0, sizeof *o);
-        gp_status st = gp_cost_estimate(prices, &ci, out->currency, &o->cost, err);
+        gp_status st = gpi_cost_estimate(prices, &ci, out->currency, &o->cost, err);
         if (st)
             return st;
         if (!o->cost.available)
@@ -432,9 +432,9 @@ static gp_status price_setup(const gp_catalog *cat, const gp_plan_request *req, 
         o->train = s->train;
         o->train_rel = s->train_rel;
         o->consumer = s->gpu->consumer;
-        gp_compliance_subject cs = {d, s->dtype, out->serving ? s->spares : -1,
+        gpi_compliance_subject cs = {d, s->dtype, out->serving ? s->spares : -1,
                                     s->gpu->consumer && !req->allow_consumer};
-        gp_compliance_check(&out->profile, &cs, &o->compliance);
+        gpi_compliance_check(&out->profile, &cs, &o->compliance);
         all->n++;
     }
     if (!priced)
@@ -444,7 +444,7 @@ static gp_status price_setup(const gp_catalog *cat, const gp_plan_request *req, 
 }
 
 /* Every (precision, GPU): the setup that carries the load, then its options. */
-static gp_status evaluate_candidates(const gp_catalog *cat, const gp_plan_request *req, const gp_prices *prices,
+static gp_status evaluate_candidates(const gp_catalog *cat, const gp_plan_request *req, const gpi_prices *prices,
                                      const candidates *c, gp_plan_result *out, option_list *all, gp_error *err)
 {
     gp_work *work = out->serving ? req->traffic.work : req->train.work;
@@ -497,19 +497,19 @@ static void launch_command(const gp_catalog *cat, const gp_plan_request *req, gp
         return;
     gp_workload w;
     gp_layout l;
-    gp_export_job job;
-    gp_export_engine eng = gp_plan_launch_job(cat, req, out, out->recommended, &job, &w, &l);
+    gpi_export_job job;
+    gpi_export_target eng = gpi_plan_launch_job(cat, req, out, out->recommended, &job, &w, &l);
     gp_error local;
     gp_error_clear(&local);
-    if (gp_export_command(eng, &job, out->launch_command, sizeof out->launch_command, &local) == GP_OK)
-        gpi_strlcpy(out->launch_engine, gp_export_engine_name(eng), sizeof out->launch_engine);
+    if (gpi_export_command(eng, &job, out->launch_command, sizeof out->launch_command, &local) == GP_OK)
+        gpi_strlcpy(out->launch_engine, gpi_export_engine_name(eng), sizeof out->launch_engine);
     else {
         out->launch_command[0] = 0;
         note(out, "launch command not generated: %s", local.msg);
     }
 }
 
-gp_status gp_plan(const gp_catalog *cat, const gp_plan_request *req, gp_plan_result *out, gp_error *err)
+gp_status gpi_plan(const gp_catalog *cat, const gp_plan_request *req, gp_plan_result *out, gp_error *err)
 {
     gp_error_clear(err);
     memset(out, 0, sizeof *out);
@@ -523,13 +523,13 @@ gp_status gp_plan(const gp_catalog *cat, const gp_plan_request *req, gp_plan_res
     gp_work local_work;
     gp_plan_request local_req;
     if (!req->traffic.work || !req->train.work) {
-        gp_work_init(&local_work, 0);
+        gpi_work_init(&local_work, 0);
         local_req = *req;
         gp_work *wk = req->traffic.work ? req->traffic.work : req->train.work ? req->train.work : &local_work;
         local_req.traffic.work = local_req.train.work = wk;
         req = &local_req;
     }
-    gp_prices *prices = calloc(1, sizeof *prices);
+    gpi_prices *prices = calloc(1, sizeof *prices);
     candidates *c = calloc(1, sizeof *c);
     option_list all = {calloc(GP_PLAN_MAX_OPTIONS * 2, sizeof *all.v), 0, 0, 0};
     if (!prices || !c || !all.v)

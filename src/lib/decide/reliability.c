@@ -33,7 +33,7 @@
  * system (each GPU writes its shard; the aggregate grows with the job). */
 #define GP_CKPT_WRITE_BYTES_PER_S_PER_GPU 1e9
 
-void gp_reliability_defaults(gp_reliability_params *p)
+void gpi_reliability_defaults(gp_reliability_params *p)
 {
     p->gpu_failures_per_hour = GP_GPU_FAILURES_PER_HOUR;
     p->mttr_hours = GP_SERVE_MTTR_HOURS;
@@ -41,7 +41,7 @@ void gp_reliability_defaults(gp_reliability_params *p)
     p->checkpoint_write_bytes_per_s_per_gpu = GP_CKPT_WRITE_BYTES_PER_S_PER_GPU;
 }
 
-gp_status gp_train_reliability_estimate(const gp_reliability_params *p, int gpus, double time_s,
+gp_status gpi_train_reliability_estimate(const gp_reliability_params *p, int gpus, double time_s,
                                         double checkpoint_bytes, gp_train_reliability *out, gp_error *err)
 {
     gp_error_clear(err); /* no stale offset or field from an earlier call */
@@ -85,7 +85,7 @@ static double log_factorial(int n)
     return sum;
 }
 
-gp_status gp_serve_reliability_estimate(const gp_reliability_params *p, int gpus_per_replica, int serving,
+gp_status gpi_serve_reliability_estimate(const gp_reliability_params *p, int gpus_per_replica, int serving,
                                         int min_spares, double target, gp_serve_reliability *out, gp_error *err)
 {
     gp_error_clear(err); /* no stale offset or field from an earlier call */

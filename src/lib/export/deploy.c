@@ -23,17 +23,17 @@
 #include <string.h>
 
 static const struct {
-    gp_export_engine e;
+    gpi_export_target e;
     const char *image;
 } images[] = {
-    {GP_EXPORT_VLLM, "vllm/vllm-openai:v0.11.0"},
-    {GP_EXPORT_SGLANG, "lmsysorg/sglang:latest"},
-    {GP_EXPORT_TGI, "ghcr.io/huggingface/text-generation-inference:3.3.7"},
-    {GP_EXPORT_LLAMACPP, "ghcr.io/ggml-org/llama.cpp:server-cuda"},
-    {GP_EXPORT_TRTLLM, "nvcr.io/nvidia/tensorrt-llm/release:latest"},
+    {GPI_EXPORT_VLLM, "vllm/vllm-openai:v0.11.0"},
+    {GPI_EXPORT_SGLANG, "lmsysorg/sglang:latest"},
+    {GPI_EXPORT_TGI, "ghcr.io/huggingface/text-generation-inference:3.3.7"},
+    {GPI_EXPORT_LLAMACPP, "ghcr.io/ggml-org/llama.cpp:server-cuda"},
+    {GPI_EXPORT_TRTLLM, "nvcr.io/nvidia/tensorrt-llm/release:latest"},
 };
 
-static const char *image_of(gp_export_engine e)
+static const char *image_of(gpi_export_target e)
 {
     for (size_t i = 0; i < sizeof images / sizeof images[0]; i++)
         if (images[i].e == e)
@@ -146,10 +146,10 @@ static void trtllm_group(const gpx_ctx *c, const char *cmdline, char *leader, ch
 static void group_commands(const gpx_ctx *c, const char *cmdline, const group_env *g, char *leader, char *worker,
                            size_t n)
 {
-    if (c->engine == GP_EXPORT_VLLM) {
+    if (c->engine == GPI_EXPORT_VLLM) {
         snprintf(leader, n, "ray start --head --port=6379 && %s", cmdline);
         snprintf(worker, n, "exec ray start --address=%s:6379 --block", g->head);
-    } else if (c->engine == GP_EXPORT_TRTLLM) {
+    } else if (c->engine == GPI_EXPORT_TRTLLM) {
         trtllm_group(c, cmdline, leader, worker, n);
     } else {
         snprintf(leader, n, "export NODE_RANK=%s HEAD_ADDR=%s; %s", g->rank, g->head, cmdline);
@@ -167,7 +167,7 @@ static json_t *ssh_volume(const gpx_ctx *c, const char *name)
 
 static void add_ssh(const gpx_ctx *c, json_t *pod, const char *name)
 {
-    if (c->engine != GP_EXPORT_TRTLLM || !pod)
+    if (c->engine != GPI_EXPORT_TRTLLM || !pod)
         return;
     json_array_append_new(json_object_get(pod, "volumes"), ssh_volume(c, name));
     json_t *ctr = json_array_get(json_object_get(pod, "containers"), 0);
@@ -228,7 +228,7 @@ static gp_status k8s_file(const gpx_ctx *c, const char *cmdline, const char *hea
                       "with key token for a gated model); kubectl apply -f deploy.json (%d %s behind Service %s:%d%s)",
                  secret, c->api_key_env, c->replicas, lws ? "LeaderWorkerSet groups" : "pods", name, c->port,
                  lws ? "; needs the LeaderWorkerSet controller" : "");
-    if (lws && c->engine == GP_EXPORT_TRTLLM)
+    if (lws && c->engine == GPI_EXPORT_TRTLLM)
         gpx_note(out, "Kubernetes: the pods of a group reach each other over ssh for mpirun: ssh-keygen -t ed25519 -N '' "
                       "-f id && kubectl create secret generic %s-ssh --from-file=id_ed25519=id "
                       "--from-file=authorized_keys=id.pub",
@@ -238,7 +238,7 @@ static gp_status k8s_file(const gpx_ctx *c, const char *cmdline, const char *hea
 
 static gp_status sbatch_file(const gpx_ctx *c, const gpx_cmd *cmd, gp_export_files *out, gp_error *err)
 {
-    const gp_export_job *job = c->job;
+    const gpi_export_job *job = c->job;
     char name[GP_NAME_MAX];
     gpx_shq(name, sizeof name, job->job_name && job->job_name[0] ? job->job_name : "gpuplan-serve");
     gpx_buf b;
@@ -270,7 +270,7 @@ static gp_status sbatch_file(const gpx_ctx *c, const gpx_cmd *cmd, gp_export_fil
  * (Ray) and SGLang (--nnodes) run one process per node from node-<task>.sh. */
 static void sbatch_group_body(gpx_buf *b, const gpx_ctx *c, const gpx_cmd *cmd, int nodes)
 {
-    if (c->engine == GP_EXPORT_TRTLLM) {
+    if (c->engine == GPI_EXPORT_TRTLLM) {
         gpx_cmd_lines(b, cmd, "  ");
         return;
     }
@@ -289,9 +289,9 @@ static void sbatch_group_body(gpx_buf *b, const gpx_ctx *c, const gpx_cmd *cmd, 
 
 static gp_status sbatch_group_file(const gpx_ctx *c, const gpx_cmd *cmd, gp_export_files *out, gp_error *err)
 {
-    const gp_export_job *job = c->job;
+    const gpi_export_job *job = c->job;
     int nodes = (c->replica_gpus + c->gpus_per_node - 1) / c->gpus_per_node;
-    int ranks = c->engine == GP_EXPORT_TRTLLM ? c->gpus_per_node : 1; /* tasks per node */
+    int ranks = c->engine == GPI_EXPORT_TRTLLM ? c->gpus_per_node : 1; /* tasks per node */
     char name[GP_NAME_MAX];
     gpx_shq(name, sizeof name, job->job_name && job->job_name[0] ? job->job_name : "gpuplan-serve");
     gpx_buf b;
@@ -348,7 +348,7 @@ gp_status gpx_deploy_files(const gpx_ctx *c, const gpx_cmd *cmd, const char *hea
     kc.k8s_setup = setup;
     /* vLLM and SGLang run their DP copies inside one server: one pod group (or allocation)
      * holds all of them; the other engines' DP copies are separate servers (their notes). */
-    if (c->engine == GP_EXPORT_VLLM || c->engine == GP_EXPORT_SGLANG)
+    if (c->engine == GPI_EXPORT_VLLM || c->engine == GPI_EXPORT_SGLANG)
         kc.replica_gpus = c->replica_gpus * c->l.dp;
     gp_status st = k8s_file(&kc, line, health, out, err);
     free(line);

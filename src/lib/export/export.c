@@ -1,5 +1,5 @@
 /*
- * export.c: launch configurations for serving and training engines (gp_export_render).
+ * export.c: launch configurations for serving and training engines (gpi_export_render).
  *
  * One table row per engine (name, aliases, kind, version of the flags used, default port,
  * renderer); this file resolves the job's defaults once (gpx_ctx) and the renderers in
@@ -17,67 +17,67 @@
 typedef struct gpx_engine_row {
     const char *name;       /* CLI spelling */
     const char *aliases;    /* '|'-separated, matched case-insensitively */
-    gp_export_kind kind;
+    gpi_export_kind kind;
     const char *label;      /* display name */
     const char *version;    /* version of the engine whose flags/keys are used */
     int default_port;       /* serving: the engine's own default (0: none) */
     gpx_render_fn render;
 } gpx_engine_row;
 
-static const gpx_engine_row engines[GP_EXPORT_COUNT] = {
-    [GP_EXPORT_VLLM] = {"vllm", "vllm-serve", GP_EXPORT_KIND_SERVE, "vLLM",
+static const gpx_engine_row engines[GPI_EXPORT_COUNT] = {
+    [GPI_EXPORT_VLLM] = {"vllm", "vllm-serve", GPI_EXPORT_KIND_SERVE, "vLLM",
                         "vLLM v0.11.x (engine args at commit 99d7eb5d)", 8000, gpx_render_vllm},
-    [GP_EXPORT_SGLANG] = {"sglang", "sgl", GP_EXPORT_KIND_SERVE, "SGLang",
+    [GPI_EXPORT_SGLANG] = {"sglang", "sgl", GPI_EXPORT_KIND_SERVE, "SGLang",
                           "SGLang main at commit 001067ff (2026)", 30000, gpx_render_sglang},
-    [GP_EXPORT_TGI] = {"tgi", "text-generation-inference|text-generation-launcher", GP_EXPORT_KIND_SERVE, "TGI",
+    [GPI_EXPORT_TGI] = {"tgi", "text-generation-inference|text-generation-launcher", GPI_EXPORT_KIND_SERVE, "TGI",
                        "TGI v3.3.7 (commit db931fcf)", 3000, gpx_render_tgi},
-    [GP_EXPORT_LLAMACPP] = {"llamacpp", "llama.cpp|llama-cpp|llama_cpp|llama-server", GP_EXPORT_KIND_SERVE,
+    [GPI_EXPORT_LLAMACPP] = {"llamacpp", "llama.cpp|llama-cpp|llama_cpp|llama-server", GPI_EXPORT_KIND_SERVE,
                             "llama.cpp", "llama.cpp commit 145b6280 (late 2025)", 8080, gpx_render_llamacpp},
-    [GP_EXPORT_TRTLLM] = {"trtllm", "tensorrt-llm|tensorrt_llm|trt-llm|trtllm-serve", GP_EXPORT_KIND_SERVE,
+    [GPI_EXPORT_TRTLLM] = {"trtllm", "tensorrt-llm|tensorrt_llm|trt-llm|trtllm-serve", GPI_EXPORT_KIND_SERVE,
                           "TensorRT-LLM", "TensorRT-LLM trtllm-serve at commit 00209af1", 8000, gpx_render_trtllm},
-    [GP_EXPORT_DEEPSPEED] = {"deepspeed", "ds", GP_EXPORT_KIND_TRAIN, "DeepSpeed", "DeepSpeed v0.19.5", 0,
+    [GPI_EXPORT_DEEPSPEED] = {"deepspeed", "ds", GPI_EXPORT_KIND_TRAIN, "DeepSpeed", "DeepSpeed v0.19.5", 0,
                              gpx_render_deepspeed},
-    [GP_EXPORT_MEGATRON] = {"megatron", "megatron-lm|megatron_lm", GP_EXPORT_KIND_TRAIN, "Megatron-LM",
+    [GPI_EXPORT_MEGATRON] = {"megatron", "megatron-lm|megatron_lm", GPI_EXPORT_KIND_TRAIN, "Megatron-LM",
                             "Megatron-LM core_v0.19.0; torchrun at PyTorch commit 010929fd", 0, gpx_render_megatron},
-    [GP_EXPORT_TORCHRUN_FSDP] = {"torchrun-fsdp", "torchrun|fsdp|torchrun_fsdp|pytorch-fsdp", GP_EXPORT_KIND_TRAIN,
+    [GPI_EXPORT_TORCHRUN_FSDP] = {"torchrun-fsdp", "torchrun|fsdp|torchrun_fsdp|pytorch-fsdp", GPI_EXPORT_KIND_TRAIN,
                                  "torchrun + FSDP", "PyTorch torchrun at commit 010929fd (2.9+ era)", 0,
                                  gpx_render_torchrun},
-    [GP_EXPORT_SLURM] = {"slurm", "sbatch", GP_EXPORT_KIND_TRAIN, "Slurm",
+    [GPI_EXPORT_SLURM] = {"slurm", "sbatch", GPI_EXPORT_KIND_TRAIN, "Slurm",
                          "Slurm 26.05 sbatch; torchrun at PyTorch commit 010929fd; Megatron-LM core_v0.19.0", 0,
                          gpx_render_slurm},
 };
 
-_Static_assert(sizeof engines / sizeof engines[0] == GP_EXPORT_COUNT, "one row per engine");
+_Static_assert(sizeof engines / sizeof engines[0] == GPI_EXPORT_COUNT, "one row per engine");
 
-const char *gp_export_engine_name(gp_export_engine e)
+const char *gpi_export_engine_name(gpi_export_target e)
 {
-    return (unsigned)e < GP_EXPORT_COUNT ? engines[e].name : "unknown";
+    return (unsigned)e < GPI_EXPORT_COUNT ? engines[e].name : "unknown";
 }
 
-const char *gp_export_engine_version(gp_export_engine e)
+const char *gpi_export_engine_version(gpi_export_target e)
 {
-    return (unsigned)e < GP_EXPORT_COUNT ? engines[e].version : "";
+    return (unsigned)e < GPI_EXPORT_COUNT ? engines[e].version : "";
 }
 
-gp_task gp_export_engine_task(gp_export_engine e, gp_task asked)
+gp_task gpi_export_engine_task(gpi_export_target e, gp_task asked)
 {
-    if ((unsigned)e < GP_EXPORT_COUNT && engines[e].kind == GP_EXPORT_KIND_TRAIN && asked == GP_TASK_INFER)
+    if ((unsigned)e < GPI_EXPORT_COUNT && engines[e].kind == GPI_EXPORT_KIND_TRAIN && asked == GP_TASK_INFER)
         return GP_TASK_TRAIN;
     return asked;
 }
 
-gp_export_kind gp_export_engine_kind(gp_export_engine e)
+gpi_export_kind gpi_export_engine_kind(gpi_export_target e)
 {
-    return (unsigned)e < GP_EXPORT_COUNT ? engines[e].kind : GP_EXPORT_KIND_SERVE;
+    return (unsigned)e < GPI_EXPORT_COUNT ? engines[e].kind : GPI_EXPORT_KIND_SERVE;
 }
 
-gp_export_engine gp_export_engine_parse(const char *name)
+gpi_export_target gpi_export_engine_parse(const char *name)
 {
     if (!name)
-        return GP_EXPORT_COUNT;
-    for (int i = 0; i < GP_EXPORT_COUNT; i++) {
+        return GPI_EXPORT_COUNT;
+    for (int i = 0; i < GPI_EXPORT_COUNT; i++) {
         if (gpi_strcaseeq(name, engines[i].name))
-            return (gp_export_engine)i;
+            return (gpi_export_target)i;
         const char *a = engines[i].aliases;
         size_t n = strlen(name);
         while (a && *a) {
@@ -88,15 +88,15 @@ gp_export_engine gp_export_engine_parse(const char *name)
                 while (k < n && tolower((unsigned char)a[k]) == tolower((unsigned char)name[k]))
                     k++;
                 if (k == n)
-                    return (gp_export_engine)i;
+                    return (gpi_export_target)i;
             }
             a = bar ? bar + 1 : NULL;
         }
     }
-    return GP_EXPORT_COUNT;
+    return GPI_EXPORT_COUNT;
 }
 
-void gp_export_job_defaults(gp_export_job *job)
+void gpi_export_job_defaults(gpi_export_job *job)
 {
     if (!job)
         return;
@@ -286,7 +286,7 @@ void gpx_header(gpx_buf *b, const gpx_ctx *c, const char *prefix, const char *wh
     gpx_add(b, "%s%s generated by gpuplan %s for %s\n", prefix, what, GP_VERSION_STRING,
             c->m->name[0] ? c->m->name : c->m->id);
     gpx_add(b, "%sFlags and keys checked against %s (docs/engines.md; rules: docs/export.md)\n", prefix, c->version);
-    if (engines[c->engine].kind == GP_EXPORT_KIND_SERVE)
+    if (engines[c->engine].kind == GPI_EXPORT_KIND_SERVE)
         gpx_add(b, "%sLayout: %d x %s (%s), TP %d, PP %d, DP %d, EP %d; %s weights%s; max model len %lld\n", prefix,
                 c->gpus, c->gpu_id, nodes, l->tp, l->pp, l->dp, l->ep, gp_dtype_name(c->weights),
                 c->prequantized ? " (pre-quantized checkpoint)" : "", (long long)c->max_model_len);
@@ -316,7 +316,7 @@ static int is_float16ish(gp_dtype t)
 
 /* What the engine loads: the given path, the weight file or folder read, the family's Instruct
  * checkpoint for a chat service (catalog id "<id>-instruct"), or the catalog's repo. */
-static void resolve_path(gpx_ctx *c, const gp_export_job *job)
+static void resolve_path(gpx_ctx *c, const gpi_export_job *job)
 {
     const gp_model *m = job->model;
     const char *path = job->model_path && job->model_path[0] ? job->model_path : NULL;
@@ -339,7 +339,7 @@ static void resolve_path(gpx_ctx *c, const gp_export_job *job)
     free(inst);
 }
 
-static gp_status resolve_service(gpx_ctx *c, const gp_export_job *job, gp_error *err)
+static gp_status resolve_service(gpx_ctx *c, const gpi_export_job *job, gp_error *err)
 {
     if (job->replicas < 0 || job->replicas > 4096)
         return gpi_fail(err, GP_EINVAL, "replicas must be 1 to 4096, not %d", job->replicas);
@@ -369,7 +369,7 @@ static gp_status resolve_service(gpx_ctx *c, const gp_export_job *job, gp_error 
  * fp8) is served as it is: a plan in more bits gets it with a note (less memory than planned); a
  * plan in fewer bits needs another checkpoint (--model-path), since the engines load, not
  * re-quantize, a quantized one. */
-static gp_status resolve_weights(gpx_ctx *c, const gp_export_job *job, gp_error *err)
+static gp_status resolve_weights(gpx_ctx *c, const gpi_export_job *job, gp_error *err)
 {
     const gp_model *m = job->model;
     gp_dtype asked = c->w->dtype;
@@ -379,7 +379,7 @@ static gp_status resolve_weights(gpx_ctx *c, const gp_export_job *job, gp_error 
         c->weights = GP_DTYPE_BF16;
     int given_path = job->model_path && job->model_path[0];
     if (c->prequantized && asked != GP_DTYPE_UNKNOWN && asked != m->quant && !given_path &&
-        engines[c->engine].kind == GP_EXPORT_KIND_SERVE) {
+        engines[c->engine].kind == GPI_EXPORT_KIND_SERVE) {
         if (gp_dtype_bits(asked) < gp_dtype_bits(m->quant))
             return gpi_fail(err, GP_EUNSUPPORTED,
                             "%s is stored in %s (its own quantization): %s cannot make %s weights from it; plan "
@@ -393,12 +393,12 @@ static gp_status resolve_weights(gpx_ctx *c, const gp_export_job *job, gp_error 
 }
 
 /* The job's task against the engine's kind (after the task the engine implies). */
-static gp_status resolve_task(gpx_ctx *c, gp_export_engine e, const gp_export_job *job, gp_error *err)
+static gp_status resolve_task(gpx_ctx *c, gpi_export_target e, const gpi_export_job *job, gp_error *err)
 {
     const gpx_engine_row *row = &engines[e];
     c->wl = *job->w;
     if ((unsigned)c->wl.task < GP_TASK_COUNT)
-        c->wl.task = gp_export_engine_task(e, c->wl.task); /* megatron & co. train */
+        c->wl.task = gpi_export_engine_task(e, c->wl.task); /* megatron & co. train */
     c->engine = e;
     c->job = job;
     c->m = job->model;
@@ -408,7 +408,7 @@ static gp_status resolve_task(gpx_ctx *c, gp_export_engine e, const gp_export_jo
     if ((unsigned)c->wl.task >= GP_TASK_COUNT)
         return gpi_fail(err, GP_EINVAL, "unknown task %d", (int)c->wl.task);
     int infer = c->wl.task == GP_TASK_INFER;
-    if (row->kind == GP_EXPORT_KIND_SERVE && !infer)
+    if (row->kind == GPI_EXPORT_KIND_SERVE && !infer)
         return gpi_fail(err, GP_EINVAL,
                         "%s is a serving engine, but this job is %s (training): export it with deepspeed, megatron, "
                         "torchrun-fsdp or slurm",
@@ -417,7 +417,7 @@ static gp_status resolve_task(gpx_ctx *c, gp_export_engine e, const gp_export_jo
 }
 
 /* Degrees >= 1, GPU counts, and (training) the batch split into whole accumulation steps. */
-static gp_status resolve_layout(gpx_ctx *c, const gp_export_job *job, int infer, gp_error *err)
+static gp_status resolve_layout(gpx_ctx *c, const gpi_export_job *job, int infer, gp_error *err)
 {
     gp_layout l = *job->l;
     if (l.tp < 0 || l.pp < 0 || l.dp < 0 || l.cp < 0 || l.ep < 0 || l.virtual_stages < 0 || l.micro_batch < 0 ||
@@ -455,7 +455,7 @@ static gp_status resolve_layout(gpx_ctx *c, const gp_export_job *job, int infer,
     return GP_OK;
 }
 
-static gp_status resolve_nodes(gpx_ctx *c, const gp_export_job *job, int infer, gp_error *err)
+static gp_status resolve_nodes(gpx_ctx *c, const gpi_export_job *job, int infer, gp_error *err)
 {
     if (job->gpus_per_node < 0 || job->nodes < 0)
         return gpi_fail(err, GP_EINVAL, "GPUs per node and nodes must be >= 1");
@@ -482,7 +482,7 @@ static gp_status resolve_nodes(gpx_ctx *c, const gp_export_job *job, int infer, 
 }
 
 /* Training: iterations from the token count, and the dataset path. */
-static void resolve_training(gpx_ctx *c, const gp_export_job *job)
+static void resolve_training(gpx_ctx *c, const gpi_export_job *job)
 {
     if (job->train_tokens > 0) {
         double per_step = (double)c->l.global_batch * (double)c->w->seq;
@@ -491,15 +491,15 @@ static void resolve_training(gpx_ctx *c, const gp_export_job *job)
         if ((double)c->train_iters < iters)
             c->train_iters++;
     }
-    char q[GP_EXPORT_PATH_MAX];
+    char q[GPI_EXPORT_PATH_MAX];
     gpx_shq(q, sizeof q, job->train_data[0] ? job->train_data : "/path/to/dataset_text_document");
     gpi_strlcpy(c->data_path, q, sizeof c->data_path);
 }
 
-static gp_status resolve(gp_export_engine e, const gp_export_job *job, gpx_ctx *c, gp_error *err)
+static gp_status resolve(gpi_export_target e, const gpi_export_job *job, gpx_ctx *c, gp_error *err)
 {
     memset(c, 0, sizeof *c);
-    if ((unsigned)e >= GP_EXPORT_COUNT)
+    if ((unsigned)e >= GPI_EXPORT_COUNT)
         return gpi_fail(err, GP_EINVAL, "unknown export engine %d", (int)e);
     if (!job || !job->model || !job->w || !job->l)
         return gpi_fail(err, GP_EINVAL, "an export needs a model, a workload and a layout");
@@ -571,12 +571,12 @@ static gp_status notes_into_file(gp_export_files *out, gp_error *err)
     return GP_OK;
 }
 
-gp_status gp_export_render(gp_export_engine engine, const gp_export_job *job, gp_export_files *out, gp_error *err)
+gp_status gpi_export_render(gpi_export_target engine, const gpi_export_job *job, gp_export_files *out, gp_error *err)
 {
     if (!out)
         return gpi_fail(err, GP_EINVAL, "no output for the export");
     memset(out, 0, sizeof *out);
-    gpi_strlcpy(out->engine, gp_export_engine_name(engine), sizeof out->engine);
+    gpi_strlcpy(out->engine, gpi_export_engine_name(engine), sizeof out->engine);
     gpx_ctx c;
     gp_status st = resolve(engine, job, &c, err);
     if (st != GP_OK)
@@ -593,7 +593,7 @@ gp_status gp_export_render(gp_export_engine engine, const gp_export_job *job, gp
     return st;
 }
 
-gp_status gp_export_command(gp_export_engine engine, const gp_export_job *job, char *buf, size_t cap, gp_error *err)
+gp_status gpi_export_command(gpi_export_target engine, const gpi_export_job *job, char *buf, size_t cap, gp_error *err)
 {
     if (!buf || !cap)
         return gpi_fail(err, GP_EINVAL, "no buffer for the command");
@@ -601,7 +601,7 @@ gp_status gp_export_command(gp_export_engine engine, const gp_export_job *job, c
     gp_export_files *f = malloc(sizeof *f);
     if (!f)
         return gpi_fail(err, GP_ENOMEM, "out of memory");
-    gp_status st = gp_export_render(engine, job, f, err);
+    gp_status st = gpi_export_render(engine, job, f, err);
     if (st == GP_OK)
         gpi_strlcpy(buf, f->command, cap);
     gp_export_files_free(f);

@@ -54,8 +54,8 @@ const char *gpx_shq(char *dst, size_t n, const char *s);
 
 /* The job with every default resolved, as each exporter reads it. */
 typedef struct gpx_ctx {
-    gp_export_engine engine;
-    const gp_export_job *job;
+    gpi_export_target engine;
+    const gpi_export_job *job;
     const gp_model *m;
     const gp_workload *w;        /* &wl */
     gp_workload wl;              /* the job's workload, its task as the engine implies it */
@@ -78,7 +78,7 @@ typedef struct gpx_ctx {
     gp_dtype planned;            /* weights the plan asked, when the checkpoint's own differ */
     int64_t grad_accum;          /* training: global / (micro x dp) */
     int64_t train_iters;         /* training: 0 unknown */
-    char data_path[GP_EXPORT_PATH_MAX];
+    char data_path[GPI_EXPORT_PATH_MAX];
     /* serving service */
     int replicas;                /* model copies behind one endpoint (>= 1) */
     char api_key_env[64];        /* "" : no API key */

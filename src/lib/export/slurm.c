@@ -9,7 +9,7 @@
 
 gp_status gpx_render_slurm(const gpx_ctx *c, gp_export_files *out, gp_error *err)
 {
-    const gp_export_job *job = c->job;
+    const gpi_export_job *job = c->job;
     int megatron = c->w->task == GP_TASK_TRAIN;
     gpx_cmd cmd;
     gpx_cmd_init(&cmd);

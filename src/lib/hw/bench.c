@@ -389,7 +389,7 @@ static const gp_bench_point *find_gemm(const gp_bench_result *r, gp_dtype dt, do
 static json_t *param_json(double measured_over_model, gp_cal_param p, int *clamped)
 {
     double lo, hi;
-    gp_cal_param_range(p, GP_CAL_TRAIN, &lo, &hi);
+    gpi_cal_param_range(p, GP_CAL_TRAIN, &lo, &hi);
     double v = fmin(fmax(measured_over_model, lo), hi);
     *clamped |= v != measured_over_model;
     return json_pack("{s:f s:f s:[f,f] s:b}", "value", v, "replaces", 1.0, "range", lo, hi, "at_bound", v != measured_over_model);
@@ -427,7 +427,7 @@ static json_t *collective_json(const gp_catalog *cat, const gp_gpu *g, const gp_
     gp_cluster c;
     gp_gpu raw = *g;
     raw.cal_intra_scale = raw.cal_inter_scale = 0;
-    gp_cluster_defaults(&c, cat, &raw, NULL);
+    gpi_cluster_defaults(&c, cat, &raw, NULL);
     if (!best)
         return NULL;
     /* the model's bus bandwidth at that size: the link's measured curve (data/kernels.json) */

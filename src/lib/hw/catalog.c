@@ -18,7 +18,7 @@ struct gp_catalog {
     gp_gpu *gpus;      /* GPU rows */
     size_t n_gpus;
     json_t *gpu_aliases; /* array parallel to gpus: aliases arrays (owned) */
-    gp_link *links;
+    gpi_link *links;
     size_t n_links;
     json_t *link_aliases; /* array parallel to links (owned) */
     json_t *prices;       /* data/prices.json, merged with the user's (owned) */
@@ -278,7 +278,7 @@ static gp_status merge_user_file(const char *data_dir, const char *file, const c
     return st;
 }
 
-static gp_status parse_link(json_t *e, gp_link *k, gp_error *err)
+static gp_status parse_link(json_t *e, gpi_link *k, gp_error *err)
 {
     const char *id = json_string_value(json_object_get(e, "id"));
     json_t *bw = json_object_get(e, "bw_gbps_per_direction");
@@ -290,9 +290,9 @@ static gp_status parse_link(json_t *e, gp_link *k, gp_error *err)
     gpi_strlcpy(k->id, id, sizeof k->id);
     gpi_strlcpy(k->name, json_string_value(json_object_get(e, "name")), sizeof k->name);
     const char *kind = json_string_value(json_object_get(e, "kind"));
-    k->kind = kind && strcmp(kind, "host") == 0        ? GP_LINK_HOST
-              : kind && strcmp(kind, "scale_out") == 0 ? GP_LINK_SCALE_OUT
-                                                       : GP_LINK_SCALE_UP;
+    k->kind = kind && strcmp(kind, "host") == 0        ? GPI_LINK_HOST
+              : kind && strcmp(kind, "scale_out") == 0 ? GPI_LINK_SCALE_OUT
+                                                       : GPI_LINK_SCALE_UP;
     k->bw_gbps_per_direction = json_number_value(bw);
     k->latency_us = num_or_zero(json_object_get(e, "latency_us"));
     return GP_OK;
@@ -490,14 +490,14 @@ gp_status gp_catalog_find_gpu(const gp_catalog *cat, const char *name, const gp_
     return gpi_fail(err, GP_ENOTFOUND, "unknown GPU '%s' (see 'gpuplan gpus' for the catalog)", name);
 }
 
-size_t gp_catalog_link_count(const gp_catalog *cat) { return cat->n_links; }
+size_t gpi_catalog_link_count(const gp_catalog *cat) { return cat->n_links; }
 
-const gp_link *gp_catalog_link_at(const gp_catalog *cat, size_t i)
+const gpi_link *gpi_catalog_link_at(const gp_catalog *cat, size_t i)
 {
     return i < cat->n_links ? &cat->links[i] : NULL;
 }
 
-gp_status gp_catalog_find_link(const gp_catalog *cat, const char *name, const gp_link **out,
+gp_status gpi_catalog_find_link(const gp_catalog *cat, const char *name, const gpi_link **out,
                                gp_error *err)
 {
     gp_error_clear(err);

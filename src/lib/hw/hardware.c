@@ -31,40 +31,40 @@ double gpi_gpu_pcie_gbps(const gp_gpu *gpu)
     return gpu && gpu->pcie_gbps > 0 ? gpu->pcie_gbps : GPI_PCIE_FALLBACK_GBPS;
 }
 
-const gp_link *gp_catalog_gpu_host_link(const gp_catalog *cat, const gp_gpu *gpu)
+const gpi_link *gpi_catalog_gpu_host_link(const gp_catalog *cat, const gp_gpu *gpu)
 {
     char id[32];
-    const gp_link *out = NULL;
+    const gpi_link *out = NULL;
     snprintf(id, sizeof id, "pcie%d", gpu->pcie_gen > 0 ? gpu->pcie_gen : GPI_PCIE_FALLBACK_GEN);
-    return gp_catalog_find_link(cat, id, &out, NULL) == GP_OK ? out : NULL;
+    return gpi_catalog_find_link(cat, id, &out, NULL) == GP_OK ? out : NULL;
 }
 
-const gp_link *gp_catalog_gpu_link(const gp_catalog *cat, const gp_gpu *gpu)
+const gpi_link *gpi_catalog_gpu_link(const gp_catalog *cat, const gp_gpu *gpu)
 {
     /* a scale-up domain of more than a 2-GPU bridge runs TP over its fabric; a bridge or a
      * PCIe-only card over PCIe */
-    const gp_link *out = NULL;
+    const gpi_link *out = NULL;
     if (gpu->scale_up_link[0] && gpu->scale_up_domain > 2 &&
-        gp_catalog_find_link(cat, gpu->scale_up_link, &out, NULL) == GP_OK)
+        gpi_catalog_find_link(cat, gpu->scale_up_link, &out, NULL) == GP_OK)
         return out;
-    return gp_catalog_gpu_host_link(cat, gpu);
+    return gpi_catalog_gpu_host_link(cat, gpu);
 }
 
 gp_status gpi_gpu_resolve_links(const gp_catalog *cat, gp_gpu *gpu, const char *file, gp_error *err)
 {
-    const gp_link *l = NULL;
-    if (gpu->scale_up_link[0] && gp_catalog_find_link(cat, gpu->scale_up_link, &l, NULL) != GP_OK) {
+    const gpi_link *l = NULL;
+    if (gpu->scale_up_link[0] && gpi_catalog_find_link(cat, gpu->scale_up_link, &l, NULL) != GP_OK) {
         gpi_error_set_path(err, file);
         gpi_error_set_field(err, "scale_up_link");
         return gpi_fail(err, GP_EPARSE, "%s: GPU %s names scale_up_link '%s', which links.json does not have", file,
                         gpu->id, gpu->scale_up_link);
     }
-    const gp_link *host = gp_catalog_gpu_host_link(cat, gpu);
+    const gpi_link *host = gpi_catalog_gpu_host_link(cat, gpu);
     gpu->pcie_gbps = host ? host->bw_gbps_per_direction : 0.0;
     return GP_OK;
 }
 
-double gp_catalog_gpu_price(const gp_catalog *cat, const gp_gpu *gpu)
+double gpi_catalog_gpu_price(const gp_catalog *cat, const gp_gpu *gpu)
 {
     size_t i;
     json_t *e;
@@ -79,7 +79,7 @@ double gp_catalog_gpu_price(const gp_catalog *cat, const gp_gpu *gpu)
     return 0.0;
 }
 
-double gp_gpu_hourly_price(const gp_gpu *gpu)
+double gpi_gpu_hourly_price(const gp_gpu *gpu)
 {
     /* the built-in data/prices.json only (no --data-dir): parsed for this call */
     size_t len;

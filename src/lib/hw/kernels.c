@@ -417,14 +417,14 @@ static void link_curve(json_t *root, const char *curve_id, double scale, gpi_lin
     }
 }
 
-static void link_curves(json_t *root, const gp_link *links, size_t n, gpi_kernels *k)
+static void link_curves(json_t *root, const gpi_link *links, size_t n, gpi_kernels *k)
 {
     json_t *map = json_object_get(root, "link_curves");
     const char *so = str(map, "*scale_out");
     for (size_t i = 0; i < n; i++) {
         const char *id = str(map, links[i].id);
         double scale = strncmp(links[i].id, "ethernet", 8) == 0 ? 0.5 : 1.0; /* TCP, no RDMA */
-        if (!id && links[i].kind == GP_LINK_SCALE_OUT)
+        if (!id && links[i].kind == GPI_LINK_SCALE_OUT)
             id = so;
         link_curve(root, id ? id : "", scale, &k->links[i]);
     }
@@ -450,7 +450,7 @@ static gp_status check_entries(json_t *root, gp_error *err)
     return GP_OK;
 }
 
-gp_status gpi_kernels_load(json_t *root, const gp_gpu *gpus, size_t n_gpus, const gp_link *links,
+gp_status gpi_kernels_load(json_t *root, const gp_gpu *gpus, size_t n_gpus, const gpi_link *links,
                            size_t n_links, gpi_kernels **out, gp_error *err)
 {
     *out = NULL;
@@ -518,9 +518,9 @@ const gpi_gpu_rates *gpi_gpu_rates_of(const gp_catalog *cat, const gp_gpu *gpu)
 const gpi_link_curve *gpi_link_curve_of(const gp_catalog *cat, const char *link_id)
 {
     const gpi_kernels *k = gpi_catalog_kernels(cat);
-    size_t n = cat ? gp_catalog_link_count(cat) : 0;
+    size_t n = cat ? gpi_catalog_link_count(cat) : 0;
     for (size_t i = 0; k && link_id && i < n; i++) {
-        const gp_link *l = gp_catalog_link_at(cat, i);
+        const gpi_link *l = gpi_catalog_link_at(cat, i);
         if (streq(l->id, link_id))
             return gpi_kernels_link(k, i);
     }

@@ -7,7 +7,7 @@
  * size. Every figure comes from data/kernels.json with its source or derivation rule;
  * docs/performance.md, "Where each rate comes from", explains them.
  *
- * Use: the catalog loads the table once (gpi_kernels_load); gp_cluster_defaults resolves the
+ * Use: the catalog loads the table once (gpi_kernels_load); gpi_cluster_defaults resolves the
  * GPU's rates and the two links' curves into the gp_cluster (pointers into the catalog, valid
  * while it lives). The accessors below are then pure arithmetic: no allocation, no JSON, no
  * string compare; the layout search calls them millions of times a second.
@@ -96,7 +96,7 @@ typedef struct gpi_link_curve {
 typedef struct gpi_kernels gpi_kernels;
 
 /* Build the table from data/kernels.json (`root`) for the catalog's GPUs and links. */
-gp_status gpi_kernels_load(json_t *root, const gp_gpu *gpus, size_t n_gpus, const gp_link *links,
+gp_status gpi_kernels_load(json_t *root, const gp_gpu *gpus, size_t n_gpus, const gpi_link *links,
                            size_t n_links, gpi_kernels **out, gp_error *err);
 void gpi_kernels_free(gpi_kernels *k);
 

@@ -91,7 +91,7 @@ static int parse_name(const char *s, const char *const *names, int n)
 }
 
 const char *gp_task_name(gp_task t) { return (unsigned)t < GP_TASK_COUNT ? task_names[t] : "?"; }
-gp_task gp_task_parse(const char *s)
+gp_task gpi_task_parse(const char *s)
 {
     if (gpi_strcaseeq(s, "inference") || gpi_strcaseeq(s, "serve"))
         return GP_TASK_INFER;
@@ -100,20 +100,20 @@ gp_task gp_task_parse(const char *s)
     return (gp_task)parse_name(s, task_names, GP_TASK_COUNT);
 }
 const char *gp_recompute_name(gp_recompute r) { return (unsigned)r < GP_RECOMPUTE_COUNT ? recompute_names[r] : "?"; }
-gp_recompute gp_recompute_parse(const char *s) { return (gp_recompute)parse_name(s, recompute_names, GP_RECOMPUTE_COUNT); }
+gp_recompute gpi_recompute_parse(const char *s) { return (gp_recompute)parse_name(s, recompute_names, GP_RECOMPUTE_COUNT); }
 const char *gp_optimizer_name(gp_optimizer o) { return (unsigned)o < GP_OPT_COUNT ? optimizer_names[o] : "?"; }
-gp_optimizer gp_optimizer_parse(const char *s)
+gp_optimizer gpi_optimizer_parse(const char *s)
 {
     if (gpi_strcaseeq(s, "adam"))
         return GP_OPT_ADAMW;
     return (gp_optimizer)parse_name(s, optimizer_names, GP_OPT_COUNT);
 }
 const char *gp_offload_name(gp_offload o) { return (unsigned)o < GP_OFFLOAD_COUNT ? offload_names[o] : "?"; }
-gp_offload gp_offload_parse(const char *s) { return (gp_offload)parse_name(s, offload_names, GP_OFFLOAD_COUNT); }
+gp_offload gpi_offload_parse(const char *s) { return (gp_offload)parse_name(s, offload_names, GP_OFFLOAD_COUNT); }
 const char *gp_engine_name(gp_engine e) { return (unsigned)e < GP_ENGINE_COUNT ? engine_names[e] : "?"; }
-gp_engine gp_engine_parse(const char *s) { return (gp_engine)parse_name(s, engine_names, GP_ENGINE_COUNT); }
+gp_engine gpi_engine_parse(const char *s) { return (gp_engine)parse_name(s, engine_names, GP_ENGINE_COUNT); }
 
-void gp_workload_defaults(gp_workload *w, gp_task task)
+void gpi_workload_defaults(gp_workload *w, gp_task task)
 {
     memset(w, 0, sizeof *w);
     w->task = task;
@@ -131,7 +131,7 @@ void gp_workload_defaults(gp_workload *w, gp_task task)
     w->max_num_seqs = 0; /* the engine's default (vLLM: 256, or 1024 on large GPUs) */
 }
 
-void gp_layout_defaults(gp_layout *l)
+void gpi_layout_defaults(gp_layout *l)
 {
     memset(l, 0, sizeof *l);
     l->tp = l->pp = l->dp = l->cp = l->ep = 1;
@@ -551,7 +551,7 @@ static gp_status train_activations(const gp_model *m, const split *s, const gp_w
                     &out->overhead, err, "seq", what, "lower --seq or --micro-batch");
 }
 
-gp_status gp_memory_estimate(const gp_model *m, const gp_gpu *gpu, const gp_workload *w,
+gp_status gpi_memory_estimate(const gp_model *m, const gp_gpu *gpu, const gp_workload *w,
                              const gp_layout *l, gp_memory *out, gp_error *err)
 {
     gp_error_clear(err); /* no stale offset or field from an earlier call */

@@ -64,7 +64,7 @@ const ggml_type_row *gpi_ggml_type_row(uint32_t type)
     return &gpi_ggml_types[type];
 }
 
-const char *gp_ggml_type_name(uint32_t type)
+const char *gpi_ggml_type_name(uint32_t type)
 {
     const ggml_type_row *t = gpi_ggml_type_row(type);
     return t ? t->name : NULL;
@@ -83,7 +83,7 @@ uint64_t gpi_ggml_type_row_bytes(const ggml_type_row *t, uint64_t n, int *overfl
     return blocks * t->size;
 }
 
-uint64_t gp_ggml_type_bytes(uint32_t type, uint64_t n)
+uint64_t gpi_ggml_type_bytes(uint32_t type, uint64_t n)
 {
     const ggml_type_row *t = gpi_ggml_type_row(type);
     int overflow;

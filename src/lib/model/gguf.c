@@ -1086,7 +1086,7 @@ static void finish(gp_model *out, const char *name)
         gpi_strlcpy(out->name, out->id, sizeof out->name);
 }
 
-gp_status gp_model_from_gguf_buffer(const uint8_t *buf, size_t len, uint64_t file_size,
+gp_status gpi_model_from_gguf_buffer(const uint8_t *buf, size_t len, uint64_t file_size,
                                     const char *name, gp_model *out, gp_error *err)
 {
     gp_error_clear(err);

@@ -470,7 +470,7 @@ static void read_storage(reader *r, gp_model *out)
     if (!dt)
         dt = get_str(r, "dtype");
     if (dt) {
-        gp_dtype t = gp_dtype_parse(dt);
+        gp_dtype t = gpi_dtype_parse(dt);
         if (t != GP_DTYPE_UNKNOWN)
             out->dtype = t;
     }

@@ -566,7 +566,7 @@ static gp_status scan_header(const uint8_t *buf, size_t len, uint64_t file_size,
     return GP_OK;
 }
 
-gp_status gp_safetensors_scan_buffer(const uint8_t *buf, size_t len, uint64_t file_size,
+gp_status gpi_safetensors_scan_buffer(const uint8_t *buf, size_t len, uint64_t file_size,
                                      const char *name, gp_model *m, gp_error *err)
 {
     gp_error_clear(err);
@@ -603,11 +603,11 @@ static gp_status scan_file(const char *path, gp_model *m, const scan_hook *hook,
     return st;
 }
 
-gp_status gp_safetensors_scan_file(const char *path, gp_model *m, gp_error *err)
+gp_status gpi_safetensors_scan_file(const char *path, gp_model *m, gp_error *err)
 {
     gp_error_clear(err);
     if (!path || !m)
-        return gpi_fail(err, GP_EINVAL, "gp_safetensors_scan_file: no path or no model");
+        return gpi_fail(err, GP_EINVAL, "gpi_safetensors_scan_file: no path or no model");
     return scan_file(path, m, NULL, err);
 }
 
@@ -984,7 +984,7 @@ static int config_names_dtype(const char *config_path)
         const char *keys[2] = {"torch_dtype", "dtype"};
         for (int k = 0; k < 2 && !named; k++) {
             const char *s = json_string_value(json_object_get(objs[i], keys[k]));
-            named = s && gp_dtype_parse(s) != GP_DTYPE_UNKNOWN;
+            named = s && gpi_dtype_parse(s) != GP_DTYPE_UNKNOWN;
         }
     }
     json_decref(root);

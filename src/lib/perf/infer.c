@@ -68,7 +68,7 @@
  * GPU as in DGX H100/H200 nodes): 50 GB/s per direction. */
 #define GP_DEFAULT_INTER_GBPS 50.0
 
-void gp_perf_params_defaults(gp_perf_params *p, gp_engine engine)
+void gpi_perf_params_defaults(gpi_perf_params *p, gp_engine engine)
 {
     p->compute_efficiency = GP_COMPUTE_EFFICIENCY;
     p->bandwidth_efficiency = GP_BANDWIDTH_EFFICIENCY;
@@ -107,7 +107,7 @@ static double gemm_peak_tflops(const gp_gpu *g, gp_dtype wt)
     }
 }
 
-int gp_serve_node_gpus(const gp_gpu *gpu)
+int gpi_serve_node_gpus(const gp_gpu *gpu)
 {
     return gpu && gpu->scale_up_domain > 1 ? gpu->scale_up_domain : 8;
 }
@@ -154,7 +154,7 @@ static gp_status check_layout(const gp_model *m, const gp_layout *l, gp_error *e
     return GP_OK;
 }
 
-static gp_status check_params(const gp_perf_params *pp, gp_error *err)
+static gp_status check_params(const gpi_perf_params *pp, gp_error *err)
 {
     if (!(pp->compute_efficiency > 0 && pp->compute_efficiency <= 1 && pp->bandwidth_efficiency > 0 &&
           pp->bandwidth_efficiency <= 1 && pp->step_overhead_s >= 0 && pp->collective_latency_s >= 0 &&
@@ -168,7 +168,7 @@ static gp_status check_params(const gp_perf_params *pp, gp_error *err)
 
 /* Routed experts: per GPU bytes of one expert and FLOPs per token (docs/serving.md). */
 static void step_experts(const gp_model *m, const gp_param_breakdown *p, const gp_layout *l, double wbytes,
-                         const gp_perf_params *pp, gp_step_model *out)
+                         const gpi_perf_params *pp, gpi_step_model *out)
 {
     if (m->experts <= 0 || p->experts_routed <= 0)
         return;
@@ -194,7 +194,7 @@ static void step_experts(const gp_model *m, const gp_param_breakdown *p, const g
 #define GP_SERVE_NORM_UNITS 8.0
 #define GP_SERVE_ACT_UNITS 3.0
 #define GP_SERVE_PERMUTE_UNITS 4.0
-static void step_elementwise(const gp_model *m, const gp_layout *l, gp_engine engine, gp_step_model *out)
+static void step_elementwise(const gp_model *m, const gp_layout *l, gp_engine engine, gpi_step_model *out)
 {
     const double h = (double)m->hidden, tp = (double)l->tp;
     int moe_layers = m->experts > 0 ? m->layers - m->dense_layers : 0;
@@ -216,7 +216,7 @@ static void step_elementwise(const gp_model *m, const gp_layout *l, gp_engine en
 
 /* GEMM shapes per GPU for the measured rates: one fused N per family with K = d. */
 static void step_shapes(const gp_model *m, const gp_param_breakdown *p, const gp_layout *l, double dense,
-                        gp_step_model *out)
+                        gpi_step_model *out)
 {
     const double d = (double)m->hidden, layers = (double)m->layers;
     out->hidden = d;
@@ -235,7 +235,7 @@ static void step_shapes(const gp_model *m, const gp_param_breakdown *p, const gp
 }
 
 /* Attention core and KV: MLA's latent is replicated over TP, GQA's heads split. */
-static void step_attention(const gp_model *m, const gp_layout *l, gp_dtype kt, gp_step_model *out)
+static void step_attention(const gp_model *m, const gp_layout *l, gp_dtype kt, gpi_step_model *out)
 {
     const double tp = l->tp;
     int mla = m->kv_lora_rank > 0;
@@ -265,7 +265,7 @@ static void step_attention(const gp_model *m, const gp_layout *l, gp_dtype kt, g
 static double moe_exchange_bytes(const gp_model *m, const gp_layout *l, const gp_gpu *gpu, double act, int *allgather)
 {
     double g = (double)(l->tp * l->dp), E = (double)m->experts, k = (double)m->experts_active;
-    *allgather = l->dp > 1 && !(gpu->scale_up_domain > 8) && l->tp * l->dp <= gp_serve_node_gpus(gpu);
+    *allgather = l->dp > 1 && !(gpu->scale_up_domain > 8) && l->tp * l->dp <= gpi_serve_node_gpus(gpu);
     if (*allgather)
         return (g - 1.0) * (act + GP_ACT_BYTES);
     double miss = 1.0, per = E / g;
@@ -277,10 +277,10 @@ static double moe_exchange_bytes(const gp_model *m, const gp_layout *l, const gp
 /* Links: TP inside a node over the scale-up domain (or PCIe), across nodes over `inter`;
  * the EP all-to-all splits its bytes between the two; pipeline boundaries cross nodes when
  * the replica spans several. */
-static void step_links(const gp_model *m, const gp_gpu *gpu, const gp_link *intra, const gp_link *inter,
-                       const gp_layout *l, double act_bytes, gp_step_model *out)
+static void step_links(const gp_model *m, const gp_gpu *gpu, const gpi_link *intra, const gpi_link *inter,
+                       const gp_layout *l, double act_bytes, gpi_step_model *out)
 {
-    const int node = gp_serve_node_gpus(gpu);
+    const int node = gpi_serve_node_gpus(gpu);
     double su = gpu->scale_up_domain > 1 ? gpu->scale_up_gbps_bidir / 2.0 : 0.0;
     double host = intra ? intra->bw_gbps_per_direction : 0.0;
     if (!(host > 0))
@@ -320,9 +320,9 @@ static void step_links(const gp_model *m, const gp_gpu *gpu, const gp_link *intr
     }
 }
 
-gp_status gp_step_model_init_nodes(const gp_model *m, const gp_gpu *gpu, const gp_link *intra, const gp_link *inter,
-                                   const gp_workload *w, const gp_layout *l, const gp_perf_params *params,
-                                   gp_step_model *out, gp_error *err)
+gp_status gpi_step_model_init_nodes(const gp_model *m, const gp_gpu *gpu, const gpi_link *intra, const gpi_link *inter,
+                                   const gp_workload *w, const gp_layout *l, const gpi_perf_params *params,
+                                   gpi_step_model *out, gp_error *err)
 {
     gp_error_clear(err); /* no stale offset or field from an earlier call */
     memset(out, 0, sizeof *out);
@@ -335,10 +335,10 @@ gp_status gp_step_model_init_nodes(const gp_model *m, const gp_gpu *gpu, const g
     if (params)
         out->params = *params;
     else
-        gp_perf_params_defaults(&out->params, w->engine);
+        gpi_perf_params_defaults(&out->params, w->engine);
     if ((st = check_params(&out->params, err)))
         return st;
-    const gp_perf_params *pp = &out->params;
+    const gpi_perf_params *pp = &out->params;
     gp_dtype wt, kt;
     step_dtypes(m, w, &wt, &kt);
     const double wbytes = gp_dtype_bits(wt) / 8.0;
@@ -377,8 +377,8 @@ gp_status gp_step_model_init_nodes(const gp_model *m, const gp_gpu *gpu, const g
     return GP_OK;
 }
 
-gp_status gp_step_model_init(const gp_model *m, const gp_gpu *gpu, const gp_link *link, const gp_workload *w,
-                             const gp_layout *l, const gp_perf_params *params, gp_step_model *out, gp_error *err)
+gp_status gpi_step_model_init(const gp_model *m, const gp_gpu *gpu, const gpi_link *link, const gp_workload *w,
+                             const gp_layout *l, const gpi_perf_params *params, gpi_step_model *out, gp_error *err)
 {
     gp_layout ll;
     if (l) {
@@ -388,10 +388,10 @@ gp_status gp_step_model_init(const gp_model *m, const gp_gpu *gpu, const gp_link
             ll.dp = 1;
         l = &ll;
     }
-    return gp_step_model_init_nodes(m, gpu, link, NULL, w, l, params, out, err);
+    return gpi_step_model_init_nodes(m, gpu, link, NULL, w, l, params, out, err);
 }
 
-double gp_kv_transfer_time(const gp_step_model *sm, double tokens, double bytes_per_s, int gpus)
+double gpi_kv_transfer_time(const gpi_step_model *sm, double tokens, double bytes_per_s, int gpus)
 {
     if (!(bytes_per_s > 0) || gpus < 1 || !(tokens > 0))
         return 0.0;
@@ -406,7 +406,7 @@ static double maxd(double a, double b) { return a > b ? a : b; }
  * kernels.c) that a serving step's GEMMs reach: the GEMMs of a step are interleaved with
  * norms, rotary, quantization of activations and sampling the model does not time one by
  * one. Fitted on every source of validation/ (gpuplan-validate --loso, the "all sources" fit;
- * docs/serving.md, "Calibration"); gp_perf_params.gemm_fraction overrides it. */
+ * docs/serving.md, "Calibration"); gpi_perf_params.gemm_fraction overrides it. */
 #define GP_SERVE_GEMM_FRACTION 0.70
 /* NVFP4 / MXFP4 GEMMs reach this share of what the other formats reach: their rate in
  * data/kernels.json is derived (the FP4 peak x the GPU's FP8 efficiency), not measured, and the
@@ -423,7 +423,7 @@ static double maxd(double a, double b) { return a > b ? a : b; }
 /* Largest message of the nccl-tests grid: where a curve reaches its asymptote. */
 #define GP_CURVE_ASYMPTOTE_BYTES (16.0 * 1024 * 1024 * 1024)
 
-void gp_step_model_use_rates(gp_step_model *sm, const gp_catalog *cat, const gp_gpu *gpu, const gp_link *inter)
+void gpi_step_model_use_rates(gpi_step_model *sm, const gp_catalog *cat, const gp_gpu *gpu, const gpi_link *inter)
 {
     const gpi_gpu_rates *r = gpi_gpu_rates_of(cat, gpu);
     if (!sm || !r || !(gpi_hbm_bw(r) > 0))
@@ -440,7 +440,7 @@ void gp_step_model_use_rates(gp_step_model *sm, const gp_catalog *cat, const gp_
                         : fp4                        ? GP_SERVE_GEMM_FRACTION * GP_SERVE_FP4_RATIO
                                                      : GP_SERVE_GEMM_FRACTION;
     sm->hbm_bytes_per_s = gpi_hbm_bw(r);
-    const gp_link *own = gp_catalog_gpu_link(cat, gpu);
+    const gpi_link *own = gpi_catalog_gpu_link(cat, gpu);
     sm->tp_curve = gpi_link_curve_of(cat, own ? own->id : "pcie4");
     sm->tp_link_gbps = sm->link_bytes_per_s / 1e9;
     sm->net_curve = inter ? gpi_link_curve_of(cat, inter->id) : NULL;
@@ -448,7 +448,7 @@ void gp_step_model_use_rates(gp_step_model *sm, const gp_catalog *cat, const gp_
         sm->net_curve = gpi_kernels_scale_out(gpi_catalog_kernels(cat));
     sm->net_gbps = sm->a2a_inter_bytes_per_s > 0 ? sm->a2a_inter_bytes_per_s / 1e9
                    : inter && inter->bw_gbps_per_direction > 0 ? inter->bw_gbps_per_direction : GP_DEFAULT_INTER_GBPS;
-    if (sm->tp > gp_serve_node_gpus(gpu))
+    if (sm->tp > gpi_serve_node_gpus(gpu))
         sm->tp_link_gbps = sm->net_gbps;
     sm->custom_ar_max_bytes = GP_CUSTOM_AR_MAX_BYTES;
     sm->gemm_fraction *= gpi_cal_scale(sm->cal_gemm); /* a profile's rates (docs/calibration.md) */
@@ -459,7 +459,7 @@ void gp_step_model_use_rates(gp_step_model *sm, const gp_catalog *cat, const gp_
  * a large shape (MAMF) x the shape factor s(d) = d / (d + half_dim), d = min(m, n, k)
  * (data/kernels.json "shape_rule", the same factor as gpi_gemm_rate) x the serving
  * fraction. The memory side (weights at the achievable HBM rate) is the caller's max. */
-static double gemm_s(const gp_step_model *sm, int fmt, double flops, double m, double n, double k)
+static double gemm_s(const gpi_step_model *sm, int fmt, double flops, double m, double n, double k)
 {
     if (!(flops > 0) || !(m > 0) || !(n > 0) || !(k > 0))
         return 0.0;
@@ -472,7 +472,7 @@ static double gemm_s(const gp_step_model *sm, int fmt, double flops, double m, d
 }
 
 /* One collective of `bytes` (nccl-tests' size) over `g` ranks on curve `lc` at `gbps`. */
-static double coll_s(const gp_step_model *sm, const gpi_link_curve *lc, gpi_coll_op op, double bytes, double g,
+static double coll_s(const gpi_step_model *sm, const gpi_link_curve *lc, gpi_coll_op op, double bytes, double g,
                      double gbps)
 {
     if (!(bytes > 0) || g <= 1)
@@ -487,7 +487,7 @@ static double coll_s(const gp_step_model *sm, const gpi_link_curve *lc, gpi_coll
 }
 
 /* Communication on the measured curves: TP all-reduces, EP dispatch + combine, PP sends. */
-static double comm_rates(const gp_step_model *sm, double T)
+static double comm_rates(const gpi_step_model *sm, double T)
 {
     double s = 0.0;
     if (sm->tp > 1 && sm->allreduces > 0) {
@@ -519,7 +519,7 @@ static double comm_rates(const gp_step_model *sm, double T)
 /* The element-wise traffic of T tokens of this rank at the HBM rate: the dense part with the
  * linear phase, the MoE part (the (token, expert) pairs of every dp rank this GPU holds)
  * with the experts phase. */
-static void elementwise(const gp_step_model *sm, double T, gp_step_breakdown *d, double *by)
+static void elementwise(const gpi_step_model *sm, double T, gpi_step_breakdown *d, double *by)
 {
     double dense = T * sm->elementwise_bytes_per_token;
     double pairs = 0.0;
@@ -535,7 +535,7 @@ static void elementwise(const gp_step_model *sm, double T, gp_step_breakdown *d,
 
 /* The phases on the measured rates: GEMMs at their shape (FP8/FP4 only there), attention at
  * the kernel's rate (16-bit), weights and KV at the achievable HBM bandwidth. */
-static void step_rates(const gp_step_model *sm, const gp_batch_shape *b, gp_step_breakdown *d, double *f, double *by)
+static void step_rates(const gpi_step_model *sm, const gpi_batch_shape *b, gpi_step_breakdown *d, double *f, double *by)
 {
     const double T = b->tokens, bw = sm->hbm_bytes_per_s, dim = sm->hidden;
     const int fmt = sm->gemm_format;
@@ -563,7 +563,7 @@ static void step_rates(const gp_step_model *sm, const gp_batch_shape *b, gp_step
 }
 
 /* The phases on the datasheet peaks x the efficiencies (no measured rates). */
-static void step_peaks(const gp_step_model *sm, const gp_batch_shape *b, gp_step_breakdown *d, double *f, double *by)
+static void step_peaks(const gpi_step_model *sm, const gpi_batch_shape *b, gpi_step_breakdown *d, double *f, double *by)
 {
     const double T = b->tokens, bw = sm->hbm_bytes_per_s;
     f[0] = T * sm->dense_flops_per_token, by[0] = sm->dense_weight_bytes;
@@ -596,7 +596,7 @@ static void step_peaks(const gp_step_model *sm, const gp_batch_shape *b, gp_step
         d->comm_s += T * sm->pp_bytes_per_token / sm->pp_link_bytes_per_s + (sm->pp - 1) * sm->pp_latency_s;
 }
 
-double gpi_step_host_s(const gp_perf_params *p, double gpu_s, double sequences)
+double gpi_step_host_s(const gpi_perf_params *p, double gpu_s, double sequences)
 {
     double host = p->seq_overhead_s * (sequences > 0 ? sequences : 0.0);
     /* an overlap scheduler prepares step n+1 (and processes step n's tokens) while the GPU
@@ -605,9 +605,9 @@ double gpi_step_host_s(const gp_perf_params *p, double gpu_s, double sequences)
     return p->step_overhead_s + seen;
 }
 
-double gp_step_time(const gp_step_model *sm, const gp_batch_shape *b, gp_step_breakdown *out)
+double gpi_step_time(const gpi_step_model *sm, const gpi_batch_shape *b, gpi_step_breakdown *out)
 {
-    gp_step_breakdown d;
+    gpi_step_breakdown d;
     memset(&d, 0, sizeof d);
     if (b->tokens <= 0 && b->sampled <= 0) {
         if (out)
@@ -629,7 +629,7 @@ double gp_step_time(const gp_step_model *sm, const gp_batch_shape *b, gp_step_br
     return d.total_s;
 }
 
-void gp_batch_prefill(gp_batch_shape *b, double prompt)
+void gpi_batch_prefill(gpi_batch_shape *b, double prompt)
 {
     b->tokens = prompt;
     b->sampled = 1;
@@ -637,7 +637,7 @@ void gp_batch_prefill(gp_batch_shape *b, double prompt)
     b->kv_tokens = 0; /* the prompt's own KV is written (counted with the new tokens) */
 }
 
-void gp_batch_decode(gp_batch_shape *b, double batch, double context)
+void gpi_batch_decode(gpi_batch_shape *b, double batch, double context)
 {
     b->tokens = batch;
     b->sampled = batch;

@@ -110,7 +110,7 @@
 #define GP_FP8_CAST_BYTES_TENSORWISE 4.0
 #define GP_FP8_CAST_BYTES_ROWWISE 6.0
 
-gp_framework gp_framework_parse(const char *s)
+gp_framework gpi_framework_parse(const char *s)
 {
     if (!s)
         return GP_FRAMEWORK_COUNT;
@@ -123,13 +123,13 @@ gp_framework gp_framework_parse(const char *s)
     return GP_FRAMEWORK_COUNT;
 }
 
-const char *gp_framework_name(gp_framework f)
+const char *gpi_framework_name(gp_framework f)
 {
     static const char *const names[GP_FRAMEWORK_COUNT] = {"megatron", "fsdp", "deepspeed"};
     return f >= 0 && f < GP_FRAMEWORK_COUNT ? names[f] : "unknown";
 }
 
-gp_cuda_graphs gp_cuda_graphs_parse(const char *s)
+gp_cuda_graphs gpi_cuda_graphs_parse(const char *s)
 {
     if (!s)
         return GP_CUDA_GRAPHS_COUNT;
@@ -142,29 +142,29 @@ gp_cuda_graphs gp_cuda_graphs_parse(const char *s)
     return GP_CUDA_GRAPHS_COUNT;
 }
 
-const char *gp_cuda_graphs_name(gp_cuda_graphs g)
+const char *gpi_cuda_graphs_name(gp_cuda_graphs g)
 {
     static const char *const names[GP_CUDA_GRAPHS_COUNT] = {"none", "layer", "full"};
     return g >= 0 && g < GP_CUDA_GRAPHS_COUNT ? names[g] : "unknown";
 }
 
-gp_fp8_recipe gp_fp8_recipe_parse(const char *s)
+gp_fp8_recipe gpi_fp8_recipe_parse(const char *s)
 {
     if (!s)
         return GP_FP8_RECIPE_COUNT;
     for (int r = 0; r < GP_FP8_RECIPE_COUNT; r++)
-        if (gpi_strcaseeq(s, gp_fp8_recipe_name((gp_fp8_recipe)r)))
+        if (gpi_strcaseeq(s, gpi_fp8_recipe_name((gp_fp8_recipe)r)))
             return (gp_fp8_recipe)r;
     return gpi_strcaseeq(s, "te") ? GP_FP8_RECIPE_FUSED : GP_FP8_RECIPE_COUNT;
 }
 
-const char *gp_fp8_recipe_name(gp_fp8_recipe r)
+const char *gpi_fp8_recipe_name(gp_fp8_recipe r)
 {
     static const char *const names[GP_FP8_RECIPE_COUNT] = {"default", "fused", "tensorwise", "rowwise"};
     return r >= 0 && r < GP_FP8_RECIPE_COUNT ? names[r] : "unknown";
 }
 
-void gp_cluster_set_link(gp_cluster *c, const gp_catalog *cat, const gp_link *link, int inter)
+void gpi_cluster_set_link(gp_cluster *c, const gp_catalog *cat, const gpi_link *link, int inter)
 {
     if (!link)
         return;
@@ -180,13 +180,13 @@ void gp_cluster_set_link(gp_cluster *c, const gp_catalog *cat, const gp_link *li
     }
 }
 
-void gp_cluster_defaults(gp_cluster *c, const gp_catalog *cat, const gp_gpu *gpu, const gp_link *inter)
+void gpi_cluster_defaults(gp_cluster *c, const gp_catalog *cat, const gp_gpu *gpu, const gpi_link *inter)
 {
     memset(c, 0, sizeof *c);
     c->gpus_per_node = gpu->scale_up_domain >= 8 ? gpu->scale_up_domain : 8;
     if (c->gpus_per_node > 72)
         c->gpus_per_node = 72;
-    const gp_link *intra = cat ? gp_catalog_gpu_link(cat, gpu) : NULL;
+    const gpi_link *intra = cat ? gpi_catalog_gpu_link(cat, gpu) : NULL;
     if (gpu->scale_up_domain >= 4 && gpu->scale_up_gbps_bidir > 0) {
         c->intra_gbps = gpu->scale_up_gbps_bidir / 2.0;
         gpi_strlcpy(c->intra_name, gpu->scale_up_name, sizeof c->intra_name);
@@ -803,7 +803,7 @@ static gp_status ctx_init(tctx *x, const gp_model *m, const gp_param_breakdown *
     return GP_OK;
 }
 
-gp_status gp_train_perf_estimate(const gp_model *m, const gp_gpu *gpu, const gp_cluster *c,
+gp_status gpi_train_perf_estimate(const gp_model *m, const gp_gpu *gpu, const gp_cluster *c,
                                  const gp_workload *w, const gp_layout *l, double train_tokens,
                                  gp_train_perf *out, gp_error *err)
 {

@@ -13,42 +13,42 @@
 /* What an export can target: the serving engines (gp_engine's, as each is launched) and the
  * training launchers. Not a second engine enum of the API: the public one is gp_engine; this
  * is the export module's table index (tools/api_rename.sh names it gpi_export_target). */
-typedef enum gp_export_engine {
-    GP_EXPORT_VLLM = 0,      /* vllm serve */
-    GP_EXPORT_SGLANG,        /* python -m sglang.launch_server */
-    GP_EXPORT_TGI,           /* text-generation-launcher (docker run) */
-    GP_EXPORT_LLAMACPP,      /* llama-server */
-    GP_EXPORT_TRTLLM,        /* trtllm-serve + extra LLM API options YAML */
-    GP_EXPORT_DEEPSPEED,     /* ds_config.json + deepspeed launcher */
-    GP_EXPORT_MEGATRON,      /* torchrun pretrain_gpt.py with Megatron-LM arguments */
-    GP_EXPORT_TORCHRUN_FSDP, /* torchrun + a PyTorch FSDP configuration snippet */
-    GP_EXPORT_SLURM,         /* sbatch script wrapping srun + torchrun (Megatron-LM) */
-    GP_EXPORT_COUNT
-} gp_export_engine;
+typedef enum gpi_export_target {
+    GPI_EXPORT_VLLM = 0,      /* vllm serve */
+    GPI_EXPORT_SGLANG,        /* python -m sglang.launch_server */
+    GPI_EXPORT_TGI,           /* text-generation-launcher (docker run) */
+    GPI_EXPORT_LLAMACPP,      /* llama-server */
+    GPI_EXPORT_TRTLLM,        /* trtllm-serve + extra LLM API options YAML */
+    GPI_EXPORT_DEEPSPEED,     /* ds_config.json + deepspeed launcher */
+    GPI_EXPORT_MEGATRON,      /* torchrun pretrain_gpt.py with Megatron-LM arguments */
+    GPI_EXPORT_TORCHRUN_FSDP, /* torchrun + a PyTorch FSDP configuration snippet */
+    GPI_EXPORT_SLURM,         /* sbatch script wrapping srun + torchrun (Megatron-LM) */
+    GPI_EXPORT_COUNT
+} gpi_export_target;
 
 /* What an engine runs: serving (inference) or training. */
-typedef enum gp_export_kind {
-    GP_EXPORT_KIND_SERVE = 0,
-    GP_EXPORT_KIND_TRAIN = 1,
-} gp_export_kind;
+typedef enum gpi_export_kind {
+    GPI_EXPORT_KIND_SERVE = 0,
+    GPI_EXPORT_KIND_TRAIN = 1,
+} gpi_export_kind;
 
 /* CLI spelling ("vllm", "torchrun-fsdp"); "unknown" for out-of-range values. */
-const char *gp_export_engine_name(gp_export_engine e);
+const char *gpi_export_engine_name(gpi_export_target e);
 
 /* Parse a name, case-insensitively (accepts "llama.cpp", "llama-cpp", "tensorrt-llm",
- * "trt-llm", "fsdp", "torchrun", "sbatch" as aliases). GP_EXPORT_COUNT if unknown. */
-gp_export_engine gp_export_engine_parse(const char *name);
+ * "trt-llm", "fsdp", "torchrun", "sbatch" as aliases). GPI_EXPORT_COUNT if unknown. */
+gpi_export_target gpi_export_engine_parse(const char *name);
 
 /* Serving or training engine. */
-gp_export_kind gp_export_engine_kind(gp_export_engine e);
+gpi_export_kind gpi_export_engine_kind(gpi_export_target e);
 
 /* Engine version whose flags the export uses ("vLLM 0.11.0"); "" for out-of-range values. */
-const char *gp_export_engine_version(gp_export_engine e);
+const char *gpi_export_engine_version(gpi_export_target e);
 
-#define GP_EXPORT_PATH_MAX 512
+#define GPI_EXPORT_PATH_MAX 512
 
 /* The job to launch. Borrowed pointers must outlive the render call. */
-typedef struct gp_export_job {
+typedef struct gpi_export_job {
     const gp_model *model;    /* architecture (Megatron shape flags) and dtype; required */
     const char *model_path;   /* what the engine loads: HF repo id, local folder or .gguf
                                  (NULL/"": model->name, else model->id) */
@@ -63,7 +63,7 @@ typedef struct gp_export_job {
     int64_t max_model_len;    /* 0: w->context */
     int port;                 /* 0: 8000 */
     /* training */
-    char train_data[GP_EXPORT_PATH_MAX];   /* dataset path/prefix ("" : a placeholder) */
+    char train_data[GPI_EXPORT_PATH_MAX];   /* dataset path/prefix ("" : a placeholder) */
     double train_tokens;      /* 0: train-iters placeholder; else iters = tokens/(gbs*seq) */
     const char *job_name;     /* Slurm job name (NULL: "gpuplan") */
     const char *time_limit;   /* Slurm --time (NULL: "24:00:00") */
@@ -82,27 +82,27 @@ typedef struct gp_export_job {
     const gp_catalog *catalog;/* for the Instruct checkpoint (NULL: serve the model as given) */
     const char *served_name;  /* name clients ask for (NULL: the catalog id) */
     const char *host;         /* address the server listens on (NULL: "0.0.0.0", all) */
-} gp_export_job;
+} gpi_export_job;
 
 /* The task an engine runs when the job does not say: megatron, deepspeed, torchrun-fsdp and
  * slurm train (a job left at infer becomes train), serving engines infer. `asked` is kept when
  * the engine can run it. */
-gp_task gp_export_engine_task(gp_export_engine e, gp_task asked);
+gp_task gpi_export_engine_task(gpi_export_target e, gp_task asked);
 
 /* Fill a job with defaults (all zero/NULL, gpus_per_node 0 = auto, port 8000). */
-void gp_export_job_defaults(gp_export_job *job);
+void gpi_export_job_defaults(gpi_export_job *job);
 
 /* Render the launch files for `engine`. `out` is caller-owned; on success it holds n files
  * (free with gp_export_files_free), on failure nothing (already freed). Errors:
  * GP_EINVAL when the engine does not run the job's task (e.g. megatron for inference, vllm
  * for training) or a field is out of range; GP_EUNSUPPORTED for a layout the engine cannot
  * express (e.g. pipeline parallelism in llama.cpp); GP_ENOMEM. */
-gp_status gp_export_render(gp_export_engine engine, const gp_export_job *job,
+gp_status gpi_export_render(gpi_export_target engine, const gpi_export_job *job,
                                   gp_export_files *out, gp_error *err);
 
 /* The main command line of a job on an engine, one line, into buf (truncated safely to cap).
- * Same errors as gp_export_render. */
-gp_status gp_export_command(gp_export_engine engine, const gp_export_job *job,
+ * Same errors as gpi_export_render. */
+gp_status gpi_export_command(gpi_export_target engine, const gpi_export_job *job,
                                    char *buf, size_t cap, gp_error *err);
 
 #endif /* GPI_PRIVATE_EXPORT_H */

@@ -11,7 +11,7 @@
 
 /* ---- from include/gpuplan/serve.h ---- */
 /* The few calibrated constants of the step model, each with a physical meaning. */
-typedef struct gp_perf_params {
+typedef struct gpi_perf_params {
     double compute_efficiency;   /* achieved fraction of the dense tensor peak in GEMMs */
     double bandwidth_efficiency; /* achieved fraction of HBM bandwidth on streaming reads */
     double step_overhead_s;      /* per engine step: scheduling, launches, sampling (CPU side) */
@@ -34,15 +34,15 @@ typedef struct gp_perf_params {
                                     its own, and every MoE layer of a step waits for the rank
                                     still running its context chunk (docs/serving.md,
                                     "Attention DP") */
-} gp_perf_params;
+} gpi_perf_params;
 
 /* Calibrated values for an engine (docs/serving.md, "Calibration"). GP_ENGINE_NONE and
  * others get vLLM's. */
-void gp_perf_params_defaults(gp_perf_params *p, gp_engine engine);
+void gpi_perf_params_defaults(gpi_perf_params *p, gp_engine engine);
 
 /* Per-replica constants of the step-time formula, derived once from model, GPU, link,
  * precision and layout; evaluating a step is then O(1). Plain values; no resources. */
-typedef struct gp_step_model {
+typedef struct gpi_step_model {
     int tp, pp, ep;
     int dp;                      /* attention data-parallel ranks in the replica (1: none);
                                     the step is one rank's, its MoE layers see dp ranks' tokens */
@@ -85,14 +85,14 @@ typedef struct gp_step_model {
     double elementwise_bytes_per_token;
     double moe_elementwise_bytes_per_pair;
     double kv_bytes_per_token_replica; /* KV of one token over every layer, once (transfer) */
-    gp_perf_params params;
+    gpi_perf_params params;
     /* GEMM shapes (per GPU), for the measured rates */
     double hidden;               /* d: the K of the projections into the layer */
     double dense_width;          /* dense weights per layer / (d x tp): the fused N */
     double expert_width;         /* one routed expert's weights per layer on one GPU / d */
     double head_width;           /* vocab / tp */
     double attn_head_dim;        /* (d_qk + d_v) / 2 */
-    /* measured rates (data/kernels.json), set by gp_step_model_use_rates; NULL: the
+    /* measured rates (data/kernels.json), set by gpi_step_model_use_rates; NULL: the
      * datasheet peaks x compute_efficiency / bandwidth_efficiency */
     const struct gpi_gpu_rates *rates;
     const struct gpi_link_curve *tp_curve, *net_curve;
@@ -103,20 +103,20 @@ typedef struct gp_step_model {
     double custom_ar_max_bytes;  /* all-reduces up to this size use the engine's one-shot
                                     kernel (latency + bytes at the curve's asymptote) */
     double cal_gemm, cal_hbm;    /* a calibration profile's GEMM and HBM scales (0: none),
-                                    kept for gp_step_model_use_rates (docs/calibration.md) */
-} gp_step_model;
+                                    kept for gpi_step_model_use_rates (docs/calibration.md) */
+} gpi_step_model;
 
 /* Build the step model. `link` is the link TP crosses when it exceeds the GPU's scale-up
  * domain (NULL: PCIe of the GPU's generation at 31.5 GB/s); `w` gives dtype and kv_dtype;
- * `l` tp, pp, ep; `params` NULL: gp_perf_params_defaults(w->engine). */
-gp_status gp_step_model_init(const gp_model *m, const gp_gpu *gpu, const gp_link *link,
+ * `l` tp, pp, ep; `params` NULL: gpi_perf_params_defaults(w->engine). */
+gp_status gpi_step_model_init(const gp_model *m, const gp_gpu *gpu, const gpi_link *link,
                                     const gp_workload *w, const gp_layout *l,
-                                    const gp_perf_params *params, gp_step_model *out,
+                                    const gpi_perf_params *params, gpi_step_model *out,
                                     gp_error *err);
 
 /* GPUs one node of this GPU type holds for serving: its scale-up domain (NVLink: 8, NVL72:
  * 72), or 8 when it has none (a PCIe server). */
-int gp_serve_node_gpus(const gp_gpu *gpu);
+int gpi_serve_node_gpus(const gp_gpu *gpu);
 
 /* The same, for a replica that may span nodes: `intra` is the link inside the scale-up
  * domain's absence (PCIe; NULL: the GPU's PCIe generation), `inter` the network between
@@ -124,32 +124,32 @@ int gp_serve_node_gpus(const gp_gpu *gpu);
  * degree inside the replica (vLLM --data-parallel-size with --enable-expert-parallel,
  * SGLang --enable-dp-attention): GPUs per replica = tp x pp x dp; ep must be 1 or divide
  * tp x dp. */
-gp_status gp_step_model_init_nodes(const gp_model *m, const gp_gpu *gpu, const gp_link *intra,
-                                          const gp_link *inter, const gp_workload *w,
-                                          const gp_layout *l, const gp_perf_params *params,
-                                          gp_step_model *out, gp_error *err);
+gp_status gpi_step_model_init_nodes(const gp_model *m, const gp_gpu *gpu, const gpi_link *intra,
+                                          const gpi_link *inter, const gp_workload *w,
+                                          const gp_layout *l, const gpi_perf_params *params,
+                                          gpi_step_model *out, gp_error *err);
 
 /* Ground the step model on the catalog's measured rates (data/kernels.json): GEMMs at the
  * achievable rate of their shape (tokens x width x d), attention at its kernel's rate, the
  * achievable (not datasheet) HBM bandwidth, TP all-reduces and EP all-to-alls on the measured
  * bus-bandwidth curves of the links they cross (`inter`: the network between nodes, NULL:
  * 400 Gb/s). A catalog without kernel rates leaves `sm` as it was. */
-void gp_step_model_use_rates(gp_step_model *sm, const gp_catalog *cat, const gp_gpu *gpu,
-                                    const gp_link *inter);
+void gpi_step_model_use_rates(gpi_step_model *sm, const gp_catalog *cat, const gp_gpu *gpu,
+                                    const gpi_link *inter);
 
 /* Seconds to move the KV cache of `tokens` prompt tokens of one request from a prefill to a
  * decode instance over `bytes_per_s` (per direction, per GPU) spread over `gpus` senders. */
-double gp_kv_transfer_time(const gp_step_model *sm, double tokens, double bytes_per_s, int gpus);
+double gpi_kv_transfer_time(const gpi_step_model *sm, double tokens, double bytes_per_s, int gpus);
 
 /* What one engine step computes, as sums over the sequences it schedules. */
-typedef struct gp_batch_shape {
+typedef struct gpi_batch_shape {
     double tokens;         /* new tokens: prefill chunk tokens + one per decoding sequence */
     double sampled;        /* sequences that sample a token this step (LM head rows) */
     double attn_pairs;     /* sum over new tokens of the keys each attends to (causal) */
     double kv_tokens;      /* sum over scheduled sequences of context held (read once) */
-} gp_batch_shape;
+} gpi_batch_shape;
 
-typedef struct gp_step_breakdown {
+typedef struct gpi_step_breakdown {
     double linear_s;       /* dense GEMMs: max(compute, weight read) */
     double experts_s;      /* routed experts: max(compute, touched experts' weights) */
     double attention_s;    /* attention core: max(compute, KV read) */
@@ -161,25 +161,25 @@ typedef struct gp_step_breakdown {
     double flops;          /* per GPU */
     double bytes;          /* HBM bytes per GPU */
     int compute_bound;     /* 1: the GEMM phase is compute-bound */
-} gp_step_breakdown;
+} gpi_step_breakdown;
 
 /* Time of one step (seconds); `out` may be NULL. */
-double gp_step_time(const gp_step_model *sm, const gp_batch_shape *b, gp_step_breakdown *out);
+double gpi_step_time(const gpi_step_model *sm, const gpi_batch_shape *b, gpi_step_breakdown *out);
 
 /* Shapes of the two pure steps: a prefill of `prompt` tokens for one sequence, and one
  * decode token for each of `batch` sequences holding `context` tokens. */
-void gp_batch_prefill(gp_batch_shape *b, double prompt);
+void gpi_batch_prefill(gpi_batch_shape *b, double prompt);
 
-void gp_batch_decode(gp_batch_shape *b, double batch, double context);
+void gpi_batch_decode(gpi_batch_shape *b, double batch, double context);
 
 /* Default spread of the log-normal lengths (docs/serving.md, "Traffic"). */
-#define GP_LOGNORMAL_SIGMA 0.5
+#define GPI_LOGNORMAL_SIGMA 0.5
 
-/* The default length: log-normal with GP_LOGNORMAL_SIGMA around `mean`, clipped to [1, 4 x mean]. */
-void gp_length_default(gp_length_spec *ls, double mean);
+/* The default length: log-normal with GPI_LOGNORMAL_SIGMA around `mean`, clipped to [1, 4 x mean]. */
+void gpi_length_default(gp_length_spec *ls, double mean);
 
 /* The engine's scheduler limits and KV pool for one replica. */
-typedef struct gp_sched_config {
+typedef struct gpi_sched_config {
     int64_t max_num_seqs;           /* running sequences at most (vLLM --max-num-seqs) */
     int64_t max_num_batched_tokens; /* token budget per step (chunked prefill) */
     int64_t kv_blocks;              /* KV blocks in the pool */
@@ -189,21 +189,21 @@ typedef struct gp_sched_config {
                                        (TensorRT-LLM GUARANTEED_NO_EVICT; never preempts);
                                        0: allocate as tokens come, preempt when full (vLLM) */
     gp_spec_decode spec;            /* speculative decoding (draft_tokens 0: off) */
-} gp_sched_config;
+} gpi_sched_config;
 
 /* Simulate. Allocates its pools once per call (none per request or step). */
-gp_status gp_simulate(const gp_step_model *sm, const gp_sched_config *sc,
+gp_status gpi_simulate(const gpi_step_model *sm, const gpi_sched_config *sc,
                              const gp_traffic *t, const gp_slo *slo, gp_sim_result *out,
                              gp_error *err);
 
 /* Read a trace: CSV (header optional; columns arrival_s, prompt_tokens, output_tokens) or
  * JSONL (objects with keys arrival_s|timestamp, prompt_tokens|input_tokens,
- * output_tokens). Allocates *out (free with gp_trace_free). Errors name file and line. */
-gp_status gp_trace_read(const char *path, gp_trace_request **out, size_t *n, gp_error *err);
+ * output_tokens). Allocates *out (free with gpi_trace_free). Errors name file and line. */
+gp_status gpi_trace_read(const char *path, gp_trace_request **out, size_t *n, gp_error *err);
 
-void gp_trace_free(gp_trace_request *t);
+void gpi_trace_free(gp_trace_request *t);
 
-typedef struct gp_capacity_request {
+typedef struct gpi_capacity_request {
     const gp_model *model;
     const gp_workload *w;      /* dtype, kv_dtype, engine, gpu_memory_utilization, block size */
     gp_traffic traffic;        /* the whole load (users or rate), split over replicas */
@@ -213,40 +213,40 @@ typedef struct gp_capacity_request {
     size_t n_gpus;
     int fixed_tp;              /* > 0: only this TP */
     int max_replicas;          /* search limit (0: 1024) */
-    const gp_perf_params *params; /* NULL: engine defaults */
+    const gpi_perf_params *params; /* NULL: engine defaults */
     int fixed_pp, fixed_ep, fixed_dp; /* > 0: only this degree */
-    const gp_link *inter_node; /* network between nodes (NULL: the catalog's ib-ndr) */
+    const gpi_link *inter_node; /* network between nodes (NULL: the catalog's ib-ndr) */
     int max_nodes;             /* nodes per replica at most (0: 4) */
     gp_spec_decode spec;       /* speculative decoding for every setup (draft_tokens 0: off) */
-    /* the budget of the whole search is traffic.work (NULL: GP_WORK_DEFAULT for this call) */
-} gp_capacity_request;
+    /* the budget of the whole search is traffic.work (NULL: GPI_WORK_DEFAULT for this call) */
+} gpi_capacity_request;
 
 /* The reasons in the language asked: "pt-BR" puts each message_pt in message; else nothing. */
-void gp_capacity_set_lang(gp_capacity_result *r, const char *lang);
+void gpi_capacity_set_lang(gp_capacity_result *r, const char *lang);
 
 /* Price per GPU-hour (USD) of the built-in data/prices.json, ignoring --data-dir; 0 if none.
- * Deprecated: gp_catalog_gpu_price is the price the search ranks by. */
-double gp_gpu_hourly_price(const gp_gpu *gpu);
+ * Deprecated: gpi_catalog_gpu_price is the price the search ranks by. */
+double gpi_gpu_hourly_price(const gp_gpu *gpu);
 
 /* Search. The result is large (caller-owned); `cat` gives links and, with gpus NULL, the
  * candidates. */
 /* One scheduler's share of a load split over n schedulers (replicas x attention-DP ranks),
  * with the request counts the search simulates: closed-loop users and open-loop rates are
  * divided; an unset request count becomes the search's (10 per user, 1,000 to 4,000). */
-gp_traffic gp_capacity_share(const gp_traffic *t, int n);
+gp_traffic gpi_capacity_share(const gp_traffic *t, int n);
 
-gp_status gp_capacity_search(const gp_catalog *cat, const gp_capacity_request *req,
+gp_status gpi_capacity_search(const gp_catalog *cat, const gpi_capacity_request *req,
                                     gp_capacity_result *out, gp_error *err);
 
 /* The cheapest split into x prefill and y decode instances (each pool its own GPU type and
  * layout among req's candidates) meeting req->slo, the KV cache crossing `kv_link` (NULL:
  * InfiniBand NDR); and the aggregated answer beside it. A closed-loop load (users). */
-gp_status gp_disagg_search(const gp_catalog *cat, const gp_capacity_request *req, const gp_link *kv_link,
+gp_status gpi_disagg_search(const gp_catalog *cat, const gpi_capacity_request *req, const gpi_link *kv_link,
                                   gp_disagg_result *out, gp_error *err);
 
 /* How an engine schedules by default, resolved for one GPU type and TP (docs/serving.md,
  * "Engine profiles"). vLLM, SGLang and TensorRT-LLM have their own; the others get vLLM's. */
-typedef struct gp_engine_profile {
+typedef struct gpi_engine_profile {
     char id[16];                    /* "vllm", "sglang", "trtllm" */
     char release[64];
     int chunked_prefill;            /* 1: on by default (the simulator always chunks; 0 is shown) */
@@ -260,33 +260,33 @@ typedef struct gp_engine_profile {
     int64_t cuda_graph_max_batch;
     double step_overhead_s, seq_overhead_s; /* per step; host work per sequence per step */
     int host_overlap;               /* 1: an overlap scheduler hides the host work behind the
-                                       GPU step (gp_perf_params.host_overlap) */
+                                       GPU step (gpi_perf_params.host_overlap) */
     int host_overlap_pp;            /* ... also when the replica is pipelined (pp > 1) */
-} gp_engine_profile;
+} gpi_engine_profile;
 
 /* The profile of `engine` for `gpu` at TP `tp` from the catalog's engines.json. GP_ENOTFOUND
  * when the catalog has none for it. */
-gp_status gp_engine_profile_get(const gp_catalog *cat, gp_engine engine, const gp_gpu *gpu, int tp,
-                                       gp_engine_profile *out, gp_error *err);
+gp_status gpi_engine_profile_get(const gp_catalog *cat, gp_engine engine, const gp_gpu *gpu, int tp,
+                                       gpi_engine_profile *out, gp_error *err);
 
-/* The step model's parameters under a profile: gp_perf_params_defaults of `engine` with the
+/* The step model's parameters under a profile: gpi_perf_params_defaults of `engine` with the
  * profile's per-step overhead and host work per sequence, overlapped with the GPU step when
  * the engine's overlap scheduler runs at pipeline degree `pp` (TensorRT-LLM's does only
  * without pipeline parallelism). `prof` NULL: the defaults alone. */
-void gp_perf_params_profile(gp_perf_params *p, gp_engine engine, const gp_engine_profile *prof, int pp);
+void gpi_perf_params_profile(gpi_perf_params *p, gp_engine engine, const gpi_engine_profile *prof, int pp);
 
-/* gp_serve_sched_config under a profile (NULL: the built-in vLLM / TensorRT-LLM rules). */
-gp_status gp_serve_sched_config_profile(const gp_model *m, const gp_gpu *gpu, const gp_workload *w,
+/* gpi_serve_sched_config under a profile (NULL: the built-in vLLM / TensorRT-LLM rules). */
+gp_status gpi_serve_sched_config_profile(const gp_model *m, const gp_gpu *gpu, const gp_workload *w,
                                                const gp_layout *l, int64_t max_model_len,
-                                               const gp_engine_profile *prof, gp_sched_config *sc,
+                                               const gpi_engine_profile *prof, gpi_sched_config *sc,
                                                gp_error *err);
 
 /* KV pool and scheduler limits of one replica under the engine's accounting (vLLM rules via
- * gp_memory_estimate): fills sc; returns GP_EINVAL with a message if the weights do not
+ * gpi_memory_estimate): fills sc; returns GP_EINVAL with a message if the weights do not
  * fit. `max_model_len` caps prompt + output. */
-gp_status gp_serve_sched_config(const gp_model *m, const gp_gpu *gpu,
+gp_status gpi_serve_sched_config(const gp_model *m, const gp_gpu *gpu,
                                        const gp_workload *w, const gp_layout *l,
-                                       int64_t max_model_len, gp_sched_config *sc,
+                                       int64_t max_model_len, gpi_sched_config *sc,
                                        gp_error *err);
 
 #endif /* GPI_PRIVATE_SERVE_H */

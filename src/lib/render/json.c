@@ -408,7 +408,7 @@ void gpi_plan_question(char *out, size_t n, const gp_plan_request *req, const gp
 
 static json_t *plan_rule_json(const gp_rule *r, int pt_br)
 {
-    return json_pack("{ss ss ss ss ss}", "rule", r->id, "kind", gp_rule_kind_name(r->kind), "citation", gpi_rule_citation(r, pt_br),
+    return json_pack("{ss ss ss ss ss}", "rule", r->id, "kind", gpi_rule_kind_name(r->kind), "citation", gpi_rule_citation(r, pt_br),
                      "url", r->url, "text", gpi_rule_text(r, pt_br));
 }
 
@@ -442,7 +442,7 @@ static json_t *plan_option_json(const gp_plan_result *res, const gp_plan_option 
     const gp_deployment *d = &o->deployment;
     json_t *hw = json_pack("{ss ss si s{ss ss ss ss sb sb}}", "gpu", o->gpu, "dtype", gp_dtype_name(o->dtype),
                            "gpus_total", o->gpus_total, "deployment", "id", d->id, "name", d->name, "kind",
-                           gp_deploy_kind_name(d->kind), "country", d->country, "shared", d->shared, "audit_logging",
+                           gpi_deploy_kind_name(d->kind), "country", d->country, "shared", d->shared, "audit_logging",
                            d->audit_logging);
     json_t *layout = json_pack("{si si si si si si si ss}", "tp", o->layout.tp, "pp", o->layout.pp, "dp", o->layout.dp,
                                "cp", o->layout.cp, "ep", o->layout.ep, "replicas", o->replicas, "gpus_total",
@@ -460,7 +460,7 @@ static json_t *plan_option_json(const gp_plan_result *res, const gp_plan_option 
     for (int i = 0; i <= c->months; i++)
         json_array_append_new(cumulative, json_real(c->cumulative[i]));
     json_t *cost = json_pack("{ss sf ss ss sf sf sf sf sf sf sf sf sf sf sf sf si ss so}", "currency", c->currency,
-                             "per_usd", c->per_usd, "kind", gp_deploy_kind_name(c->kind), "pricing",
+                             "per_usd", c->per_usd, "kind", gpi_deploy_kind_name(c->kind), "pricing",
                              c->kind == GP_DEPLOY_OWNED ? "owned" : c->reserved ? "reserved" : "on-demand",
                              "gpu_hour_on_demand", c->gpu_hour_on_demand, "gpu_hour_reserved", c->gpu_hour_reserved,
                              "hourly", c->hourly, "upfront", c->upfront, "monthly", c->monthly, "monthly_amortized",
@@ -535,11 +535,11 @@ static json_t *plan_decision_json(const gp_plan_result *res)
         json_object_set_new(j, "extra", a->option >= 0 ? json_real(a->extra) : json_null());
         json_object_set_new(j, "break_even_month", a->break_even_month > 0 ? json_integer(a->break_even_month)
                                                    : a->break_even_month == 0 ? json_integer(0) : json_null());
-        json_object_set_new(alts, gp_alt_kind_name(a->kind), j);
+        json_object_set_new(alts, gpi_alt_kind_name(a->kind), j);
     }
     for (int i = 0; i < res->n_risks; i++) {
         const gp_plan_risk *r = &res->risks[i];
-        json_array_append_new(risks, json_pack("{ss sf sf sf sb si}", "risk", gp_risk_kind_name(r->kind), "parameter",
+        json_array_append_new(risks, json_pack("{ss sf sf sf sb si}", "risk", gpi_risk_kind_name(r->kind), "parameter",
                                                r->parameter, "size", r->size, "runner_up_size", r->alt_size, "flips",
                                                r->flips, "low_confidence", r->low_confidence));
     }

@@ -56,7 +56,7 @@ static const words pt = {
     {"pesos", "cache KV", "ativações", "gradientes", "otimizador", "sobrecarga"},
 };
 
-static int is_pt(const gp_report_opts *o) { return o && o->lang && (o->lang[0] == 'p' || o->lang[0] == 'P'); }
+static int is_pt(const gpi_report_opts *o) { return o && o->lang && (o->lang[0] == 'p' || o->lang[0] == 'P'); }
 
 static const char *dep_name_pt(const char *kind)
 {
@@ -158,7 +158,7 @@ static void render_recommended(gpi_buf *b, const gp_plan_result *res, const word
     char g[32];
     gpi_buf_printf(b, "%s%s: %s %s, %s (%s), %s = %s; %s %s / %d %s; %s %s\n", h2, W->recommended,
                    o->gpu, gp_dtype_name(o->dtype), o->deployment.id,
-                   pt_br ? dep_name_pt(gp_deploy_kind_name(o->deployment.kind)) : gp_deploy_kind_name(o->deployment.kind),
+                   pt_br ? dep_name_pt(gpi_deploy_kind_name(o->deployment.kind)) : gpi_deploy_kind_name(o->deployment.kind),
                    s, count_str(g, sizeof g, MSG_N_GPUS, pt_br, o->gpus_total), W->total, t, res->horizon_months, W->months,
                    res->serving ? W->per_mtok : W->per_run, m);
     if (res->serving) {
@@ -175,7 +175,7 @@ static void render_recommended(gpi_buf *b, const gp_plan_result *res, const word
                        md ? "\n```sh\n" : "    ", res->launch_command, md ? "```\n" : "");
 }
 
-static void render_text(gpi_buf *b, const gp_plan_request *req, const gp_plan_result *res, const gp_report_opts *opts,
+static void render_text(gpi_buf *b, const gp_plan_request *req, const gp_plan_result *res, const gpi_report_opts *opts,
                         int md)
 {
     int pt_br = is_pt(opts);
@@ -438,7 +438,7 @@ static void html_excluded(gpi_buf *b, const gp_plan_result *res, const words *W,
     gpi_buf_printf(b, "</ul>\n");
 }
 
-static void render_html(gpi_buf *b, const gp_plan_request *req, const gp_plan_result *res, const gp_report_opts *opts)
+static void render_html(gpi_buf *b, const gp_plan_request *req, const gp_plan_result *res, const gpi_report_opts *opts)
 {
     int pt_br = is_pt(opts);
     const words *W = pt_br ? &pt : &en;
@@ -503,18 +503,18 @@ static void render_html(gpi_buf *b, const gp_plan_request *req, const gp_plan_re
     gpi_buf_printf(b, " gpuplan %s.</p>\n</body></html>\n", GP_VERSION_STRING);
 }
 
-gp_report_format gp_report_format_parse(const char *s)
+gpi_report_format gpi_report_format_parse(const char *s)
 {
-    static const char *const names[GP_REPORT_FORMAT_COUNT] = {"text", "json", "markdown", "html"};
-    for (int i = 0; s && i < GP_REPORT_FORMAT_COUNT; i++)
+    static const char *const names[GPI_REPORT_FORMAT_COUNT] = {"text", "json", "markdown", "html"};
+    for (int i = 0; s && i < GPI_REPORT_FORMAT_COUNT; i++)
         if (gpi_strcaseeq(s, names[i]))
-            return (gp_report_format)i;
+            return (gpi_report_format)i;
     if (s && (gpi_strcaseeq(s, "md") || gpi_strcaseeq(s, "txt")))
-        return gpi_strcaseeq(s, "md") ? GP_REPORT_MARKDOWN : GP_REPORT_TEXT;
-    return GP_REPORT_FORMAT_COUNT;
+        return gpi_strcaseeq(s, "md") ? GPI_REPORT_MARKDOWN : GPI_REPORT_TEXT;
+    return GPI_REPORT_FORMAT_COUNT;
 }
 
-gp_status gp_report_render(const gp_plan_request *req, const gp_plan_result *res, const gp_report_opts *opts,
+gp_status gpi_report_render(const gp_plan_request *req, const gp_plan_result *res, const gpi_report_opts *opts,
                            char **out, size_t *len, gp_error *err)
 {
     gp_error_clear(err);
@@ -523,20 +523,20 @@ gp_status gp_report_render(const gp_plan_request *req, const gp_plan_result *res
         *len = 0;
     if (!req || !res)
         return gpi_fail(err, GP_EINVAL, "report: a request and a plan are needed");
-    gp_report_format f = opts ? opts->format : GP_REPORT_TEXT;
+    gpi_report_format f = opts ? opts->format : GPI_REPORT_TEXT;
     if (opts && opts->lang && !gpi_strcaseeq(opts->lang, "en") && !gpi_strcaseeq(opts->lang, "pt-BR") &&
         !gpi_strcaseeq(opts->lang, "pt")) {
         gpi_error_set_field(err, "lang");
         return gpi_fail(err, GP_EINVAL, "unknown report language '%s' (en, pt-BR)", opts->lang);
     }
-    if (f == GP_REPORT_JSON) /* the one JSON writer's document (render/json.c) */
+    if (f == GPI_REPORT_JSON) /* the one JSON writer's document (render/json.c) */
         return gpi_json_text(gpi_json_plan(req, res, is_pt(opts), opts ? opts->question : NULL), out,
                              len ? len : &(size_t){0}, err);
     gpi_buf b = {0};
-    if (f == GP_REPORT_HTML) {
+    if (f == GPI_REPORT_HTML) {
         render_html(&b, req, res, opts);
-    } else if (f == GP_REPORT_TEXT || f == GP_REPORT_MARKDOWN) {
-        render_text(&b, req, res, opts, f == GP_REPORT_MARKDOWN);
+    } else if (f == GPI_REPORT_TEXT || f == GPI_REPORT_MARKDOWN) {
+        render_text(&b, req, res, opts, f == GPI_REPORT_MARKDOWN);
     } else {
         gpi_error_set_field(err, "format");
         return gpi_fail(err, GP_EINVAL, "unknown report format (text, json, markdown, html)");
@@ -551,4 +551,4 @@ gp_status gp_report_render(const gp_plan_request *req, const gp_plan_result *res
     return GP_OK;
 }
 
-void gp_report_free(char *s) { free(s); }
+void gpi_report_free(char *s) { free(s); }

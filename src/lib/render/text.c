@@ -174,7 +174,7 @@ void gpi_text_fit(gpi_buf *tb, const gp_model *m, const gp_gpu *gpu, const gp_wo
                            : r->fits                ? "fit.verdict_several"
                                                     : "fit.verdict_none",
                            lang, NULL, 0));
-    for (int i = 0; i < r->n_reasons; i++) /* already in the question's language (gp_fit_set_lang) */
+    for (int i = 0; i < r->n_reasons; i++) /* already in the question's language (gpi_fit_set_lang) */
         gpi_buf_printf(tb, "  - [%s] %s\n", gp_reason_name(r->reasons[i].code), r->reasons[i].message);
     if (r->fits && (r->min_gpus > 1 || gp_layout_gpus(&r->asked) != 1)) {
         gpi_buf_printf(tb, "\n");

@@ -1,8 +1,8 @@
 /*
- * export.c: gp_export_run: the launch files of a layout on an engine (gp_export_render).
- * Layout dimensions not given come from gpuplan: gp_fit's smallest layout (inference; the fit
+ * export.c: gp_export_run: the launch files of a layout on an engine (gpi_export_render).
+ * Layout dimensions not given come from gpuplan: gpi_fit's smallest layout (inference; the fit
  * keeps generic accounting, so the layout is the one `gpuplan fit` recommends for the same
- * keys) or the best gp_train_search layout (training).
+ * keys) or the best gpi_train_search layout (training).
  */
 #include "run_impl.h"
 #include "render/json.h"
@@ -10,36 +10,36 @@
 #include <stdlib.h>
 #include <string.h>
 
-static gp_status check_question(const gp_scenario *sc, gp_export_engine *eng, gp_task *task, gp_error *err)
+static gp_status check_question(const gp_scenario *sc, gpi_export_target *eng, gp_task *task, gp_error *err)
 {
     static const char engines[] = "vllm, sglang, tgi, llamacpp, trtllm, deepspeed, megatron, torchrun-fsdp, slurm";
     if (!sc->engine[0])
         return gpi_usage(err, "engine", "give --engine E (%s)", engines);
-    *eng = gp_export_engine_parse(sc->engine);
-    if (*eng == GP_EXPORT_COUNT)
+    *eng = gpi_export_engine_parse(sc->engine);
+    if (*eng == GPI_EXPORT_COUNT)
         return gpi_usage(err, "engine", "unknown engine '%s' (%s)", sc->engine, engines);
-    *task = gp_export_engine_task(*eng, (gp_task)sc->task); /* megatron, deepspeed, ... train */
+    *task = gpi_export_engine_task(*eng, (gp_task)sc->task); /* megatron, deepspeed, ... train */
     int infer = *task == GP_TASK_INFER;
-    gp_export_kind kind = gp_export_engine_kind(*eng);
-    if (kind == GP_EXPORT_KIND_TRAIN && infer)
+    gpi_export_kind kind = gpi_export_engine_kind(*eng);
+    if (kind == GPI_EXPORT_KIND_TRAIN && infer)
         return gpi_usage(err, "task",
                          "%s launches training, but the task is infer: add --task train|lora|qlora, or "
                          "export inference with vllm, sglang, tgi, llamacpp or trtllm",
-                         gp_export_engine_name(*eng));
-    if (kind == GP_EXPORT_KIND_SERVE && !infer)
+                         gpi_export_engine_name(*eng));
+    if (kind == GPI_EXPORT_KIND_SERVE && !infer)
         return gpi_usage(err, "task",
                          "%s is a serving engine, but the task is %s: export training with deepspeed, "
                          "megatron, torchrun-fsdp or slurm",
-                         gp_export_engine_name(*eng), gp_task_name(*task));
+                         gpi_export_engine_name(*eng), gp_task_name(*task));
     return GP_OK;
 }
 
-/* Inference: the given layout if TP and PP are both given, else gp_fit's smallest. */
+/* Inference: the given layout if TP and PP are both given, else gpi_fit's smallest. */
 static gp_status infer_layout(const gp_catalog *cat, gp_result *r, gp_error *err)
 {
     gp_layout *l = &r->layout;
     const gp_layout *g = &r->given;
-    gp_layout_defaults(l);
+    gpi_layout_defaults(l);
     if (g->tp > 0 && g->pp > 0) {
         l->tp = g->tp, l->pp = g->pp;
         if (g->dp > 0)
@@ -52,7 +52,7 @@ static gp_status infer_layout(const gp_catalog *cat, gp_result *r, gp_error *err
     }
     gp_workload w = r->w;
     w.engine = GP_ENGINE_NONE; /* the fit keeps generic accounting */
-    gp_status st = gp_fit(cat, &r->model, r->gpu, &w, g, &r->fit, err);
+    gp_status st = gpi_fit(cat, &r->model, r->gpu, &w, g, &r->fit, err);
     if (st)
         return st;
     if (!r->fit.fits)
@@ -94,7 +94,7 @@ static gp_status train_layout(gp_result *r, const gp_cluster *cl, const gp_run_c
         return gpi_usage(err, "gpus", "the given degrees (tp x pp x dp x cp = %lld) do not divide --gpus %lld",
                          (long long)prod, (long long)sc->gpus);
     gp_train_search_opts so;
-    gp_train_search_defaults(&so);
+    gpi_train_search_defaults(&so);
     so.gpus = (int)sc->gpus;
     so.train_tokens = sc->tokens;
     so.fixed = *g;
@@ -111,7 +111,7 @@ static gp_status train_layout(gp_result *r, const gp_cluster *cl, const gp_run_c
     gp_train_search_result *res = malloc(sizeof *res);
     if (!res)
         return gpi_fail(err, GP_ENOMEM, "out of memory");
-    st = gp_train_search(&r->model, r->gpu, cl, &r->w, &so, res, err);
+    st = gpi_train_search(&r->model, r->gpu, cl, &r->w, &so, res, err);
     if (!st && res->n_top == 0)
         st = gpi_fail(err, GP_EINVAL, "no layout of %lld x %s fits %s: %s", (long long)sc->gpus, r->gpu->id,
                       r->model.id, res->n_reasons ? res->reasons[0].message : "");
@@ -124,8 +124,8 @@ static gp_status train_layout(gp_result *r, const gp_cluster *cl, const gp_run_c
 static gp_status render(gp_result *r, const gp_cluster *cl, gp_error *err)
 {
     const gp_scenario *sc = &r->sc;
-    gp_export_job job;
-    gp_export_job_defaults(&job);
+    gpi_export_job job;
+    gpi_export_job_defaults(&job);
     job.model = &r->model;
     job.model_path = sc->model_path[0] ? sc->model_path : NULL;
     job.gpu = r->gpu;
@@ -144,7 +144,7 @@ static gp_status render(gp_result *r, const gp_cluster *cl, gp_error *err)
     job.ep_overlap = sc->ep_overlap;
     if (!(r->files = calloc(1, sizeof *r->files)))
         return gpi_fail(err, GP_ENOMEM, "out of memory");
-    return gp_export_render((gp_export_engine)r->export_engine, &job, r->files, err);
+    return gpi_export_render((gpi_export_target)r->export_engine, &job, r->files, err);
 }
 
 static json_t *export_json(const gp_result *r)
@@ -160,10 +160,10 @@ static json_t *export_json(const gp_result *r)
     char *save = NULL;
     for (char *line = strtok_r(buf, "\n", &save); notes && line; line = strtok_r(NULL, "\n", &save))
         json_array_append_new(notes, json_string(line));
-    gp_export_engine e = (gp_export_engine)r->export_engine;
+    gpi_export_target e = (gpi_export_target)r->export_engine;
     json_t *o =
-        json_pack("{ss ss ss ss ss* si si si si si si so* so*}", "engine", gp_export_engine_name(e), "engine_version",
-                  gp_export_engine_version(e), "model", r->model.id, "gpu", r->gpu->id, "out",
+        json_pack("{ss ss ss ss ss* si si si si si si so* so*}", "engine", gpi_export_engine_name(e), "engine_version",
+                  gpi_export_engine_version(e), "model", r->model.id, "gpu", r->gpu->id, "out",
                   r->sc.out[0] ? r->sc.out : NULL, "tp", l->tp, "pp", l->pp, "dp", l->dp, "cp", l->cp > 0 ? l->cp : 1,
                   "ep", l->ep > 0 ? l->ep : 1, "gpus", gp_layout_gpus(l), "files", files, "notes", notes);
     if (o)
@@ -176,7 +176,7 @@ gp_status gp_export_run(const gp_catalog *cat, const gp_scenario *sc, const gp_r
 {
     gp_error_clear(err);
     *out = NULL;
-    gp_export_engine eng = GP_EXPORT_COUNT;
+    gpi_export_target eng = GPI_EXPORT_COUNT;
     gp_task task = GP_TASK_INFER;
     gp_status st = check_question(sc, &eng, &task, err);
     if (st)
@@ -196,7 +196,7 @@ gp_status gp_export_run(const gp_catalog *cat, const gp_scenario *sc, const gp_r
     gp_cluster cl;
     if (!st) {
         gpi_run_layout(sc, &r->given);
-        gp_cluster_defaults(&cl, cat, r->gpu, NULL);
+        gpi_cluster_defaults(&cl, cat, r->gpu, NULL);
         if (sc->gpus_per_node > 0)
             cl.gpus_per_node = (int)sc->gpus_per_node;
         st = task == GP_TASK_INFER ? infer_layout(cat, r, err) : train_layout(r, &cl, ctx, err);

@@ -22,9 +22,9 @@ gp_status gp_fit_run(const gp_catalog *cat, const gp_scenario *sc, const gp_run_
         gpi_run_layout(sc, &r->given);
         if (r->w.task != GP_TASK_INFER && r->given.micro_batch == 0)
             r->given.micro_batch = 1;
-        st = gp_fit(cat, &r->model, r->gpu, &r->w, &r->given, &r->fit, err);
+        st = gpi_fit(cat, &r->model, r->gpu, &r->w, &r->given, &r->fit, err);
         if (!st)
-            gp_fit_set_lang(&r->fit, sc->lang); /* the reasons in the question's language */
+            gpi_fit_set_lang(&r->fit, sc->lang); /* the reasons in the question's language */
     }
     return gpi_run_end(r, st, st ? NULL : gpi_json_fit(&r->model, r->gpu, &r->w, &r->fit), out, err);
 }

@@ -1,5 +1,5 @@
 /*
- * plan.c: gp_plan_run: the whole decision (gp_plan): for each candidate GPU and precision, the
+ * plan.c: gp_plan_run: the whole decision (gpi_plan): for each candidate GPU and precision, the
  * setup that carries the load or the job, priced per deployment over the horizon, checked
  * against the data rules and ranked; its document from the one JSON writer (gpi_json_plan,
  * render/json.c), and the report in the scenario's format on demand (gp_result_report).
@@ -51,7 +51,7 @@ static gp_status candidates(const gp_catalog *cat, const gp_scenario *sc, const 
                             gp_error *err)
 {
     for (int i = 0; i < sc->dtype.n && req->n_dtypes < GP_PLAN_MAX_DTYPES; i++)
-        req->dtypes[req->n_dtypes++] = gp_dtype_parse(sc->dtype.v[i]);
+        req->dtypes[req->n_dtypes++] = gpi_dtype_parse(sc->dtype.v[i]);
     for (int i = 0; i < sc->gpu.n && req->n_gpus < GP_PLAN_MAX_GPUS; i++) {
         gp_status st = gpi_run_gpu(cat, sc->gpu.v[i], ctx, &req->gpus[req->n_gpus], err);
         if (st)
@@ -68,7 +68,7 @@ static gp_status build_request(const gp_catalog *cat, gp_result *r, const gp_run
 {
     const gp_scenario *sc = &r->sc;
     gp_plan_request *req = r->preq;
-    gp_plan_request_defaults(req);
+    gpi_plan_request_defaults(req);
     req->model = &r->model;
     req->w = r->w;
     gp_status st = candidates(cat, sc, ctx, req, err);
@@ -119,16 +119,16 @@ static gp_status plan_json(gp_result *r, gp_error *err)
     const int pt_br = r->sc.lang[0] == 'p';
     json_t *doc = gpi_json_plan(r->preq, r->pres, pt_br, NULL);
     if (doc && r->sc.report_html) { /* the web page's report download: the HTML inside the JSON */
-        gp_report_opts ro = {GP_REPORT_HTML, pt_br ? "pt-BR" : "en", r->sc.title[0] ? r->sc.title : NULL, NULL};
+        gpi_report_opts ro = {GPI_REPORT_HTML, pt_br ? "pt-BR" : "en", r->sc.title[0] ? r->sc.title : NULL, NULL};
         char *html = NULL;
         size_t len = 0;
-        gp_status st = gp_report_render(r->preq, r->pres, &ro, &html, &len, err);
+        gp_status st = gpi_report_render(r->preq, r->pres, &ro, &html, &len, err);
         if (st != GP_OK) {
             json_decref(doc);
             return st;
         }
         json_object_set_new(doc, "report_html", json_string(html));
-        gp_report_free(html);
+        gpi_report_free(html);
     }
     return gpi_run_finish(r, doc, err);
 }
@@ -137,10 +137,10 @@ gp_status gp_result_report(const gp_result *r, char **text, size_t *len, gp_erro
 {
     if (!r || r->command != GP_CMD_PLAN)
         return gpi_fail(err, GP_EINVAL, "a report is a plan's");
-    gp_report_opts ro = {GP_REPORT_TEXT, r->sc.lang[0] ? r->sc.lang : "en", r->sc.title[0] ? r->sc.title : NULL, NULL};
+    gpi_report_opts ro = {GPI_REPORT_TEXT, r->sc.lang[0] ? r->sc.lang : "en", r->sc.title[0] ? r->sc.title : NULL, NULL};
     if (r->sc.format[0])
-        ro.format = gp_report_format_parse(r->sc.format);
-    return gp_report_render(r->preq, r->pres, &ro, text, len, err);
+        ro.format = gpi_report_format_parse(r->sc.format);
+    return gpi_report_render(r->preq, r->pres, &ro, text, len, err);
 }
 
 gp_status gp_plan_run(const gp_catalog *cat, const gp_scenario *sc, const gp_run_ctx *ctx, gp_result **out,
@@ -165,7 +165,7 @@ gp_status gp_plan_run(const gp_catalog *cat, const gp_scenario *sc, const gp_run
     if (!st)
         st = build_request(cat, r, ctx, &guard, err);
     if (!st)
-        st = gp_plan(cat, r->preq, r->pres, err);
+        st = gpi_plan(cat, r->preq, r->pres, err);
     if (!st) {
         r->preq->traffic.cancel = NULL; /* the guard lives on this stack */
         r->preq->traffic.cancel_arg = NULL;
@@ -195,7 +195,7 @@ gp_status gp_result_plan_export(const gp_catalog *cat, const gp_result *r, int o
                         r->pres->n_options);
     gp_workload w;
     gp_layout l;
-    gp_export_job job;
-    gp_export_engine eng = gp_plan_launch_job(cat, r->preq, r->pres, option, &job, &w, &l);
-    return gp_export_render(eng, &job, out, err);
+    gpi_export_job job;
+    gpi_export_target eng = gpi_plan_launch_job(cat, r->preq, r->pres, option, &job, &w, &l);
+    return gpi_export_render(eng, &job, out, err);
 }

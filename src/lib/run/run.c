@@ -53,10 +53,10 @@ gp_status gpi_guard_init(gpi_guard *g, const gp_run_ctx *ctx, const gp_scenario 
     }
     if (g->budget > GP_WORK_MAX)
         g->budget = GP_WORK_MAX;
-    gp_work_init(&g->work, 1);
+    gpi_work_init(&g->work, 1);
     g->work.limit = g->budget;
     if (api)
-        g->work.max_bytes = GP_WORK_BYTES_DEFAULT;
+        g->work.max_bytes = GPI_WORK_BYTES_DEFAULT;
     if (ctx && ctx->progress) {
         g->work.progress = guard_progress;
         g->work.progress_ctx = g;
@@ -267,9 +267,9 @@ gp_status gpi_run_gpu(const gp_catalog *cat, const char *name, const gp_run_ctx 
 
 gp_status gpi_run_workload(const gp_scenario *sc, gp_workload *w, gp_error *err)
 {
-    gp_workload_defaults(w, (gp_task)sc->task);
+    gpi_workload_defaults(w, (gp_task)sc->task);
     if (sc->dtype.n > 0)
-        w->dtype = gp_dtype_parse(sc->dtype.v[sc->dtype.n - 1]);
+        w->dtype = gpi_dtype_parse(sc->dtype.v[sc->dtype.n - 1]);
     if (gp_scenario_has(sc, "kv_dtype"))
         w->kv_dtype = (gp_dtype)sc->kv_dtype;
 #define SET(K)                                                                                                         \
@@ -285,7 +285,7 @@ gp_status gpi_run_workload(const gp_scenario *sc, gp_workload *w, gp_error *err)
     if (sc->no_flash_attention)
         w->flash_attention = 0;
     if (sc->engine[0]) {
-        gp_engine e = gp_engine_parse(sc->engine);
+        gp_engine e = gpi_engine_parse(sc->engine);
         if (e >= GP_ENGINE_COUNT)
             return gpi_usage(err, "engine", "--engine takes one of none, vllm, sglang, tgi, trtllm, llamacpp, not '%s'",
                              sc->engine);
@@ -325,8 +325,8 @@ void gpi_run_traffic(const gp_scenario *sc, gp_traffic *t)
         t->lockstep = sc->lengths == GP_LENGTH_FIXED;
     }
     if (sc->lengths == GP_LENGTH_LOGNORMAL) {
-        gp_length_default(&t->prompt, (double)sc->prompt_tokens);
-        gp_length_default(&t->output, (double)sc->output_tokens);
+        gpi_length_default(&t->prompt, (double)sc->prompt_tokens);
+        gpi_length_default(&t->output, (double)sc->output_tokens);
     } else if (sc->lengths == GP_LENGTH_EXPONENTIAL) {
         t->prompt.max = 4 * sc->prompt_tokens;
         t->output.max = 4 * sc->output_tokens;
@@ -357,13 +357,13 @@ gp_status gp_scenario_model(const gp_catalog *cat, const gp_scenario *sc, const 
     return gpi_run_model(cat, sc, ctx, out, err);
 }
 
-gp_status gp_scenario_workload(const gp_scenario *sc, gp_workload *w, gp_error *err)
+gp_status gpi_scenario_workload(const gp_scenario *sc, gp_workload *w, gp_error *err)
 {
     gp_error_clear(err);
     return gpi_run_workload(sc, w, err);
 }
 
-void gp_scenario_layout(const gp_scenario *sc, gp_layout *given)
+void gpi_scenario_layout(const gp_scenario *sc, gp_layout *given)
 {
     gpi_run_layout(sc, given);
 }

@@ -26,7 +26,7 @@ struct gp_result {
     gp_table_answer *table; /* table */
     gp_export_files *files; /* export */
     gp_layout layout;       /* export: the layout rendered */
-    int export_engine;      /* gp_export_engine */
+    int export_engine;      /* gpi_export_target */
     char *json;             /* the document (gpi_json_text) */
     size_t json_len;
 };

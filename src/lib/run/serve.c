@@ -1,8 +1,8 @@
 /*
  * serve.c: gp_serve_run: serving latency and throughput under a load. Two modes:
  *  - search (users or a finite rate, no replicas given): the cheapest GPU type x layout x
- *    replicas meeting the targets (gp_capacity_search), with the reasons; with `disagg`,
- *    disaggregated prefill and decode pools beside it (gp_disagg_search);
+ *    replicas meeting the targets (gpi_capacity_search), with the reasons; with `disagg`,
+ *    disaggregated prefill and decode pools beside it (gpi_disagg_search);
  *  - evaluate (replicas given, rate inf, or a trace): one setup, the given TP or the smallest
  *    that holds the longest request (with the given PP, attention DP and EP), simulated with
  *    the load shared over its replicas and attention-DP ranks.
@@ -58,11 +58,11 @@ static gp_status check_question(const gp_scenario *sc, gp_error *err)
     return GP_OK;
 }
 
-/* One scheduler's share of the load (n = replicas x attention-DP ranks): the search's own share of the load (gp_capacity_share), so evaluate mode simulates as many
+/* One scheduler's share of the load (n = replicas x attention-DP ranks): the search's own share of the load (gpi_capacity_share), so evaluate mode simulates as many
  * requests per scheduler as the search does; a burst's requests are split too. */
 static gp_traffic share(const gp_traffic *t, int n)
 {
-    gp_traffic tr = gp_capacity_share(t, n);
+    gp_traffic tr = gpi_capacity_share(t, n);
     if (tr.arrival == GP_ARRIVAL_BURST)
         tr.requests = (tr.requests + n - 1) / n;
     return tr;
@@ -79,8 +79,8 @@ double gpi_serve_work(const gp_traffic *t, const gp_scenario *sc, int search, si
 
 /* The smallest TP (or the given one) whose KV pool holds the longest request, under the
  * engine's profile (data/engines.json, as the search sizes it; prof NULL: built-in rules). */
-static gp_status pick_tp(const gp_catalog *cat, gp_result *r, gp_layout *l, gp_sched_config *scfg,
-                         gp_engine_profile *prof, gp_error *err)
+static gp_status pick_tp(const gp_catalog *cat, gp_result *r, gp_layout *l, gpi_sched_config *scfg,
+                         gpi_engine_profile *prof, gp_error *err)
 {
     static const int tps[] = {1, 2, 4, 8, 16, 32, 64};
     const gp_scenario *sc = &r->sc;
@@ -91,8 +91,8 @@ static gp_status pick_tp(const gp_catalog *cat, gp_result *r, gp_layout *l, gp_s
             continue;
         l->tp = sc->tp > 0 ? (int)sc->tp : tps[k];
         gp_error_clear(err);
-        int has = gp_engine_profile_get(cat, r->w.engine, r->gpu, l->tp, prof, NULL) == GP_OK;
-        ok = gp_serve_sched_config_profile(&r->model, r->gpu, &r->w, l, max_len, has ? prof : NULL, scfg, err) ==
+        int has = gpi_engine_profile_get(cat, r->w.engine, r->gpu, l->tp, prof, NULL) == GP_OK;
+        ok = gpi_serve_sched_config_profile(&r->model, r->gpu, &r->w, l, max_len, has ? prof : NULL, scfg, err) ==
                  GP_OK &&
              scfg->kv_blocks * scfg->block_size >= max_len;
         if (!has)
@@ -108,8 +108,8 @@ static gp_status pick_tp(const gp_catalog *cat, gp_result *r, gp_layout *l, gp_s
     return GP_EINVAL;
 }
 
-static void fill_best(const gp_catalog *cat, gp_result *r, const gp_layout *l, const gp_sched_config *scfg,
-                      const gp_step_model *sm, int replicas)
+static void fill_best(const gp_catalog *cat, gp_result *r, const gp_layout *l, const gpi_sched_config *scfg,
+                      const gpi_step_model *sm, int replicas)
 {
     const gp_scenario *sc = &r->sc;
     gp_serve_option *b = &r->serve.best;
@@ -122,49 +122,49 @@ static void fill_best(const gp_catalog *cat, gp_result *r, const gp_layout *l, c
     b->nodes_per_replica = sm->nodes;
     b->replicas = replicas;
     b->gpus_total = b->gpus_per_replica * replicas;
-    b->usd_per_hour = gp_catalog_gpu_price(cat, r->gpu) * b->gpus_total; /* data/prices.json, --data-dir */
+    b->usd_per_hour = gpi_catalog_gpu_price(cat, r->gpu) * b->gpus_total; /* data/prices.json, --data-dir */
     b->fits = 1;
     b->kv_tokens = scfg->kv_blocks * scfg->block_size * l->dp;
     b->max_concurrency = r->serve.max_len > 0 ? (double)b->kv_tokens / (double)r->serve.max_len : 0;
-    gp_batch_shape bs;
-    gp_batch_prefill(&bs, (double)sc->prompt_tokens);
-    b->single_ttft_s = gp_step_time(sm, &bs, NULL);
-    gp_batch_decode(&bs, 1, (double)sc->prompt_tokens + (double)sc->output_tokens / 2.0);
-    b->single_tpot_s = gp_step_time(sm, &bs, NULL);
+    gpi_batch_shape bs;
+    gpi_batch_prefill(&bs, (double)sc->prompt_tokens);
+    b->single_ttft_s = gpi_step_time(sm, &bs, NULL);
+    gpi_batch_decode(&bs, 1, (double)sc->prompt_tokens + (double)sc->output_tokens / 2.0);
+    b->single_tpot_s = gpi_step_time(sm, &bs, NULL);
     b->meets = (sc->ttft_p99 <= 0 || b->sim.ttft.p99 <= sc->ttft_p99) &&
                (sc->tpot_p99 <= 0 || b->sim.tpot.p99 <= sc->tpot_p99);
 }
 
 /* Evaluate mode: one setup. */
-static gp_status evaluate(const gp_catalog *cat, gp_result *r, const gp_traffic *t, const gp_link *inter, gp_error *err)
+static gp_status evaluate(const gp_catalog *cat, gp_result *r, const gp_traffic *t, const gpi_link *inter, gp_error *err)
 {
     const gp_scenario *sc = &r->sc;
     int replicas = sc->replicas > 0 ? (int)sc->replicas : 1;
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     l.pp = sc->pp > 0 ? (int)sc->pp : 1;
     l.dp = sc->dp > 0 ? (int)sc->dp : 1;
     l.ep = sc->ep > 0 ? (int)sc->ep : 1;
-    gp_sched_config scfg;
-    gp_engine_profile prof;
+    gpi_sched_config scfg;
+    gpi_engine_profile prof;
     gp_status st = pick_tp(cat, r, &l, &scfg, &prof, err);
     if (st)
         return st;
-    gp_perf_params pp; /* the search's: the profile's per-step and host costs */
-    gp_perf_params_profile(&pp, r->w.engine, prof.id[0] ? &prof : NULL, l.pp);
-    const gp_link *link = r->gpu->scale_up_domain <= 1 ? gp_catalog_gpu_link(cat, r->gpu) : NULL;
-    if (link && link->kind != GP_LINK_HOST)
+    gpi_perf_params pp; /* the search's: the profile's per-step and host costs */
+    gpi_perf_params_profile(&pp, r->w.engine, prof.id[0] ? &prof : NULL, l.pp);
+    const gpi_link *link = r->gpu->scale_up_domain <= 1 ? gpi_catalog_gpu_link(cat, r->gpu) : NULL;
+    if (link && link->kind != GPI_LINK_HOST)
         link = NULL;
-    if (!inter && gp_catalog_find_link(cat, "ib-ndr", &inter, NULL) != GP_OK)
+    if (!inter && gpi_catalog_find_link(cat, "ib-ndr", &inter, NULL) != GP_OK)
         inter = NULL;
-    gp_step_model sm;
-    if ((st = gp_step_model_init_nodes(&r->model, r->gpu, link, inter, &r->w, &l, &pp, &sm, err)) != GP_OK)
+    gpi_step_model sm;
+    if ((st = gpi_step_model_init_nodes(&r->model, r->gpu, link, inter, &r->w, &l, &pp, &sm, err)) != GP_OK)
         return st;
-    gp_step_model_use_rates(&sm, cat, r->gpu, inter); /* data/kernels.json rates, as the search uses */
+    gpi_step_model_use_rates(&sm, cat, r->gpu, inter); /* data/kernels.json rates, as the search uses */
     gp_traffic tr = share(t, replicas * l.dp);
     gp_slo slo = {sc->ttft_p99, sc->tpot_p99};
     scfg.spec = r->serve.spec;
-    if ((st = gp_simulate(&sm, &scfg, &tr, &slo, &r->serve.best.sim, err)) != GP_OK)
+    if ((st = gpi_simulate(&sm, &scfg, &tr, &slo, &r->serve.best.sim, err)) != GP_OK)
         return st;
     fill_best(cat, r, &l, &scfg, &sm, replicas);
     r->serve.found = 1;
@@ -172,10 +172,10 @@ static gp_status evaluate(const gp_catalog *cat, gp_result *r, const gp_traffic 
     return GP_OK;
 }
 
-static gp_status search(const gp_catalog *cat, gp_result *r, const gp_traffic *t, const gp_link *inter, gp_error *err)
+static gp_status search(const gp_catalog *cat, gp_result *r, const gp_traffic *t, const gpi_link *inter, gp_error *err)
 {
     const gp_scenario *sc = &r->sc;
-    gp_capacity_request req;
+    gpi_capacity_request req;
     memset(&req, 0, sizeof req);
     req.model = &r->model;
     req.w = &r->w;
@@ -196,7 +196,7 @@ static gp_status search(const gp_catalog *cat, gp_result *r, const gp_traffic *t
     req.fixed_dp = sc->dp > 0 ? (int)sc->dp : some ? 1 : 0;
     req.inter_node = inter;
     req.spec = r->serve.spec;
-    gp_status st = gp_capacity_search(cat, &req, r->cr, err);
+    gp_status st = gpi_capacity_search(cat, &req, r->cr, err);
     if (st)
         return st;
     r->serve.found = r->cr->found;
@@ -207,7 +207,7 @@ static gp_status search(const gp_catalog *cat, gp_result *r, const gp_traffic *t
     if (!(r->dr = calloc(1, sizeof *r->dr)))
         return gpi_fail(err, GP_ENOMEM, "out of memory");
     r->serve.disagg = r->dr;
-    return gp_disagg_search(cat, &req, inter, r->dr, err);
+    return gpi_disagg_search(cat, &req, inter, r->dr, err);
 }
 
 /* The longest request of the load (the KV pool must hold one). */
@@ -226,13 +226,13 @@ static int64_t longest(const gp_scenario *sc, const gp_traffic *t)
 }
 
 /* The network between nodes asked (NULL: the library's default). */
-static gp_status inter_link(const gp_catalog *cat, const gp_scenario *sc, const gp_link **out, gp_error *err)
+static gp_status inter_link(const gp_catalog *cat, const gp_scenario *sc, const gpi_link **out, gp_error *err)
 {
     *out = NULL;
     if (!sc->inter_node[0])
         return GP_OK;
-    gp_status st = gp_catalog_find_link(cat, sc->inter_node, out, err);
-    if (!st && (*out)->kind != GP_LINK_SCALE_OUT)
+    gp_status st = gpi_catalog_find_link(cat, sc->inter_node, out, err);
+    if (!st && (*out)->kind != GPI_LINK_SCALE_OUT)
         return gpi_usage(err, "inter_node",
                          "--inter-node takes a network between nodes (ib-ndr, roce-400, ...), not '%s'",
                          sc->inter_node);
@@ -264,7 +264,7 @@ static gp_status run_mode(const gp_catalog *cat, gp_result *r, const gp_run_ctx 
         t.arrival == GP_ARRIVAL_CLOSED_LOOP || t.arrival == GP_ARRIVAL_POISSON || t.arrival == GP_ARRIVAL_FIXED_RATE;
     a->mode = steady && sc->replicas == 0 ? GP_SERVE_MODE_SEARCH : GP_SERVE_MODE_EVALUATE;
     size_t n_gpus = (sc->gpu.n > 0 ? 1 : gp_catalog_gpu_count(cat)) * (sc->disagg ? 2 : 1);
-    const gp_link *inter = NULL;
+    const gpi_link *inter = NULL;
     st = inter_link(cat, sc, &inter, err);
     if (!st && sc->disagg &&
         (a->mode != GP_SERVE_MODE_SEARCH || t.arrival != GP_ARRIVAL_CLOSED_LOOP || sc->ttft_p99 <= 0 ||
@@ -322,13 +322,13 @@ gp_status gp_serve_run(const gp_catalog *cat, const gp_scenario *scenario, const
     gp_trace_request *trace = NULL;
     size_t trace_len = 0;
     if (!st && sc->trace[0])
-        st = gp_trace_read(sc->trace, &trace, &trace_len, err);
+        st = gpi_trace_read(sc->trace, &trace, &trace_len, err);
     if (!st)
         st = run_mode(cat, r, ctx, trace, trace_len, err);
     if (!st)
         gpi_serve_error_range(cat, r->model.experts > 0, &r->serve.error_p10, &r->serve.error_p90);
     if (!st)
-        gp_capacity_set_lang(r->cr, sc->lang); /* the reasons in the question's language */
-    gp_trace_free(trace);
+        gpi_capacity_set_lang(r->cr, sc->lang); /* the reasons in the question's language */
+    gpi_trace_free(trace);
     return gpi_run_end(r, st, st ? NULL : gpi_json_serve(&r->model, &r->w, sc, &r->serve), out, err);
 }

@@ -2,8 +2,8 @@
  * table.c: gp_table_run: the classic LLM sizing table (7B/13B/70B/405B class) computed from
  * the catalog's real configs, the rules of thumb side by side with gpuplan's accounting.
  *
- * Every figure comes from the library: gp_model_total_params, gp_memory_estimate on one GPU
- * (the whole job on one device) and gp_fit (the smallest layout of the GPU that holds it). The
+ * Every figure comes from the library: gp_model_total_params, gpi_memory_estimate on one GPU
+ * (the whole job on one device) and gpi_fit (the smallest layout of the GPU that holds it). The
  * only arithmetic here is the rules of thumb themselves (run.h) and percentages of the totals.
  */
 #include "run_impl.h"
@@ -39,16 +39,16 @@ static gp_status size_part(const gp_catalog *cat, const gp_model *m, const gp_gp
                            gp_recompute recompute, gp_table_part *out, gp_error *err)
 {
     gp_layout one;
-    gp_layout_defaults(&one);
+    gpi_layout_defaults(&one);
     one.recompute = recompute;
-    gp_status st = gp_memory_estimate(m, gpu, w, &one, &out->one, err);
+    gp_status st = gpi_memory_estimate(m, gpu, w, &one, &out->one, err);
     if (st)
         return st;
     gp_layout given; /* nothing fixed but the micro-batch and the recomputation */
     memset(&given, 0, sizeof given);
     given.micro_batch = 1;
     given.recompute = recompute;
-    if ((st = gp_fit(cat, m, gpu, w, &given, &out->fit, err)) != GP_OK)
+    if ((st = gpi_fit(cat, m, gpu, w, &given, &out->fit, err)) != GP_OK)
         return st;
     layout_label(&out->fit, out->layout, sizeof out->layout);
     return GP_OK;
@@ -142,11 +142,11 @@ gp_status gp_table_run(const gp_catalog *cat, const gp_scenario *sc, const gp_ru
         return gpi_fail(err, GP_ENOMEM, "out of memory");
     }
     gp_table_answer *a = r->table;
-    gp_workload_defaults(&a->infer, GP_TASK_INFER);
+    gpi_workload_defaults(&a->infer, GP_TASK_INFER);
     a->infer.dtype = a->infer.kv_dtype = GP_DTYPE_BF16;
     a->infer.context = gp_scenario_has(sc, "context") ? sc->context : 8192;
     a->infer.batch = 1;
-    gp_workload_defaults(&a->train, GP_TASK_TRAIN);
+    gpi_workload_defaults(&a->train, GP_TASK_TRAIN);
     a->train.dtype = GP_DTYPE_BF16;
     a->train.seq = gp_scenario_has(sc, "seq") ? sc->seq : 4096;
     a->train.optimizer = GP_OPT_ADAMW;

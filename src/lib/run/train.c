@@ -2,7 +2,7 @@
  * train.c: gp_train_run: training step time, TFLOP/s, MFU and time to train. Three modes:
  *  - fixed: every layout dimension given (tp, pp, dp, micro_batch, zero, recompute): that one
  *    layout evaluated, whether or not it fits, and said so;
- *  - search: every valid layout of `gpus` GPUs (gp_train_search), the top ones, the Pareto front;
+ *  - search: every valid layout of `gpus` GPUs (gpi_train_search), the top ones, the Pareto front;
  *  - deadline: the smallest GPU count finishing `tokens` within `deadline`.
  * With `scaling`, the best layout at 1, 2, 4 ... up to the count (a scaling table).
  */
@@ -51,22 +51,22 @@ static gp_status check_question(const gp_scenario *sc, const gp_layout *g, int64
     return GP_OK;
 }
 
-static gp_status intra_link(const gp_catalog *cat, const gp_gpu *gpu, const char *name, const gp_link **out,
+static gp_status intra_link(const gp_catalog *cat, const gp_gpu *gpu, const char *name, const gpi_link **out,
                             gp_error *err)
 {
     if (strcasecmp(name, "nvlink") == 0) {
-        *out = gp_catalog_gpu_link(cat, gpu);
-        if (!*out || (*out)->kind != GP_LINK_SCALE_UP)
+        *out = gpi_catalog_gpu_link(cat, gpu);
+        if (!*out || (*out)->kind != GPI_LINK_SCALE_UP)
             return gpi_usage(err, "intra_node", "%s has no NVLink; use --intra-node pcie or a link id", gpu->id);
         return GP_OK;
     }
     if (strcasecmp(name, "pcie") == 0) {
         char id[16];
         snprintf(id, sizeof id, "pcie%d", gpu->pcie_gen > 0 ? gpu->pcie_gen : 4);
-        return gp_catalog_find_link(cat, id, out, err);
+        return gpi_catalog_find_link(cat, id, out, err);
     }
-    gp_status st = gp_catalog_find_link(cat, name, out, err);
-    if (!st && (*out)->kind == GP_LINK_SCALE_OUT)
+    gp_status st = gpi_catalog_find_link(cat, name, out, err);
+    if (!st && (*out)->kind == GPI_LINK_SCALE_OUT)
         return gpi_usage(err, "intra_node", "--intra-node takes a link inside a node (nvlink, pcie, ...), not '%s'",
                          name);
     return st;
@@ -76,23 +76,23 @@ gp_status gpi_run_cluster(const gp_catalog *cat, const gp_gpu *gpu, const gp_sce
                           gp_error *err);
 gp_status gpi_run_cluster(const gp_catalog *cat, const gp_gpu *gpu, const gp_scenario *sc, gp_cluster *c, gp_error *err)
 {
-    const gp_link *inter = NULL, *intra = NULL;
+    const gpi_link *inter = NULL, *intra = NULL;
     gp_status st;
-    if (sc->inter_node[0] && (st = gp_catalog_find_link(cat, sc->inter_node, &inter, err)) != GP_OK)
+    if (sc->inter_node[0] && (st = gpi_catalog_find_link(cat, sc->inter_node, &inter, err)) != GP_OK)
         return st;
-    if (inter && inter->kind != GP_LINK_SCALE_OUT)
+    if (inter && inter->kind != GPI_LINK_SCALE_OUT)
         return gpi_usage(err, "inter_node",
                          "--inter-node takes a network between nodes (ib-ndr, ib-hdr, roce-400, ...), "
                          "not '%s'",
                          sc->inter_node);
-    gp_cluster_defaults(c, cat, gpu, inter);
+    gpi_cluster_defaults(c, cat, gpu, inter);
     if (sc->intra_node[0]) {
         if ((st = intra_link(cat, gpu, sc->intra_node, &intra, err)) != GP_OK)
             return st;
-        gp_cluster_set_link(c, cat, intra, 0);
+        gpi_cluster_set_link(c, cat, intra, 0);
     }
     if (sc->framework[0]) {
-        c->framework = gp_framework_parse(sc->framework);
+        c->framework = gpi_framework_parse(sc->framework);
         if (c->framework == GP_FRAMEWORK_COUNT)
             return gpi_usage(err, "framework", "--framework takes megatron, fsdp or deepspeed, not '%s'",
                              sc->framework);
@@ -123,9 +123,9 @@ static gp_status fixed_layout(gp_result *r, gp_error *err)
         l.sequence_parallel = 1;
     gp_train_candidate *cd = &res->top[0];
     cd->layout = l;
-    gp_status st = gp_memory_estimate(&r->model, r->gpu, &r->w, &l, &cd->memory, err);
+    gp_status st = gpi_memory_estimate(&r->model, r->gpu, &r->w, &l, &cd->memory, err);
     if (!st)
-        st = gp_train_perf_estimate(&r->model, r->gpu, &r->train.cluster, &r->w, &l, r->sc.tokens, &cd->perf, err);
+        st = gpi_train_perf_estimate(&r->model, r->gpu, &r->train.cluster, &r->w, &l, r->sc.tokens, &cd->perf, err);
     if (st)
         return st;
     double secs = r->sc.tokens > 0 ? cd->perf.time_to_train_s : cd->perf.step_time_s;
@@ -160,7 +160,7 @@ static gp_status scaling(gp_result *r, const gp_train_search_opts *base, gp_trai
         memset(row, 0, sizeof *row);
         row->gpus = g;
         if (g % given_product(&o.fixed) == 0) { /* a fixed product that does not divide g: no layout */
-            gp_status st = gp_train_search(&r->model, r->gpu, &a->cluster, &r->w, &o, tmp, err);
+            gp_status st = gpi_train_search(&r->model, r->gpu, &a->cluster, &r->w, &o, tmp, err);
             if (st)
                 return st;
             if (tmp->n_top > 0) {
@@ -183,7 +183,7 @@ static gp_status run_search(gp_result *r, int64_t gpus, const gp_run_ctx *ctx, g
     if (st)
         return st;
     gp_train_search_opts so;
-    gp_train_search_defaults(&so);
+    gpi_train_search_defaults(&so);
     so.gpus = (int)gpus;
     so.deadline_s = sc->deadline;
     so.train_tokens = sc->tokens;
@@ -201,7 +201,7 @@ static gp_status run_search(gp_result *r, int64_t gpus, const gp_run_ctx *ctx, g
     double t0 = gp_run_clock();
     a->fixed = all_fixed(sc, &r->given);
     a->mode = a->fixed ? "fixed" : gpus > 0 ? "search" : "deadline";
-    st = a->fixed ? fixed_layout(r, err) : gp_train_search(&r->model, r->gpu, &a->cluster, &r->w, &so, r->tres, err);
+    st = a->fixed ? fixed_layout(r, err) : gpi_train_search(&r->model, r->gpu, &a->cluster, &r->w, &so, r->tres, err);
     a->seconds = gp_run_clock() - t0;
     if (!st && sc->scaling && r->tres->gpus > 0) {
         gp_train_search_result *tmp = malloc(sizeof *tmp);

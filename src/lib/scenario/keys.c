@@ -14,15 +14,15 @@
 
 /* ---- enum parsers: value >= 0, or -1 ---- */
 /* clang-format off */
-static int parse_task(const char *s) { gp_task t = gp_task_parse(s); return t < GP_TASK_COUNT ? (int)t : -1; }
-static int parse_optimizer(const char *s) { gp_optimizer o = gp_optimizer_parse(s); return o < GP_OPT_COUNT ? (int)o : -1; }
-static int parse_offload(const char *s) { gp_offload o = gp_offload_parse(s); return o < GP_OFFLOAD_COUNT ? (int)o : -1; }
-static int parse_recompute(const char *s) { gp_recompute r = gp_recompute_parse(s); return r < GP_RECOMPUTE_COUNT ? (int)r : -1; }
-static int parse_dtype(const char *s) { gp_dtype d = gp_dtype_parse(s); return d != GP_DTYPE_UNKNOWN ? (int)d : -1; }
-static int parse_format(const char *s) { gp_report_format f = gp_report_format_parse(s); return f < GP_REPORT_FORMAT_COUNT ? (int)f : -1; }
+static int parse_task(const char *s) { gp_task t = gpi_task_parse(s); return t < GP_TASK_COUNT ? (int)t : -1; }
+static int parse_optimizer(const char *s) { gp_optimizer o = gpi_optimizer_parse(s); return o < GP_OPT_COUNT ? (int)o : -1; }
+static int parse_offload(const char *s) { gp_offload o = gpi_offload_parse(s); return o < GP_OFFLOAD_COUNT ? (int)o : -1; }
+static int parse_recompute(const char *s) { gp_recompute r = gpi_recompute_parse(s); return r < GP_RECOMPUTE_COUNT ? (int)r : -1; }
+static int parse_dtype(const char *s) { gp_dtype d = gpi_dtype_parse(s); return d != GP_DTYPE_UNKNOWN ? (int)d : -1; }
+static int parse_format(const char *s) { gpi_report_format f = gpi_report_format_parse(s); return f < GPI_REPORT_FORMAT_COUNT ? (int)f : -1; }
 static int parse_lang(const char *s) { return !strcmp(s, "en") ? 0 : !strcmp(s, "pt-BR") ? 1 : -1; }
-static int parse_cuda_graphs(const char *s) { gp_cuda_graphs g = gp_cuda_graphs_parse(s); return g < GP_CUDA_GRAPHS_COUNT ? (int)g : -1; }
-static int parse_fp8_recipe(const char *s) { gp_fp8_recipe r = gp_fp8_recipe_parse(s); return r < GP_FP8_RECIPE_COUNT ? (int)r : -1; }
+static int parse_cuda_graphs(const char *s) { gp_cuda_graphs g = gpi_cuda_graphs_parse(s); return g < GP_CUDA_GRAPHS_COUNT ? (int)g : -1; }
+static int parse_fp8_recipe(const char *s) { gp_fp8_recipe r = gpi_fp8_recipe_parse(s); return r < GP_FP8_RECIPE_COUNT ? (int)r : -1; }
 static int parse_arrival(const char *s) { return !strcmp(s, "poisson") ? 0 : !strcmp(s, "fixed") ? 1 : -1; }
 
 /* clang-format on */
@@ -274,7 +274,7 @@ static int distance(const char *a, const char *b)
     return row[m] < 9 ? row[m] : 9;
 }
 
-const gp_scenario_key *gp_scenario_key_nearest(const char *name, unsigned commands)
+const gp_scenario_key *gpi_scenario_key_nearest(const char *name, unsigned commands)
 {
     const gp_scenario_key *best = NULL;
     int best_d = 3; /* at most two edits away, or a beginning of the key */

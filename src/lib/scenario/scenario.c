@@ -269,7 +269,7 @@ static int is_doc_key(const char *key)
 
 static gp_status unknown_key(const gp_scenario *sc, const char *name, const char *key, gp_error *err)
 {
-    const gp_scenario_key *near = gp_scenario_key_nearest(key, sc->command);
+    const gp_scenario_key *near = gpi_scenario_key_nearest(key, sc->command);
     char hint[128] = "";
     if (near)
         snprintf(hint, sizeof hint, "; did you mean '%s'?", near->name);

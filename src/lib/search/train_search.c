@@ -24,7 +24,7 @@
  * A dimension the caller fixes is used as given (its soft limits -- power of two, node
  * size, the CP and micro-batch bounds -- do not apply; the divisibility rules do).
  *
- * Each valid layout gets gp_memory_estimate; a layout that fits gets gp_train_perf_estimate.
+ * Each valid layout gets gpi_memory_estimate; a layout that fits gets gpi_train_perf_estimate.
  * The best top_k by the ranking are kept by insertion in a fixed array, the Pareto front of
  * (step time, memory per GPU) in a fixed buffer allocated once per call. Nothing is
  * allocated per layout.
@@ -53,7 +53,7 @@
 #define GP_SEARCH_PARETO_BUF 1024        /* front kept internally; thinned to GP_TRAIN_TOP_MAX */
 #define GP_SEARCH_MAX_LIST 64            /* values of one dimension per search */
 
-void gp_train_search_defaults(gp_train_search_opts *o)
+void gpi_train_search_defaults(gp_train_search_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->top_k = GP_SEARCH_DEFAULT_TOP_K;
@@ -97,7 +97,7 @@ typedef struct ctx {
     gp_error *err;              /* first estimator error, if any */
     gp_status st;
     gp_param_breakdown params;  /* the model's counts, made once for every layout */
-    gp_work *work;              /* the question's budget (GP_WORK_PER_LAYOUT per layout) */
+    gp_work *work;              /* the question's budget (GPI_WORK_PER_LAYOUT per layout) */
 } ctx;
 
 
@@ -207,12 +207,12 @@ static void consider(ctx *x, state *s, const gp_layout *l)
 {
     if (x->st || (x->o->cancel && (s->evaluated & 255) == 0 && x->o->cancel(x->o->cancel_arg) && (x->st = gpi_fail(x->err, GP_ELIMIT, "the layout search was stopped: past the request's deadline or the server is stopping"))))
         return;
-    if ((x->st = gpi_work_spend(x->work, GP_WORK_PER_LAYOUT, x->err)) != GP_OK)
+    if ((x->st = gpi_work_spend(x->work, GPI_WORK_PER_LAYOUT, x->err)) != GP_OK)
         return; /* over the budget or canceled: the search stops with that error */
     s->evaluated++;
     s->valid++;
     cand c;
-    if (gp_memory_estimate(x->m, x->gpu, x->w, l, &c.mem, NULL) != GP_OK) {
+    if (gpi_memory_estimate(x->m, x->gpu, x->w, l, &c.mem, NULL) != GP_OK) {
         s->valid--; /* a rule the memory model enforces that the search did not anticipate */
         return;
     }
@@ -332,7 +332,7 @@ static void search_split(ctx *x, state *s, int tp, int cp, int pp, int dp)
     else
         vss[nvs++] = 1;
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     l.tp = tp;
     l.cp = cp;
     l.pp = pp;
@@ -657,7 +657,7 @@ static gp_status check_inputs(const gp_model *m, const gp_gpu *gpu, const gp_clu
                               const gp_train_search_opts *o, gp_error *err)
 {
     if (!m || !gpu || !c || !w || !o)
-        return gpi_fail(err, GP_EINVAL, "gp_train_search needs a model, a GPU, a cluster, a workload and options");
+        return gpi_fail(err, GP_EINVAL, "gpi_train_search needs a model, a GPU, a cluster, a workload and options");
     gp_param_breakdown p;
     gp_status st = gp_model_params(m, &p, err);
     if (st)
@@ -855,18 +855,18 @@ static void search_reasons(const ctx *x, const state *s, int n, int deadline_met
                    GP_SEARCH_PARETO_BUF);
 }
 
-gp_status gp_train_search(const gp_model *m, const gp_gpu *gpu, const gp_cluster *c, const gp_workload *w,
+gp_status gpi_train_search(const gp_model *m, const gp_gpu *gpu, const gp_cluster *c, const gp_workload *w,
                           const gp_train_search_opts *o, gp_train_search_result *out, gp_error *err)
 {
     gp_error_clear(err);
     if (!out)
-        return gpi_fail(err, GP_EINVAL, "gp_train_search needs a result to fill");
+        return gpi_fail(err, GP_EINVAL, "gpi_train_search needs a result to fill");
     memset(out, 0, sizeof *out);
     gp_status st = check_inputs(m, gpu, c, w, o, err);
     if (st)
         return st;
     gp_work local_work;
-    gp_work_init(&local_work, 0);
+    gpi_work_init(&local_work, 0);
     ctx x = {m, gpu, c, w, o, err, GP_OK, {0}, o->work ? o->work : &local_work};
     st = gp_model_params(m, &x.params, err);
     if (st)

@@ -4,8 +4,8 @@
  *
  * For each candidate GPU type and each tensor-parallel degree (1, 2, 4, 8, ... inside the
  * GPU's scale-up domain, or over PCIe up to 8 when it has none), the KV pool of a replica
- * comes from the memory model (gp_memory_estimate with the engine's accounting), the step
- * time from gp_step_model, and the number of serving replicas n is the smallest for which
+ * comes from the memory model (gpi_memory_estimate with the engine's accounting), the step
+ * time from gpi_step_model, and the number of serving replicas n is the smallest for which
  * a simulation of one replica carrying 1/n of the load meets the p99 targets (doubling, then
  * bisection; latency grows with load, so the search is monotone). Redundancy adds replicas
  * that may fail. Setups are ranked by price per hour, then GPU count. The reasons say which
@@ -45,7 +45,7 @@
  * when named. */
 double gpi_serve_price(const gp_catalog *cat, const gp_gpu *gpu)
 {
-    return gp_catalog_gpu_price(cat, gpu);
+    return gpi_catalog_gpu_price(cat, gpu);
 }
 
 static const char *const reason_names[GP_SERVE_REASON_COUNT] = {
@@ -60,7 +60,7 @@ const char *gp_serve_reason_name(gp_serve_reason_code c)
 
 /* The built-in rules when no profile is given (no catalog): TensorRT-LLM's, else vLLM's
  * (the same figures as data/engines.json, whose sources they carry). */
-static void builtin_profile(const gp_gpu *gpu, gp_engine e, gp_engine_profile *p)
+static void builtin_profile(const gp_gpu *gpu, gp_engine e, gpi_engine_profile *p)
 {
     memset(p, 0, sizeof *p);
     int trt = e == GP_ENGINE_TRTLLM;
@@ -75,12 +75,12 @@ static void builtin_profile(const gp_gpu *gpu, gp_engine e, gp_engine_profile *p
 /* The scheduler's figures and the memory they come from; sc->kv_blocks 0 when the weights
  * and activations leave no room for one KV block (the caller words that). */
 static gp_status sched_config(const gp_model *m, const gp_gpu *gpu, const gp_workload *w, const gp_layout *l,
-                              int64_t max_model_len, const gp_engine_profile *prof, gp_sched_config *sc,
+                              int64_t max_model_len, const gpi_engine_profile *prof, gpi_sched_config *sc,
                               gp_memory *mem_out, gp_error *err)
 {
     gp_error_clear(err); /* no stale offset or field from an earlier call */
     memset(sc, 0, sizeof *sc);
-    gp_engine_profile bp;
+    gpi_engine_profile bp;
     if (!prof) {
         builtin_profile(gpu, w->engine, &bp);
         prof = &bp;
@@ -105,7 +105,7 @@ static gp_status sched_config(const gp_model *m, const gp_gpu *gpu, const gp_wor
     if (!(ll.dp > 1 && ll.ep > 1))
         ll.dp = 1; /* replicas; attention DP ranks inside one keep theirs (one pool each) */
     gp_memory *mem = mem_out;
-    gp_status st = gp_memory_estimate(m, gpu, &ww, &ll, mem, err);
+    gp_status st = gpi_memory_estimate(m, gpu, &ww, &ll, mem, err);
     if (st)
         return st;
     int64_t blocks = mem->kv_blocks;
@@ -122,9 +122,9 @@ static gp_status sched_config(const gp_model *m, const gp_gpu *gpu, const gp_wor
     return GP_OK;
 }
 
-gp_status gp_serve_sched_config_profile(const gp_model *m, const gp_gpu *gpu, const gp_workload *w,
-                                        const gp_layout *l, int64_t max_model_len, const gp_engine_profile *prof,
-                                        gp_sched_config *sc, gp_error *err)
+gp_status gpi_serve_sched_config_profile(const gp_model *m, const gp_gpu *gpu, const gp_workload *w,
+                                        const gp_layout *l, int64_t max_model_len, const gpi_engine_profile *prof,
+                                        gpi_sched_config *sc, gp_error *err)
 {
     gp_memory mem;
     gp_status st = sched_config(m, gpu, w, l, max_model_len, prof, sc, &mem, err);
@@ -138,17 +138,17 @@ gp_status gp_serve_sched_config_profile(const gp_model *m, const gp_gpu *gpu, co
     return st;
 }
 
-gp_status gp_serve_sched_config(const gp_model *m, const gp_gpu *gpu, const gp_workload *w, const gp_layout *l,
-                                int64_t max_model_len, gp_sched_config *sc, gp_error *err)
+gp_status gpi_serve_sched_config(const gp_model *m, const gp_gpu *gpu, const gp_workload *w, const gp_layout *l,
+                                int64_t max_model_len, gpi_sched_config *sc, gp_error *err)
 {
-    return gp_serve_sched_config_profile(m, gpu, w, l, max_model_len, NULL, sc, err);
+    return gpi_serve_sched_config_profile(m, gpu, w, l, max_model_len, NULL, sc, err);
 }
 
 /* ---- one (GPU, TP): the fewest replicas meeting the targets ---------------------------- */
 
 typedef struct eval_ctx {
     const gp_catalog *cat;
-    const gp_capacity_request *req;
+    const gpi_capacity_request *req;
     int64_t prompt_mean, output_mean;
 } eval_ctx;
 
@@ -163,7 +163,7 @@ static int meets(const gp_sim_result *r, const gp_slo *slo)
     return 1;
 }
 
-gp_traffic gp_capacity_share(const gp_traffic *t, int n)
+gp_traffic gpi_capacity_share(const gp_traffic *t, int n)
 {
     gp_traffic s = *t;
     if (s.arrival == GP_ARRIVAL_CLOSED_LOOP) {
@@ -183,18 +183,18 @@ gp_traffic gp_capacity_share(const gp_traffic *t, int n)
 }
 
 /* Simulate one replica carrying 1/n of the load. */
-static gp_status sim_share_full(const eval_ctx *c, const gp_step_model *sm, const gp_sched_config *sc, int replicas,
+static gp_status sim_share_full(const eval_ctx *c, const gpi_step_model *sm, const gpi_sched_config *sc, int replicas,
                                 int full, gp_sim_result *out, gp_error *err)
 {
     gp_traffic t = c->req->traffic;
     /* each attention-DP rank schedules its own share (vLLM and SGLang balance requests over
      * the ranks); the simulation is one rank's, the step model adds the others' MoE tokens */
-    t = gp_capacity_share(&t, replicas * (sm->dp > 1 ? sm->dp : 1));
-    return full ? gp_simulate(sm, sc, &t, &c->req->slo, out, err)
+    t = gpi_capacity_share(&t, replicas * (sm->dp > 1 ? sm->dp : 1));
+    return full ? gpi_simulate(sm, sc, &t, &c->req->slo, out, err)
                 : gpi_simulate_until_miss(sm, sc, &t, &c->req->slo, out, err);
 }
 
-static gp_status sim_share(const eval_ctx *c, const gp_step_model *sm, const gp_sched_config *sc, int replicas,
+static gp_status sim_share(const eval_ctx *c, const gpi_step_model *sm, const gpi_sched_config *sc, int replicas,
                            gp_sim_result *out, gp_error *err)
 {
     return sim_share_full(c, sm, sc, replicas, 0, out, err);
@@ -204,8 +204,8 @@ typedef struct tp_eval {
     int fits, latency_ok, meets;
     int replicas_serving;     /* n */
     gp_layout l;
-    gp_sched_config sc;
-    gp_step_model sm;
+    gpi_sched_config sc;
+    gpi_step_model sm;
     double single_ttft, single_tpot;
     gp_sim_result sim, sim_fewer;
     int has_fewer;
@@ -236,16 +236,16 @@ static void layout_name(const gp_layout *l, char *buf, size_t n)
 }
 
 /* Links for a layout: PCIe inside a PCIe server, the network between nodes. */
-void gpi_serve_links(const gp_catalog *cat, const gp_capacity_request *rq, const gp_gpu *g, const gp_link **intra,
-                     const gp_link **inter)
+void gpi_serve_links(const gp_catalog *cat, const gpi_capacity_request *rq, const gp_gpu *g, const gpi_link **intra,
+                     const gpi_link **inter)
 {
     *intra = NULL;
     *inter = rq->inter_node;
     if (!cat)
         return;
     if (g->scale_up_domain <= 1)
-        *intra = gp_catalog_gpu_host_link(cat, g); /* PCIe of its generation (data/links.json) */
-    if (!*inter && gp_catalog_find_link(cat, "ib-ndr", inter, NULL) != GP_OK)
+        *intra = gpi_catalog_gpu_host_link(cat, g); /* PCIe of its generation (data/links.json) */
+    if (!*inter && gpi_catalog_find_link(cat, "ib-ndr", inter, NULL) != GP_OK)
         *inter = NULL;
 }
 
@@ -259,15 +259,15 @@ static double max_decode_batch(const eval_ctx *c, const tp_eval *e)
         hi = kv;
     if (c->req->slo.tpot_s <= 0 || hi < 1)
         return hi > 1 ? hi : 1;
-    gp_batch_shape b;
-    gp_batch_decode(&b, hi, ctx);
-    if (gp_step_time(&e->sm, &b, NULL) <= c->req->slo.tpot_s)
+    gpi_batch_shape b;
+    gpi_batch_decode(&b, hi, ctx);
+    if (gpi_step_time(&e->sm, &b, NULL) <= c->req->slo.tpot_s)
         return hi;
     double lo = 1;
     for (int i = 0; i < 20 && hi - lo > 1; i++) {
         double mid = floor((lo + hi) / 2);
-        gp_batch_decode(&b, mid, ctx);
-        if (gp_step_time(&e->sm, &b, NULL) <= c->req->slo.tpot_s)
+        gpi_batch_decode(&b, mid, ctx);
+        if (gpi_step_time(&e->sm, &b, NULL) <= c->req->slo.tpot_s)
             lo = mid;
         else
             hi = mid;
@@ -290,15 +290,15 @@ static int replicas_guess(const eval_ctx *c, const tp_eval *e, int max_n)
 /* Memory and the single-request latencies of one layout: 0 when it cannot serve. */
 static gp_status eval_fit(const eval_ctx *c, const gp_gpu *g, tp_eval *e, int64_t maxlen)
 {
-    const gp_capacity_request *rq = c->req;
+    const gpi_capacity_request *rq = c->req;
     char name[48];
     layout_name(&e->l, name, sizeof name);
     gp_error e2;
     gp_error_clear(&e2);
-    gp_engine_profile prof, *pf = &prof;
-    if (gp_engine_profile_get(c->cat, rq->w->engine, g, e->l.tp, &prof, NULL) != GP_OK)
+    gpi_engine_profile prof, *pf = &prof;
+    if (gpi_engine_profile_get(c->cat, rq->w->engine, g, e->l.tp, &prof, NULL) != GP_OK)
         pf = NULL;
-    gp_perf_params pp;
+    gpi_perf_params pp;
     gpi_serve_params(rq, pf, e->l.pp, &pp);
     gp_memory mem;
     if (sched_config(rq->model, g, rq->w, &e->l, maxlen, pf, &e->sc, &mem, &e2) != GP_OK) {
@@ -316,20 +316,20 @@ static gp_status eval_fit(const eval_ctx *c, const gp_gpu *g, tp_eval *e, int64_
             GPI_N(maxlen, 0));
         return GP_OK;
     }
-    const gp_link *intra, *inter;
+    const gpi_link *intra, *inter;
     gpi_serve_links(c->cat, rq, g, &intra, &inter);
     gp_error_clear(&e2);
-    if (gp_step_model_init_nodes(rq->model, g, intra, inter, rq->w, &e->l, &pp, &e->sm, &e2) != GP_OK) {
+    if (gpi_step_model_init_nodes(rq->model, g, intra, inter, rq->w, &e->l, &pp, &e->sm, &e2) != GP_OK) {
         WHY(e, MSG_SERVE_WHY_PLAIN, GPI_S(e2.msg)); /* no peak figures, or a layout the model refuses */
         return GP_OK;
     }
-    gp_step_model_use_rates(&e->sm, c->cat, g, inter);
+    gpi_step_model_use_rates(&e->sm, c->cat, g, inter);
     e->fits = 1;
-    gp_batch_shape b;
-    gp_batch_prefill(&b, (double)c->prompt_mean);
-    e->single_ttft = gp_step_time(&e->sm, &b, NULL);
-    gp_batch_decode(&b, 1, (double)c->prompt_mean + (double)c->output_mean / 2.0);
-    e->single_tpot = gp_step_time(&e->sm, &b, NULL);
+    gpi_batch_shape b;
+    gpi_batch_prefill(&b, (double)c->prompt_mean);
+    e->single_ttft = gpi_step_time(&e->sm, &b, NULL);
+    gpi_batch_decode(&b, 1, (double)c->prompt_mean + (double)c->output_mean / 2.0);
+    e->single_tpot = gpi_step_time(&e->sm, &b, NULL);
     const gp_slo *slo = &rq->slo;
     if ((slo->ttft_s > 0 && e->single_ttft > slo->ttft_s) || (slo->tpot_s > 0 && e->single_tpot > slo->tpot_s)) {
         WHY(e, MSG_SERVE_WHY_ALONE, GPI_S(g->id), GPI_S(name), GPI_N(e->single_ttft, 3), GPI_N(e->single_tpot * 1e3, 1),
@@ -344,7 +344,7 @@ static gp_status eval_layout(const eval_ctx *c, const gp_gpu *g, const gp_layout
 {
     memset(e, 0, sizeof *e);
     e->l = *l;
-    const gp_capacity_request *rq = c->req;
+    const gpi_capacity_request *rq = c->req;
     int64_t maxlen = c->prompt_mean + c->output_mean;
     if (rq->traffic.prompt.max > 0 && rq->traffic.output.max > 0)
         maxlen = rq->traffic.prompt.max + rq->traffic.output.max;
@@ -421,7 +421,7 @@ static void fill_option(gp_serve_option *o, const gp_catalog *cat, const gp_gpu 
     o->ep = e->l.ep;
     o->dp = e->l.dp;
     o->gpus_per_replica = layout_gpus(&e->l);
-    int node = gp_serve_node_gpus(g);
+    int node = gpi_serve_node_gpus(g);
     o->nodes_per_replica = (o->gpus_per_replica + node - 1) / node;
     o->replicas = replicas;
     o->gpus_total = o->gpus_per_replica * replicas;
@@ -448,7 +448,7 @@ static void say(gp_capacity_result *r, gp_serve_reason_code code, gpi_msg_id id,
 }
 #define SAY(r, code, id, ...) say(r, code, id, ARGS(__VA_ARGS__))
 
-void gp_capacity_set_lang(gp_capacity_result *r, const char *lang)
+void gpi_capacity_set_lang(gp_capacity_result *r, const char *lang)
 {
     if (!r || !lang || strcmp(lang, "pt-BR"))
         return;
@@ -478,7 +478,7 @@ static int push_layout(gp_layout *v, int n, int tp, int pp, int dp, int ep)
 {
     if (n >= MAX_LAYOUTS)
         return n;
-    gp_layout_defaults(&v[n]);
+    gpi_layout_defaults(&v[n]);
     v[n].tp = tp;
     v[n].pp = pp;
     v[n].dp = dp;
@@ -486,7 +486,7 @@ static int push_layout(gp_layout *v, int n, int tp, int pp, int dp, int ep)
     return n + 1;
 }
 
-static int layout_allowed(const gp_capacity_request *rq, const gp_layout *l, int node, int max_nodes)
+static int layout_allowed(const gpi_capacity_request *rq, const gp_layout *l, int node, int max_nodes)
 {
     const gp_model *m = rq->model;
     if (m->heads % l->tp != 0 || (m->kv_heads > 0 && m->kv_heads % l->tp != 0 && l->tp % m->kv_heads != 0))
@@ -501,10 +501,10 @@ static int layout_allowed(const gp_capacity_request *rq, const gp_layout *l, int
     return 1;
 }
 
-int gpi_serve_layouts(const gp_capacity_request *rq, const gp_gpu *g, gp_layout *out)
+int gpi_serve_layouts(const gpi_capacity_request *rq, const gp_gpu *g, gp_layout *out)
 {
     gp_layout v[MAX_LAYOUTS];
-    int n = 0, node = gp_serve_node_gpus(g), moe = rq->model->experts > 0;
+    int n = 0, node = gpi_serve_node_gpus(g), moe = rq->model->experts > 0;
     int max_nodes = rq->max_nodes > 0 ? rq->max_nodes : 4;
     for (int tp = 1; tp <= node; tp *= 2) {
         n = push_layout(v, n, tp, 1, 1, 1);
@@ -583,7 +583,7 @@ static void note_kinds(per_gpu *pg, const gp_serve_option *o)
 static gp_status search_gpu(const eval_ctx *c, const gp_gpu *g, double bound, gp_capacity_result *out, per_gpu *pg,
                             gp_error *err)
 {
-    const gp_capacity_request *req = c->req;
+    const gpi_capacity_request *req = c->req;
     memset(pg, 0, sizeof *pg);
     gp_layout ls[MAX_LAYOUTS];
     int nl = gpi_serve_layouts(req, g, ls);
@@ -593,8 +593,8 @@ static gp_status search_gpu(const eval_ctx *c, const gp_gpu *g, double bound, gp
         double floor_cost = (double)layout_gpus(&ls[k]) * (1 + req->redundancy) * price;
         if (price > 0 && ((pg->has_best && floor_cost > pg->best.usd_per_hour) || (bound > 0 && floor_cost > bound)))
             continue; /* one replica of this layout costs more than the best setup */
-        if (pg->fit_gpus && pg->fit_gpus <= gp_serve_node_gpus(g) && layout_gpus(&ls[k]) > gp_serve_node_gpus(g) &&
-            !(req->fixed_pp > 1 || req->fixed_tp > gp_serve_node_gpus(g))) {
+        if (pg->fit_gpus && pg->fit_gpus <= gpi_serve_node_gpus(g) && layout_gpus(&ls[k]) > gpi_serve_node_gpus(g) &&
+            !(req->fixed_pp > 1 || req->fixed_tp > gpi_serve_node_gpus(g))) {
             pg->skipped_multi_node = 1;
             continue; /* one node holds the model: spanning nodes only adds network collectives */
         }
@@ -644,7 +644,7 @@ static gp_status search_gpu(const eval_ctx *c, const gp_gpu *g, double bound, gp
 static void option_name(const gp_serve_option *o, char *buf, size_t n)
 {
     gp_layout l;
-    gp_layout_defaults(&l);
+    gpi_layout_defaults(&l);
     l.tp = o->tp;
     l.pp = o->pp;
     l.dp = o->dp > 0 ? o->dp : 1;
@@ -685,7 +685,7 @@ static void explain_layout(gp_capacity_result *out, const per_gpu *pg, const gp_
     }
 }
 
-static void explain(gp_capacity_result *out, const gp_capacity_request *req, const per_gpu *pg, int64_t maxlen)
+static void explain(gp_capacity_result *out, const gpi_capacity_request *req, const per_gpu *pg, int64_t maxlen)
 {
     const gp_serve_option *best = &out->best;
     const gp_slo *slo = &req->slo;
@@ -742,7 +742,7 @@ static void explain_larger(gp_capacity_result *out, const gp_gpu *const *cands, 
 
 /* Candidate GPU types: those named, or every priced catalog GPU, cheapest first (so the
  * cost bound prunes early). */
-static gp_status candidates(const gp_catalog *cat, const gp_capacity_request *req, const gp_gpu **cands, size_t *nc,
+static gp_status candidates(const gp_catalog *cat, const gpi_capacity_request *req, const gp_gpu **cands, size_t *nc,
                             gp_error *err)
 {
     *nc = 0;
@@ -760,7 +760,7 @@ static gp_status candidates(const gp_catalog *cat, const gp_capacity_request *re
 }
 
 /* The request's bounds, before any arithmetic on them (docs/reliability.md, "Limits"). */
-static gp_status check_request(const gp_capacity_request *req, gp_error *err)
+static gp_status check_request(const gpi_capacity_request *req, gp_error *err)
 {
     if (!req || !req->model || !req->w)
         return gpi_fail(err, GP_EINVAL, "capacity search: model and workload are required");
@@ -788,7 +788,7 @@ static gp_status check_request(const gp_capacity_request *req, gp_error *err)
     return GP_OK;
 }
 
-gp_status gp_capacity_search(const gp_catalog *cat, const gp_capacity_request *req, gp_capacity_result *out,
+gp_status gpi_capacity_search(const gp_catalog *cat, const gpi_capacity_request *req, gp_capacity_result *out,
                              gp_error *err)
 {
     gp_error_clear(err); /* no stale offset or field from an earlier call */
@@ -802,9 +802,9 @@ gp_status gp_capacity_search(const gp_catalog *cat, const gp_capacity_request *r
     if ((st = candidates(cat, req, cands, &nc, err)))
         return st;
     gp_work local_work; /* one budget for every simulation of the search */
-    gp_capacity_request local_req;
+    gpi_capacity_request local_req;
     if (!req->traffic.work) {
-        gp_work_init(&local_work, 0);
+        gpi_work_init(&local_work, 0);
         local_req = *req;
         local_req.traffic.work = &local_work;
         req = &local_req;

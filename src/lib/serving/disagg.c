@@ -27,13 +27,13 @@
 
 typedef struct pool_ctx {
     const gp_catalog *cat;
-    const gp_capacity_request *req;
+    const gpi_capacity_request *req;
     int decode;                /* 1: decode pool (closed loop), 0: prefill (open loop) */
     double rate;               /* prefill: requests/s of the whole load */
     double ttft_budget;        /* prefill: TTFT target less the KV transfer */
 } pool_ctx;
 
-static gp_status pool_sim(const pool_ctx *c, const gp_step_model *sm, const gp_sched_config *sc, int n,
+static gp_status pool_sim(const pool_ctx *c, const gpi_step_model *sm, const gpi_sched_config *sc, int n,
                           int full, gp_sim_result *r, gp_error *err)
 {
     gp_traffic t = c->req->traffic;
@@ -55,7 +55,7 @@ static gp_status pool_sim(const pool_ctx *c, const gp_step_model *sm, const gp_s
         slo.ttft_s = c->ttft_budget;
         slo.tpot_s = 0;
     }
-    return full ? gp_simulate(sm, sc, &t, &slo, r, err) : gpi_simulate_until_miss(sm, sc, &t, &slo, r, err);
+    return full ? gpi_simulate(sm, sc, &t, &slo, r, err) : gpi_simulate_until_miss(sm, sc, &t, &slo, r, err);
 }
 
 static int pool_meets(const pool_ctx *c, const gp_sim_result *r)
@@ -69,7 +69,7 @@ static int pool_meets(const pool_ctx *c, const gp_sim_result *r)
 
 /* Fewest instances of one layout meeting the pool's target (doubling, then bisection);
  * 0 if none up to 1024. */
-static gp_status fewest(const pool_ctx *c, const gp_step_model *sm, const gp_sched_config *sc, int *n_out,
+static gp_status fewest(const pool_ctx *c, const gpi_step_model *sm, const gpi_sched_config *sc, int *n_out,
                         gp_sim_result *best, gp_error *err)
 {
     int lo = 0, hi = 0, n = 1;
@@ -106,9 +106,9 @@ static gp_status fewest(const pool_ctx *c, const gp_step_model *sm, const gp_sch
 
 /* The cheapest pool over the candidate GPU types and layouts. */
 static gp_status best_pool(const pool_ctx *c, const gp_gpu *const *cands, size_t nc, gp_disagg_pool *out,
-                           gp_step_model *sm_out, gp_error *err)
+                           gpi_step_model *sm_out, gp_error *err)
 {
-    const gp_capacity_request *rq = c->req;
+    const gpi_capacity_request *rq = c->req;
     memset(out, 0, sizeof *out);
     int64_t maxlen = (int64_t)ceil(rq->traffic.prompt.mean + rq->traffic.output.mean);
     if (rq->traffic.prompt.max > 0 && rq->traffic.output.max > 0)
@@ -123,21 +123,21 @@ static gp_status best_pool(const pool_ctx *c, const gp_gpu *const *cands, size_t
             int gpus = l->tp * l->pp * l->dp;
             if (out->found && price > 0 && gpus * price >= out->usd_per_hour)
                 continue; /* one instance already costs more than the best pool */
-            gp_sched_config sc;
-            gp_step_model sm;
-            const gp_link *intra, *inter;
+            gpi_sched_config sc;
+            gpi_step_model sm;
+            const gpi_link *intra, *inter;
             gpi_serve_links(c->cat, rq, g, &intra, &inter);
             gp_error e2;
-            gp_engine_profile prof, *pf = &prof;
-            if (gp_engine_profile_get(c->cat, rq->w->engine, g, l->tp, &prof, NULL) != GP_OK)
+            gpi_engine_profile prof, *pf = &prof;
+            if (gpi_engine_profile_get(c->cat, rq->w->engine, g, l->tp, &prof, NULL) != GP_OK)
                 pf = NULL;
-            gp_perf_params pp;
+            gpi_perf_params pp;
             gpi_serve_params(rq, pf, l->pp, &pp);
-            if (gp_serve_sched_config_profile(rq->model, g, rq->w, l, maxlen, pf, &sc, &e2) != GP_OK ||
+            if (gpi_serve_sched_config_profile(rq->model, g, rq->w, l, maxlen, pf, &sc, &e2) != GP_OK ||
                 sc.kv_blocks * sc.block_size < maxlen ||
-                gp_step_model_init_nodes(rq->model, g, intra, inter, rq->w, l, &pp, &sm, &e2) != GP_OK)
+                gpi_step_model_init_nodes(rq->model, g, intra, inter, rq->w, l, &pp, &sm, &e2) != GP_OK)
                 continue;
-            gp_step_model_use_rates(&sm, c->cat, g, inter);
+            gpi_step_model_use_rates(&sm, c->cat, g, inter);
             if (c->decode)
                 sc.spec = rq->spec;
             int n;
@@ -164,7 +164,7 @@ static gp_status best_pool(const pool_ctx *c, const gp_gpu *const *cands, size_t
     return GP_OK;
 }
 
-static const gp_gpu *find_cand(const gp_catalog *cat, const gp_capacity_request *req, const char *id)
+static const gp_gpu *find_cand(const gp_catalog *cat, const gpi_capacity_request *req, const char *id)
 {
     for (size_t i = 0; i < req->n_gpus; i++)
         if (!strcmp(req->gpus[i]->id, id))
@@ -174,8 +174,8 @@ static const gp_gpu *find_cand(const gp_catalog *cat, const gp_capacity_request 
 }
 
 /* KV path: NVLink when both instances fit one scale-up domain together, else the network. */
-static void kv_path(const gp_catalog *cat, const gp_capacity_request *req, const gp_link *kv_link,
-                    gp_disagg_result *out, const gp_step_model *psm)
+static void kv_path(const gp_catalog *cat, const gpi_capacity_request *req, const gpi_link *kv_link,
+                    gp_disagg_result *out, const gpi_step_model *psm)
 {
     const gp_gpu *pg = find_cand(cat, req, out->prefill.gpu), *dg = find_cand(cat, req, out->decode.gpu);
     double bw = 0;
@@ -185,17 +185,17 @@ static void kv_path(const gp_catalog *cat, const gp_capacity_request *req, const
         bw = pg->scale_up_gbps_bidir / 2.0 * 1e9;
         snprintf(out->kv_link, sizeof out->kv_link, "NVLink (one node)");
     } else {
-        const gp_link *l = kv_link;
-        if (!l && cat && gp_catalog_find_link(cat, "ib-ndr", &l, NULL) != GP_OK)
+        const gpi_link *l = kv_link;
+        if (!l && cat && gpi_catalog_find_link(cat, "ib-ndr", &l, NULL) != GP_OK)
             l = NULL;
         bw = (l ? l->bw_gbps_per_direction : 50.0) * 1e9;
         snprintf(out->kv_link, sizeof out->kv_link, "%s", l ? l->id : "ib-ndr");
     }
     int senders = out->prefill.tp < out->decode.tp ? out->prefill.tp : out->decode.tp;
-    out->kv_transfer_s = gp_kv_transfer_time(psm, ceil(req->traffic.prompt.mean), bw, senders);
+    out->kv_transfer_s = gpi_kv_transfer_time(psm, ceil(req->traffic.prompt.mean), bw, senders);
 }
 
-static gp_status candidates_of(const gp_catalog *cat, const gp_capacity_request *req, const gp_gpu **v, size_t *n,
+static gp_status candidates_of(const gp_catalog *cat, const gpi_capacity_request *req, const gp_gpu **v, size_t *n,
                                gp_error *err)
 {
     *n = 0;
@@ -233,7 +233,7 @@ static void compare(gp_disagg_result *out)
              out->kv_link);
 }
 
-gp_status gp_disagg_search(const gp_catalog *cat, const gp_capacity_request *req, const gp_link *kv_link,
+gp_status gpi_disagg_search(const gp_catalog *cat, const gpi_capacity_request *req, const gpi_link *kv_link,
                            gp_disagg_result *out, gp_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -242,9 +242,9 @@ gp_status gp_disagg_search(const gp_catalog *cat, const gp_capacity_request *req
     if (req->traffic.arrival != GP_ARRIVAL_CLOSED_LOOP || req->slo.ttft_s <= 0 || req->slo.tpot_s <= 0)
         return gpi_fail(err, GP_EINVAL, "disaggregated search needs users (a closed loop) and both p99 targets");
     gp_work local_work; /* one budget for both searches (docs/reliability.md) */
-    gp_capacity_request local_req;
+    gpi_capacity_request local_req;
     if (!req->traffic.work) {
-        gp_work_init(&local_work, 0);
+        gpi_work_init(&local_work, 0);
         local_req = *req;
         local_req.traffic.work = &local_work;
         req = &local_req;
@@ -257,7 +257,7 @@ gp_status gp_disagg_search(const gp_catalog *cat, const gp_capacity_request *req
     gp_capacity_result *agg = calloc(1, sizeof *agg);
     if (!agg)
         return gpi_fail(err, GP_ENOMEM, "out of memory");
-    st = gp_capacity_search(cat, req, agg, err);
+    st = gpi_capacity_search(cat, req, agg, err);
     if (!st && agg->found) {
         out->has_aggregated = 1;
         out->aggregated = agg->best;
@@ -266,7 +266,7 @@ gp_status gp_disagg_search(const gp_catalog *cat, const gp_capacity_request *req
     if (st)
         return st;
     pool_ctx dc = {cat, req, 1, 0, 0};
-    gp_step_model dsm, psm;
+    gpi_step_model dsm, psm;
     if ((st = best_pool(&dc, cands, nc, &out->decode, &dsm, err)) || !out->decode.found) {
         compare(out);
         return st;
@@ -278,7 +278,7 @@ gp_status gp_disagg_search(const gp_catalog *cat, const gp_capacity_request *req
     /* the decode side of TTFT: waiting for a slot and the first step, at p99 */
     double first_step = out->decode.sim.ttft.p99;
     pool_ctx pc = {cat, req, 0, out->request_rate, 0};
-    double guess = gp_kv_transfer_time(&dsm, ceil(req->traffic.prompt.mean), 50e9, out->decode.tp);
+    double guess = gpi_kv_transfer_time(&dsm, ceil(req->traffic.prompt.mean), 50e9, out->decode.tp);
     pc.ttft_budget = req->slo.ttft_s - guess - first_step;
     if (pc.ttft_budget > 0 && (st = best_pool(&pc, cands, nc, &out->prefill, &psm, err)))
         return st;

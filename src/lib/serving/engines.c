@@ -69,8 +69,8 @@ static json_t *find_engine(const gp_catalog *cat, const char *id)
     return NULL;
 }
 
-gp_status gp_engine_profile_get(const gp_catalog *cat, gp_engine engine, const gp_gpu *gpu, int tp,
-                                gp_engine_profile *out, gp_error *err)
+gp_status gpi_engine_profile_get(const gp_catalog *cat, gp_engine engine, const gp_gpu *gpu, int tp,
+                                gpi_engine_profile *out, gp_error *err)
 {
     memset(out, 0, sizeof *out);
     const char *id = profile_id(engine);
@@ -106,9 +106,9 @@ gp_status gp_engine_profile_get(const gp_catalog *cat, gp_engine engine, const g
     return GP_OK;
 }
 
-void gp_perf_params_profile(gp_perf_params *p, gp_engine engine, const gp_engine_profile *prof, int pp)
+void gpi_perf_params_profile(gpi_perf_params *p, gp_engine engine, const gpi_engine_profile *prof, int pp)
 {
-    gp_perf_params_defaults(p, engine);
+    gpi_perf_params_defaults(p, engine);
     if (prof && prof->id[0]) {
         p->step_overhead_s = prof->step_overhead_s;
         p->seq_overhead_s = prof->seq_overhead_s;
@@ -116,13 +116,13 @@ void gp_perf_params_profile(gp_perf_params *p, gp_engine engine, const gp_engine
     }
 }
 
-void gpi_serve_params(const gp_capacity_request *rq, const gp_engine_profile *prof, int pp, gp_perf_params *out)
+void gpi_serve_params(const gpi_capacity_request *rq, const gpi_engine_profile *prof, int pp, gpi_perf_params *out)
 {
     if (rq->params) {
         *out = *rq->params;
         return;
     }
-    gp_perf_params_profile(out, rq->w->engine, prof, pp);
+    gpi_perf_params_profile(out, rq->w->engine, prof, pp);
 }
 
 void gpi_serve_error_range(const gp_catalog *cat, int moe, double *p10, double *p90)

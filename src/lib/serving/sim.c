@@ -15,7 +15,7 @@
  *    GUARANTEED_NO_EVICT policy, only when the request's whole prompt + output fits);
  *  - a sequence whose every token has KV samples one token at the end of the step: the first
  *    at TTFT, the last finishes the request.
- * Step durations come from gp_step_time. Time advances step by step; with nothing to run it
+ * Step durations come from gpi_step_time. Time advances step by step; with nothing to run it
  * jumps to the next arrival. Memory: the waiting queue is a ring buffer grown by doubling,
  * the running set a fixed array, results three arrays of the request count, all allocated
  * once per call.
@@ -71,12 +71,12 @@ static double rng_normal(rng *r)
     return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
 }
 
-void gp_length_default(gp_length_spec *ls, double mean)
+void gpi_length_default(gp_length_spec *ls, double mean)
 {
     memset(ls, 0, sizeof *ls);
     ls->dist = GP_LENGTH_LOGNORMAL;
     ls->mean = mean;
-    ls->sigma = GP_LOGNORMAL_SIGMA;
+    ls->sigma = GPI_LOGNORMAL_SIGMA;
     ls->min = 1;
     ls->max = (int64_t)ceil(4.0 * mean);
 }
@@ -93,7 +93,7 @@ static int64_t draw_length(rng *r, const gp_length_spec *ls)
         break;
     case GP_LENGTH_LOGNORMAL: {
         /* mean = exp(mu + sigma^2 / 2) */
-        double sg = ls->sigma > 0 ? ls->sigma : GP_LOGNORMAL_SIGMA;
+        double sg = ls->sigma > 0 ? ls->sigma : GPI_LOGNORMAL_SIGMA;
         double x = exp(log(ls->mean) - sg * sg / 2.0 + sg * rng_normal(r));
         v = x < 9e15 ? (int64_t)llround(x) : INT64_MAX / 4;
         break;
@@ -244,8 +244,8 @@ static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /* The simulation's whole state, so helpers stay small. */
 typedef struct sim {
-    const gp_step_model *sm;
-    const gp_sched_config *sc;
+    const gpi_step_model *sm;
+    const gpi_sched_config *sc;
     const gp_traffic *t;
     rng r;
     deque waiting;
@@ -408,7 +408,7 @@ static int length_ok(const gp_length_spec *l)
 }
 
 /* Every count the loop adds stays in int64: tokens of one request <= 2^33, blocks <= 2^40. */
-static gp_status sim_check_limits(const gp_sched_config *sc, const gp_traffic *t, int64_t total, gp_error *err)
+static gp_status sim_check_limits(const gpi_sched_config *sc, const gp_traffic *t, int64_t total, gp_error *err)
 {
     if (sc->max_num_seqs > GPI_MAX_SEQS || sc->max_num_batched_tokens > GPI_MAX_TOKENS ||
         sc->block_size > GPI_MAX_TOKENS || sc->kv_blocks > ((int64_t)1 << 40) || sc->max_model_len < 0 ||
@@ -439,7 +439,7 @@ static double mean_length(const gp_length_spec *l)
 
 /* Before allocating: the simulation's work (sequence-steps: every request needs its prompt
  * chunks and one step per output token) and memory must fit the budget. */
-static gp_status sim_reserve(const gp_sched_config *sc, const gp_traffic *t, int64_t total, const gp_work *work,
+static gp_status sim_reserve(const gpi_sched_config *sc, const gp_traffic *t, int64_t total, const gp_work *work,
                              gp_error *err)
 {
     const double chunk = (double)sc->max_num_batched_tokens;
@@ -468,7 +468,7 @@ static gp_status sim_reserve(const gp_sched_config *sc, const gp_traffic *t, int
     return gpi_work_reserve(work, units, bytes, what, "lower the requests, users or token counts", err);
 }
 
-static gp_status check_traffic(const gp_sched_config *sc, const gp_traffic *t, int64_t *total_out, gp_error *err)
+static gp_status check_traffic(const gpi_sched_config *sc, const gp_traffic *t, int64_t *total_out, gp_error *err)
 {
     if (sc->max_num_seqs < 1 || sc->max_num_batched_tokens < 1 || sc->kv_blocks < 1 || sc->block_size < 1)
         return gpi_fail(err, GP_EINVAL, "the engine needs at least one sequence, one batched token and one KV block");
@@ -556,14 +556,14 @@ static double closed_loop_spread(const sim *s)
         return t->think_time_s;
     if (t->lockstep)
         return 0.0;
-    gp_batch_shape b;
+    gpi_batch_shape b;
     double prompt = t->prompt.dist == GP_LENGTH_UNIFORM ? (t->prompt.min + t->prompt.max) / 2.0 : t->prompt.mean;
     double out = t->output.dist == GP_LENGTH_UNIFORM ? (t->output.min + t->output.max) / 2.0 : t->output.mean;
     double conc = (double)(t->users < s->sc->max_num_seqs ? t->users : s->sc->max_num_seqs);
-    gp_batch_prefill(&b, prompt);
-    double ttft = gp_step_time(s->sm, &b, NULL);
-    gp_batch_decode(&b, conc, prompt + out / 2.0);
-    return ttft * conc / 4.0 + out * gp_step_time(s->sm, &b, NULL);
+    gpi_batch_prefill(&b, prompt);
+    double ttft = gpi_step_time(s->sm, &b, NULL);
+    gpi_batch_decode(&b, conc, prompt + out / 2.0);
+    return ttft * conc / 4.0 + out * gpi_step_time(s->sm, &b, NULL);
 }
 
 static void seed_arrivals(sim *s)
@@ -600,7 +600,7 @@ static int64_t wants(const sim *s, req *q)
  * budget left, -1 on out of memory; *preempted tells whether it preempted. */
 static int64_t schedule(sim *s, int *preempted)
 {
-    const gp_sched_config *sc = s->sc;
+    const gpi_sched_config *sc = s->sc;
     const int64_t bs = sc->block_size;
     const int group = (int)(s->slot % s->pp);
     int64_t budget = sc->max_num_batched_tokens, i;
@@ -660,14 +660,14 @@ static int64_t schedule(sim *s, int *preempted)
 
 /* GPU time of a step's attention, dense GEMMs and LM head: the work of one attention-DP rank
  * alone (the routed experts and their communication carry every rank's tokens). */
-static double rank_s(const gp_step_model *sm, const gp_batch_shape *b)
+static double rank_s(const gpi_step_model *sm, const gpi_batch_shape *b)
 {
-    gp_step_breakdown d;
-    gp_step_time(sm, b, &d);
+    gpi_step_breakdown d;
+    gpi_step_time(sm, b, &d);
     return d.linear_s + d.attention_s + d.head_s;
 }
 
-/* Attention DP whose ranks schedule their own context chunks (gp_perf_params.dp_balance 0):
+/* Attention DP whose ranks schedule their own context chunks (gpi_perf_params.dp_balance 0):
  * the MoE layers of every step synchronise the dp ranks, so a step runs as long as its
  * slowest rank's attention and dense work. The simulated rank stands for each of them: a
  * step in which it runs a context chunk adds that chunk's time (`ctx_s`, measured here); a
@@ -675,7 +675,7 @@ static double rank_s(const gp_step_model *sm, const gp_batch_shape *b)
  * chunk, p being the share of steps with a chunk so far and its time their mean. */
 static double dp_wait_s(sim *s, double ctx_s)
 {
-    const gp_step_model *sm = s->sm;
+    const gpi_step_model *sm = s->sm;
     if (sm->dp <= 1 || sm->params.dp_balance)
         return 0.0;
     if (ctx_s > 0) {
@@ -694,7 +694,7 @@ static double dp_wait_s(sim *s, double ctx_s)
  * engine starts a micro-batch every 1/pp of a full pass (plus the per-step overhead). */
 static double step_duration(sim *s, int *spec)
 {
-    gp_batch_shape b = {0, 0, 0, 0}, dec = {0, 0, 0, 0}; /* dec: the decode part alone */
+    gpi_batch_shape b = {0, 0, 0, 0}, dec = {0, 0, 0, 0}; /* dec: the decode part alone */
     *spec = 0;
     for (int64_t i = 0; i < s->n_running; i++) {
         const req *q = &s->running[i];
@@ -713,8 +713,8 @@ static double step_duration(sim *s, int *spec)
             dec.sampled += last ? 1 + (double)q->draft : 0.0;
         }
     }
-    gp_step_breakdown d;
-    double dt = gp_step_time(s->sm, &b, &d);
+    gpi_step_breakdown d;
+    double dt = gpi_step_time(s->sm, &b, &d);
     if (s->sm->dp > 1 && !s->sm->params.dp_balance) {
         double ctx = dec.tokens < b.tokens ? rank_s(s->sm, &b) - rank_s(s->sm, &dec) : 0.0;
         dt += dp_wait_s(s, ctx > 0 ? ctx : (dec.tokens < b.tokens ? 1e-12 : 0.0));
@@ -915,7 +915,7 @@ static void collect(sim *s, const gp_slo *slo, gp_sim_result *out)
     out->steps = s->steps;
 }
 
-static gp_status simulate(const gp_step_model *sm, const gp_sched_config *sc, const gp_traffic *t, const gp_slo *slo,
+static gp_status simulate(const gpi_step_model *sm, const gpi_sched_config *sc, const gp_traffic *t, const gp_slo *slo,
                           int stop_on_miss, gp_sim_result *out, gp_error *err)
 {
     gp_error_clear(err); /* no stale offset or field from an earlier call */
@@ -931,7 +931,7 @@ static gp_status simulate(const gp_step_model *sm, const gp_sched_config *sc, co
     gp_work local_work;
     gp_work *work = t->work;
     if (!work) { /* a call of its own: the default budget, counted here */
-        gp_work_init(&local_work, 0);
+        gpi_work_init(&local_work, 0);
         work = &local_work;
     }
     if ((st = sim_reserve(sc, t, total, work, err)))
@@ -975,13 +975,13 @@ static gp_status simulate(const gp_step_model *sm, const gp_sched_config *sc, co
     return st;
 }
 
-gp_status gp_simulate(const gp_step_model *sm, const gp_sched_config *sc, const gp_traffic *t, const gp_slo *slo,
+gp_status gpi_simulate(const gpi_step_model *sm, const gpi_sched_config *sc, const gp_traffic *t, const gp_slo *slo,
                       gp_sim_result *out, gp_error *err)
 {
     return simulate(sm, sc, t, slo, 0, out, err);
 }
 
-gp_status gpi_simulate_until_miss(const gp_step_model *sm, const gp_sched_config *sc, const gp_traffic *t,
+gp_status gpi_simulate_until_miss(const gpi_step_model *sm, const gpi_sched_config *sc, const gp_traffic *t,
                                   const gp_slo *slo, gp_sim_result *out, gp_error *err)
 {
     return simulate(sm, sc, t, slo, 1, out, err);
@@ -989,7 +989,7 @@ gp_status gpi_simulate_until_miss(const gp_step_model *sm, const gp_sched_config
 
 /* ---- traces ------------------------------------------------------------------------------ */
 
-void gp_trace_free(gp_trace_request *t) { free(t); }
+void gpi_trace_free(gp_trace_request *t) { free(t); }
 
 static int parse_csv_line(char *line, gp_trace_request *r)
 {
@@ -1095,7 +1095,7 @@ static gp_status trace_line(const char *path, int line, char *p, double prev_arr
     return GP_OK;
 }
 
-gp_status gp_trace_read(const char *path, gp_trace_request **out, size_t *n, gp_error *err)
+gp_status gpi_trace_read(const char *path, gp_trace_request **out, size_t *n, gp_error *err)
 {
     gp_error_clear(err); /* no stale offset or field from an earlier call */
     *out = NULL;
