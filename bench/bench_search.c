@@ -71,8 +71,8 @@ int main(int argc, char **argv)
         printf("best: TP %d PP %d DP %d CP %d mb %lld ZeRO-%d recompute %s v %d: %.3f s/step, MFU %.1f%%\n",
                r.top[0].layout.tp, r.top[0].layout.pp, r.top[0].layout.dp, r.top[0].layout.cp,
                (long long)r.top[0].layout.micro_batch, r.top[0].layout.zero,
-               gp_recompute_name(r.top[0].layout.recompute), r.top[0].layout.virtual_stages,
-               r.top[0].perf.step_time_s, 100.0 * r.top[0].perf.mfu);
+               gp_recompute_name(r.top[0].layout.recompute), r.top[0].layout.virtual_stages, r.top[0].perf.step_time_s,
+               100.0 * r.top[0].perf.mfu);
     gp_catalog_free(cat);
     return 0;
 }

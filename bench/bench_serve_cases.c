@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_ROWS 2048
+#define MAX_ROWS   2048
 #define MAX_GROUPS 64
 
 typedef struct row {
@@ -32,7 +32,10 @@ typedef struct row {
 static row rows[MAX_ROWS];
 static int n_rows;
 
-static int has(const char *s, const char *sub) { return s && sub && strstr(s, sub) != NULL; }
+static int has(const char *s, const char *sub)
+{
+    return s && sub && strstr(s, sub) != NULL;
+}
 
 static void add(const char *id, const char *group, double meas, double pred, int verbose)
 {
@@ -53,9 +56,7 @@ static void case_one(const gp_catalog *cat, json_t *c, const char *file, int ver
     gpi_perf_params pp;
     gpv_serve_run_params(&r, &pp); /* the product's parameters for the engine and layout */
     char group[96];
-    const char *src = r.bench == GPV_BENCH_VLLM_AMD ? "amd-vllm"
-                      : has(file, "public")         ? "trtllm-public"
-                                                    : "trtllm-v1";
+    const char *src = r.bench == GPV_BENCH_VLLM_AMD ? "amd-vllm" : has(file, "public") ? "trtllm-public" : "trtllm-v1";
     snprintf(group, sizeof group, "%s %s %s", src, gp_dtype_name(r.w.dtype), r.m.experts > 0 ? "moe" : "dense");
     add(json_string_value(json_object_get(c, "id")), group, r.measured, gpv_serve_run_predict(cat, &r, &pp), verbose);
 }
@@ -88,8 +89,14 @@ static void summary(const char *name, int (*in)(const row *, const char *), cons
                100 * pct(a, n, 0.9), 100 * pct(s, n, 0.5));
 }
 
-static int in_group(const row *r, const char *k) { return strcmp(r->group, k) == 0; }
-static int in_word(const row *r, const char *k) { return k[0] == '\0' || strstr(r->group, k) != NULL; }
+static int in_group(const row *r, const char *k)
+{
+    return strcmp(r->group, k) == 0;
+}
+static int in_word(const row *r, const char *k)
+{
+    return k[0] == '\0' || strstr(r->group, k) != NULL;
+}
 
 int main(int argc, char **argv)
 {
@@ -110,7 +117,10 @@ int main(int argc, char **argv)
         char line[16384];
         while (f && fgets(line, sizeof line, f)) {
             json_t *c = json_loads(line, 0, &je);
-            if (c && !strcmp(json_string_value(json_object_get(c, "category")) ? json_string_value(json_object_get(c, "category")) : "", "infer_throughput"))
+            if (c && !strcmp(json_string_value(json_object_get(c, "category"))
+                                 ? json_string_value(json_object_get(c, "category"))
+                                 : "",
+                             "infer_throughput"))
                 case_one(cat, c, argv[i], verbose);
             json_decref(c);
         }
@@ -128,7 +138,8 @@ int main(int argc, char **argv)
     }
     for (int k = 0; k < ns; k++)
         summary(seen[k], in_group, seen[k]);
-    static const char *const words[] = {"trtllm-public", "trtllm-v1", "amd-vllm", "bf16", "fp8", "fp4", "mxfp4", " moe", "dense"};
+    static const char *const words[] = {"trtllm-public", "trtllm-v1", "amd-vllm", "bf16", "fp8",
+                                        "fp4",           "mxfp4",     " moe",     "dense"};
     for (size_t k = 0; k < sizeof words / sizeof words[0]; k++)
         summary(words[k], in_word, words[k]);
     summary("all", in_word, "");

@@ -37,7 +37,8 @@ int main(int argc, char **argv)
     gpi_layout_defaults(&l);
     gpi_sched_config sc;
     gpi_step_model sm;
-    if (gpi_serve_sched_config(&m, g, &w, &l, 4096, &sc, &err) || gpi_step_model_init(&m, g, NULL, &w, &l, NULL, &sm, &err)) {
+    if (gpi_serve_sched_config(&m, g, &w, &l, 4096, &sc, &err) ||
+        gpi_step_model_init(&m, g, NULL, &w, &l, NULL, &sm, &err)) {
         fprintf(stderr, "bench_sim: %s\n", err.msg);
         return 1;
     }

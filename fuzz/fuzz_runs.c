@@ -16,9 +16,9 @@ static void check_run(const gpi_measured_run *r)
     if (!json_is_object(o))
         abort();
     json_decref(o);
-    const double figures[] = {r->model_tflops_per_gpu, r->hw_tflops_per_gpu, r->mfu, r->tokens_per_s_per_gpu,
-                              r->step_time_s, r->output_tokens_per_s, r->total_tokens_per_s, r->ttft_p50_s,
-                              r->tpot_p50_s};
+    const double figures[] = {r->model_tflops_per_gpu, r->hw_tflops_per_gpu, r->mfu,
+                              r->tokens_per_s_per_gpu, r->step_time_s,       r->output_tokens_per_s,
+                              r->total_tokens_per_s,   r->ttft_p50_s,        r->tpot_p50_s};
     for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++)
         if (!isnan(figures[i]) && !(figures[i] > 0 && isfinite(figures[i])))
             abort();

@@ -53,14 +53,22 @@ static void run_memory(const gp_scenario *sc)
 {
     gp_workload w;
     gpi_workload_defaults(&w, (gp_task)sc->task);
-    if (gp_scenario_has(sc, "context")) w.context = sc->context;
-    if (gp_scenario_has(sc, "batch")) w.batch = sc->batch;
-    if (gp_scenario_has(sc, "seq")) w.seq = sc->seq;
-    if (gp_scenario_has(sc, "lora_rank")) w.lora_rank = sc->lora_rank;
-    if (gp_scenario_has(sc, "block_size")) w.block_size = sc->block_size;
-    if (gp_scenario_has(sc, "max_num_seqs")) w.max_num_seqs = sc->max_num_seqs;
-    if (gp_scenario_has(sc, "max_num_batched_tokens")) w.max_num_batched_tokens = sc->max_num_batched_tokens;
-    if (gp_scenario_has(sc, "gpu_memory_utilization")) w.gpu_memory_utilization = sc->gpu_memory_utilization;
+    if (gp_scenario_has(sc, "context"))
+        w.context = sc->context;
+    if (gp_scenario_has(sc, "batch"))
+        w.batch = sc->batch;
+    if (gp_scenario_has(sc, "seq"))
+        w.seq = sc->seq;
+    if (gp_scenario_has(sc, "lora_rank"))
+        w.lora_rank = sc->lora_rank;
+    if (gp_scenario_has(sc, "block_size"))
+        w.block_size = sc->block_size;
+    if (gp_scenario_has(sc, "max_num_seqs"))
+        w.max_num_seqs = sc->max_num_seqs;
+    if (gp_scenario_has(sc, "max_num_batched_tokens"))
+        w.max_num_batched_tokens = sc->max_num_batched_tokens;
+    if (gp_scenario_has(sc, "gpu_memory_utilization"))
+        w.gpu_memory_utilization = sc->gpu_memory_utilization;
     w.engine = gpi_engine_parse(sc->engine) < GP_ENGINE_COUNT ? gpi_engine_parse(sc->engine) : GP_ENGINE_NONE;
     w.flash_attention = !sc->no_flash_attention;
     w.kv_dtype = (gp_dtype)sc->kv_dtype;
@@ -68,12 +76,18 @@ static void run_memory(const gp_scenario *sc)
     w.offload = (gp_offload)sc->offload;
     gp_layout l;
     gpi_layout_defaults(&l);
-    if (sc->tp > 0 && sc->tp <= 1 << 20) l.tp = (int)sc->tp;
-    if (sc->pp > 0 && sc->pp <= 1 << 20) l.pp = (int)sc->pp;
-    if (sc->dp > 0 && sc->dp <= 1 << 20) l.dp = (int)sc->dp;
-    if (sc->cp > 0 && sc->cp <= 1 << 20) l.cp = (int)sc->cp;
-    if (sc->zero >= 0 && sc->zero <= 3) l.zero = (int)sc->zero;
-    if (sc->micro_batch > 0) l.micro_batch = sc->micro_batch;
+    if (sc->tp > 0 && sc->tp <= 1 << 20)
+        l.tp = (int)sc->tp;
+    if (sc->pp > 0 && sc->pp <= 1 << 20)
+        l.pp = (int)sc->pp;
+    if (sc->dp > 0 && sc->dp <= 1 << 20)
+        l.dp = (int)sc->dp;
+    if (sc->cp > 0 && sc->cp <= 1 << 20)
+        l.cp = (int)sc->cp;
+    if (sc->zero >= 0 && sc->zero <= 3)
+        l.zero = (int)sc->zero;
+    if (sc->micro_batch > 0)
+        l.micro_batch = sc->micro_batch;
     l.global_batch = sc->global_batch;
     l.recompute = (gp_recompute)sc->recompute;
     gp_memory mem;
@@ -131,7 +145,7 @@ static void run_simulation(const gp_scenario *sc)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const unsigned cmds[] = {GP_CMD_FIT, GP_CMD_TRAIN, GP_CMD_SERVE, GP_CMD_PLAN,
+    static const unsigned cmds[] = {GP_CMD_FIT,    GP_CMD_TRAIN, GP_CMD_SERVE, GP_CMD_PLAN,
                                     GP_CMD_EXPORT, GP_CMD_TABLE, GP_CMD_MODEL};
     if (!cat) {
         if (gp_catalog_open(NULL, &cat, NULL) != GP_OK ||

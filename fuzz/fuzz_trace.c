@@ -37,7 +37,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (st == GP_OK) {
         gp_model m;
         gpi_model_init(&m);
-        m.layers = 2; m.hidden = 64; m.heads = 4; m.kv_heads = 2; m.head_dim = 16; m.ffn = 128; m.vocab = 256;
+        m.layers = 2;
+        m.hidden = 64;
+        m.heads = 4;
+        m.kv_heads = 2;
+        m.head_dim = 16;
+        m.ffn = 128;
+        m.vocab = 256;
         gp_gpu g;
         memset(&g, 0, sizeof g);
         g.memory_bytes = (uint64_t)80 << 30;

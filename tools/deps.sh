@@ -2,7 +2,7 @@
 # Install what gpuplan needs to build and test, from Debian packages, if it is missing.
 # Runs apt-get as root (or through sudo). Safe to run again: it installs nothing present.
 set -euo pipefail
-pkgs=(cmake make gcc clang pkg-config libjansson-dev libcmocka-dev jq libmicrohttpd-dev curl)
+pkgs=(cmake make gcc clang clang-format pkg-config libjansson-dev libcmocka-dev jq libmicrohttpd-dev curl)
 [ "${GP_WITH_FUZZ:-0}" = 1 ] && pkgs+=(libclang-rt-dev)
 # the browser test (tests/browser): the system Chromium, driven by playwright-core from npm
 if [ "${GP_WITH_BROWSER:-0}" = 1 ]; then

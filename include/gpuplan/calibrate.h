@@ -42,11 +42,11 @@ extern "C" {
 /* The parameters a profile may hold, each a multiplier of a rate the models use (1: unchanged)
  * except step_overhead_s (seconds). */
 typedef enum gp_cal_param {
-    GP_CALP_GEMM = 0,     /* achievable GEMM rate */
-    GP_CALP_ATTN,         /* attention kernels' rate (training) */
-    GP_CALP_HBM,          /* achievable HBM bandwidth */
-    GP_CALP_COMM,         /* collectives' bus bandwidth (training) */
-    GP_CALP_OVERHEAD,     /* per engine step (serving), seconds */
+    GP_CALP_GEMM = 0, /* achievable GEMM rate */
+    GP_CALP_ATTN,     /* attention kernels' rate (training) */
+    GP_CALP_HBM,      /* achievable HBM bandwidth */
+    GP_CALP_COMM,     /* collectives' bus bandwidth (training) */
+    GP_CALP_OVERHEAD, /* per engine step (serving), seconds */
     GP_CALP_COUNT
 } gp_cal_param;
 
@@ -69,11 +69,11 @@ GP_API const char *gp_catalog_profile_note(const gp_catalog *cat);
  * ========================================================================================== */
 
 typedef struct gp_calibrate_opts {
-    const char *const *paths;   /* run files (any format above) */
+    const char *const *paths; /* run files (any format above) */
     size_t n_paths;
-    const char *defaults_json;  /* scenario keys for what the files do not say (NULL: none) */
-    const char *out_path;       /* write the profile there on success (NULL: do not write) */
-    int max_params;             /* parameters per entry at most (0: 2) */
+    const char *defaults_json;   /* scenario keys for what the files do not say (NULL: none) */
+    const char *out_path;        /* write the profile there on success (NULL: do not write) */
+    int max_params;              /* parameters per entry at most (0: 2) */
     gp_run_progress_fn progress; /* stages "reading runs" (file i of n) and "fitting" (entry k of
                                     n); NULL: not reported */
     void *progress_arg;
@@ -83,19 +83,19 @@ typedef struct gp_calibrate_opts {
     size_t n_defaults;
 } gp_calibrate_opts;
 
-#define GP_CAL_MAX_GROUPS 16
+#define GP_CAL_MAX_GROUPS    16
 #define GP_CAL_MAX_RESIDUALS 256
-#define GP_CAL_MAX_WARNINGS 8
+#define GP_CAL_MAX_WARNINGS  8
 
 /* One fitted entry: the runs of one GPU type, use, precision (and serving engine). */
 typedef struct gp_calibrate_group {
     char gpu[64];
-    int use;                    /* GP_CAL_TRAIN, GP_CAL_SERVE, or 3: collective benchmarks */
+    int use; /* GP_CAL_TRAIN, GP_CAL_SERVE, or 3: collective benchmarks */
     gp_dtype dtype;
     int engine;
     int runs;
-    int fitted[GP_CALP_COUNT];  /* 1: the parameter was fitted (collectives: slot 0 the scale
-                                   inside a node, slot 1 across nodes) */
+    int fitted[GP_CALP_COUNT]; /* 1: the parameter was fitted (collectives: slot 0 the scale
+                                  inside a node, slot 1 across nodes) */
     double value[GP_CALP_COUNT], replaces[GP_CALP_COUNT];
     int at_bound[GP_CALP_COUNT];
     /* median absolute relative error of the runs, in-sample and leave-one-out (each run
@@ -107,8 +107,8 @@ typedef struct gp_calibrate_group {
 
 typedef struct gp_calibrate_residual {
     char id[GP_RUN_ID_MAX];
-    int group;                  /* index into groups */
-    char quantity[32];          /* "model_tflops_per_gpu" */
+    int group;                      /* index into groups */
+    char quantity[32];              /* "model_tflops_per_gpu" */
     double measured, before, after; /* after: the fitted prediction; relative errors = x/measured - 1 */
 } gp_calibrate_residual;
 
@@ -120,7 +120,7 @@ typedef struct gp_calibrate_result {
     gp_calibrate_residual residuals[GP_CAL_MAX_RESIDUALS];
     int n_warnings;
     char warnings[GP_CAL_MAX_WARNINGS][GP_ERROR_MSG_MAX];
-    char *profile_json;         /* the profile document (owned; gp_calibrate_result_free) */
+    char *profile_json; /* the profile document (owned; gp_calibrate_result_free) */
 } gp_calibrate_result;
 
 /* Read the runs, predict each with the library, fit the fewest parameters per entry that
@@ -152,44 +152,43 @@ GP_API gp_status gp_profile_json(const char *profile_json, char **text, size_t *
 #define GP_BENCH_MAX_POINTS 48
 
 typedef struct gp_bench_opts {
-    const char *cudart_path;    /* NULL: libcudart.so, then libcudart.so.12 */
-    const char *cublaslt_path;  /* NULL: libcublasLt.so, then libcublasLt.so.12 */
-    const char *nccl_path;      /* NULL: libnccl.so.2 (only with 2 GPUs or more) */
-    int iterations;             /* timed repeats per point after 2 warm-ups (0: 10) */
-    int max_gpus;               /* GPUs to use for collectives (0: all, at most 8) */
+    const char *cudart_path;   /* NULL: libcudart.so, then libcudart.so.12 */
+    const char *cublaslt_path; /* NULL: libcublasLt.so, then libcublasLt.so.12 */
+    const char *nccl_path;     /* NULL: libnccl.so.2 (only with 2 GPUs or more) */
+    int iterations;            /* timed repeats per point after 2 warm-ups (0: 10) */
+    int max_gpus;              /* GPUs to use for collectives (0: all, at most 8) */
     /* called before each step (no printing in the library: the caller shows it) */
     void (*progress)(void *ctx, const char *step, int done, int total);
     void *progress_ctx;
 } gp_bench_opts;
 
 typedef struct gp_bench_point {
-    char what[16];              /* "gemm", "memcpy", "all_reduce", "all_gather" */
-    gp_dtype dtype;             /* gemm */
-    double m, n, k;             /* gemm shape */
-    double bytes;               /* memcpy / collective size */
-    double value;               /* gemm TFLOP/s; memcpy GB/s (read + write); bus GB/s */
+    char what[16];  /* "gemm", "memcpy", "all_reduce", "all_gather" */
+    gp_dtype dtype; /* gemm */
+    double m, n, k; /* gemm shape */
+    double bytes;   /* memcpy / collective size */
+    double value;   /* gemm TFLOP/s; memcpy GB/s (read + write); bus GB/s */
 } gp_bench_point;
 
 typedef struct gp_bench_result {
     int devices;
-    char device_name[96];       /* as the CUDA runtime names device 0 */
-    char gpu_id[64];            /* its catalog entry */
+    char device_name[96]; /* as the CUDA runtime names device 0 */
+    char gpu_id[64];      /* its catalog entry */
     int n_points;
     gp_bench_point points[GP_BENCH_MAX_POINTS];
-    char *profile_json;         /* owned: gp_bench_result_free */
+    char *profile_json; /* owned: gp_bench_result_free */
 } gp_bench_result;
 
-/* Measure this machine with options o (required; zero fields take their defaults) into *out (the caller's), with a profile of the
- * figures (out->profile_json) for gp_catalog_apply_profile; the device is matched to its
- * catalog entry (cat, read only). GP_EINVAL without cat or o; GP_ENOTFOUND naming the missing library or device. Runs work
- * on the GPUs for seconds: one bench at a time per machine. */
+/* Measure this machine with options o (required; zero fields take their defaults) into *out (the caller's), with a
+ * profile of the figures (out->profile_json) for gp_catalog_apply_profile; the device is matched to its catalog entry
+ * (cat, read only). GP_EINVAL without cat or o; GP_ENOTFOUND naming the missing library or device. Runs work on the
+ * GPUs for seconds: one bench at a time per machine. */
 GP_API gp_status gp_bench_run(const gp_catalog *cat, const gp_bench_opts *o, gp_bench_result *out, gp_error *err);
 /* Free what a result holds (profile_json), not the struct itself. NULL: no-op. */
 GP_API void gp_bench_result_free(gp_bench_result *r);
 /* The points as the text `gpuplan probe --bench` prints (out_path: where the profile was
  * written, NULL: nowhere); its JSON is gp_profile_json's. Free with gp_text_free. */
-GP_API gp_status gp_bench_text(const gp_bench_result *r, const char *out_path, char **text, size_t *len,
-                               gp_error *err);
+GP_API gp_status gp_bench_text(const gp_bench_result *r, const char *out_path, char **text, size_t *len, gp_error *err);
 
 #ifdef __cplusplus
 }

@@ -12,7 +12,7 @@
 #define GPUPLAN_EXPORT_H
 
 #define GP_EXPORT_MAX_FILES 8
-#define GP_EXPORT_NAME_MAX 64
+#define GP_EXPORT_NAME_MAX  64
 
 /* One generated file. `content` is NUL-terminated and owned by the gp_export_files. */
 typedef struct gp_export_file {
@@ -23,12 +23,12 @@ typedef struct gp_export_file {
 } gp_export_file;
 
 typedef struct gp_export_files {
-    char engine[32];                        /* what the files launch, as the CLI names it ("vllm",
-                                               "torchrun-fsdp") */
-    int n;                                  /* files filled, <= GP_EXPORT_MAX_FILES */
+    char engine[32]; /* what the files launch, as the CLI names it ("vllm",
+                        "torchrun-fsdp") */
+    int n;           /* files filled, <= GP_EXPORT_MAX_FILES */
     gp_export_file files[GP_EXPORT_MAX_FILES];
-    char command[4096];                     /* the main command line, one line, for reports */
-    char notes[GP_NOTE_MAX];                /* caveats ('\n'-separated), e.g. multi-node */
+    char command[4096];      /* the main command line, one line, for reports */
+    char notes[GP_NOTE_MAX]; /* caveats ('\n'-separated), e.g. multi-node */
 } gp_export_files;
 
 /* Free the contents of every file and reset `out` (the struct itself is the caller's; NULL:

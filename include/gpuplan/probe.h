@@ -11,21 +11,21 @@
 #ifndef GPUPLAN_PROBE_H
 #define GPUPLAN_PROBE_H
 
-#define GP_PROBE_MAX_GPUS 64      /* devices read from one machine (more are ignored) */
+#define GP_PROBE_MAX_GPUS     64 /* devices read from one machine (more are ignored) */
 #define GP_PROBE_DEFAULT_NVML "libnvidia-ml.so.1"
 
 /* One local device as NVML reports it. Fields NVML cannot tell are 0 / empty. */
 typedef struct gp_probe_gpu {
-    int index;                     /* NVML device index */
-    char name[96];                 /* "NVIDIA H100 80GB HBM3" */
-    char uuid[96];                 /* "GPU-..." */
+    int index;     /* NVML device index */
+    char name[96]; /* "NVIDIA H100 80GB HBM3" */
+    char uuid[96]; /* "GPU-..." */
     uint64_t memory_total_bytes;
     uint64_t memory_free_bytes;
-    int pcie_gen;                  /* current PCIe link generation (idle links may train down) */
-    int pcie_width;                /* current PCIe link width (lanes) */
-    int pcie_gen_max;              /* what the link can do */
+    int pcie_gen;     /* current PCIe link generation (idle links may train down) */
+    int pcie_width;   /* current PCIe link width (lanes) */
+    int pcie_gen_max; /* what the link can do */
     int pcie_width_max;
-    int nvlink_active;             /* NVLink links in the enabled state (0: none or no NVLink) */
+    int nvlink_active; /* NVLink links in the enabled state (0: none or no NVLink) */
 } gp_probe_gpu;
 
 typedef struct gp_probe gp_probe;
@@ -51,8 +51,7 @@ GP_API int gp_probe_cuda_version(const gp_probe *p);
  * RTX-4090, ...) the device name names as a word, preferring the form factor the name says
  * (PCIe, NVL, else SXM) and then the nearest memory size. GP_ENOTFOUND with a message
  * naming the device when no catalog entry matches. *out is borrowed from the catalog. */
-GP_API gp_status gp_probe_match(const gp_catalog *cat, const gp_probe_gpu *dev, const gp_gpu **out,
-                                gp_error *err);
+GP_API gp_status gp_probe_match(const gp_catalog *cat, const gp_probe_gpu *dev, const gp_gpu **out, gp_error *err);
 
 /* The probe as the document `gpuplan probe --json` prints and as its text, each device with
  * its catalog entry (gp_probe_match). p NULL: NVML could not be loaded, and `why` says why

@@ -30,8 +30,8 @@
 #define GP_RESULT_VERSION 1
 
 typedef struct gp_run_ctx {
-    double deadline_s;           /* stop (GP_ELIMIT) once gp_run_clock() passes this; 0: none */
-    int (*cancel)(void *arg);    /* non-zero: stop now (a server shutting down); NULL: never */
+    double deadline_s;        /* stop (GP_ELIMIT) once gp_run_clock() passes this; 0: none */
+    int (*cancel)(void *arg); /* non-zero: stop now (a server shutting down); NULL: never */
     void *cancel_arg;
     int api;                     /* 1: a web API request: no files read, model from the catalog
                                     or inline, the API's bounds (gp_scenario_check_api_bounds) */
@@ -49,7 +49,7 @@ typedef struct gp_run_ctx {
  * anything runs and the count kept while it runs; at most GP_WORK_MAX (the key max_work,
  * the CLI's --max-work, raises it; docs/reliability.md). */
 #define GP_RUN_DEFAULT_WORK 1e11
-#define GP_RUN_API_WORK 1e10
+#define GP_RUN_API_WORK     1e10
 
 /* Monotonic seconds (for deadline_s = gp_run_clock() + budget). Thread-safe. */
 GP_API double gp_run_clock(void);
@@ -66,18 +66,18 @@ typedef struct gp_result gp_result;
  *   out  set to a new result on GP_OK, to NULL on failure; free with gp_result_free;
  *   err  optional.
  * Any number may run at once on one catalog (each on its own thread). */
-GP_API gp_status gp_fit_run(const gp_catalog *cat, const gp_scenario *sc, const gp_run_ctx *ctx,
-                            gp_result **out, gp_error *err);
-GP_API gp_status gp_train_run(const gp_catalog *cat, const gp_scenario *sc, const gp_run_ctx *ctx,
-                              gp_result **out, gp_error *err);
-GP_API gp_status gp_serve_run(const gp_catalog *cat, const gp_scenario *sc, const gp_run_ctx *ctx,
-                              gp_result **out, gp_error *err);
-GP_API gp_status gp_plan_run(const gp_catalog *cat, const gp_scenario *sc, const gp_run_ctx *ctx,
-                             gp_result **out, gp_error *err);
+GP_API gp_status gp_fit_run(const gp_catalog *cat, const gp_scenario *sc, const gp_run_ctx *ctx, gp_result **out,
+                            gp_error *err);
+GP_API gp_status gp_train_run(const gp_catalog *cat, const gp_scenario *sc, const gp_run_ctx *ctx, gp_result **out,
+                              gp_error *err);
+GP_API gp_status gp_serve_run(const gp_catalog *cat, const gp_scenario *sc, const gp_run_ctx *ctx, gp_result **out,
+                              gp_error *err);
+GP_API gp_status gp_plan_run(const gp_catalog *cat, const gp_scenario *sc, const gp_run_ctx *ctx, gp_result **out,
+                             gp_error *err);
 /* The question named by sc->command (fit, train, serve, plan, export, table); GP_EINVAL when
  * it names none (sc NULL too). */
-GP_API gp_status gp_run(const gp_catalog *cat, const gp_scenario *sc, const gp_run_ctx *ctx,
-                        gp_result **out, gp_error *err);
+GP_API gp_status gp_run(const gp_catalog *cat, const gp_scenario *sc, const gp_run_ctx *ctx, gp_result **out,
+                        gp_error *err);
 /* Free a result and everything its accessors returned (NULL: no-op). */
 GP_API void gp_result_free(gp_result *r);
 
@@ -102,7 +102,7 @@ GP_API gp_status gp_result_text(const gp_result *r, char **text, size_t *len, gp
  * be freed or changed), or NULL for a NULL result or one of another question. Thread-safe:
  * a result is read-only once returned and may be read from several threads. */
 GP_API const gp_model *gp_result_model(const gp_result *r);
-GP_API const gp_gpu *gp_result_gpu(const gp_result *r);        /* the GPU asked (plan: NULL) */
+GP_API const gp_gpu *gp_result_gpu(const gp_result *r); /* the GPU asked (plan: NULL) */
 GP_API const gp_workload *gp_result_workload(const gp_result *r);
 GP_API const gp_scenario *gp_result_scenario(const gp_result *r);
 
@@ -112,16 +112,16 @@ typedef enum gp_serve_mode { GP_SERVE_MODE_SEARCH = 0, GP_SERVE_MODE_EVALUATE } 
 
 typedef struct gp_serve_answer {
     gp_serve_mode mode;
-    int found;                  /* a setup (search: meeting the targets) */
-    gp_serve_option best;       /* the setup */
-    int serving;                /* replicas carrying the load (search with n+1: one fewer) */
-    int64_t max_len;            /* longest request, prompt + output tokens */
-    gp_traffic traffic;         /* the load as simulated (trace: borrowed pointer cleared) */
-    size_t trace_len;           /* requests in the trace (trace load) */
+    int found;                        /* a setup (search: meeting the targets) */
+    gp_serve_option best;             /* the setup */
+    int serving;                      /* replicas carrying the load (search with n+1: one fewer) */
+    int64_t max_len;                  /* longest request, prompt + output tokens */
+    gp_traffic traffic;               /* the load as simulated (trace: borrowed pointer cleared) */
+    size_t trace_len;                 /* requests in the trace (trace load) */
     const gp_capacity_result *search; /* reasons, options, one_replica_fewer (evaluate: empty) */
-    int default_load;           /* no load given: 256 closed-loop users (the engines' default cap) */
-    gp_spec_decode spec;        /* speculative decoding asked (draft_tokens 0: off) */
-    const gp_disagg_result *disagg; /* disaggregated pools (disagg asked), else NULL */
+    int default_load;                 /* no load given: 256 closed-loop users (the engines' default cap) */
+    gp_spec_decode spec;              /* speculative decoding asked (draft_tokens 0: off) */
+    const gp_disagg_result *disagg;   /* disaggregated pools (disagg asked), else NULL */
     /* the likely range: the 10th and 90th percentiles of the signed throughput error
      * (predicted / measured - 1) on comparable published runs held out of every fit
      * (data/engines.json error_ranges, docs/serving.md "Ranges"); 0 and 0: none known.
@@ -139,13 +139,13 @@ typedef struct gp_train_scale_row {
 } gp_train_scale_row;
 
 typedef struct gp_train_answer {
-    const char *mode;           /* "search", "deadline", "fixed" */
-    int fixed;                  /* one layout evaluated */
+    const char *mode; /* "search", "deadline", "fixed" */
+    int fixed;        /* one layout evaluated */
     gp_cluster cluster;
     const gp_train_search_result *res;
     int64_t global_batch;
-    double seconds;             /* time the search took */
-    int n_rows;                 /* the scaling table (scaling asked) */
+    double seconds; /* time the search took */
+    int n_rows;     /* the scaling table (scaling asked) */
     gp_train_scale_row rows[GP_TRAIN_MAX_SCALE_ROWS];
 } gp_train_answer;
 GP_API const gp_train_answer *gp_result_train(const gp_result *r);
@@ -165,8 +165,8 @@ GP_API gp_status gp_result_report(const gp_result *r, char **text, size_t *len, 
  * GP_ENOTFOUND (no option is allowed: nothing to export), else the renderer's (GP_EINVAL,
  * GP_EUNSUPPORTED for a layout the engine cannot express, GP_ENOMEM).
  * Thread safety: reads r and cat only; distinct `out`s may be filled concurrently. */
-GP_API gp_status gp_result_plan_export(const gp_catalog *cat, const gp_result *r, int option,
-                                       gp_export_files *out, gp_error *err);
+GP_API gp_status gp_result_plan_export(const gp_catalog *cat, const gp_result *r, int option, gp_export_files *out,
+                                       gp_error *err);
 
 /* ---- table: the classic sizing table (gpuplan table) ---- */
 /* Rules of thumb, bytes per parameter: inference at 16-bit weights; training with AdamW in
@@ -174,14 +174,14 @@ GP_API gp_status gp_result_plan_export(const gp_catalog *cat, const gp_result *r
  * Rajbhandari et al. 2020 (ZeRO), section 3, commonly quoted as 12-18 bytes/param. */
 #define GP_TABLE_RULE_INFER_BYTES 2
 #define GP_TABLE_RULE_TRAIN_BYTES 16
-#define GP_TABLE_RULE_TRAIN_LOW 12
-#define GP_TABLE_RULE_TRAIN_HIGH 18
-#define GP_TABLE_ROWS 4
+#define GP_TABLE_RULE_TRAIN_LOW   12
+#define GP_TABLE_RULE_TRAIN_HIGH  18
+#define GP_TABLE_ROWS             4
 
 typedef struct gp_table_part {
-    gp_memory one;             /* the whole job on one GPU (TP = PP = DP = 1) */
-    gp_fit_result fit;         /* the smallest layout of the GPU that holds it */
-    char layout[64];           /* "2x TP2", "1x", "none" */
+    gp_memory one;     /* the whole job on one GPU (TP = PP = DP = 1) */
+    gp_fit_result fit; /* the smallest layout of the GPU that holds it */
+    char layout[64];   /* "2x TP2", "1x", "none" */
 } gp_table_part;
 
 typedef struct gp_table_row {
@@ -193,29 +193,29 @@ typedef struct gp_table_row {
 typedef struct gp_table_answer {
     int n;
     gp_table_row rows[GP_TABLE_ROWS]; /* one real catalog model per size class: 8B, 13B, 70B, 405B */
-    gp_workload infer, train;  /* one bf16 sequence of `context` tokens; AdamW at `seq`, micro-batch 1 */
+    gp_workload infer, train;         /* one bf16 sequence of `context` tokens; AdamW at `seq`, micro-batch 1 */
 } gp_table_answer;
 
 /* Every row through the library (the memory of the job on one GPU, fit's smallest layout);
  * keys gpu, context (default 8192), seq (4096). Parameters as the run functions above;
  * gp_result_table gives the rows. */
-GP_API gp_status gp_table_run(const gp_catalog *cat, const gp_scenario *sc, const gp_run_ctx *ctx,
-                              gp_result **out, gp_error *err);
+GP_API gp_status gp_table_run(const gp_catalog *cat, const gp_scenario *sc, const gp_run_ctx *ctx, gp_result **out,
+                              gp_error *err);
 GP_API const gp_table_answer *gp_result_table(const gp_result *r);
 
 /* ---- a scenario's pieces, for a front end that asks the library something else ---- */
 /* The model a scenario names (catalog id, path, inline config.json, explicit architecture over
  * either) into `out`, as the run functions build it; ctx NULL: the defaults (in an API context
  * no file is read). Errors as gp_model_resolve, with err->field "model". Thread-safe. */
-GP_API gp_status gp_scenario_model(const gp_catalog *cat, const gp_scenario *sc, const gp_run_ctx *ctx,
-                                   gp_model *out, gp_error *err);
+GP_API gp_status gp_scenario_model(const gp_catalog *cat, const gp_scenario *sc, const gp_run_ctx *ctx, gp_model *out,
+                                   gp_error *err);
 
 /* ---- export: the launch files of the planned layout (gpuplan export) ---- */
 /* The layout given (inference: tp and pp; training: tp, pp, dp) or the one gpuplan recommends
  * (fit's smallest; the best of the training layout search), rendered for sc->engine. Files are
  * returned, not written (gp_result_export). Parameters as the run functions above. */
-GP_API gp_status gp_export_run(const gp_catalog *cat, const gp_scenario *sc, const gp_run_ctx *ctx,
-                               gp_result **out, gp_error *err);
+GP_API gp_status gp_export_run(const gp_catalog *cat, const gp_scenario *sc, const gp_run_ctx *ctx, gp_result **out,
+                               gp_error *err);
 GP_API const gp_export_files *gp_result_export(const gp_result *r);
 /* export: the layout exported (NULL for another question). */
 GP_API const gp_layout *gp_result_layout(const gp_result *r);

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CAL_MAX_FILES 256
+#define CAL_MAX_FILES    256
 #define CAL_MAX_DEFAULTS 64
 
 static const char calibrate_help[] =

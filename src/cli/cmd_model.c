@@ -64,8 +64,8 @@ static int model_list(int argc, char **argv, cli_common *common)
     char *text = NULL;
     size_t len = 0;
     gp_error err;
-    gp_status st = common->json ? gp_catalog_models_json(cat, &text, &len, &err)
-                                : gp_catalog_models_text(cat, &text, &len, &err);
+    gp_status st =
+        common->json ? gp_catalog_models_json(cat, &text, &len, &err) : gp_catalog_models_text(cat, &text, &len, &err);
     return st == GP_OK ? cli_print_text(text, len) : cli_error(common, &err);
 }
 

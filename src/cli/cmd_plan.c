@@ -30,8 +30,8 @@ static int export_winner(cli_common *common, const char *dir, const gp_result *r
     gp_export_files files;
     gp_error err;
     gp_status st = gp_result_plan_export(cat, r, -1, &files, &err);
-    int rc = st == GP_OK ? cli_write_files(common, "plan", dir, &files, common->json ? NULL : cli_err(common),
-                                           "gpuplan: ")
+    int rc = st == GP_OK
+                 ? cli_write_files(common, "plan", dir, &files, common->json ? NULL : cli_err(common), "gpuplan: ")
              : st == GP_ENOTFOUND ? (fprintf(cli_err(common), "gpuplan: plan: %s\n", err.msg), EXIT_INPUT)
                                   : cli_error(common, &err);
     gp_export_files_free(&files);

@@ -23,11 +23,14 @@ static const char probe_help[] =
 
 int cmd_probe(int argc, char **argv, cli_common *common)
 {
-    static const struct option opts[] = {CLI_COMMON_OPTS, {"nvml", required_argument, NULL, 5001},
-                                         {"bench", no_argument, NULL, 5002}, {"out", required_argument, NULL, 5003},
+    static const struct option opts[] = {CLI_COMMON_OPTS,
+                                         {"nvml", required_argument, NULL, 5001},
+                                         {"bench", no_argument, NULL, 5002},
+                                         {"out", required_argument, NULL, 5003},
                                          {"cudart", required_argument, NULL, 5004},
                                          {"cublaslt", required_argument, NULL, 5005},
-                                         {"nccl", required_argument, NULL, 5006}, {0, 0, 0, 0}};
+                                         {"nccl", required_argument, NULL, 5006},
+                                         {0, 0, 0, 0}};
     const char *lib = NULL, *bench_libs[3] = {NULL, NULL, NULL}, *out = NULL;
     int bench = 0;
     int c;

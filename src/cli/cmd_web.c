@@ -39,7 +39,7 @@ int cmd_web(int argc, char **argv, cli_common *common)
                                          {0, 0, 0, 0}};
     gps_config cfg = {GPS_DEFAULT_BIND,      GPS_DEFAULT_PORT,      GPS_DEFAULT_THREADS,
                       GPS_DEFAULT_MAX_BODY,  GPS_DEFAULT_TIMEOUT_S, NULL,
-                      GPS_DEFAULT_REQUEST_S, cli_nvml_path(NULL), NULL};
+                      GPS_DEFAULT_REQUEST_S, cli_nvml_path(NULL),   NULL};
     int64_t v;
     int c;
     optind = 1;

@@ -42,7 +42,6 @@ void cli_progress_wire(cli_progress *p, gp_run_ctx *ctx)
     }
 }
 
-
 void cli_progress_report(void *arg, const gp_run_progress *r)
 {
     cli_progress *p = arg;

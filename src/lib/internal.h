@@ -17,24 +17,24 @@
 #include <stdbool.h>
 
 /* ---- safety limits for parsers (named so tests and docs can cite them) ---- */
-#define GPI_MAX_SAFETENSORS_HEADER 100000000u /* the format's own cap (safetensors MAX_HEADER_SIZE) */
-#define GPI_MAX_GGUF_TENSORS 1000000u       /* tensor infos in one GGUF */
-#define GPI_MAX_GGUF_KV 100000u             /* metadata pairs in one GGUF */
-#define GPI_MAX_GGUF_STRING (16u * 1024u * 1024u) /* one string */
-#define GPI_MAX_GGUF_ARRAY (64u * 1024u * 1024u)  /* elements of one array */
-#define GPI_MAX_GGUF_HEADER (512u * 1024u * 1024u) /* bytes of header read into memory */
-#define GPI_MAX_CONFIG_BYTES (16u * 1024u * 1024u)  /* a config.json */
-#define GPI_MAX_SHARDS 4096                 /* safetensors shards in one folder */
-#define GPI_MAX_DIM ((int64_t)1 << 40)      /* any single architecture dimension */
+#define GPI_MAX_SAFETENSORS_HEADER 100000000u             /* the format's own cap (safetensors MAX_HEADER_SIZE) */
+#define GPI_MAX_GGUF_TENSORS       1000000u               /* tensor infos in one GGUF */
+#define GPI_MAX_GGUF_KV            100000u                /* metadata pairs in one GGUF */
+#define GPI_MAX_GGUF_STRING        (16u * 1024u * 1024u)  /* one string */
+#define GPI_MAX_GGUF_ARRAY         (64u * 1024u * 1024u)  /* elements of one array */
+#define GPI_MAX_GGUF_HEADER        (512u * 1024u * 1024u) /* bytes of header read into memory */
+#define GPI_MAX_CONFIG_BYTES       (16u * 1024u * 1024u)  /* a config.json */
+#define GPI_MAX_SHARDS             4096                   /* safetensors shards in one folder */
+#define GPI_MAX_DIM                ((int64_t)1 << 40)     /* any single architecture dimension */
 
 /* ---- limits every size computation holds (docs/reliability.md, "Limits") ----
  * Tokens and sequences are at most 2^32 each, so tokens x sequences (2^64) is never formed in
  * int64: it is computed in double and converted with gpi_u64_from_double. One memory figure
  * per GPU is at most 2^60 bytes (1.15 EB), so the sum of the eight components of gp_memory
  * stays below 2^63 and the signed headroom cannot overflow. */
-#define GPI_MAX_TOKENS ((int64_t)1 << 32)   /* context, seq, prompt or output tokens */
-#define GPI_MAX_SEQS ((int64_t)1 << 32)     /* batch, micro-batch, max_num_seqs */
-#define GPI_MAX_BYTES ((uint64_t)1 << 60)   /* any one memory figure per GPU */
+#define GPI_MAX_TOKENS ((int64_t)1 << 32)  /* context, seq, prompt or output tokens */
+#define GPI_MAX_SEQS   ((int64_t)1 << 32)  /* batch, micro-batch, max_num_seqs */
+#define GPI_MAX_BYTES  ((uint64_t)1 << 60) /* any one memory figure per GPU */
 
 /* ---- checked arithmetic (core/checked.c): false on overflow, *out untouched ---- */
 bool gpi_mul_u64_checked(uint64_t a, uint64_t b, uint64_t *out);
@@ -74,9 +74,9 @@ void gpi_work_stage(gp_work *w, int inner, const char *stage, int step, int step
 
 /* ---- JSON before Jansson (core/json_scan.c): bounded memory for hostile documents ---- */
 typedef struct gpi_json_limits {
-    int max_depth;          /* nesting of objects and arrays */
-    size_t max_items;       /* values + keys */
-    size_t max_containers;  /* objects + arrays (Jansson's costliest values) */
+    int max_depth;         /* nesting of objects and arrays */
+    size_t max_items;      /* values + keys */
+    size_t max_containers; /* objects + arrays (Jansson's costliest values) */
 } gpi_json_limits;
 typedef struct gpi_json_counts {
     size_t values, keys, containers;
@@ -86,8 +86,8 @@ typedef struct gpi_json_counts {
  * limit, GP_EPARSE on broken structure; err->offset is the byte at fault. Counts accumulate. */
 gp_status gpi_json_scan(const char *s, size_t len, const gpi_json_limits *lim, gpi_json_counts *n, gp_error *err);
 /* One value from s[*pos] (leading whitespace skipped); *pos ends just past it. */
-gp_status gpi_json_scan_value(const char *s, size_t len, size_t *pos, const gpi_json_limits *lim,
-                              gpi_json_counts *n, gp_error *err);
+gp_status gpi_json_scan_value(const char *s, size_t len, size_t *pos, const gpi_json_limits *lim, gpi_json_counts *n,
+                              gp_error *err);
 
 /* ---- errors ---- */
 /* Fill err (if not NULL) and return code. printf-style message. */
@@ -170,8 +170,8 @@ double gpi_gpu_pcie_gbps(const gp_gpu *gpu);
 /* ---- files ---- */
 /* Read at most max bytes of a file's start into a malloc'd buffer (NUL-terminated);
  * *file_size gets the whole file's size. */
-gp_status gpi_read_file_prefix(const char *path, size_t max, uint8_t **out, size_t *len,
-                               uint64_t *file_size, gp_error *err);
+gp_status gpi_read_file_prefix(const char *path, size_t max, uint8_t **out, size_t *len, uint64_t *file_size,
+                               gp_error *err);
 
 /* ---- models ---- */
 /* Fill a gp_model from a parsed Hugging Face config object (borrowed). */
@@ -179,7 +179,7 @@ gp_status gpi_model_from_hf_json(json_t *root, const char *name, gp_model *out, 
 /* Reset a model to all-zero defaults. */
 void gpi_model_init(gp_model *m);
 /* Add one tensor's tally to m (exact counts). `type_name` is the file's type string. */
-void gpi_model_add_tensor(gp_model *m, const char *tensor_name, const char *type_name,
-                          int64_t elements, uint64_t bytes);
+void gpi_model_add_tensor(gp_model *m, const char *tensor_name, const char *type_name, int64_t elements,
+                          uint64_t bytes);
 
 #endif

@@ -205,8 +205,9 @@ static enum MHD_Result answer(gps_server *s, struct MHD_Connection *conn, const 
     memset(&res, 0, sizeof res);
     int slot = strcmp(method, "POST") == 0; /* GETs (the page, health, the catalog) are cheap */
     if (slot && take_slot(s, st->started) != 0) {
-        gps_respond_error(&res, 503, "the server is busy: every planning slot stayed taken for half "
-                                     "this question's deadline; retry shortly");
+        gps_respond_error(&res, 503,
+                          "the server is busy: every planning slot stayed taken for half "
+                          "this question's deadline; retry shortly");
         res.retry_after = 1;
         return send_response(conn, &res);
     }
@@ -347,7 +348,8 @@ int gps_start(const gps_config *cfg, gps_server **out, char *msg, size_t msg_siz
         return -1;
     }
     s->daemon = MHD_start_daemon(
-        flags, (uint16_t)cfg->port, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, addr, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)(cfg->timeout_s ? cfg->timeout_s : GPS_DEFAULT_TIMEOUT_S),
+        flags, (uint16_t)cfg->port, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, addr,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)(cfg->timeout_s ? cfg->timeout_s : GPS_DEFAULT_TIMEOUT_S),
         MHD_OPTION_CONNECTION_LIMIT, (unsigned)GPS_MAX_CONNECTIONS, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
         (unsigned)GPS_MAX_PER_IP, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)GPS_CONNECTION_MEMORY,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
@@ -370,7 +372,7 @@ void gps_stop(gps_server *s)
     if (!s)
         return;
     atomic_store(&s->stopping, 1); /* questions in flight poll this and stop */
-    MHD_stop_daemon(s->daemon); /* joins the connection threads: no slot is held after it */
+    MHD_stop_daemon(s->daemon);    /* joins the connection threads: no slot is held after it */
     sem_destroy(&s->slots);
     gp_catalog_free(s->cat);
     free(s);

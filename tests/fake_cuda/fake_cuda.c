@@ -18,12 +18,15 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-static double fake_clock;  /* seconds */
-static int fake_ndev;      /* devices in the last ncclCommInitAll */
-static size_t nccl_bytes;  /* bytes queued inside the current group */
+static double fake_clock; /* seconds */
+static int fake_ndev;     /* devices in the last ncclCommInitAll */
+static size_t nccl_bytes; /* bytes queued inside the current group */
 static int nccl_gather;
 
-typedef struct layout { uint64_t rows, cols; int type; } layout;
+typedef struct layout {
+    uint64_t rows, cols;
+    int type;
+} layout;
 
 EXPORT int cudaGetDeviceCount(int *n);
 EXPORT int cudaSetDevice(int d);
@@ -63,8 +66,15 @@ static int ndev(void)
     return s ? atoi(s) : 2;
 }
 
-int cudaGetDeviceCount(int *n) { *n = ndev(); return 0; }
-int cudaSetDevice(int d) { return d >= 0 && d < ndev() ? 0 : 101; }
+int cudaGetDeviceCount(int *n)
+{
+    *n = ndev();
+    return 0;
+}
+int cudaSetDevice(int d)
+{
+    return d >= 0 && d < ndev() ? 0 : 101;
+}
 int cudaGetDeviceProperties_v2(void *prop, int d)
 {
     const char *name = getenv("FAKE_CUDA_NAME");
@@ -72,29 +82,98 @@ int cudaGetDeviceProperties_v2(void *prop, int d)
     snprintf((char *)prop, 256, "%s", name ? name : "NVIDIA H100 80GB HBM3");
     return 0;
 }
-int cudaMemGetInfo(size_t *free_b, size_t *total) { *total = 85520809984u; *free_b = 84000000000u; return 0; }
-int cudaMalloc(void **p, size_t n) { (void)n; *p = malloc(16); return *p ? 0 : 2; }
-int cudaFree(void *p) { free(p); return 0; }
+int cudaMemGetInfo(size_t *free_b, size_t *total)
+{
+    *total = 85520809984u;
+    *free_b = 84000000000u;
+    return 0;
+}
+int cudaMalloc(void **p, size_t n)
+{
+    (void)n;
+    *p = malloc(16);
+    return *p ? 0 : 2;
+}
+int cudaFree(void *p)
+{
+    free(p);
+    return 0;
+}
 int cudaMemcpyAsync(void *dst, const void *src, size_t n, int kind, void *stream)
 {
     (void)dst, (void)src, (void)kind, (void)stream;
     fake_clock += (double)n / 1.5e12;
     return 0;
 }
-int cudaEventCreate(void **e) { *e = malloc(sizeof(double)); return *e ? 0 : 2; }
-int cudaEventRecord(void *e, void *stream) { (void)stream; *(double *)e = fake_clock; return 0; }
-int cudaEventSynchronize(void *e) { (void)e; return 0; }
-int cudaEventElapsedTime(float *ms, void *a, void *b) { *ms = (float)((*(double *)b - *(double *)a) * 1e3); return 0; }
-int cudaEventDestroy(void *e) { free(e); return 0; }
-int cudaStreamCreate(void **s) { static char st[8]; *s = st; return 0; }
-int cudaStreamSynchronize(void *s) { (void)s; return 0; }
-const char *cudaGetErrorString(int e) { (void)e; return "fake error"; }
+int cudaEventCreate(void **e)
+{
+    *e = malloc(sizeof(double));
+    return *e ? 0 : 2;
+}
+int cudaEventRecord(void *e, void *stream)
+{
+    (void)stream;
+    *(double *)e = fake_clock;
+    return 0;
+}
+int cudaEventSynchronize(void *e)
+{
+    (void)e;
+    return 0;
+}
+int cudaEventElapsedTime(float *ms, void *a, void *b)
+{
+    *ms = (float)((*(double *)b - *(double *)a) * 1e3);
+    return 0;
+}
+int cudaEventDestroy(void *e)
+{
+    free(e);
+    return 0;
+}
+int cudaStreamCreate(void **s)
+{
+    static char st[8];
+    *s = st;
+    return 0;
+}
+int cudaStreamSynchronize(void *s)
+{
+    (void)s;
+    return 0;
+}
+const char *cudaGetErrorString(int e)
+{
+    (void)e;
+    return "fake error";
+}
 
-int cublasLtCreate(void **h) { *h = malloc(1); return 0; }
-int cublasLtDestroy(void *h) { free(h); return 0; }
-int cublasLtMatmulDescCreate(void **d, int compute, int scale) { (void)compute, (void)scale; *d = malloc(1); return 0; }
-int cublasLtMatmulDescDestroy(void *d) { free(d); return 0; }
-int cublasLtMatmulDescSetAttribute(void *d, int attr, const void *buf, size_t n) { (void)d, (void)attr, (void)buf, (void)n; return 0; }
+int cublasLtCreate(void **h)
+{
+    *h = malloc(1);
+    return 0;
+}
+int cublasLtDestroy(void *h)
+{
+    free(h);
+    return 0;
+}
+int cublasLtMatmulDescCreate(void **d, int compute, int scale)
+{
+    (void)compute, (void)scale;
+    *d = malloc(1);
+    return 0;
+}
+int cublasLtMatmulDescDestroy(void *d)
+{
+    free(d);
+    return 0;
+}
+int cublasLtMatmulDescSetAttribute(void *d, int attr, const void *buf, size_t n)
+{
+    (void)d, (void)attr, (void)buf, (void)n;
+    return 0;
+}
 int cublasLtMatrixLayoutCreate(void **l, int type, uint64_t rows, uint64_t cols, int64_t ld)
 {
     (void)ld;
@@ -105,7 +184,11 @@ int cublasLtMatrixLayoutCreate(void **l, int type, uint64_t rows, uint64_t cols,
     *l = x;
     return 0;
 }
-int cublasLtMatrixLayoutDestroy(void *l) { free(l); return 0; }
+int cublasLtMatrixLayoutDestroy(void *l)
+{
+    free(l);
+    return 0;
+}
 int cublasLtMatmul(void *h, void *desc, const void *alpha, const void *A, void *Ad, const void *B, void *Bd,
                    const void *beta, const void *C, void *Cd, void *D, void *Dd, const void *algo, void *ws, size_t wss,
                    void *stream)
@@ -128,7 +211,11 @@ int ncclCommInitAll(void **comms, int n, const int *devs)
         comms[i] = malloc(1);
     return 0;
 }
-int ncclCommDestroy(void *c) { free(c); return 0; }
+int ncclCommDestroy(void *c)
+{
+    free(c);
+    return 0;
+}
 int ncclAllReduce(const void *s, void *r, size_t count, int type, int op, void *comm, void *stream)
 {
     (void)s, (void)r, (void)type, (void)op, (void)comm, (void)stream;
@@ -141,7 +228,11 @@ int ncclAllGather(const void *s, void *r, size_t count, int type, void *comm, vo
     nccl_bytes = count * 4 * (size_t)fake_ndev, nccl_gather = 1;
     return 0;
 }
-int ncclGroupStart(void) { nccl_bytes = 0; return 0; }
+int ncclGroupStart(void)
+{
+    nccl_bytes = 0;
+    return 0;
+}
 int ncclGroupEnd(void)
 {
     double n = fake_ndev;

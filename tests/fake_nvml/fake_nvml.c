@@ -15,9 +15,16 @@
 
 typedef int nvmlReturn_t;
 typedef struct nvmlDevice_st *nvmlDevice_t;
-typedef struct { unsigned long long total, free, used; } nvmlMemory_t;
-enum { NVML_SUCCESS = 0, NVML_ERROR_INVALID_ARGUMENT = 2, NVML_ERROR_NOT_SUPPORTED = 3,
-       NVML_ERROR_DRIVER_NOT_LOADED = 9, NVML_ERROR_INSUFFICIENT_SIZE = 7 };
+typedef struct {
+    unsigned long long total, free, used;
+} nvmlMemory_t;
+enum {
+    NVML_SUCCESS = 0,
+    NVML_ERROR_INVALID_ARGUMENT = 2,
+    NVML_ERROR_NOT_SUPPORTED = 3,
+    NVML_ERROR_DRIVER_NOT_LOADED = 9,
+    NVML_ERROR_INSUFFICIENT_SIZE = 7
+};
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -63,7 +70,10 @@ nvmlReturn_t nvmlInit_v2(void)
     return env_long("FAKE_NVML_INIT_FAIL", 0) ? NVML_ERROR_DRIVER_NOT_LOADED : NVML_SUCCESS;
 }
 
-nvmlReturn_t nvmlShutdown(void) { return NVML_SUCCESS; }
+nvmlReturn_t nvmlShutdown(void)
+{
+    return NVML_SUCCESS;
+}
 
 const char *nvmlErrorString(nvmlReturn_t r)
 {
@@ -131,10 +141,26 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, nvmlMemory_t *m)
     return NVML_SUCCESS;
 }
 
-nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t d, unsigned int *v) { *v = 5; return dev_index(d) < 0 ? NVML_ERROR_INVALID_ARGUMENT : NVML_SUCCESS; }
-nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t d, unsigned int *v) { *v = 16; return dev_index(d) < 0 ? NVML_ERROR_INVALID_ARGUMENT : NVML_SUCCESS; }
-nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t d, unsigned int *v) { *v = 5; return dev_index(d) < 0 ? NVML_ERROR_INVALID_ARGUMENT : NVML_SUCCESS; }
-nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t d, unsigned int *v) { *v = 16; return dev_index(d) < 0 ? NVML_ERROR_INVALID_ARGUMENT : NVML_SUCCESS; }
+nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t d, unsigned int *v)
+{
+    *v = 5;
+    return dev_index(d) < 0 ? NVML_ERROR_INVALID_ARGUMENT : NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t d, unsigned int *v)
+{
+    *v = 16;
+    return dev_index(d) < 0 ? NVML_ERROR_INVALID_ARGUMENT : NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t d, unsigned int *v)
+{
+    *v = 5;
+    return dev_index(d) < 0 ? NVML_ERROR_INVALID_ARGUMENT : NVML_SUCCESS;
+}
+nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t d, unsigned int *v)
+{
+    *v = 16;
+    return dev_index(d) < 0 ? NVML_ERROR_INVALID_ARGUMENT : NVML_SUCCESS;
+}
 
 nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t d, unsigned int link, int *active)
 {

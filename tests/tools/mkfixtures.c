@@ -17,22 +17,46 @@
 
 enum { L = 80, H = 8192, KV = 1024, F = 28672, V = 128256 };
 
-typedef struct { const char *fmt; int64_t d0, d1; } tensor; /* d1 = 0: 1-D */
+typedef struct {
+    const char *fmt;
+    int64_t d0, d1;
+} tensor; /* d1 = 0: 1-D */
 
-static int ntensors(void) { return 2 + 1 + L * 9; }
+static int ntensors(void)
+{
+    return 2 + 1 + L * 9;
+}
 
 /* i-th tensor of the model: name (HF naming), shape */
 static void tensor_at(int i, char *name, size_t n, int64_t *d0, int64_t *d1)
 {
-    if (i == 0) { snprintf(name, n, "model.embed_tokens.weight"); *d0 = V; *d1 = H; return; }
-    if (i == 1) { snprintf(name, n, "model.norm.weight"); *d0 = H; *d1 = 0; return; }
-    if (i == 2) { snprintf(name, n, "lm_head.weight"); *d0 = V; *d1 = H; return; }
+    if (i == 0) {
+        snprintf(name, n, "model.embed_tokens.weight");
+        *d0 = V;
+        *d1 = H;
+        return;
+    }
+    if (i == 1) {
+        snprintf(name, n, "model.norm.weight");
+        *d0 = H;
+        *d1 = 0;
+        return;
+    }
+    if (i == 2) {
+        snprintf(name, n, "lm_head.weight");
+        *d0 = V;
+        *d1 = H;
+        return;
+    }
     int l = (i - 3) / 9, k = (i - 3) % 9;
-    static const struct { const char *s; int64_t a, b; } parts[9] = {
-        {"self_attn.q_proj.weight", H, H}, {"self_attn.k_proj.weight", KV, H},
-        {"self_attn.v_proj.weight", KV, H}, {"self_attn.o_proj.weight", H, H},
-        {"mlp.gate_proj.weight", F, H}, {"mlp.up_proj.weight", F, H}, {"mlp.down_proj.weight", H, F},
-        {"input_layernorm.weight", H, 0}, {"post_attention_layernorm.weight", H, 0}};
+    static const struct {
+        const char *s;
+        int64_t a, b;
+    } parts[9] = {{"self_attn.q_proj.weight", H, H},        {"self_attn.k_proj.weight", KV, H},
+                  {"self_attn.v_proj.weight", KV, H},       {"self_attn.o_proj.weight", H, H},
+                  {"mlp.gate_proj.weight", F, H},           {"mlp.up_proj.weight", F, H},
+                  {"mlp.down_proj.weight", H, F},           {"input_layernorm.weight", H, 0},
+                  {"post_attention_layernorm.weight", H, 0}};
     snprintf(name, n, "model.layers.%d.%s", l, parts[k].s);
     *d0 = parts[k].a;
     *d1 = parts[k].b;
@@ -52,11 +76,14 @@ static int write_shard(const char *path, int first, int last)
         tensor_at(i, name, sizeof name, &d0, &d1);
         uint64_t bytes = (uint64_t)d0 * (uint64_t)(d1 ? d1 : 1) * 2u;
         if (d1)
-            len += (size_t)snprintf(json + len, cap - len, ",\"%s\":{\"dtype\":\"BF16\",\"shape\":[%lld,%lld],\"data_offsets\":[%llu,%llu]}",
-                                    name, (long long)d0, (long long)d1, (unsigned long long)off, (unsigned long long)(off + bytes));
+            len += (size_t)snprintf(json + len, cap - len,
+                                    ",\"%s\":{\"dtype\":\"BF16\",\"shape\":[%lld,%lld],\"data_offsets\":[%llu,%llu]}",
+                                    name, (long long)d0, (long long)d1, (unsigned long long)off,
+                                    (unsigned long long)(off + bytes));
         else
-            len += (size_t)snprintf(json + len, cap - len, ",\"%s\":{\"dtype\":\"BF16\",\"shape\":[%lld],\"data_offsets\":[%llu,%llu]}",
-                                    name, (long long)d0, (unsigned long long)off, (unsigned long long)(off + bytes));
+            len += (size_t)snprintf(json + len, cap - len,
+                                    ",\"%s\":{\"dtype\":\"BF16\",\"shape\":[%lld],\"data_offsets\":[%llu,%llu]}", name,
+                                    (long long)d0, (unsigned long long)off, (unsigned long long)(off + bytes));
         off += bytes;
     }
     len += (size_t)snprintf(json + len, cap - len, "}");
@@ -76,11 +103,31 @@ static int write_shard(const char *path, int first, int last)
 }
 
 /* ---- GGUF v3 ---- */
-static void w32(FILE *f, uint32_t v) { fwrite(&v, 4, 1, f); }
-static void w64(FILE *f, uint64_t v) { fwrite(&v, 8, 1, f); }
-static void wstr(FILE *f, const char *s) { w64(f, strlen(s)); fwrite(s, 1, strlen(s), f); }
-static void kv_u32(FILE *f, const char *k, uint32_t v) { wstr(f, k); w32(f, 4); w32(f, v); }
-static void kv_str(FILE *f, const char *k, const char *v) { wstr(f, k); w32(f, 8); wstr(f, v); }
+static void w32(FILE *f, uint32_t v)
+{
+    fwrite(&v, 4, 1, f);
+}
+static void w64(FILE *f, uint64_t v)
+{
+    fwrite(&v, 8, 1, f);
+}
+static void wstr(FILE *f, const char *s)
+{
+    w64(f, strlen(s));
+    fwrite(s, 1, strlen(s), f);
+}
+static void kv_u32(FILE *f, const char *k, uint32_t v)
+{
+    wstr(f, k);
+    w32(f, 4);
+    w32(f, v);
+}
+static void kv_str(FILE *f, const char *k, const char *v)
+{
+    wstr(f, k);
+    w32(f, 8);
+    wstr(f, v);
+}
 
 static int write_gguf(const char *path)
 {
@@ -115,16 +162,20 @@ static int write_gguf(const char *path)
             tensor_at(i, name, sizeof name, &d0, &d1);
             int l;
             char part[64];
-            if (i == 0) snprintf(gname, sizeof gname, "token_embd.weight");
-            else if (i == 1) snprintf(gname, sizeof gname, "output_norm.weight");
-            else if (i == 2) snprintf(gname, sizeof gname, "output.weight");
+            if (i == 0)
+                snprintf(gname, sizeof gname, "token_embd.weight");
+            else if (i == 1)
+                snprintf(gname, sizeof gname, "output_norm.weight");
+            else if (i == 2)
+                snprintf(gname, sizeof gname, "output.weight");
             else if (sscanf(name, "model.layers.%d.%63s", &l, part) == 2) {
-                static const struct { const char *hf, *gg; } map[] = {
-                    {"self_attn.q_proj.weight", "attn_q"}, {"self_attn.k_proj.weight", "attn_k"},
-                    {"self_attn.v_proj.weight", "attn_v"}, {"self_attn.o_proj.weight", "attn_output"},
-                    {"mlp.gate_proj.weight", "ffn_gate"}, {"mlp.up_proj.weight", "ffn_up"},
-                    {"mlp.down_proj.weight", "ffn_down"}, {"input_layernorm.weight", "attn_norm"},
-                    {"post_attention_layernorm.weight", "ffn_norm"}};
+                static const struct {
+                    const char *hf, *gg;
+                } map[] = {{"self_attn.q_proj.weight", "attn_q"},          {"self_attn.k_proj.weight", "attn_k"},
+                           {"self_attn.v_proj.weight", "attn_v"},          {"self_attn.o_proj.weight", "attn_output"},
+                           {"mlp.gate_proj.weight", "ffn_gate"},           {"mlp.up_proj.weight", "ffn_up"},
+                           {"mlp.down_proj.weight", "ffn_down"},           {"input_layernorm.weight", "attn_norm"},
+                           {"post_attention_layernorm.weight", "ffn_norm"}};
                 const char *g = "?";
                 for (size_t k = 0; k < 9; k++)
                     if (strcmp(part, map[k].hf) == 0)

@@ -61,7 +61,8 @@ static void test_profile_scales_only_its_entry(void **state)
     gp_catalog *plain = open_cat(), *cal = open_cat();
     gp_error err;
     assert_int_equal(apply(cal, serve_profile, &err), GP_OK);
-    assert_string_equal(gp_catalog_profile_note(cal), "calibrated on 6 runs of H100-SXM-80GB (serve bf16 vllm) from p.json");
+    assert_string_equal(gp_catalog_profile_note(cal),
+                        "calibrated on 6 runs of H100-SXM-80GB (serve bf16 vllm) from p.json");
     gpi_step_model a, b;
     step_model(plain, "H100-SXM-80GB", GP_DTYPE_BF16, &a);
     step_model(cal, "H100-SXM-80GB", GP_DTYPE_BF16, &b);
@@ -87,9 +88,10 @@ static void test_profile_train_entry(void **state)
     (void)state;
     gp_catalog *plain = open_cat(), *cal = open_cat();
     gp_error err;
-    assert_int_equal(apply(cal, "{\"gpuplan_profile\": 1, \"gpus\": [{\"gpu\": \"H100-SXM-80GB\", \"entries\": "
-                                "[{\"use\": \"train\", \"dtype\": \"bf16\", \"runs\": 2, \"params\": "
-                                "{\"gemm_scale\": 0.5}}]}]}",
+    assert_int_equal(apply(cal,
+                           "{\"gpuplan_profile\": 1, \"gpus\": [{\"gpu\": \"H100-SXM-80GB\", \"entries\": "
+                           "[{\"use\": \"train\", \"dtype\": \"bf16\", \"runs\": 2, \"params\": "
+                           "{\"gemm_scale\": 0.5}}]}]}",
                            &err),
                      GP_OK);
     gp_model m;
@@ -421,18 +423,19 @@ static void test_bench_fake(void **state)
     assert_int_equal(progress_calls, 20);
     for (int i = 0; i < r->n_points; i++) {
         const gp_bench_point *p = &r->points[i];
-        double want = !strcmp(p->what, "gemm") ? (p->dtype == GP_DTYPE_FP8 ? 1300 : 700)
-                      : !strcmp(p->what, "memcpy") ? 3000 : 300; /* the fake's rates (fake_cuda.c) */
+        double want = !strcmp(p->what, "gemm")     ? (p->dtype == GP_DTYPE_FP8 ? 1300 : 700)
+                      : !strcmp(p->what, "memcpy") ? 3000
+                                                   : 300; /* the fake's rates (fake_cuda.c) */
         assert_float_equal(p->value, want, want * 1e-4);
     }
     /* the profile over the training model's rates (data/kernels.json): H100 bf16 maximum
        achievable matmul 794.5 TFLOP/s x 8192/(8192 + 100) x training share 0.85 (data/kernels.json
        "fit", the all-data fit of issue 11's blind multi-start refit since torchao's fp8 casts;
-       0.725, 0.80 and 0.825 before) = 667.18; gemm 700 / 667.18 = 1.0492. HBM 0.9 x 3,350 = 3,015 GB/s: 3000 / 3015 = 0.9950.
-       NVLink 4's all-reduce curve (8 x H200 with NVLS) at 1 GiB: 463.58 GB/s: 300 / 463.58 =
-       0.6471 */
+       0.725, 0.80 and 0.825 before) = 667.18; gemm 700 / 667.18 = 1.0492. HBM 0.9 x 3,350 = 3,015 GB/s: 3000 / 3015 =
+       0.9950. NVLink 4's all-reduce curve (8 x H200 with NVLS) at 1 GiB: 463.58 GB/s: 300 / 463.58 = 0.6471 */
     gp_catalog *cal = open_cat();
-    assert_int_equal(gpi_catalog_apply_profile_text(cal, "bench.json", r->profile_json, strlen(r->profile_json), &err), GP_OK);
+    assert_int_equal(gpi_catalog_apply_profile_text(cal, "bench.json", r->profile_json, strlen(r->profile_json), &err),
+                     GP_OK);
     const gp_gpu *g;
     gp_catalog_find_gpu(cal, "H100-SXM-80GB", &g, NULL);
     const gp_gpu_cal *c = gpi_cal_find(g, GP_CAL_TRAIN, GP_DTYPE_BF16, 0);
@@ -462,10 +465,14 @@ static void test_bench_fake(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_profile_scales_only_its_entry), cmocka_unit_test(test_profile_train_entry),
-        cmocka_unit_test(test_profile_bad_input),             cmocka_unit_test(test_planted_gemm_scale),
-        cmocka_unit_test(test_done_when_training),            cmocka_unit_test(test_done_when_serving),
-        cmocka_unit_test(test_collective_scale),              cmocka_unit_test(test_bench_fake),
+        cmocka_unit_test(test_profile_scales_only_its_entry),
+        cmocka_unit_test(test_profile_train_entry),
+        cmocka_unit_test(test_profile_bad_input),
+        cmocka_unit_test(test_planted_gemm_scale),
+        cmocka_unit_test(test_done_when_training),
+        cmocka_unit_test(test_done_when_serving),
+        cmocka_unit_test(test_collective_scale),
+        cmocka_unit_test(test_bench_fake),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -120,7 +120,8 @@ static void test_owned_and_break_even(void **state)
     round_prices();
     gp_gpu g;
     round_gpu(&g);
-    gp_deployment own = dep(GP_DEPLOY_OWNED, GP_TIER_NEOCLOUD, 1.0), cloud = dep(GP_DEPLOY_CLOUD, GP_TIER_NEOCLOUD, 1.0);
+    gp_deployment own = dep(GP_DEPLOY_OWNED, GP_TIER_NEOCLOUD, 1.0),
+                  cloud = dep(GP_DEPLOY_CLOUD, GP_TIER_NEOCLOUD, 1.0);
     gp_cost o, c;
     gp_error err;
     /* 8 GPUs: upfront 8 x 30,000 x 1.5 = $360,000; IT load 8 x 700 W x 2.0 = 11.2 kW;
@@ -222,7 +223,8 @@ static void test_user_prices_override(void **state)
     FILE *f = fopen(path, "w");
     assert_non_null(f);
     fputs("{\"constants\": {\"pue\": {\"value\": 1.2, \"source\": \"test\"}},\n"
-          " \"gpus\": [{\"id\": \"H100-SXM-80GB\", \"on_demand_usd_per_hour\": 1.00, \"purchase_usd\": 20000}]}\n", f);
+          " \"gpus\": [{\"id\": \"H100-SXM-80GB\", \"on_demand_usd_per_hour\": 1.00, \"purchase_usd\": 20000}]}\n",
+          f);
     fclose(f);
     gp_catalog *cat;
     gp_error err;

@@ -180,14 +180,15 @@ static void quant_rules(report *r, const flags *f, int have_quantize_sh, const c
 static void vllm_rules(report *r, const flags *f, int qsh)
 {
     double u = dflag(f, "--gpu-memory-utilization", 0.9);
-    rule(r, u > 0 && u <= 1,
-         "vllm/config/cache.py@002f10e0:103 CacheConfig.gpu_memory_utilization Field(gt=0, le=1)", "%g", u);
+    rule(r, u > 0 && u <= 1, "vllm/config/cache.py@002f10e0:103 CacheConfig.gpu_memory_utilization Field(gt=0, le=1)",
+         "%g", u);
     const char *kv = flag(f, "--kv-cache-dtype");
     static const char *const kv_ok[] = {"auto", "float16", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2"};
     int known = !kv;
     for (size_t i = 0; kv && i < sizeof kv_ok / sizeof kv_ok[0]; i++)
         known |= !strcmp(kv, kv_ok[i]);
-    rule(r, known, "vllm/config/cache.py@002f10e0:39, :111 CacheDType (the values in v0.11 and later)", "%s", kv ? kv : "");
+    rule(r, known, "vllm/config/cache.py@002f10e0:39, :111 CacheDType (the values in v0.11 and later)", "%s",
+         kv ? kv : "");
     rule(r, iflag(f, "--max-num-seqs", 1) >= 1, "vllm/config/scheduler.py (max_num_seqs >= 1)", "%s", "");
     /* v0.11 sets the bitsandbytes load format itself; older releases (v0.6/v0.7 arg_utils.py
      * EngineArgs.__post_init__) refuse either without the other: the export writes both */
@@ -203,17 +204,20 @@ static void vllm_rules(report *r, const flags *f, int qsh)
 static void sglang_rules(report *r, const flags *f, int qsh)
 {
     double u = dflag(f, "--mem-fraction-static", 0.9);
-    rule(r, u > 0 && u < 1, "docs/export.md (SGLang mem_fraction_static in (0, 1): weights + KV pool; no SGLang check was found)", "%g", u);
+    rule(r, u > 0 && u < 1,
+         "docs/export.md (SGLang mem_fraction_static in (0, 1): weights + KV pool; no SGLang check was found)", "%g",
+         u);
     const char *q = flag(f, "--quantization");
     const char *lf = flag(f, "--load-format");
     rule(r, !q || strcmp(q, "bitsandbytes") || (lf && !strcmp(lf, "bitsandbytes")),
          "sglang python/sglang/srt/server_args.py@469c63e5 (bitsandbytes needs --load-format bitsandbytes)", "%s", "");
     const char *kv = flag(f, "--kv-cache-dtype");
-    rule(r, !kv || !strcmp(kv, "auto") || !strncmp(kv, "fp8_", 4), "sglang python/sglang/srt/server_args.py@469c63e5 (kv_cache_dtype choices)",
-         "%s", kv ? kv : "");
+    rule(r, !kv || !strcmp(kv, "auto") || !strncmp(kv, "fp8_", 4),
+         "sglang python/sglang/srt/server_args.py@469c63e5 (kv_cache_dtype choices)", "%s", kv ? kv : "");
     if (flag(f, "--nnodes"))
         rule(r, flag(f, "--dist-init-addr") && flag(f, "--node-rank"),
-             "sglang python/sglang/srt/server_args.py@469c63e5 (--nnodes > 1 needs --dist-init-addr and --node-rank)", "%s", "");
+             "sglang python/sglang/srt/server_args.py@469c63e5 (--nnodes > 1 needs --dist-init-addr and --node-rank)",
+             "%s", "");
     service_rules(r, f, "--host");
     quant_rules(r, f, qsh, "--quantization");
 }
@@ -224,14 +228,16 @@ static void tgi_rules(report *r, const flags *f, int qsh)
          "TGI v3.3.7 server/text_generation_server/cli.py:117 (only one of dtype and quantize)", "%s", "");
     /* a pre-quantized checkpoint sets quantize from its quantization_config (main.rs:2082, :2168),
      * so --dtype with it fails the same check */
-    rule(r, !(flag(f, "--dtype") && (strstr(f->text, "fp8 weights") || strstr(f->text, "int4 weights")) &&
-              !flag(f, "--quantize")),
+    rule(r,
+         !(flag(f, "--dtype") && (strstr(f->text, "fp8 weights") || strstr(f->text, "int4 weights")) &&
+           !flag(f, "--quantize")),
          "TGI v3.3.7 launcher/src/main.rs:2168 + cli.py:117 (--dtype with a quantized checkpoint)", "%s", "");
     long long in = iflag(f, "--max-input-tokens", 0), tot = iflag(f, "--max-total-tokens", 0);
     rule(r, !in || !tot || in < tot, "TGI v3.3.7 launcher/src/main.rs:2158 (max_input_tokens < max_total_tokens)",
          "%lld >= %lld", in, tot);
     long long pre = iflag(f, "--max-batch-prefill-tokens", 0);
-    rule(r, !pre || pre >= in, "TGI v3.3.7 launcher/src/main.rs (max_batch_prefill_tokens >= max_input_tokens)", "%s", "");
+    rule(r, !pre || pre >= in, "TGI v3.3.7 launcher/src/main.rs (max_batch_prefill_tokens >= max_input_tokens)", "%s",
+         "");
     double u = dflag(f, "--cuda-memory-fraction", 1);
     rule(r, u > 0 && u <= 1, "TGI launcher (cuda_memory_fraction in (0, 1])", "%g", u);
     service_rules(r, f, "--hostname");
@@ -242,10 +248,11 @@ static void llamacpp_rules(report *r, const flags *f)
 {
     const char *v = flag(f, "--cache-type-v");
     const char *fa = flag(f, "--flash-attn");
-    rule(r, !v || !strcmp(v, "f16") || !strcmp(v, "bf16") || (fa && strcmp(fa, "off")),
-         "llama.cpp src/llama-context.cpp@4c7103b9 llama_init_from_model (\"quantized V cache requires flash_attn to be "
-         "enabled\")",
-         "%s", "");
+    rule(
+        r, !v || !strcmp(v, "f16") || !strcmp(v, "bf16") || (fa && strcmp(fa, "off")),
+        "llama.cpp src/llama-context.cpp@4c7103b9 llama_init_from_model (\"quantized V cache requires flash_attn to be "
+        "enabled\")",
+        "%s", "");
     long long ctx = iflag(f, "--ctx-size", 0), par = iflag(f, "--parallel", 1);
     rule(r, par >= 1 && ctx % par == 0, "llama.cpp tools/server (each of --parallel slots gets ctx-size/parallel)",
          "%lld %% %lld", ctx, par);
@@ -265,7 +272,8 @@ static void trtllm_rules(report *r, const flags *f, const char *yaml)
     int tp = (int)iflag(f, "--tp_size", 1), pp = (int)iflag(f, "--pp_size", 1);
     int per_node = (int)iflag(f, "--gpus_per_node", 8);
     long long cp = iflag(f, "--cp_size", 1);
-    long long ranks = sbatch_num(f->text, "srun --mpi=pmix --nodes ") ? sbatch_num(f->text, " --ntasks ") : tp * pp * cp;
+    long long ranks =
+        sbatch_num(f->text, "srun --mpi=pmix --nodes ") ? sbatch_num(f->text, " --ntasks ") : tp * pp * cp;
     rule(r, ranks == (long long)tp * pp * cp,
          "TensorRT-LLM llm_args.py@fcd3f316 (the MPI world is TP x PP x CP: srun --ntasks)", "%lld", ranks);
     if (tp * pp > per_node)
@@ -288,23 +296,25 @@ static void pipeline_rules(report *r, const flags *f, long long layers, long lon
     long long last = iflag(f, "--decoder-last-pipeline-num-layers", 0);
     long long lpvs = iflag(f, "--num-layers-per-virtual-pipeline-stage", 0);
     long long vpp = iflag(f, "--num-virtual-stages-per-pipeline-rank", lpvs && pp ? layers / pp / lpvs : 1);
-    rule(r, (lpvs > 0) + (flag(f, "--num-virtual-stages-per-pipeline-rank") != NULL) +
-                    (flag(f, "--pipeline-model-parallel-layout") != NULL) <=
-                1,
+    rule(r,
+         (lpvs > 0) + (flag(f, "--num-virtual-stages-per-pipeline-rank") != NULL) +
+                 (flag(f, "--pipeline-model-parallel-layout") != NULL) <=
+             1,
          "Megatron A:893 (one way to give virtual stages)", "%s", "");
     if (!first && !last) {
         rule(r, layers % pp == 0, "Megatron A:963 (layers divisible by PP)", "%lld %% %lld", layers, pp);
         if (lpvs)
-            rule(r, (layers / pp) % lpvs == 0, "Megatron A:938 (layers per stage divisible by layers per virtual stage)",
-                 "%s", "");
+            rule(r, (layers / pp) % lpvs == 0,
+                 "Megatron A:938 (layers per stage divisible by layers per virtual stage)", "%s", "");
     } else {
         rule(r, !lpvs, "Megatron A:921 (uneven stages take --num-virtual-stages-per-pipeline-rank)", "%s", "");
         long long mid_layers = layers - first - last, mid_stages = pp - (first > 0) - (last > 0);
         rule(r, first >= 0 && last >= 0, "Megatron T:1998/:2017 (first/last stage layers > 0)", "%s", "");
         rule(r, (mid_layers != 0) == (mid_stages != 0), "Megatron T:2036 (middle layers iff middle stages)", "%s", "");
-        rule(r, !mid_stages || mid_layers % mid_stages == 0, "Megatron T:2044 (middle layers divisible by middle stages)",
-             "%lld %% %lld", mid_layers, mid_stages);
-        rule(r, vpp <= 1 || (first % vpp == 0 && last % vpp == 0 && (!mid_stages || (mid_layers / mid_stages) % vpp == 0)),
+        rule(r, !mid_stages || mid_layers % mid_stages == 0,
+             "Megatron T:2044 (middle layers divisible by middle stages)", "%lld %% %lld", mid_layers, mid_stages);
+        rule(r,
+             vpp <= 1 || (first % vpp == 0 && last % vpp == 0 && (!mid_stages || (mid_layers / mid_stages) % vpp == 0)),
              "Megatron T:2005/:2024/:2058 (every stage's layers divisible by virtual stages)", "%s", "");
     }
     if (vpp > 1)
@@ -320,11 +330,13 @@ static void moe_overlap_rules(report *r, const flags *f, long long pp)
     long long vpp = iflag(f, "--num-virtual-stages-per-pipeline-rank", 0);
     rule(r, iflag(f, "--expert-model-parallel-size", 1) > 1, "Megatron T:2680 (EP overlap needs EP > 1)", "%s", "");
     rule(r, disp && (!strcmp(disp, "alltoall") || !strcmp(disp, "flex")),
-         "Megatron T:2683 (EP overlap needs the alltoall or flex dispatcher)", "%s", disp ? disp : "(default allgather)");
+         "Megatron T:2683 (EP overlap needs the alltoall or flex dispatcher)", "%s",
+         disp ? disp : "(default allgather)");
     rule(r, !gran || strcmp(gran, "full"), "Megatron T:2688 (EP overlap refuses full recomputation)", "%s", "");
     rule(r, !flag(f, "--recompute-method") && !flag(f, "--recompute-num-layers"),
          "Megatron T:2691/:2694 (EP overlap: no recompute method or layer count)", "%s", "");
-    rule(r, flag(f, "--bf16") || flag(f, "--fp16"), "Megatron T:2702 (EP overlap needs a bf16 or fp16 model)", "%s", "");
+    rule(r, flag(f, "--bf16") || flag(f, "--fp16"), "Megatron T:2702 (EP overlap needs a bf16 or fp16 model)", "%s",
+         "");
     rule(r, pp <= 1 || vpp > 1 || flag(f, "--num-layers-per-virtual-pipeline-stage"),
          "Megatron T:2674 (EP overlap with PP > 1 needs virtual pipeline stages)", "%s", "");
 }
@@ -345,13 +357,15 @@ static void megatron_rules(report *r, const flags *f)
     int fsdp = flag(f, "--use-megatron-fsdp") != NULL;
     const char *ckpt = flag(f, "--ckpt-format");
     if (fsdp) {
-        rule(r, !cdmc || strcmp(cdmc, "1"), "Megatron A:1143 (FSDP needs CUDA_DEVICE_MAX_CONNECTIONS > 1 or unset)", "%s", "");
-        rule(r, ckpt && !strcmp(ckpt, "fsdp_dtensor"), "Megatron A:1146 (Megatron-FSDP needs --ckpt-format fsdp_dtensor)",
+        rule(r, !cdmc || strcmp(cdmc, "1"), "Megatron A:1143 (FSDP needs CUDA_DEVICE_MAX_CONNECTIONS > 1 or unset)",
              "%s", "");
+        rule(r, ckpt && !strcmp(ckpt, "fsdp_dtensor"),
+             "Megatron A:1146 (Megatron-FSDP needs --ckpt-format fsdp_dtensor)", "%s", "");
     } else if (tp > 1 || cp > 1)
-        rule(r, cdmc && !strcmp(cdmc, "1"), "Megatron A:1437 (TP/CP before Blackwell needs CUDA_DEVICE_MAX_CONNECTIONS=1)",
-             "%s", "");
-    rule(r, !ckpt || strcmp(ckpt, "fsdp_dtensor") || fsdp, "Megatron A:1621 (fsdp_dtensor only with Megatron-FSDP)", "%s", "");
+        rule(r, cdmc && !strcmp(cdmc, "1"),
+             "Megatron A:1437 (TP/CP before Blackwell needs CUDA_DEVICE_MAX_CONNECTIONS=1)", "%s", "");
+    rule(r, !ckpt || strcmp(ckpt, "fsdp_dtensor") || fsdp, "Megatron A:1621 (fsdp_dtensor only with Megatron-FSDP)",
+         "%s", "");
     rule(r, !flag(f, "--optimizer-cpu-offload") || flag(f, "--use-precision-aware-optimizer"),
          "Megatron A:1804 (optimizer CPU offload needs --use-precision-aware-optimizer)", "%s", "");
     rule(r, !(flag(f, "--lr-warmup-iters") && flag(f, "--lr-warmup-fraction")),
@@ -380,18 +394,21 @@ static void deepspeed_rules(report *r, const char *json, const flags *launch)
          "%lld != %lld x %lld x %lld", tb, mb, ga, world);
     json_t *z = json_object_get(c, "zero_optimization");
     long long stage = json_integer_value(json_object_get(z, "stage"));
-    int off_opt = json_object_get(z, "offload_optimizer") != NULL, off_par = json_object_get(z, "offload_param") != NULL;
+    int off_opt = json_object_get(z, "offload_optimizer") != NULL,
+        off_par = json_object_get(z, "offload_param") != NULL;
     rule(r, !off_par || stage == 3, "DeepSpeed runtime/zero/config.py (offload_param only with stage 3)", "%s", "");
     rule(r, !off_opt || stage >= 1, "DeepSpeed runtime/zero/config.py (offload_optimizer needs ZeRO 1-3)", "%s", "");
     rule(r, !off_opt || json_object_get(c, "optimizer"),
-         "DeepSpeed runtime/engine.py:1998 (ZeRO-Offload refuses a client optimizer: zero_force_ds_cpu_optimizer)", "%s", "");
+         "DeepSpeed runtime/engine.py:1998 (ZeRO-Offload refuses a client optimizer: zero_force_ds_cpu_optimizer)",
+         "%s", "");
     json_t *sch = json_object_get(c, "scheduler");
-    if (sch && !strcmp(json_string_value(json_object_get(sch, "type")) ? json_string_value(json_object_get(sch, "type"))
-                                                                          : "",
-                       "WarmupCosineLR")) {
+    if (sch &&
+        !strcmp(json_string_value(json_object_get(sch, "type")) ? json_string_value(json_object_get(sch, "type")) : "",
+                "WarmupCosineLR")) {
         json_t *p = json_object_get(sch, "params");
-        rule(r, json_integer_value(json_object_get(p, "warmup_num_steps")) > 0 &&
-                    json_integer_value(json_object_get(p, "total_num_steps")) > 0,
+        rule(r,
+             json_integer_value(json_object_get(p, "warmup_num_steps")) > 0 &&
+                 json_integer_value(json_object_get(p, "total_num_steps")) > 0,
              "DeepSpeed runtime/lr_schedules.py:845 (WarmupCosineLR steps are positive integers)", "%s", "");
     }
     long long tp = json_integer_value(json_object_get(json_object_get(c, "tensor_parallel"), "autotp_size"));
@@ -474,8 +491,8 @@ static void serve_sbatch_rules(report *r, const char *text)
     long long tasks = sbatch_num(f->text, "#SBATCH --ntasks-per-node=");
     rule(r, nodes >= 1 && gpn >= 1 && strstr(f->text, "#SBATCH --array=0-"), "Slurm sbatch (an array of allocations)",
          "%s", "");
-    rule(r, nodes * gpn >= copy_gpus(f), "Slurm sbatch (the allocation holds TP x PP GPUs)", "%lld x %lld < %lld", nodes,
-         gpn, copy_gpus(f));
+    rule(r, nodes * gpn >= copy_gpus(f), "Slurm sbatch (the allocation holds TP x PP GPUs)", "%lld x %lld < %lld",
+         nodes, gpn, copy_gpus(f));
     if (strstr(f->text, "trtllm-serve")) {
         long long sn = sbatch_num(f->text, "srun --mpi=pmix --nodes "), st = sbatch_num(f->text, "--ntasks-per-node ");
         long long ranks = sbatch_num(f->text, " --ntasks ");
@@ -488,7 +505,8 @@ static void serve_sbatch_rules(report *r, const char *text)
         if (strstr(f->text, "vllm serve"))
             rule(r, strstr(f->text, "ray start --head") && strstr(f->text, "ray start --address="),
                  "vLLM multi-node (Ray head on node 0, workers join it)", "%s", "");
-        expanded_after_set(r, f->text, "NODE_RANK", "POSIX sh (an assignment before a command does not reach its words)");
+        expanded_after_set(r, f->text, "NODE_RANK",
+                           "POSIX sh (an assignment before a command does not reach its words)");
     }
     free(f);
 }
@@ -525,7 +543,8 @@ static void k8s_group_rules(report *r, json_t *item, const char *kind)
     assert_non_null(f);
     int lws = !strcmp(kind, "LeaderWorkerSet");
     json_t *lwt = json_object_get(json_object_get(item, "spec"), "leaderWorkerTemplate");
-    json_t *lead = lws ? json_object_get(lwt, "leaderTemplate") : json_object_get(json_object_get(item, "spec"), "template");
+    json_t *lead =
+        lws ? json_object_get(lwt, "leaderTemplate") : json_object_get(json_object_get(item, "spec"), "template");
     const char *la = ctr_args(lead);
     if (la) {
         parse_flags(la, f);
@@ -536,9 +555,9 @@ static void k8s_group_rules(report *r, json_t *item, const char *kind)
         expanded_after_set(r, la, "NODE_RANK", "POSIX sh (an assignment before a command does not reach its words)");
         if (lws && strstr(la, "trtllm-serve")) {
             const char *wa = ctr_args(json_object_get(lwt, "workerTemplate"));
-            rule(r, strstr(la, "mpirun") && sbatch_num(la, "-np ") == copy_gpus(f) &&
-                        copy_gpus(f) <= size * ctr_gpus(lead) &&
-                        strstr(la, "trtllm-llmapi-launch"),
+            rule(r,
+                 strstr(la, "mpirun") && sbatch_num(la, "-np ") == copy_gpus(f) &&
+                     copy_gpus(f) <= size * ctr_gpus(lead) && strstr(la, "trtllm-llmapi-launch"),
                  "TensorRT-LLM multi-node (mpirun starts one rank per GPU of the group through trtllm-llmapi-launch)",
                  "%s", "");
             rule(r, wa && strstr(wa, "sshd") && strstr(wa, " -D"), "mpirun over ssh (the workers run sshd)", "%s", "");
@@ -565,14 +584,22 @@ static json_t *k8s_schema(void)
 
 static int type_ok(json_t *v, const char *t)
 {
-    if (!strcmp(t, "string")) return json_is_string(v);
-    if (!strcmp(t, "integer")) return json_is_integer(v);
-    if (!strcmp(t, "object")) return json_is_object(v);
-    if (!strcmp(t, "array")) return json_is_array(v);
-    if (!strcmp(t, "boolean")) return json_is_boolean(v);
-    if (!strcmp(t, "number")) return json_is_number(v);
-    if (!strcmp(t, "int-or-string")) return json_is_integer(v) || json_is_string(v);
-    if (!strcmp(t, "quantity")) return json_is_integer(v) || json_is_string(v);
+    if (!strcmp(t, "string"))
+        return json_is_string(v);
+    if (!strcmp(t, "integer"))
+        return json_is_integer(v);
+    if (!strcmp(t, "object"))
+        return json_is_object(v);
+    if (!strcmp(t, "array"))
+        return json_is_array(v);
+    if (!strcmp(t, "boolean"))
+        return json_is_boolean(v);
+    if (!strcmp(t, "number"))
+        return json_is_number(v);
+    if (!strcmp(t, "int-or-string"))
+        return json_is_integer(v) || json_is_string(v);
+    if (!strcmp(t, "quantity"))
+        return json_is_integer(v) || json_is_string(v);
     return 0;
 }
 
@@ -597,7 +624,8 @@ static void k8s_check(report *r, json_t *defs, const char *def, json_t *v, const
         return;
     const char *k;
     json_t *val;
-    json_object_foreach(v, k, val) {
+    json_object_foreach(v, k, val)
+    {
         json_t *p = json_object_get(props, k);
         rule(r, p != NULL, "Kubernetes OpenAPI (unknown field)", "%s.%s (%s)", path, k, def);
         if (!p)
@@ -614,7 +642,8 @@ static void k8s_check(report *r, json_t *defs, const char *def, json_t *v, const
             size_t j;
             json_t *it;
             if (items && json_is_array(val))
-                json_array_foreach(val, j, it) {
+                json_array_foreach(val, j, it)
+                {
                     if (!json_object_get(defs, items))
                         rule(r, type_ok(it, items), "Kubernetes OpenAPI (type)", "%s[%zu] is not %s", sub, j, items);
                     else
@@ -655,7 +684,8 @@ static void k8s_rules(report *r, const char *json)
         k8s_check(r, defs, "List", doc, "List");
         size_t i;
         json_t *it;
-        json_array_foreach(json_object_get(doc, "items"), i, it) {
+        json_array_foreach(json_object_get(doc, "items"), i, it)
+        {
             const char *kind = json_string_value(json_object_get(it, "kind"));
             const char *api = json_string_value(json_object_get(it, "apiVersion"));
             json_t *k = json_object_get(kinds, kind ? kind : "");
@@ -871,13 +901,13 @@ static int render_and_check(gpi_export_target eng, const gpi_export_job *job, co
 static void test_grid(void **state)
 {
     (void)state;
-    static const char *const models[] = {"llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "mixtral-8x7b",
-                                         "deepseek-v3", "qwen2.5-72b"};
+    static const char *const models[] = {"llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b",
+                                         "mixtral-8x7b", "deepseek-v3",   "qwen2.5-72b"};
     static const gp_dtype dtypes[] = {GP_DTYPE_BF16, GP_DTYPE_FP8, GP_DTYPE_INT8, GP_DTYPE_INT4, GP_DTYPE_NF4};
     static const grid_layout layouts[] = {
-        {1, 1, 1, 1, 0, 1, GP_OFFLOAD_NONE},  {2, 1, 1, 1, 1, 1, GP_OFFLOAD_NONE},
-        {8, 1, 2, 1, 2, 1, GP_OFFLOAD_NONE},  {8, 2, 2, 8, 3, 1, GP_OFFLOAD_NONE},
-        {4, 8, 2, 4, 1, 1, GP_OFFLOAD_NONE},  {8, 16, 1, 8, 1, 1, GP_OFFLOAD_NONE},
+        {1, 1, 1, 1, 0, 1, GP_OFFLOAD_NONE},      {2, 1, 1, 1, 1, 1, GP_OFFLOAD_NONE},
+        {8, 1, 2, 1, 2, 1, GP_OFFLOAD_NONE},      {8, 2, 2, 8, 3, 1, GP_OFFLOAD_NONE},
+        {4, 8, 2, 4, 1, 1, GP_OFFLOAD_NONE},      {8, 16, 1, 8, 1, 1, GP_OFFLOAD_NONE},
         {2, 1, 8, 1, 3, 1, GP_OFFLOAD_OPTIMIZER}, {8, 4, 2, 1, 1, 2, GP_OFFLOAD_NONE},
     };
     int failures = 0, rendered = 0;
@@ -921,17 +951,20 @@ static void test_grid(void **state)
 static void test_checker_catches(void **state)
 {
     (void)state;
-    file_view meg = {"launch.sh", "#!/bin/sh\nexport CUDA_DEVICE_MAX_CONNECTIONS=1\ntorchrun --nnodes 8 --nproc-per-node 8 "
-                                  "pretrain_gpt.py --tensor-model-parallel-size 8 --pipeline-model-parallel-size 1 "
-                                  "--use-megatron-fsdp --num-layers 80 --micro-batch-size 1 --global-batch-size 64 "
-                                  "--save x\n"};
+    file_view meg = {"launch.sh",
+                     "#!/bin/sh\nexport CUDA_DEVICE_MAX_CONNECTIONS=1\ntorchrun --nnodes 8 --nproc-per-node 8 "
+                     "pretrain_gpt.py --tensor-model-parallel-size 8 --pipeline-model-parallel-size 1 "
+                     "--use-megatron-fsdp --num-layers 80 --micro-batch-size 1 --global-batch-size 64 "
+                     "--save x\n"};
     assert_int_equal(caught("fsdp with CDMC=1, no fsdp_dtensor", &meg, 1), 2);
-    file_view pp = {"launch.sh", "torchrun --nnodes 1 --nproc-per-node 8 pretrain_gpt.py --pipeline-model-parallel-size "
-                                 "8 --num-layers 61 --save x\n"};
+    file_view pp = {"launch.sh",
+                    "torchrun --nnodes 1 --nproc-per-node 8 pretrain_gpt.py --pipeline-model-parallel-size "
+                    "8 --num-layers 61 --save x\n"};
     assert_int_equal(caught("61 layers on PP 8", &pp, 1), 1);
-    file_view ovl = {"launch.sh", "torchrun --nnodes 1 --nproc-per-node 8 pretrain_gpt.py --pipeline-model-parallel-size "
-                                  "2 --num-layers 48 --num-experts 128 --overlap-moe-expert-parallel-comm "
-                                  "--recompute-granularity full --recompute-method uniform --bf16 --save x\n"};
+    file_view ovl = {"launch.sh",
+                     "torchrun --nnodes 1 --nproc-per-node 8 pretrain_gpt.py --pipeline-model-parallel-size "
+                     "2 --num-layers 48 --num-experts 128 --overlap-moe-expert-parallel-comm "
+                     "--recompute-granularity full --recompute-method uniform --bf16 --save x\n"};
     assert_int_equal(caught("EP overlap without EP, dispatcher or VPP; full recompute", &ovl, 1), 5);
     file_view ds[2] = {{"launch.sh", "deepspeed --num_nodes 2 --num_gpus 8 train.py\n"},
                        {"ds_config.json", "{\"train_batch_size\": 64, \"train_micro_batch_size_per_gpu\": 2, "
@@ -955,12 +988,13 @@ static void test_checker_catches(void **state)
     assert_int_equal(caught("int4 plan serving the 16-bit checkpoint", &q, 1), 1);
     /* a misspelt field (readinesProbe), no metadata.name: unknown field, API server refusal,
      * and no readiness probe */
-    file_view k8 = {"deploy.json",
-                    "{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [{\"apiVersion\": \"apps/v1\", \"kind\": "
-                    "\"Deployment\", \"metadata\": {}, \"spec\": {\"selector\": {}, \"template\": {\"spec\": "
-                    "{\"containers\": [{\"name\": \"engine\", \"args\": [\"vllm serve x\"], \"env\": [{\"name\": \"K\", "
-                    "\"valueFrom\": {\"secretKeyRef\": {\"key\": \"api-key\"}}}], \"resources\": {\"limits\": "
-                    "{\"nvidia.com/gpu\": 1}}, \"readinesProbe\": {}}]}}}}]}"};
+    file_view k8 = {
+        "deploy.json",
+        "{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [{\"apiVersion\": \"apps/v1\", \"kind\": "
+        "\"Deployment\", \"metadata\": {}, \"spec\": {\"selector\": {}, \"template\": {\"spec\": "
+        "{\"containers\": [{\"name\": \"engine\", \"args\": [\"vllm serve x\"], \"env\": [{\"name\": \"K\", "
+        "\"valueFrom\": {\"secretKeyRef\": {\"key\": \"api-key\"}}}], \"resources\": {\"limits\": "
+        "{\"nvidia.com/gpu\": 1}}, \"readinesProbe\": {}}]}}}}]}"};
     assert_int_equal(caught("misspelt readinessProbe, no name", &k8, 1), 3);
     /* the first LWS export: "NODE_RANK=... cmd --node-rank "$NODE_RANK"" expands $NODE_RANK
      * before the assignment; a TensorRT-LLM pod naming a YAML it does not have */
@@ -973,19 +1007,21 @@ static void test_checker_catches(void **state)
                      "\"env\": [{\"name\": \"K\", \"valueFrom\": {\"secretKeyRef\": {\"key\": \"k\"}}}], "
                      "\"resources\": {\"limits\": {\"nvidia.com/gpu\": 8}}, \"readinessProbe\": {}}]}}}}}]}"};
     assert_int_equal(caught("NODE_RANK set after it is expanded", &lws, 1), 1);
-    file_view trd = {"deploy.json",
-                     "{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [{\"apiVersion\": \"apps/v1\", \"kind\": "
-                     "\"Deployment\", \"metadata\": {\"name\": \"x\"}, \"spec\": {\"selector\": {}, \"template\": "
-                     "{\"spec\": {\"containers\": [{\"name\": \"engine\", \"args\": [\"trtllm-serve x --tp_size 2 "
-                     "--extra_llm_api_options extra_llm_api_options.yaml --host 0.0.0.0\"], \"env\": [{\"name\": \"K\", "
-                     "\"valueFrom\": {\"secretKeyRef\": {\"key\": \"k\"}}}], \"resources\": {\"limits\": "
-                     "{\"nvidia.com/gpu\": 2}}, \"readinessProbe\": {}}]}}}}]}"};
+    file_view trd = {
+        "deploy.json",
+        "{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [{\"apiVersion\": \"apps/v1\", \"kind\": "
+        "\"Deployment\", \"metadata\": {\"name\": \"x\"}, \"spec\": {\"selector\": {}, \"template\": "
+        "{\"spec\": {\"containers\": [{\"name\": \"engine\", \"args\": [\"trtllm-serve x --tp_size 2 "
+        "--extra_llm_api_options extra_llm_api_options.yaml --host 0.0.0.0\"], \"env\": [{\"name\": \"K\", "
+        "\"valueFrom\": {\"secretKeyRef\": {\"key\": \"k\"}}}], \"resources\": {\"limits\": "
+        "{\"nvidia.com/gpu\": 2}}, \"readinessProbe\": {}}]}}}}]}"};
     assert_int_equal(caught("trtllm pod without its YAML", &trd, 1), 1);
     /* a 2-node TensorRT-LLM replica in a Slurm task of 1 rank per node */
-    file_view sb = {"serve.sbatch", "#SBATCH --array=0-1\n#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=1\n"
-                                    "#SBATCH --gpus-per-node=8\nsrun --mpi=pmix --nodes 2 --ntasks 16 --ntasks-per-node 8 "
-                                    "trtllm-llmapi-launch trtllm-serve x --tp_size 8 --pp_size 2 --max_seq_len 8 "
-                                    "--host 0.0.0.0\n"};
+    file_view sb = {"serve.sbatch",
+                    "#SBATCH --array=0-1\n#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=1\n"
+                    "#SBATCH --gpus-per-node=8\nsrun --mpi=pmix --nodes 2 --ntasks 16 --ntasks-per-node 8 "
+                    "trtllm-llmapi-launch trtllm-serve x --tp_size 8 --pp_size 2 --max_seq_len 8 "
+                    "--host 0.0.0.0\n"};
     assert_int_equal(caught("trtllm ranks beyond the allocation's tasks", &sb, 1), 1);
 }
 

@@ -144,10 +144,11 @@ static void test_vllm_llama70b_tp2(void **state)
     gp_export_files f;
     render_ok(GPI_EXPORT_VLLM, &job, &f);
     check_golden("vllm/llama-3.1-70b-tp2", &f, 1);
-    assert_string_equal(f.command, "vllm serve meta-llama/Llama-3.1-70B --tensor-parallel-size 2 "
-                                   "--pipeline-parallel-size 1 --max-model-len 8192 --gpu-memory-utilization 0.9 "
-                                   "--max-num-seqs 256 --dtype bfloat16 --served-model-name llama-3.1-70b --host 0.0.0.0 "
-                                   "--port 8000 --api-key \"$API_KEY\"");
+    assert_string_equal(f.command,
+                        "vllm serve meta-llama/Llama-3.1-70B --tensor-parallel-size 2 "
+                        "--pipeline-parallel-size 1 --max-model-len 8192 --gpu-memory-utilization 0.9 "
+                        "--max-num-seqs 256 --dtype bfloat16 --served-model-name llama-3.1-70b --host 0.0.0.0 "
+                        "--port 8000 --api-key \"$API_KEY\"");
     assert_int_equal(f.files[0].executable, 1);
     gp_export_files_free(&f);
     assert_int_equal(f.n, 0);
@@ -420,7 +421,6 @@ static void test_slurm_megatron(void **state)
     gp_export_files_free(&f);
 }
 
-
 /* ---- the issue-14 rows: each export now passes the engine's own start-up rule ----------- */
 
 static gpi_export_job job_for(gp_model *m, gp_workload *w, gp_layout *l, const char *id, gp_task task)
@@ -682,22 +682,14 @@ static void test_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_vllm_llama70b_tp2),
-        cmocka_unit_test(test_vllm_mixtral_ep_fp8),
-        cmocka_unit_test(test_vllm_multinode),
-        cmocka_unit_test(test_sglang_llama70b_tp2),
-        cmocka_unit_test(test_tgi_llama8b),
-        cmocka_unit_test(test_llamacpp_gguf),
-        cmocka_unit_test(test_trtllm_llama70b),
-        cmocka_unit_test(test_deepspeed_llama8b_zero3),
-        cmocka_unit_test(test_megatron_llama70b),
-        cmocka_unit_test(test_torchrun_fsdp),
-        cmocka_unit_test(test_slurm_megatron),
-        cmocka_unit_test(test_megatron_rows),
-        cmocka_unit_test(test_deepspeed_autotp),
-        cmocka_unit_test(test_serving_rows),
-        cmocka_unit_test(test_service_replicas),
-        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_vllm_llama70b_tp2), cmocka_unit_test(test_vllm_mixtral_ep_fp8),
+        cmocka_unit_test(test_vllm_multinode),    cmocka_unit_test(test_sglang_llama70b_tp2),
+        cmocka_unit_test(test_tgi_llama8b),       cmocka_unit_test(test_llamacpp_gguf),
+        cmocka_unit_test(test_trtllm_llama70b),   cmocka_unit_test(test_deepspeed_llama8b_zero3),
+        cmocka_unit_test(test_megatron_llama70b), cmocka_unit_test(test_torchrun_fsdp),
+        cmocka_unit_test(test_slurm_megatron),    cmocka_unit_test(test_megatron_rows),
+        cmocka_unit_test(test_deepspeed_autotp),  cmocka_unit_test(test_serving_rows),
+        cmocka_unit_test(test_service_replicas),  cmocka_unit_test(test_names),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

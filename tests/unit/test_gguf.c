@@ -24,12 +24,41 @@
 
 /* ggml type ids (ggml.h enum ggml_type) */
 enum {
-    T_F32 = 0, T_F16 = 1, T_Q4_0 = 2, T_Q4_1 = 3, T_Q5_0 = 6, T_Q5_1 = 7, T_Q8_0 = 8,
-    T_Q8_1 = 9, T_Q2_K = 10, T_Q3_K = 11, T_Q4_K = 12, T_Q5_K = 13, T_Q6_K = 14, T_Q8_K = 15,
-    T_IQ2_XXS = 16, T_IQ2_XS = 17, T_IQ3_XXS = 18, T_IQ1_S = 19, T_IQ4_NL = 20, T_IQ3_S = 21,
-    T_IQ2_S = 22, T_IQ4_XS = 23, T_I8 = 24, T_I16 = 25, T_I32 = 26, T_I64 = 27, T_F64 = 28,
-    T_IQ1_M = 29, T_BF16 = 30, T_TQ1_0 = 34, T_TQ2_0 = 35, T_MXFP4 = 39, T_NVFP4 = 40,
-    T_Q1_0 = 41, T_Q2_0 = 42,
+    T_F32 = 0,
+    T_F16 = 1,
+    T_Q4_0 = 2,
+    T_Q4_1 = 3,
+    T_Q5_0 = 6,
+    T_Q5_1 = 7,
+    T_Q8_0 = 8,
+    T_Q8_1 = 9,
+    T_Q2_K = 10,
+    T_Q3_K = 11,
+    T_Q4_K = 12,
+    T_Q5_K = 13,
+    T_Q6_K = 14,
+    T_Q8_K = 15,
+    T_IQ2_XXS = 16,
+    T_IQ2_XS = 17,
+    T_IQ3_XXS = 18,
+    T_IQ1_S = 19,
+    T_IQ4_NL = 20,
+    T_IQ3_S = 21,
+    T_IQ2_S = 22,
+    T_IQ4_XS = 23,
+    T_I8 = 24,
+    T_I16 = 25,
+    T_I32 = 26,
+    T_I64 = 27,
+    T_F64 = 28,
+    T_IQ1_M = 29,
+    T_BF16 = 30,
+    T_TQ1_0 = 34,
+    T_TQ2_0 = 35,
+    T_MXFP4 = 39,
+    T_NVFP4 = 40,
+    T_Q1_0 = 41,
+    T_Q2_0 = 42,
 };
 /* GGUF value types */
 enum { V_U8 = 0, V_I32 = 5, V_F32 = 6, V_BOOL = 7, V_STR = 8, V_ARR = 9, V_U64 = 10 };
@@ -40,7 +69,7 @@ typedef struct wbuf {
     uint8_t *p;
     size_t n, cap;
     uint64_t n_kv, n_tensors;
-    uint64_t data_end;   /* next free data offset (tensors placed one after another) */
+    uint64_t data_end; /* next free data offset (tensors placed one after another) */
     uint32_t alignment;
 } wbuf;
 
@@ -154,8 +183,7 @@ static void kv_tokens(wbuf *w, uint64_t n, size_t width)
 }
 
 /* A tensor info at an explicit data offset. */
-static void tensor_at(wbuf *w, const char *name, uint32_t n_dims, const uint64_t *dims,
-                      uint32_t type, uint64_t offset)
+static void tensor_at(wbuf *w, const char *name, uint32_t n_dims, const uint64_t *dims, uint32_t type, uint64_t offset)
 {
     w_str(w, name);
     w_u32(w, n_dims);
@@ -183,8 +211,8 @@ static uint64_t w_file_size(const wbuf *w)
 }
 
 /* Standard llama-family metadata. */
-static void llama_kv(wbuf *w, const char *arch, uint32_t layers, uint32_t hidden, uint32_t heads,
-                     uint32_t kv_heads, uint32_t ffn, uint32_t ctx)
+static void llama_kv(wbuf *w, const char *arch, uint32_t layers, uint32_t hidden, uint32_t heads, uint32_t kv_heads,
+                     uint32_t ffn, uint32_t ctx)
 {
     char key[128];
     kv_str(w, "general.architecture", arch);
@@ -238,16 +266,15 @@ static void write_sparse(const char *path, const wbuf *w, uint64_t size)
     fclose(fp);
 }
 
-static void expect_error(const wbuf *w, size_t len, uint64_t file_size, gp_status code,
-                         const char *msg_part, int64_t offset, const char *field)
+static void expect_error(const wbuf *w, size_t len, uint64_t file_size, gp_status code, const char *msg_part,
+                         int64_t offset, const char *field)
 {
     gp_model m;
     gp_error err;
     gp_status st = gpi_model_from_gguf_buffer(w->p, len, file_size, "bad.gguf", &m, &err);
-    if (st != code || !strstr(err.msg, msg_part) || err.offset != offset ||
-        (field && strcmp(err.field, field) != 0))
-        print_error("got status %d offset %lld field '%s' msg '%s'\n", (int)st,
-                    (long long)err.offset, err.field, err.msg);
+    if (st != code || !strstr(err.msg, msg_part) || err.offset != offset || (field && strcmp(err.field, field) != 0))
+        print_error("got status %d offset %lld field '%s' msg '%s'\n", (int)st, (long long)err.offset, err.field,
+                    err.msg);
     assert_int_equal(st, code);
     assert_non_null(strstr(err.msg, msg_part));
     assert_non_null(strstr(err.msg, "bad.gguf")); /* names the file */
@@ -287,19 +314,20 @@ static void test_type_sizes(void **state)
      *   block_mxfp4 = e + qs[16] = 17 per 32 -> 136
      *   block_nvfp4 = d[4] + qs[32] = 36 per 64 -> 144
      *   block_q1_0 = fp16 + qs[16] = 18 per 128 -> 36; block_q2_0 = 18 per 64 -> 72 */
-    static const struct { uint32_t type; const char *name; uint64_t bytes; } rows[] = {
-        {T_F32, "F32", 1024},       {T_F16, "F16", 512},        {T_Q4_0, "Q4_0", 144},
-        {T_Q4_1, "Q4_1", 160},      {T_Q5_0, "Q5_0", 176},      {T_Q5_1, "Q5_1", 192},
-        {T_Q8_0, "Q8_0", 272},      {T_Q8_1, "Q8_1", 288},      {T_Q2_K, "Q2_K", 84},
-        {T_Q3_K, "Q3_K", 110},      {T_Q4_K, "Q4_K", 144},      {T_Q5_K, "Q5_K", 176},
-        {T_Q6_K, "Q6_K", 210},      {T_Q8_K, "Q8_K", 292},      {T_IQ2_XXS, "IQ2_XXS", 66},
-        {T_IQ2_XS, "IQ2_XS", 74},   {T_IQ3_XXS, "IQ3_XXS", 98}, {T_IQ1_S, "IQ1_S", 50},
-        {T_IQ4_NL, "IQ4_NL", 144},  {T_IQ3_S, "IQ3_S", 110},    {T_IQ2_S, "IQ2_S", 82},
-        {T_IQ4_XS, "IQ4_XS", 136},  {T_I8, "I8", 256},          {T_I16, "I16", 512},
-        {T_I32, "I32", 1024},       {T_I64, "I64", 2048},       {T_F64, "F64", 2048},
-        {T_IQ1_M, "IQ1_M", 56},     {T_BF16, "BF16", 512},      {T_TQ1_0, "TQ1_0", 54},
-        {T_TQ2_0, "TQ2_0", 66},     {T_MXFP4, "MXFP4", 136},    {T_NVFP4, "NVFP4", 144},
-        {T_Q1_0, "Q1_0", 36},       {T_Q2_0, "Q2_0", 72},
+    static const struct {
+        uint32_t type;
+        const char *name;
+        uint64_t bytes;
+    } rows[] = {
+        {T_F32, "F32", 1024},       {T_F16, "F16", 512},       {T_Q4_0, "Q4_0", 144},      {T_Q4_1, "Q4_1", 160},
+        {T_Q5_0, "Q5_0", 176},      {T_Q5_1, "Q5_1", 192},     {T_Q8_0, "Q8_0", 272},      {T_Q8_1, "Q8_1", 288},
+        {T_Q2_K, "Q2_K", 84},       {T_Q3_K, "Q3_K", 110},     {T_Q4_K, "Q4_K", 144},      {T_Q5_K, "Q5_K", 176},
+        {T_Q6_K, "Q6_K", 210},      {T_Q8_K, "Q8_K", 292},     {T_IQ2_XXS, "IQ2_XXS", 66}, {T_IQ2_XS, "IQ2_XS", 74},
+        {T_IQ3_XXS, "IQ3_XXS", 98}, {T_IQ1_S, "IQ1_S", 50},    {T_IQ4_NL, "IQ4_NL", 144},  {T_IQ3_S, "IQ3_S", 110},
+        {T_IQ2_S, "IQ2_S", 82},     {T_IQ4_XS, "IQ4_XS", 136}, {T_I8, "I8", 256},          {T_I16, "I16", 512},
+        {T_I32, "I32", 1024},       {T_I64, "I64", 2048},      {T_F64, "F64", 2048},       {T_IQ1_M, "IQ1_M", 56},
+        {T_BF16, "BF16", 512},      {T_TQ1_0, "TQ1_0", 54},    {T_TQ2_0, "TQ2_0", 66},     {T_MXFP4, "MXFP4", 136},
+        {T_NVFP4, "NVFP4", 144},    {T_Q1_0, "Q1_0", 36},      {T_Q2_0, "Q2_0", 72},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         assert_non_null(gpi_ggml_type_name(rows[i].type));
@@ -497,8 +525,7 @@ static void test_llama31_70b(void **state)
 
     wbuf w;
     w_begin(&w, 3);
-    llama_kv(&w, "llama", (uint32_t)L, (uint32_t)h, (uint32_t)H, (uint32_t)KV, (uint32_t)F,
-             (uint32_t)ctx);
+    llama_kv(&w, "llama", (uint32_t)L, (uint32_t)h, (uint32_t)H, (uint32_t)KV, (uint32_t)F, (uint32_t)ctx);
     kv_u32(&w, "llama.rope.dimension_count", (uint32_t)d);
     kv_u32(&w, "llama.vocab_size", (uint32_t)V);
     kv_u32(&w, "general.file_type", 15);
@@ -629,8 +656,7 @@ static void test_structure_from_tensors(void **state)
     tensor(&w, "token_embd.weight", 256, 300, T_F16);
     for (int i = 0; i < 2; i++) {
         char n[64];
-        static const char *const norms[] = {"attn_norm", "post_attention_norm", "ffn_norm",
-                                            "post_ffw_norm"};
+        static const char *const norms[] = {"attn_norm", "post_attention_norm", "ffn_norm", "post_ffw_norm"};
         for (int k = 0; k < 4; k++) {
             snprintf(n, sizeof n, "blk.%d.%s.weight", i, norms[k]);
             tensor(&w, n, 256, 0, T_F32);
@@ -787,33 +813,27 @@ static void test_errors_header(void **state)
     uint8_t saved[16];
     memcpy(saved, w.p + 8, 16);
     w.p[8 + 5] = 1;
-    expect_error(&w, w.n, size, GP_EPARSE, "tensor_count 1099511627797 cannot fit in a file of", 8,
-                 "tensor_count");
+    expect_error(&w, w.n, size, GP_EPARSE, "tensor_count 1099511627797 cannot fit in a file of", 8, "tensor_count");
     memcpy(w.p + 8, saved, 16);
     w.p[16 + 4] = 1;
-    expect_error(&w, w.n, size, GP_EPARSE, "metadata_kv_count 4294967307 cannot fit", 16,
-                 "metadata_kv_count");
+    expect_error(&w, w.n, size, GP_EPARSE, "metadata_kv_count 4294967307 cannot fit", 16, "metadata_kv_count");
     memcpy(w.p + 8, saved, 16);
     /* over the caps, in a file big enough to hold them */
     uint64_t n = GPI_MAX_GGUF_TENSORS + 1u;
     for (int i = 0; i < 8; i++)
         w.p[8 + i] = (uint8_t)(n >> (8 * i));
-    expect_error(&w, w.n, (uint64_t)1 << 40, GP_ELIMIT, "exceeds the limit of 1000000", 8,
-                 "tensor_count");
+    expect_error(&w, w.n, (uint64_t)1 << 40, GP_ELIMIT, "exceeds the limit of 1000000", 8, "tensor_count");
     memcpy(w.p + 8, saved, 16);
     n = GPI_MAX_GGUF_KV + 1u;
     for (int i = 0; i < 8; i++)
         w.p[16 + i] = (uint8_t)(n >> (8 * i));
-    expect_error(&w, w.n, (uint64_t)1 << 40, GP_ELIMIT, "exceeds the limit of 100000", 16,
-                 "metadata_kv_count");
+    expect_error(&w, w.n, (uint64_t)1 << 40, GP_ELIMIT, "exceeds the limit of 100000", 16, "metadata_kv_count");
     memcpy(w.p + 8, saved, 16);
 
     /* the header is cut inside the tensor infos (2 bytes into output.weight's type) */
-    expect_error(&w, w.n - 10, w.n - 10, GP_EPARSE, "truncated file", (int64_t)(w.n - 12),
-                 "output.weight");
+    expect_error(&w, w.n - 10, w.n - 10, GP_EPARSE, "truncated file", (int64_t)(w.n - 12), "output.weight");
     /* the buffer holds part of a longer file: truncated header, naming what was read */
-    expect_error(&w, w.n - 10, size, GP_EPARSE, "only the first", (int64_t)(w.n - 12),
-                 "output.weight");
+    expect_error(&w, w.n - 10, size, GP_EPARSE, "only the first", (int64_t)(w.n - 12), "output.weight");
     free(w.p);
 }
 
@@ -829,15 +849,13 @@ static void test_errors_metadata(void **state)
     w_finish(&w);
     expect_error(&w, w.n, w.n, GP_EPARSE, "claims 1000 bytes but only 7 remain", 24, "metadata[0]");
     /* ... over the string cap in a file big enough */
-    expect_error(&w, w.n, (uint64_t)1 << 40, GP_EPARSE, "only the first 39 bytes", 32,
-                 "metadata[0]");
+    expect_error(&w, w.n, (uint64_t)1 << 40, GP_EPARSE, "only the first 39 bytes", 32, "metadata[0]");
     free(w.p);
     w_begin(&w, 3);
     w_u64(&w, (uint64_t)GPI_MAX_GGUF_STRING + 1);
     w.n_kv = 1;
     w_finish(&w);
-    expect_error(&w, w.n, (uint64_t)1 << 40, GP_ELIMIT, "over the 16777216-byte limit", 24,
-                 "metadata[0]");
+    expect_error(&w, w.n, (uint64_t)1 << 40, GP_ELIMIT, "over the 16777216-byte limit", 24, "metadata[0]");
     free(w.p);
 
     /* unknown value type 13 */
@@ -848,8 +866,7 @@ static void test_errors_metadata(void **state)
     w_u32(&w, 2);
     w.n_kv++;
     w_finish(&w);
-    expect_error(&w, w.n, w.n, GP_EPARSE, "unknown value type 13", (int64_t)(w.n - 4),
-                 "llama.block_count");
+    expect_error(&w, w.n, w.n, GP_EPARSE, "unknown value type 13", (int64_t)(w.n - 4), "llama.block_count");
     free(w.p);
 
     /* an array whose elements cannot fit; an array of unknown type; one over the cap */
@@ -862,17 +879,16 @@ static void test_errors_metadata(void **state)
     w.n_kv = 1;
     w_finish(&w);
     size_t arr_at = 24 + 8 + strlen("tokenizer.ggml.scores") + 4;
-    expect_error(&w, w.n, w.n, GP_EPARSE, "an array of 1000 float32 values cannot fit",
-                 (int64_t)arr_at, "tokenizer.ggml.scores");
-    w.p[arr_at] = 77;
-    expect_error(&w, w.n, w.n, GP_EPARSE, "array of unknown value type 77", (int64_t)arr_at,
+    expect_error(&w, w.n, w.n, GP_EPARSE, "an array of 1000 float32 values cannot fit", (int64_t)arr_at,
                  "tokenizer.ggml.scores");
+    w.p[arr_at] = 77;
+    expect_error(&w, w.n, w.n, GP_EPARSE, "array of unknown value type 77", (int64_t)arr_at, "tokenizer.ggml.scores");
     w.p[arr_at] = V_U8;
     uint64_t big = (uint64_t)GPI_MAX_GGUF_ARRAY + 1;
     for (int i = 0; i < 8; i++)
         w.p[arr_at + 4 + i] = (uint8_t)(big >> (8 * i));
-    expect_error(&w, w.n, (uint64_t)1 << 40, GP_ELIMIT, "exceeds the limit of 67108864",
-                 (int64_t)arr_at, "tokenizer.ggml.scores");
+    expect_error(&w, w.n, (uint64_t)1 << 40, GP_ELIMIT, "exceeds the limit of 67108864", (int64_t)arr_at,
+                 "tokenizer.ggml.scores");
     free(w.p);
 
     /* arrays nested 9 deep */
@@ -887,8 +903,7 @@ static void test_errors_metadata(void **state)
     w_u64(&w, 0);
     w.n_kv = 1;
     w_finish(&w);
-    expect_error(&w, w.n, w.n, GP_ELIMIT, "nested deeper than 8", 24 + 16 + 4 + 8 * 12,
-                 "x.nested");
+    expect_error(&w, w.n, w.n, GP_ELIMIT, "nested deeper than 8", 24 + 16 + 4 + 8 * 12, "x.nested");
     free(w.p);
 
     /* bad alignment */
@@ -897,8 +912,7 @@ static void test_errors_metadata(void **state)
     size_t align_at = w.n;
     kv_u32(&w, "general.alignment", 48);
     w_finish(&w);
-    expect_error(&w, w.n, w.n, GP_EPARSE, "must be a power of two", (int64_t)align_at,
-                 "general.alignment");
+    expect_error(&w, w.n, w.n, GP_EPARSE, "must be a power of two", (int64_t)align_at, "general.alignment");
     free(w.p);
 
     /* missing essentials; a wrongly typed one */
@@ -919,16 +933,14 @@ static void test_errors_metadata(void **state)
     kv_u32(&w, "qwen2.embedding_length", 64);
     kv_u32(&w, "qwen2.vocab_size", 64);
     w_finish(&w);
-    expect_error(&w, w.n, w.n, GP_EINVAL, "no 'qwen2.attention.head_count'", 24,
-                 "qwen2.attention.head_count");
+    expect_error(&w, w.n, w.n, GP_EINVAL, "no 'qwen2.attention.head_count'", 24, "qwen2.attention.head_count");
     free(w.p);
     w_begin(&w, 3);
     kv_str(&w, "general.architecture", "llama");
     size_t bc_at = w.n;
     kv_str(&w, "llama.block_count", "eighty");
     w_finish(&w);
-    expect_error(&w, w.n, w.n, GP_EINVAL, "must be an integer (it is string)", (int64_t)bc_at,
-                 "llama.block_count");
+    expect_error(&w, w.n, w.n, GP_EINVAL, "must be an integer (it is string)", (int64_t)bc_at, "llama.block_count");
     free(w.p);
 
     /* a model that fails gp_model_validate: 7 KV heads for 64 query heads */
@@ -939,8 +951,8 @@ static void test_errors_metadata(void **state)
     /* head_count_kv is the 4th pair: 24 + general.architecture (8+20+4+8+5) + general.name
      * (8+12+4+8+10) + block_count (8+17+4+4) + embedding_length (8+22+4+4) + head_count
      * (8+26+4+4) */
-    expect_error(&w, w.n, w.n, GP_EINVAL, "must divide heads",
-                 24 + 45 + 42 + 33 + 38 + 42, "llama.attention.head_count_kv");
+    expect_error(&w, w.n, w.n, GP_EINVAL, "must divide heads", 24 + 45 + 42 + 33 + 38 + 42,
+                 "llama.attention.head_count_kv");
     free(w.p);
 }
 
@@ -959,8 +971,7 @@ static void test_errors_tensors(void **state)
     at = w.n + 8 + strlen("blk.0.attn_q.weight");
     tensor_at(&w, "blk.0.attn_q.weight", 5, dims5, T_F32, 0);
     w_finish(&w);
-    expect_error(&w, w.n, (uint64_t)1 << 30, GP_EPARSE, "has 5 dimensions", (int64_t)at,
-                 "blk.0.attn_q.weight");
+    expect_error(&w, w.n, (uint64_t)1 << 30, GP_EPARSE, "has 5 dimensions", (int64_t)at, "blk.0.attn_q.weight");
     free(w.p);
 
     /* unknown and removed tensor types */
@@ -971,21 +982,18 @@ static void test_errors_tensors(void **state)
     tensor(&w, "blk.0.attn_q.weight", 256, 256, T_F32);
     w_finish(&w);
     w.p[at] = 99;
-    expect_error(&w, w.n, (uint64_t)1 << 30, GP_EUNSUPPORTED,
-                 "tensor 'blk.0.attn_q.weight' has ggml type id 99", (int64_t)at,
-                 "blk.0.attn_q.weight");
+    expect_error(&w, w.n, (uint64_t)1 << 30, GP_EUNSUPPORTED, "tensor 'blk.0.attn_q.weight' has ggml type id 99",
+                 (int64_t)at, "blk.0.attn_q.weight");
     w.p[at] = 31;
-    expect_error(&w, w.n, (uint64_t)1 << 30, GP_EUNSUPPORTED, "type 31 (Q4_0_4_4)", (int64_t)at,
-                 "blk.0.attn_q.weight");
+    expect_error(&w, w.n, (uint64_t)1 << 30, GP_EUNSUPPORTED, "type 31 (Q4_0_4_4)", (int64_t)at, "blk.0.attn_q.weight");
     /* a row that is not whole blocks: 256 wide is fine for Q4_K, 100 is not */
     w.p[at] = T_Q4_K;
-    assert_int_equal(gpi_model_from_gguf_buffer(w.p, w.n, (uint64_t)1 << 30, "ok.gguf", &m, &err),
-                     GP_OK);
+    assert_int_equal(gpi_model_from_gguf_buffer(w.p, w.n, (uint64_t)1 << 30, "ok.gguf", &m, &err), GP_OK);
     w.p[at - 16] = 100; /* dims[0] = 100 */
     w.p[at - 15] = 0;
     expect_error(&w, w.n, (uint64_t)1 << 30, GP_EPARSE,
-                 "row length (dimension 0) 100 is not a multiple of the Q4_K block size 256",
-                 (int64_t)at, "blk.0.attn_q.weight");
+                 "row length (dimension 0) 100 is not a multiple of the Q4_K block size 256", (int64_t)at,
+                 "blk.0.attn_q.weight");
     free(w.p);
 
     /* dimensions whose product overflows */
@@ -995,8 +1003,7 @@ static void test_errors_tensors(void **state)
     at = w.n + 8 + 1 + 4 + 8; /* 2^32 x 2^31 = 2^63 already overflows at dims[1] */
     tensor_at(&w, "t", 3, huge, T_F32, 0);
     w_finish(&w);
-    expect_error(&w, w.n, (uint64_t)1 << 30, GP_EPARSE, "product of its dimensions overflows",
-                 (int64_t)at, "t");
+    expect_error(&w, w.n, (uint64_t)1 << 30, GP_EPARSE, "product of its dimensions overflows", (int64_t)at, "t");
     huge[0] = (uint64_t)1 << 63;
     free(w.p);
     w_begin(&w, 3);
@@ -1053,8 +1060,7 @@ static void test_errors_tensors(void **state)
     w.n_kv++;
     tensor(&w, "output_norm.weight", 64, 0, T_F32);
     w_finish(&w);
-    assert_int_equal(gpi_model_from_gguf_buffer(w.p, w.n, w_file_size(&w), "s-00001-of-00003.gguf",
-                                               &m, &err), GP_OK);
+    assert_int_equal(gpi_model_from_gguf_buffer(w.p, w.n, w_file_size(&w), "s-00001-of-00003.gguf", &m, &err), GP_OK);
     assert_int_equal(m.has_exact, 0);
     assert_int_equal(m.exact_params, 0);
     assert_non_null(strstr(m.notes, "split into 3 files"));

@@ -41,15 +41,15 @@ static const gpi_gpu_rates *rates(const char *id)
     return r;
 }
 
-#define near(a, b, rel) assert_true(fabs((a) - (b)) <= (rel) * fabs(b))
+#define near(a, b, rel) assert_true(fabs((a) - (b)) <= (rel)*fabs(b))
 
 static void gemm_large_and_small(void **state)
 {
     (void)state;
     const gpi_gpu_rates *h = rates("H100-SXM-80GB");
     /* MAMF 794.5 TF (ml-engineering table); 8192 x 1024 x 4096: d = 1024, half_dim 100
-     * (kernels.json "fit"), s = 1024 / 1124 = 0.911032 -> 723.82 TF. Roofline: 2mnk / (2 (mk + kn + mn)) = 6.872e10 / 9.227e7 = 744.7
-     * FLOP/B x 3015 GB/s = 2245 TF: compute-bound. */
+     * (kernels.json "fit"), s = 1024 / 1124 = 0.911032 -> 723.82 TF. Roofline: 2mnk / (2 (mk + kn + mn)) = 6.872e10
+     * / 9.227e7 = 744.7 FLOP/B x 3015 GB/s = 2245 TF: compute-bound. */
     near(gpi_gemm_rate(h, GPI_K_BF16, 8192, 1024, 4096), 723.82e12, 1e-4);
     /* decode, 1 x 8192 x 8192: intensity 2 x 8192^2 / (2 (8192 + 8192^2 + 8192)) = 0.999756;
      * HBM achievable 0.90 x 3350 GB/s = 3015 GB/s -> 3.0143 TF (memory-bound) */
@@ -140,11 +140,13 @@ static void collectives(void **state)
     /* all-to-all over NVLink 4: DeepEP's 155.5 of 160 GB/s (H800), large message */
     near(gpi_collective_busbw(nv4, GPI_COLL_ALL_TO_ALL, 17179869184.0, 450), 450e9 * 155.5 / 160.0, 1e-9);
     /* IB NDR: the 4-node B200 curve, 381.8 of the 8 pooled NICs' 400 GB/s */
-    near(gpi_collective_busbw(gpi_link_curve_of(cat, "ib-ndr"), GPI_COLL_ALL_REDUCE, 17179869184.0, 400), 381.8e9, 1e-9);
+    near(gpi_collective_busbw(gpi_link_curve_of(cat, "ib-ndr"), GPI_COLL_ALL_REDUCE, 17179869184.0, 400), 381.8e9,
+         1e-9);
     /* PCIe 4 (31.5 GB/s): the RTX 5090 PCIe 5 share 28 / 63, so 14.0 GB/s at large sizes */
     near(gpi_collective_busbw(gpi_link_curve_of(cat, "pcie4"), GPI_COLL_ALL_REDUCE, 17179869184.0, 31.5), 14.0e9, 1e-9);
     /* TCP Ethernet: half the RDMA curve: 12.5 GB/s x 0.9545 x 0.5 = 5.966 */
-    near(gpi_collective_busbw(gpi_link_curve_of(cat, "ethernet-100"), GPI_COLL_ALL_REDUCE, 17179869184.0, 12.5), 12.5e9 * 381.8 / 400 * 0.5, 1e-9);
+    near(gpi_collective_busbw(gpi_link_curve_of(cat, "ethernet-100"), GPI_COLL_ALL_REDUCE, 17179869184.0, 12.5),
+         12.5e9 * 381.8 / 400 * 0.5, 1e-9);
 }
 
 static void write_file(const char *path, const char *text)
@@ -185,9 +187,9 @@ static void user_file_errors_and_refit(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(gemm_large_and_small), cmocka_unit_test(grouped_gemm),cmocka_unit_test(gemm_derivations),
-        cmocka_unit_test(attention), cmocka_unit_test(collectives),
-        cmocka_unit_test(user_file_errors_and_refit),
+        cmocka_unit_test(gemm_large_and_small), cmocka_unit_test(grouped_gemm),
+        cmocka_unit_test(gemm_derivations),     cmocka_unit_test(attention),
+        cmocka_unit_test(collectives),          cmocka_unit_test(user_file_errors_and_refit),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

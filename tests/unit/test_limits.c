@@ -38,7 +38,10 @@ static int teardown(void **state)
     return 0;
 }
 
-static void model(const char *id, gp_model *m) { assert_int_equal(gp_catalog_find_model(cat, id, m, NULL), GP_OK); }
+static void model(const char *id, gp_model *m)
+{
+    assert_int_equal(gp_catalog_find_model(cat, id, m, NULL), GP_OK);
+}
 
 /* ---- the helpers ------------------------------------------------------------------------ */
 
@@ -177,10 +180,19 @@ static void test_ranges_named(void **state)
     gp_layout l;
     gp_memory mem;
     gp_error err;
-    struct { const char *field; int what; int64_t v; } cases[] = {
-        {"context", 0, ((int64_t)1 << 32) + 1}, {"batch", 1, 0}, {"seq", 2, -5},
-        {"max_num_seqs", 3, ((int64_t)1 << 33)}, {"block_size", 4, -1}, {"optimizer", 5, 99},
-        {"tp", 6, 1 << 20}, {"layout", 7, 1 << 16},
+    struct {
+        const char *field;
+        int what;
+        int64_t v;
+    } cases[] = {
+        {"context", 0, ((int64_t)1 << 32) + 1},
+        {"batch", 1, 0},
+        {"seq", 2, -5},
+        {"max_num_seqs", 3, ((int64_t)1 << 33)},
+        {"block_size", 4, -1},
+        {"optimizer", 5, 99},
+        {"tp", 6, 1 << 20},
+        {"layout", 7, 1 << 16},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         gpi_workload_defaults(&w, GP_TASK_INFER);
@@ -188,12 +200,18 @@ static void test_ranges_named(void **state)
         switch (cases[i].what) {
         case 0: w.context = cases[i].v; break;
         case 1: w.batch = cases[i].v; break;
-        case 2: w.task = GP_TASK_TRAIN; w.seq = cases[i].v; break;
+        case 2:
+            w.task = GP_TASK_TRAIN;
+            w.seq = cases[i].v;
+            break;
         case 3: w.max_num_seqs = cases[i].v; break;
         case 4: w.block_size = cases[i].v; break;
         case 5: w.optimizer = (gp_optimizer)cases[i].v; break;
         case 6: l.tp = (int)cases[i].v; break;
-        default: l.dp = (int)cases[i].v; l.cp = 1024; break; /* 2^26 GPUs */
+        default:
+            l.dp = (int)cases[i].v;
+            l.cp = 1024;
+            break; /* 2^26 GPUs */
         }
         gp_error_clear(&err);
         assert_int_equal(gpi_memory_estimate(&m, h100, &w, &l, &mem, &err), GP_EINVAL);
@@ -218,8 +236,8 @@ static void check_memory(const gp_memory *m)
 /* Powers of two from 1 to 2^32 (and 2^32 itself): context, batch, seq. */
 #define SWEEP_MAX 33
 
-static const char *const sweep_models[] = {"llama-3.1-8b", "llama-3.1-405b", "deepseek-v3", "mixtral-8x7b",
-                                           "gemma-2-27b", "gpt-oss-120b"};
+static const char *const sweep_models[] = {"llama-3.1-8b", "llama-3.1-405b", "deepseek-v3",
+                                           "mixtral-8x7b", "gemma-2-27b",    "gpt-oss-120b"};
 
 static void sweep_infer(const gp_model *m, gp_engine e)
 {
@@ -322,8 +340,9 @@ static void test_sweep_architecture(void **state)
     (void)state;
     gp_model base;
     model("llama-3.1-8b", &base);
-    int64_t *fields[] = {&base.layers, &base.hidden, &base.heads, &base.kv_heads, &base.head_dim, &base.ffn,
-                         &base.vocab, &base.shared_expert_ffn, &base.learned_pos, &base.sliding_window};
+    int64_t *fields[] = {&base.layers,      &base.hidden,        &base.heads, &base.kv_heads,
+                         &base.head_dim,    &base.ffn,           &base.vocab, &base.shared_expert_ffn,
+                         &base.learned_pos, &base.sliding_window};
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         for (int k = 0; k <= 41; k += 5) {
             gp_model m = base;
@@ -370,13 +389,28 @@ static void test_sweep_workload_layout(void **state)
             case 2: w.max_num_batched_tokens = v; break;
             case 3: w.gpu_memory_utilization = 1.0 / (double)v; break;
             case 4: l.tp = (int)(v < (1 << 30) ? v : 1 << 30); break;
-            case 5: l.ep = (int)(v < (1 << 30) ? v : 1 << 30); l.dp = 8; break;
+            case 5:
+                l.ep = (int)(v < (1 << 30) ? v : 1 << 30);
+                l.dp = 8;
+                break;
             case 6: l.micro_batch = v; break;
             case 7: l.global_batch = v; break;
-            case 8: l.pp = (int)(v < 32 ? v : 32); l.virtual_stages = (int)(v < (1 << 30) ? v : 1 << 30); break;
-            case 9: w.task = GP_TASK_LORA; w.lora_rank = v; break;
-            case 10: l.dp = (int)(v < (1 << 30) ? v : 1 << 30); l.zero = 3; break;
-            default: l.cp = (int)(v < (1 << 30) ? v : 1 << 30); w.seq = (int64_t)1 << 32; break;
+            case 8:
+                l.pp = (int)(v < 32 ? v : 32);
+                l.virtual_stages = (int)(v < (1 << 30) ? v : 1 << 30);
+                break;
+            case 9:
+                w.task = GP_TASK_LORA;
+                w.lora_rank = v;
+                break;
+            case 10:
+                l.dp = (int)(v < (1 << 30) ? v : 1 << 30);
+                l.zero = 3;
+                break;
+            default:
+                l.cp = (int)(v < (1 << 30) ? v : 1 << 30);
+                w.seq = (int64_t)1 << 32;
+                break;
             }
             gp_memory mem;
             gp_error err;
@@ -657,14 +691,14 @@ static void test_data_dir_bounded(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_checked_helpers),  cmocka_unit_test(test_fit_kv_overflow),
-        cmocka_unit_test(test_thousand_layers),  cmocka_unit_test(test_train_seq_overflow),
-        cmocka_unit_test(test_ranges_named),     cmocka_unit_test(test_sweep),
+        cmocka_unit_test(test_checked_helpers),    cmocka_unit_test(test_fit_kv_overflow),
+        cmocka_unit_test(test_thousand_layers),    cmocka_unit_test(test_train_seq_overflow),
+        cmocka_unit_test(test_ranges_named),       cmocka_unit_test(test_sweep),
         cmocka_unit_test(test_sweep_architecture), cmocka_unit_test(test_sweep_workload_layout),
-        cmocka_unit_test(test_step_time_limits),
-        cmocka_unit_test(test_trace_tokens),     cmocka_unit_test(test_sim_budget),
-        cmocka_unit_test(test_progress_cancel),  cmocka_unit_test(test_capacity_budget),
-        cmocka_unit_test(test_plan_lengths),     cmocka_unit_test(test_data_dir_bounded),
+        cmocka_unit_test(test_step_time_limits),   cmocka_unit_test(test_trace_tokens),
+        cmocka_unit_test(test_sim_budget),         cmocka_unit_test(test_progress_cancel),
+        cmocka_unit_test(test_capacity_budget),    cmocka_unit_test(test_plan_lengths),
+        cmocka_unit_test(test_data_dir_bounded),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

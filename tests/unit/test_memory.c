@@ -306,9 +306,12 @@ static void test_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_infer_by_hand),   cmocka_unit_test(test_zero_bytes_per_param),
-        cmocka_unit_test(test_activations),     cmocka_unit_test(test_verdict_weights),
-        cmocka_unit_test(test_verdict_other_reasons), cmocka_unit_test(test_engines),
+        cmocka_unit_test(test_infer_by_hand),
+        cmocka_unit_test(test_zero_bytes_per_param),
+        cmocka_unit_test(test_activations),
+        cmocka_unit_test(test_verdict_weights),
+        cmocka_unit_test(test_verdict_other_reasons),
+        cmocka_unit_test(test_engines),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

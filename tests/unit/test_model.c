@@ -31,7 +31,10 @@ static void load_ref(const char *file, gp_model *m)
 static void test_reference_counts(void **state)
 {
     (void)state;
-    static const struct { const char *file; int64_t total, active; } cases[] = {
+    static const struct {
+        const char *file;
+        int64_t total, active;
+    } cases[] = {
         {"llama-2-7b.json", 6738415616, 0}, /* published 6,738,417,664 adds 2,048 inv_freq buffers */
         {"llama-3.1-8b.json", 8030261248, 0},
         {"llama-3.1-70b.json", 70553706496, 0},
@@ -355,12 +358,18 @@ static void test_error_offset_cleared(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_reference_counts), cmocka_unit_test(test_tiny_by_hand),
-        cmocka_unit_test(test_kv_gqa),           cmocka_unit_test(test_kv_mla),
-        cmocka_unit_test(test_kv_sliding),       cmocka_unit_test(test_gpt2),
-        cmocka_unit_test(test_gpt_oss),          cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_catalog),          cmocka_unit_test(test_dtypes),
-        cmocka_unit_test(test_hostile_config_bounded), cmocka_unit_test(test_config_size_message),
+        cmocka_unit_test(test_reference_counts),
+        cmocka_unit_test(test_tiny_by_hand),
+        cmocka_unit_test(test_kv_gqa),
+        cmocka_unit_test(test_kv_mla),
+        cmocka_unit_test(test_kv_sliding),
+        cmocka_unit_test(test_gpt2),
+        cmocka_unit_test(test_gpt_oss),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_catalog),
+        cmocka_unit_test(test_dtypes),
+        cmocka_unit_test(test_hostile_config_bounded),
+        cmocka_unit_test(test_config_size_message),
         cmocka_unit_test(test_error_offset_cleared),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -114,7 +114,11 @@ static void fake_environment_variants(void **state)
 static void names_map_to_catalog(void **state)
 {
     (void)state;
-    static const struct { const char *name; uint64_t mib; const char *id; } cases[] = {
+    static const struct {
+        const char *name;
+        uint64_t mib;
+        const char *id;
+    } cases[] = {
         {"Tesla V100-SXM2-32GB", 32510, "V100-SXM-32GB"},
         {"NVIDIA A100-SXM4-40GB", 40960, "A100-SXM-40GB"},
         {"NVIDIA A100-SXM4-80GB", 81920, "A100-SXM-80GB"},
@@ -161,10 +165,8 @@ static void names_map_to_catalog(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(absent_library_says_so),
-        cmocka_unit_test(library_without_nvml_symbols),
-        cmocka_unit_test(fake_h100_node),
-        cmocka_unit_test(fake_environment_variants),
+        cmocka_unit_test(absent_library_says_so), cmocka_unit_test(library_without_nvml_symbols),
+        cmocka_unit_test(fake_h100_node),         cmocka_unit_test(fake_environment_variants),
         cmocka_unit_test(names_map_to_catalog),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

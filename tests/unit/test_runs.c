@@ -49,7 +49,8 @@ static void test_megatron(void **state)
 {
     (void)state;
     gpi_runset *set = gpi_runset_new();
-    const gpi_measured_run *r = read_one(set, "megatron_mixtral_16xh100.log", "{\"gpu\": \"H100-SXM-80GB\", \"gpus\": 16}");
+    const gpi_measured_run *r =
+        read_one(set, "megatron_mixtral_16xh100.log", "{\"gpu\": \"H100-SXM-80GB\", \"gpus\": 16}");
     assert_int_equal(r->kind, GPI_RUN_TRAIN);
     assert_int_equal(r->format, GPI_RUNFMT_MEGATRON);
     assert_int_equal(r->line, 9);    /* the first iteration line */
@@ -76,7 +77,8 @@ static void test_megatron_defaults_do_not_override(void **state)
 {
     (void)state;
     gpi_runset *set = gpi_runset_new();
-    const gpi_measured_run *r = read_one(set, "megatron_mixtral_16xh100.log", "{\"ep\": 2, \"model\": \"mixtral-8x7b\"}");
+    const gpi_measured_run *r =
+        read_one(set, "megatron_mixtral_16xh100.log", "{\"ep\": 2, \"model\": \"mixtral-8x7b\"}");
     assert_string_equal(scn(r, "ep"), "8"); /* the log's own 8 wins over the default 2 */
     assert_string_equal(scn(r, "model"), "\"mixtral-8x7b\"");
     gpi_runset_free(set);
@@ -93,7 +95,7 @@ static void test_torchtitan(void **state)
        7309 7272 7304, sorted 7272 7282 7304 [7309] 7313 7322 7334 */
     assert_float_equal(r->tokens_per_s_per_gpu, 7309, 1e-9);
     assert_float_equal(r->model_tflops_per_gpu, 0.52, 1e-9); /* six of seven are 0.52 */
-    assert_float_equal(r->mfu, 0.0017, 1e-12);              /* 0.17% */
+    assert_float_equal(r->mfu, 0.0017, 1e-12);               /* 0.17% */
     gpi_runset_free(set);
 }
 
@@ -111,7 +113,7 @@ static void test_trtllm(void **state)
     assert_string_equal(scn(r, "kv_dtype"), "\"fp8\""); /* KV Cache Dtype: FP8 */
     assert_string_equal(scn(r, "tp"), "4");
     assert_string_equal(scn(r, "ep"), "4");
-    assert_string_equal(scn(r, "requests"), "6144");     /* not the 1018.8 "concurrent" line */
+    assert_string_equal(scn(r, "requests"), "6144"); /* not the 1018.8 "concurrent" line */
     assert_string_equal(scn(r, "prompt_tokens"), "1024");
     assert_string_equal(scn(r, "batch"), "1024");
     assert_string_equal(scn(r, "engine"), "\"trtllm\"");
@@ -157,7 +159,7 @@ static void test_nccl(void **state)
     const gpi_measured_run *r = read_one(set, "nccl_allreduce_2xgb10.txt", NULL);
     assert_int_equal(r->kind, GPI_RUN_COLLECTIVE);
     assert_int_equal(r->op, GPI_COLLECTIVE_ALL_REDUCE); /* "Collective test starting: all_reduce_perf" */
-    assert_int_equal(r->ranks, 2);               /* two "Rank" lines */
+    assert_int_equal(r->ranks, 2);                      /* two "Rank" lines */
     assert_int_equal(r->points, 4);
     assert_int_equal(r->line, 12);
     assert_float_equal(r->bytes[0], 8192, 0);
@@ -173,10 +175,11 @@ static void test_nccl_mpi_rank_tags(void **state)
     (void)state;
     /* rows as mpirun prefixes them: "[0]" at the start and glued to the root column
        (NVIDIA/nccl issue #1453), under an older header without "#" */
-    const char *text = "       size         count    type   redop    root     time   algbw   busbw  #wrong     time   "
-                       "algbw   busbw  #wrong\n"
-                       "[0]      4194304       1048576     float     sum      -1[0]     622.6    6.74   12.91      0[0]  "
-                       "   625.8    6.70   12.85      0\n";
+    const char *text =
+        "       size         count    type   redop    root     time   algbw   busbw  #wrong     time   "
+        "algbw   busbw  #wrong\n"
+        "[0]      4194304       1048576     float     sum      -1[0]     622.6    6.74   12.91      0[0]  "
+        "   625.8    6.70   12.85      0\n";
     gpi_runset *set = gpi_runset_new();
     gp_error err;
     assert_int_equal(gpi_runset_parse(set, "all_reduce.txt", text, strlen(text), NULL, &err), GP_OK);
@@ -201,9 +204,8 @@ static void test_jsonl_and_csv(void **state)
     const gpi_measured_run *a = gpi_runset_get(set, 0), *b = gpi_runset_get(set, 1);
     assert_string_equal(a->id, "mixtral-16xh100");
     assert_float_equal(a->model_tflops_per_gpu, 232.2, 0);
-    assert_string_equal(a->scenario_json,
-                        "{\"ep\":8,\"global_batch\":128,\"gpu\":\"H100-SXM-80GB\",\"gpus\":16,"
-                        "\"model\":\"mixtral-8x7b-v0.1\"}");
+    assert_string_equal(a->scenario_json, "{\"ep\":8,\"global_batch\":128,\"gpu\":\"H100-SXM-80GB\",\"gpus\":16,"
+                                          "\"model\":\"mixtral-8x7b-v0.1\"}");
     assert_int_equal(b->kind, GPI_RUN_SERVE);
     assert_int_equal(b->line, 3); /* line 1 is a comment */
     assert_float_equal(b->request_rate_per_s, 4, 0);
@@ -242,10 +244,9 @@ static void test_errors(void **state)
     expect_fail("r.jsonl", "{\"command\":\"fit\",\"measured\":{\"mfu\":0.5}}", GP_EINVAL, 1, "command");
     expect_fail("r.jsonl", "{\"command\":\"serve\",\"measured\":{\"mfu\":0.5}}", GP_EINVAL, 1, "mfu");
     expect_fail("r.jsonl", "{\"command\":\"train\",\"measured\":{}}", GP_EINVAL, 1, "measured");
-    expect_fail("r.jsonl", "{\"command\":\"train\",\"measured\":{\"mfu\":0.5},\"tp\":{\"a\":1}}", GP_EINVAL, 1,
-                "tp");
-    expect_fail("r.jsonl", "{\"command\":\"serve\",\"rate\":-1,\"measured\":{\"output_tokens_per_s\":5}}",
-                GP_EINVAL, 1, "rate");
+    expect_fail("r.jsonl", "{\"command\":\"train\",\"measured\":{\"mfu\":0.5},\"tp\":{\"a\":1}}", GP_EINVAL, 1, "tp");
+    expect_fail("r.jsonl", "{\"command\":\"serve\",\"rate\":-1,\"measured\":{\"output_tokens_per_s\":5}}", GP_EINVAL, 1,
+                "rate");
     snprintf(two, sizeof two, "%s{\"command\": \"train\", \"measured\": {\"mfu\": 0.4}\n", good);
     expect_fail("r.jsonl", two, GP_EPARSE, 2, "");
     expect_fail("r.csv", "id,command,mfu\na,train,0.4,9\n", GP_EPARSE, 2, "");
@@ -291,11 +292,16 @@ static void test_hostile_sizes(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_megatron),       cmocka_unit_test(test_megatron_defaults_do_not_override),
-        cmocka_unit_test(test_torchtitan),     cmocka_unit_test(test_trtllm),
-        cmocka_unit_test(test_vllm_text_and_json), cmocka_unit_test(test_nccl),
-        cmocka_unit_test(test_nccl_mpi_rank_tags), cmocka_unit_test(test_jsonl_and_csv),
-        cmocka_unit_test(test_errors),         cmocka_unit_test(test_hostile_sizes),
+        cmocka_unit_test(test_megatron),
+        cmocka_unit_test(test_megatron_defaults_do_not_override),
+        cmocka_unit_test(test_torchtitan),
+        cmocka_unit_test(test_trtllm),
+        cmocka_unit_test(test_vllm_text_and_json),
+        cmocka_unit_test(test_nccl),
+        cmocka_unit_test(test_nccl_mpi_rank_tags),
+        cmocka_unit_test(test_jsonl_and_csv),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_hostile_sizes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -141,8 +141,8 @@ static const gp_dtype_stat *stat_of(const gp_model *m, const char *name)
 /* Scan header + data_size bytes of data and expect a failure: code, a piece of the message,
  * the offset (-2: don't check) and the field (NULL: don't check). The model must be left
  * untouched. */
-static void expect_error(const char *header, uint64_t data_size, gp_status code,
-                         const char *msg_part, int64_t offset, const char *field)
+static void expect_error(const char *header, uint64_t data_size, gp_status code, const char *msg_part, int64_t offset,
+                         const char *field)
 {
     size_t len;
     uint8_t *b = make_buf(header, &len);
@@ -173,11 +173,10 @@ static void expect_error(const char *header, uint64_t data_size, gp_status code,
  *   b: F32  [8]       =  8 elements x 4 bytes = 32 bytes  at [64, 96)
  *   c: F8_E4M3 [2,3,5]= 30 elements x 1 byte  = 30 bytes  at [96, 126)
  * exact_params = 32 + 8 + 30 = 70; exact_bytes = 126. */
-static const char three_tensors[] =
-    "{\"__metadata__\":{\"format\":\"pt\"},"
-    "\"a\":{\"dtype\":\"BF16\",\"shape\":[4,8],\"data_offsets\":[0,64]},"
-    "\"b\":{\"dtype\":\"F32\",\"shape\":[8],\"data_offsets\":[64,96]},"
-    "\"c\":{\"dtype\":\"F8_E4M3\",\"shape\":[2,3,5],\"data_offsets\":[96,126]}}";
+static const char three_tensors[] = "{\"__metadata__\":{\"format\":\"pt\"},"
+                                    "\"a\":{\"dtype\":\"BF16\",\"shape\":[4,8],\"data_offsets\":[0,64]},"
+                                    "\"b\":{\"dtype\":\"F32\",\"shape\":[8],\"data_offsets\":[64,96]},"
+                                    "\"c\":{\"dtype\":\"F8_E4M3\",\"shape\":[2,3,5],\"data_offsets\":[96,126]}}";
 
 static void check_three(const gp_model *m)
 {
@@ -246,8 +245,10 @@ static void test_header_only_huge_file(void **state)
     char p[256];
     path_in(p, sizeof p, f->dir, "huge.safetensors");
     /* U8 [1099511627776] = 2^40 elements of 1 byte = 1 TiB */
-    write_st(p, "{\"w\":{\"dtype\":\"U8\",\"shape\":[1099511627776],"
-                "\"data_offsets\":[0,1099511627776]}}", (uint64_t)1 << 40);
+    write_st(p,
+             "{\"w\":{\"dtype\":\"U8\",\"shape\":[1099511627776],"
+             "\"data_offsets\":[0,1099511627776]}}",
+             (uint64_t)1 << 40);
     gp_model m;
     gpi_model_init(&m);
     gp_error err;
@@ -286,19 +287,20 @@ static void test_shapes_and_types(void **state)
     assert_int_equal(stat_of(&m, "BF16")->elements, 0);
 
     /* Each dtype name with its element size: shape [2] takes 2 x size bytes. */
-    static const struct { const char *name; int size; } types[] = {
-        {"BOOL", 1}, {"U8", 1}, {"I8", 1}, {"F8_E4M3", 1}, {"F8_E5M2", 1}, {"F8_E8M0", 1},
-        {"I16", 2}, {"U16", 2}, {"F16", 2}, {"BF16", 2}, {"I32", 4}, {"U32", 4}, {"F32", 4},
-        {"I64", 8}, {"U64", 8}, {"F64", 8},
+    static const struct {
+        const char *name;
+        int size;
+    } types[] = {
+        {"BOOL", 1}, {"U8", 1},   {"I8", 1},  {"F8_E4M3", 1}, {"F8_E5M2", 1}, {"F8_E8M0", 1}, {"I16", 2}, {"U16", 2},
+        {"F16", 2},  {"BF16", 2}, {"I32", 4}, {"U32", 4},     {"F32", 4},     {"I64", 8},     {"U64", 8}, {"F64", 8},
     };
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
         char hdr[160];
-        snprintf(hdr, sizeof hdr, "{\"t\":{\"dtype\":\"%s\",\"shape\":[2],\"data_offsets\":[0,%d]}}",
-                 types[i].name, 2 * types[i].size);
+        snprintf(hdr, sizeof hdr, "{\"t\":{\"dtype\":\"%s\",\"shape\":[2],\"data_offsets\":[0,%d]}}", types[i].name,
+                 2 * types[i].size);
         b = make_buf(hdr, &len);
         gpi_model_init(&m);
-        assert_int_equal(gpi_safetensors_scan_buffer(b, len, len + 2 * (size_t)types[i].size, "t",
-                                                    &m, &err), GP_OK);
+        assert_int_equal(gpi_safetensors_scan_buffer(b, len, len + 2 * (size_t)types[i].size, "t", &m, &err), GP_OK);
         assert_int_equal(m.exact_bytes, 2 * types[i].size);
         assert_string_equal(m.dtype_stats[0].name, types[i].name);
         free(b);
@@ -370,16 +372,16 @@ static void test_error_json(void **state)
      * {"a":}  '}' is header byte 5, where a value was expected -> file offset 13. */
     expect_error("{\"a\":}", 0, GP_EPARSE, "header JSON is malformed at byte 13", 13, NULL);
     /* cut short after a valid entry (header bytes 0-51): the end, byte 52 -> 60 */
-    expect_error("{\"a\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]}", 1, GP_EPARSE,
-                 "expected ',' or '}'", 60, NULL);
+    expect_error("{\"a\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]}", 1, GP_EPARSE, "expected ',' or '}'",
+                 60, NULL);
     /* duplicate keys: the first entry takes header bytes 0-51, ',' is 52, the second "a"
      * starts at 53 -> 8 + 53 = 61 */
     expect_error("{\"a\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]},"
                  "\"a\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[1,2]}}",
                  2, GP_EPARSE, "duplicate object key", 61, "a");
     /* a duplicate key inside an entry (Jansson, on the entry alone) */
-    expect_error("{\"a\":{\"dtype\":\"U8\",\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]}}",
-                 1, GP_EPARSE, "duplicate object key", -2, NULL);
+    expect_error("{\"a\":{\"dtype\":\"U8\",\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]}}", 1, GP_EPARSE,
+                 "duplicate object key", -2, NULL);
     /* trailing garbage after the object: {} x -> 'x' is header byte 3 -> 11 */
     expect_error("{} x", 0, GP_EPARSE, "text after the header object", 11, NULL);
     /* a trailing comma is malformed: {"a":{...},} */
@@ -396,15 +398,14 @@ static void test_error_json(void **state)
         expect_error(big, 1, GP_ELIMIT, "too many values", -2, NULL);
     }
     /* an integer too big for int64 is a syntax error in Jansson */
-    expect_error("{\"a\":{\"dtype\":\"U8\",\"shape\":[99999999999999999999],\"data_offsets\":[0,1]}}",
-                 1, GP_EPARSE, "too big integer", -2, NULL);
+    expect_error("{\"a\":{\"dtype\":\"U8\",\"shape\":[99999999999999999999],\"data_offsets\":[0,1]}}", 1, GP_EPARSE,
+                 "too big integer", -2, NULL);
     /* not an object: offset 8 (the header's first byte) */
     expect_error("[1,2]", 0, GP_EPARSE, "the header is not a JSON object", 8, NULL);
     /* a bare string is not an object either: offset 8 */
     expect_error("\"x\"", 0, GP_EPARSE, "the header is not a JSON object", 8, NULL);
     /* metadata */
-    expect_error("{\"__metadata__\":[1]}", 0, GP_EPARSE, "\"__metadata__\" must be an object",
-                 -1, "__metadata__");
+    expect_error("{\"__metadata__\":[1]}", 0, GP_EPARSE, "\"__metadata__\" must be an object", -1, "__metadata__");
     expect_error("{\"__metadata__\":{\"format\":\"pt\",\"n\":3}}", 0, GP_EPARSE,
                  "\"__metadata__\" value of \"n\" is not a string", -1, "__metadata__");
 }
@@ -415,12 +416,10 @@ static void test_error_entries(void **state)
     /* entry not an object */
     expect_error("{\"w\":[1]}", 0, GP_EPARSE, "tensor 'w': its entry must be an object", -1, "w");
     /* missing fields */
-    expect_error("{\"w\":{\"shape\":[1],\"data_offsets\":[0,1]}}", 1, GP_EPARSE,
-                 "tensor 'w': no \"dtype\"", -1, "w");
-    expect_error("{\"w\":{\"dtype\":\"U8\",\"data_offsets\":[0,1]}}", 1, GP_EPARSE,
-                 "tensor 'w': no \"shape\"", -1, "w");
-    expect_error("{\"w\":{\"dtype\":\"U8\",\"shape\":[1]}}", 1, GP_EPARSE,
-                 "tensor 'w': no \"data_offsets\"", -1, "w");
+    expect_error("{\"w\":{\"shape\":[1],\"data_offsets\":[0,1]}}", 1, GP_EPARSE, "tensor 'w': no \"dtype\"", -1, "w");
+    expect_error("{\"w\":{\"dtype\":\"U8\",\"data_offsets\":[0,1]}}", 1, GP_EPARSE, "tensor 'w': no \"shape\"", -1,
+                 "w");
+    expect_error("{\"w\":{\"dtype\":\"U8\",\"shape\":[1]}}", 1, GP_EPARSE, "tensor 'w': no \"data_offsets\"", -1, "w");
     /* wrong types */
     expect_error("{\"w\":{\"dtype\":8,\"shape\":[1],\"data_offsets\":[0,1]}}", 1, GP_EPARSE,
                  "\"dtype\" must be a string", -1, "w");
@@ -441,10 +440,10 @@ static void test_error_entries(void **state)
     expect_error("{\"w\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":{\"0\":1}}}", 1, GP_EPARSE,
                  "\"data_offsets\" must be [begin, end]", -1, "w");
     /* unknown dtype: well-formed, unsupported */
-    expect_error("{\"w\":{\"dtype\":\"Q4_K\",\"shape\":[1],\"data_offsets\":[0,1]}}", 1,
-                 GP_EUNSUPPORTED, "tensor 'w': unknown dtype \"Q4_K\"", -1, "w");
-    expect_error("{\"w\":{\"dtype\":\"bf16\",\"shape\":[1],\"data_offsets\":[0,2]}}", 2,
-                 GP_EUNSUPPORTED, "unknown dtype \"bf16\"", -1, "w");
+    expect_error("{\"w\":{\"dtype\":\"Q4_K\",\"shape\":[1],\"data_offsets\":[0,1]}}", 1, GP_EUNSUPPORTED,
+                 "tensor 'w': unknown dtype \"Q4_K\"", -1, "w");
+    expect_error("{\"w\":{\"dtype\":\"bf16\",\"shape\":[1],\"data_offsets\":[0,2]}}", 2, GP_EUNSUPPORTED,
+                 "unknown dtype \"bf16\"", -1, "w");
 }
 
 static void test_error_sizes(void **state)
@@ -454,14 +453,14 @@ static void test_error_sizes(void **state)
     expect_error("{\"w\":{\"dtype\":\"U8\",\"shape\":[4,-2],\"data_offsets\":[0,8]}}", 8, GP_EPARSE,
                  "tensor 'w': shape[1] is negative (-2)", -1, "w");
     /* 2^32 x 2^31 = 2^63 > INT64_MAX: overflows at shape[1] */
-    expect_error("{\"w\":{\"dtype\":\"U8\",\"shape\":[4294967296,2147483648],\"data_offsets\":[0,1]}}",
-                 1, GP_EPARSE, "the element count overflows at shape[1]", -1, "w");
+    expect_error("{\"w\":{\"dtype\":\"U8\",\"shape\":[4294967296,2147483648],\"data_offsets\":[0,1]}}", 1, GP_EPARSE,
+                 "the element count overflows at shape[1]", -1, "w");
     /* 2^31 x 2^31 x 2 = 2^63 overflows at shape[2] even though [2^31, 2^31] fits */
-    expect_error("{\"w\":{\"dtype\":\"U8\",\"shape\":[2147483648,2147483648,2],\"data_offsets\":[0,1]}}",
-                 1, GP_EPARSE, "overflows at shape[2]", -1, "w");
+    expect_error("{\"w\":{\"dtype\":\"U8\",\"shape\":[2147483648,2147483648,2],\"data_offsets\":[0,1]}}", 1, GP_EPARSE,
+                 "overflows at shape[2]", -1, "w");
     /* 2^62 elements fit int64 but x 64 bits = 2^68 bits does not fit 64 bits */
-    expect_error("{\"w\":{\"dtype\":\"F64\",\"shape\":[4611686018427387904],\"data_offsets\":[0,1]}}",
-                 1, GP_EPARSE, "too many bytes to address", -1, "w");
+    expect_error("{\"w\":{\"dtype\":\"F64\",\"shape\":[4611686018427387904],\"data_offsets\":[0,1]}}", 1, GP_EPARSE,
+                 "too many bytes to address", -1, "w");
     /* F4 [3]: 12 bits is not a whole number of bytes */
     expect_error("{\"w\":{\"dtype\":\"F4\",\"shape\":[3],\"data_offsets\":[0,2]}}", 2, GP_EPARSE,
                  "3 elements of the 4-bit type F4 do not fill whole bytes", -1, "w");
@@ -472,35 +471,36 @@ static void test_error_sizes(void **state)
     /* span 10 bytes for BF16 [4] = 8 bytes; N = 56 -> offset 8 + 56 + 2 = 66 */
     h = "{\"w\":{\"dtype\":\"BF16\",\"shape\":[4],\"data_offsets\":[2,12]}}";
     assert_int_equal(strlen(h), 56);
-    expect_error(h, 12, GP_EPARSE, "data_offsets span 10 bytes but 4 elements of BF16 take 8",
-                 66, "w");
+    expect_error(h, 12, GP_EPARSE, "data_offsets span 10 bytes but 4 elements of BF16 take 8", 66, "w");
     /* data truncated: [0,8] with only 7 bytes of data; N = 55, so the file is 8 + 55 + 7 = 70
      * bytes, the tensor would end at 8 + 55 + 8 = 71; offset = its first byte, 8 + 55 = 63 */
     h = "{\"w\":{\"dtype\":\"BF16\",\"shape\":[4],\"data_offsets\":[0,8]}}";
     assert_int_equal(strlen(h), 55);
-    expect_error(h, 7, GP_EPARSE,
-                 "tensor 'w': truncated data: it ends at byte 71 of the file but the file has 70",
-                 63, "w");
+    expect_error(h, 7, GP_EPARSE, "tensor 'w': truncated data: it ends at byte 71 of the file but the file has 70", 63,
+                 "w");
     /* overlap: two 8-byte tensors both at [0, 8) of 8 data bytes; the second one trips it;
      * offset = its first byte, 8 + N + 0 with N = 105 */
     expect_error("{\"a\":{\"dtype\":\"U8\",\"shape\":[8],\"data_offsets\":[0,8]},"
-                 "\"b\":{\"dtype\":\"I8\",\"shape\":[8],\"data_offsets\":[0,8]}}", 8, GP_EPARSE,
-                 "tensor 'b': tensors overlap", 113, "b");
+                 "\"b\":{\"dtype\":\"I8\",\"shape\":[8],\"data_offsets\":[0,8]}}",
+                 8, GP_EPARSE, "tensor 'b': tensors overlap", 113, "b");
     /* issue 17 row 9: an overlap plus a gap. a [0,8), b [4,12) overlaps a, c [16,20) leaves
      * the gap [12,16): the sum of spans (20 of 20 data bytes) no longer hides the overlap */
-    expect_error("{\"a\":{\"dtype\":\"U8\",\"shape\":[8],\"data_offsets\":[0,8]},"
-                 "\"b\":{\"dtype\":\"U8\",\"shape\":[8],\"data_offsets\":[4,12]},"
-                 "\"c\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[16,20]}}", 20, GP_EPARSE,
-                 "tensor 'b': tensors overlap: its bytes [4, 12) of the data section share bytes with tensor 'a' [0, 8)",
-                 -2, "b");
+    expect_error(
+        "{\"a\":{\"dtype\":\"U8\",\"shape\":[8],\"data_offsets\":[0,8]},"
+        "\"b\":{\"dtype\":\"U8\",\"shape\":[8],\"data_offsets\":[4,12]},"
+        "\"c\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[16,20]}}",
+        20, GP_EPARSE,
+        "tensor 'b': tensors overlap: its bytes [4, 12) of the data section share bytes with tensor 'a' [0, 8)", -2,
+        "b");
     /* listed in reverse order, the later-starting one is named */
     expect_error("{\"c\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[16,20]},"
                  "\"b\":{\"dtype\":\"U8\",\"shape\":[8],\"data_offsets\":[4,12]},"
-                 "\"a\":{\"dtype\":\"U8\",\"shape\":[8],\"data_offsets\":[0,8]}}", 20, GP_EPARSE,
-                 "tensor 'b': tensors overlap", -2, "b");
+                 "\"a\":{\"dtype\":\"U8\",\"shape\":[8],\"data_offsets\":[0,8]}}",
+                 20, GP_EPARSE, "tensor 'b': tensors overlap", -2, "b");
     /* an error after a valid tensor leaves the model untouched (checked by expect_error) */
     expect_error("{\"a\":{\"dtype\":\"U8\",\"shape\":[8],\"data_offsets\":[0,8]},"
-                 "\"b\":{\"dtype\":\"U8\",\"shape\":[8]}}", 8, GP_EPARSE, "no \"data_offsets\"", -1, "b");
+                 "\"b\":{\"dtype\":\"U8\",\"shape\":[8]}}",
+                 8, GP_EPARSE, "no \"data_offsets\"", -1, "b");
 }
 
 static void test_error_files(void **state)
@@ -550,10 +550,9 @@ static void test_error_files(void **state)
 /* A tiny Llama: h = 8, 1 layer, 2 heads of 4, ffn 16, vocab 10, untied. By hand:
  *   embed 10*8 = 80, lm_head 80, q/k/v/o 4 x 8*8 = 256, gate/up/down 3 x 16*8 = 384,
  *   norms 8 + 8 + final 8 = 24.  Total 824 parameters. */
-static const char tiny_config[] =
-    "{\"model_type\":\"llama\",\"hidden_size\":8,\"num_hidden_layers\":1,"
-    "\"num_attention_heads\":2,\"num_key_value_heads\":2,\"intermediate_size\":16,"
-    "\"vocab_size\":10,\"tie_word_embeddings\":false%s}";
+static const char tiny_config[] = "{\"model_type\":\"llama\",\"hidden_size\":8,\"num_hidden_layers\":1,"
+                                  "\"num_attention_heads\":2,\"num_key_value_heads\":2,\"intermediate_size\":16,"
+                                  "\"vocab_size\":10,\"tie_word_embeddings\":false%s}";
 
 typedef struct tspec {
     char name[96];
@@ -601,8 +600,7 @@ static int64_t write_shard(const char *path, const tspec *t, size_t from, size_t
 
 /* Split t over `shards` files model-0000i-of-0000n.safetensors in dir (at tensor boundaries
  * cut[]), and write the index unless with_index is 0. */
-static void write_model(const char *dir, const tspec *t, size_t n, const size_t *cut,
-                        int shards, int with_index)
+static void write_model(const char *dir, const tspec *t, size_t n, const size_t *cut, int shards, int with_index)
 {
     char p[512];
     char *idx = NULL;
@@ -646,8 +644,8 @@ static void add(tspec *t, size_t *n, const char *name, const char *dtype, int64_
 
 /* The Llama tensor set of a config: kv = kv_heads * head_dim. With inv_freq, each layer also
  * stores a rotary inv_freq buffer of head_dim/2 floats (Llama-2 checkpoints). */
-static tspec *llama_tensors(int64_t layers, int64_t h, int64_t kv, int64_t ffn, int64_t vocab,
-                            const char *dt, int64_t inv_freq, size_t *n)
+static tspec *llama_tensors(int64_t layers, int64_t h, int64_t kv, int64_t ffn, int64_t vocab, const char *dt,
+                            int64_t inv_freq, size_t *n)
 {
     tspec *t = calloc((size_t)(layers * 10 + 3), sizeof *t);
     assert_non_null(t);
@@ -655,10 +653,9 @@ static tspec *llama_tensors(int64_t layers, int64_t h, int64_t kv, int64_t ffn, 
     char nm[96];
     add(t, n, "model.embed_tokens.weight", dt, vocab, h);
     for (int64_t l = 0; l < layers; l++) {
-        static const char *const parts[] = {
-            "self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj",
-            "mlp.gate_proj", "mlp.up_proj", "mlp.down_proj", "input_layernorm",
-            "post_attention_layernorm"};
+        static const char *const parts[] = {"self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj",
+                                            "self_attn.o_proj", "mlp.gate_proj",    "mlp.up_proj",
+                                            "mlp.down_proj",    "input_layernorm",  "post_attention_layernorm"};
         const int64_t rows[] = {h, kv, kv, h, ffn, ffn, h, h, h};
         const int64_t cols[] = {h, h, h, h, h, h, ffn, 0, 0};
         for (int i = 0; i < 9; i++) {
@@ -884,7 +881,6 @@ static void test_folder_incomplete_shards(void **state)
     assert_int_equal(m.exact_tensors, 2);
 }
 
-
 /* An index is bounded before Jansson parses it, and a too-large one is named by its real size. */
 static void test_folder_index_limits(void **state)
 {
@@ -909,7 +905,6 @@ static void test_folder_index_limits(void **state)
     assert_int_equal(gp_model_from_folder(dir, &m, &err), GP_ELIMIT);
     assert_non_null(strstr(err.msg, "a 200 MB file is too large for a safetensors index"));
 }
-
 
 static void test_folder_errors(void **state)
 {

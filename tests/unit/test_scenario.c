@@ -51,8 +51,9 @@ static void test_values(void **state)
 {
     (void)state;
     gp_error err;
-    assert_int_equal(parse(GP_CMD_TRAIN, "{\"tokens\": \"15T\", \"deadline\": \"30d\", \"seq\": 1e3, \"scaling\": true,"
-                                         " \"dtype\": [\"bf16\", \"fp8\"], \"zero\": 3}",
+    assert_int_equal(parse(GP_CMD_TRAIN,
+                           "{\"tokens\": \"15T\", \"deadline\": \"30d\", \"seq\": 1e3, \"scaling\": true,"
+                           " \"dtype\": [\"bf16\", \"fp8\"], \"zero\": 3}",
                            GP_SRC_FILE, &err),
                      GP_OK);
     assert_true(SC.tokens == 15e12);          /* 15 x 10^12 */
@@ -147,8 +148,11 @@ static void test_docs_table(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_exact_keys),        cmocka_unit_test(test_values), cmocka_unit_test(test_ranges),
-        cmocka_unit_test(test_api),               cmocka_unit_test(test_flags_replace_lists),
+        cmocka_unit_test(test_exact_keys),
+        cmocka_unit_test(test_values),
+        cmocka_unit_test(test_ranges),
+        cmocka_unit_test(test_api),
+        cmocka_unit_test(test_flags_replace_lists),
         cmocka_unit_test(test_docs_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

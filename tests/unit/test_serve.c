@@ -344,15 +344,13 @@ static void test_capacity_more_users_more_replicas(void **state)
     gp_catalog_free(cat);
 }
 
-
 /* tiny MoE: the tiny model's shape with 16 routed experts of ffn 32, top-2 (Mixtral-style) */
 static void tiny_moe(gp_model *m)
 {
-    static const char cfg[] =
-        "{\"model_type\": \"mixtral\", \"vocab_size\": 100, \"hidden_size\": 16,\n"
-        " \"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"num_key_value_heads\": 2,\n"
-        " \"intermediate_size\": 32, \"num_local_experts\": 16, \"num_experts_per_tok\": 2,\n"
-        " \"tie_word_embeddings\": false, \"max_position_embeddings\": 4096}";
+    static const char cfg[] = "{\"model_type\": \"mixtral\", \"vocab_size\": 100, \"hidden_size\": 16,\n"
+                              " \"num_hidden_layers\": 2, \"num_attention_heads\": 4, \"num_key_value_heads\": 2,\n"
+                              " \"intermediate_size\": 32, \"num_local_experts\": 16, \"num_experts_per_tok\": 2,\n"
+                              " \"tie_word_embeddings\": false, \"max_position_embeddings\": 4096}";
     assert_int_equal(gp_model_from_hf_config_text(cfg, strlen(cfg), "tiny-moe", m, NULL), GP_OK);
 }
 

@@ -30,7 +30,7 @@ static int teardown(void **state)
     return 0;
 }
 
-#define near(a, b, rel) assert_true(fabs((a) - (b)) <= (rel) * fabs(b))
+#define near(a, b, rel) assert_true(fabs((a) - (b)) <= (rel)*fabs(b))
 
 static const gp_gpu *gpu(const char *id)
 {
@@ -106,8 +106,8 @@ static void prefill_is_gemm_rate_at_its_shape(void **state)
      * 8192 tokens, 8192 x 4,849,664 B / 3015 GB/s = 13.18 ms */
     double h = sm.rates->fit->gemm_half_dim, f = sm.gemm_fraction;
     assert_true(f > 0.5 && f < 0.9);
-    near(d.linear_s, 2.0 * L8B_DENSE * 8192.0 / (794.5e12 * 4096.0 / (4096.0 + h) * f) + 8192.0 * L8B_ELEMENTWISE / 3015e9,
-         1e-3);
+    near(d.linear_s,
+         2.0 * L8B_DENSE * 8192.0 / (794.5e12 * 4096.0 / (4096.0 + h) * f) + 8192.0 * L8B_ELEMENTWISE / 3015e9, 1e-3);
     assert_true(d.compute_bound);
 }
 
@@ -240,12 +240,9 @@ static void sched_config_follows_the_profile(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(decode_is_weights_at_achievable_hbm),
-        cmocka_unit_test(prefill_is_gemm_rate_at_its_shape),
-        cmocka_unit_test(fp8_speeds_only_the_gemms),
-        cmocka_unit_test(allreduce_on_the_measured_curve),
-        cmocka_unit_test(engine_profiles_from_data),
-        cmocka_unit_test(sched_config_follows_the_profile),
+        cmocka_unit_test(decode_is_weights_at_achievable_hbm), cmocka_unit_test(prefill_is_gemm_rate_at_its_shape),
+        cmocka_unit_test(fp8_speeds_only_the_gemms),           cmocka_unit_test(allreduce_on_the_measured_curve),
+        cmocka_unit_test(engine_profiles_from_data),           cmocka_unit_test(sched_config_follows_the_profile),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -33,7 +33,8 @@ static int setup(void **state)
     fputs("{\"fit\": {\"gemm_half_dim\": 0, \"gemm_train_fraction\": 1, \"attn_train_fraction\": 1,"
           " \"attn_train_fraction_cudnn\": 1, \"elementwise_h\": 0, \"elementwise_f\": 0,"
           " \"layer_overhead_us\": 0, \"range_p10\": -0.2, \"range_p90\": 0.25,"
-          " \"range_moe_p10\": -0.3, \"range_moe_p90\": 0.5}}", f);
+          " \"range_moe_p10\": -0.3, \"range_moe_p90\": 0.5}}",
+          f);
     fclose(f);
     return gp_catalog_open(dir, &cat, NULL) == GP_OK ? 0 : -1;
 }
@@ -82,7 +83,10 @@ static double compute_s_task(gp_dtype dt, gp_task task)
     return p.compute_s;
 }
 
-static double compute_s(gp_dtype dt) { return compute_s_task(dt, GP_TASK_TRAIN); }
+static double compute_s(gp_dtype dt)
+{
+    return compute_s_task(dt, GP_TASK_TRAIN);
+}
 
 /* compute_s on H100 under another training stack */
 static double compute_s_fw(gp_dtype dt, gp_framework fw)
@@ -294,7 +298,8 @@ static void cuda_graphs(void **state)
     assert_non_null(f);
     fputs("{\"fit\": {\"gemm_half_dim\": 0, \"gemm_train_fraction\": 1, \"attn_train_fraction\": 1,"
           " \"elementwise_h\": 0, \"elementwise_f\": 0, \"layer_overhead_us\": 1000,"
-          " \"range_p10\": -0.2, \"range_p90\": 0.25}}", f);
+          " \"range_p10\": -0.2, \"range_p90\": 0.25}}",
+          f);
     fclose(f);
     gp_catalog *c1;
     assert_int_equal(gp_catalog_open(d, &c1, NULL), GP_OK);
@@ -442,10 +447,16 @@ static void async_tp(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(bf16_step), cmocka_unit_test(fp8_only_gemms),
-                                       cmocka_unit_test(lora_skips_frozen_gradients), cmocka_unit_test(flop_conventions), cmocka_unit_test(ep_overlap),
-                                       cmocka_unit_test(deepspeed_zero3_at_scale), cmocka_unit_test(moe_memory_traffic),
-                                       cmocka_unit_test(sliding_window_tiles), cmocka_unit_test(cuda_graphs),
-                                       cmocka_unit_test(fp8_casts), cmocka_unit_test(async_tp)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(bf16_step),
+                                       cmocka_unit_test(fp8_only_gemms),
+                                       cmocka_unit_test(lora_skips_frozen_gradients),
+                                       cmocka_unit_test(flop_conventions),
+                                       cmocka_unit_test(ep_overlap),
+                                       cmocka_unit_test(deepspeed_zero3_at_scale),
+                                       cmocka_unit_test(moe_memory_traffic),
+                                       cmocka_unit_test(sliding_window_tiles),
+                                       cmocka_unit_test(cuda_graphs),
+                                       cmocka_unit_test(fp8_casts),
+                                       cmocka_unit_test(async_tp)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }

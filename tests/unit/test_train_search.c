@@ -18,8 +18,8 @@
 
 static gp_catalog *cat;
 static const gp_gpu *h100;
-static gp_cluster node8;                  /* H100 HGX: 8 per node, NVLink 4, IB NDR */
-static gp_train_search_result res;        /* large: static */
+static gp_cluster node8;           /* H100 HGX: 8 per node, NVLink 4, IB NDR */
+static gp_train_search_result res; /* large: static */
 
 /* layers L, hidden 16, 4 heads, 2 KV heads, ffn 32, vocab 100 (test_model.c's tiny model
  * at L = 2) */
@@ -402,10 +402,14 @@ static void test_405b_done_when(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tiny_count_by_hand), cmocka_unit_test(test_fixed_dims),
-        cmocka_unit_test(test_uneven_and_interleaved), cmocka_unit_test(test_tp_scale_up_domain),
-        cmocka_unit_test(test_errors_and_reasons), cmocka_unit_test(test_rank_cost),
-        cmocka_unit_test(test_deadline), cmocka_unit_test(test_405b_done_when),
+        cmocka_unit_test(test_tiny_count_by_hand),
+        cmocka_unit_test(test_fixed_dims),
+        cmocka_unit_test(test_uneven_and_interleaved),
+        cmocka_unit_test(test_tp_scale_up_domain),
+        cmocka_unit_test(test_errors_and_reasons),
+        cmocka_unit_test(test_rank_cost),
+        cmocka_unit_test(test_deadline),
+        cmocka_unit_test(test_405b_done_when),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -20,7 +20,8 @@ static const gp_gpu *h100;
 static int setup(void **state)
 {
     (void)state;
-    return gp_catalog_open(NULL, &cat, NULL) == GP_OK && gp_catalog_find_gpu(cat, "h100", &h100, NULL) == GP_OK ? 0 : -1;
+    return gp_catalog_open(NULL, &cat, NULL) == GP_OK && gp_catalog_find_gpu(cat, "h100", &h100, NULL) == GP_OK ? 0
+                                                                                                                : -1;
 }
 
 static int teardown(void **state)

@@ -32,7 +32,7 @@
 #define GPV_MAX_THREADS 16
 
 typedef struct centry {
-    int k[GPV_MAX_PARAMS];      /* grid offsets from the shipped values, masked */
+    int k[GPV_MAX_PARAMS]; /* grid offsets from the shipped values, masked */
     vrows rows;
 } centry;
 
@@ -42,8 +42,8 @@ typedef struct ccase {
     unsigned dep;
     centry *e;
     int ne, cap;
-    int *slot;                  /* open-addressing index of e by grid point: entry + 1, 0 empty */
-    int nslot;                  /* a power of two, at least twice ne */
+    int *slot; /* open-addressing index of e by grid point: entry + 1, 0 empty */
+    int nslot; /* a power of two, at least twice ne */
 } ccase;
 
 typedef struct fitctx {
@@ -366,7 +366,8 @@ static void descend(fitctx *f, const char *held_out, unsigned reads, int *k, dou
         moved = 0;
         for (int i = 0; i < f->model->nparams; i++)
             if (reads >> i & 1u)
-                moved |= f->model->blind ? scan_constant(f, held_out, k, i, best) : step_constant(f, held_out, k, i, best);
+                moved |=
+                    f->model->blind ? scan_constant(f, held_out, k, i, best) : step_constant(f, held_out, k, i, best);
         if (!moved && f->model->blind)
             moved = pair_step(f, held_out, reads, k, best);
     }
@@ -431,7 +432,8 @@ static int fitctx_init(fitctx *f, const gp_catalog *cat, const gpv_model *m, jso
         return 1;
     size_t i;
     json_t *c;
-    json_array_foreach(cases, i, c) {
+    json_array_foreach(cases, i, c)
+    {
         const char *cat_name = json_string_value(json_object_get(c, "category"));
         if (!cat_name || strcmp(cat_name, m->category))
             continue;

@@ -4,20 +4,19 @@
 
 #include "validate.h"
 
-
 /* The constants fitted with one source held out. */
 typedef struct vfit {
     const gpv_model *model;
-    char source[64];            /* the held-out source */
-    int train_rows;             /* rows the fit used (0: no other source; shipped values kept) */
+    char source[64]; /* the held-out source */
+    int train_rows;  /* rows the fit used (0: no other source; shipped values kept) */
     double v[GPV_MAX_PARAMS];
 } vfit;
 
 typedef struct vloso {
-    vrows rows;                 /* each case predicted with the constants fitted without its source */
+    vrows rows; /* each case predicted with the constants fitted without its source */
     vfit *fits;
     int nfits;
-    int evaluations;            /* predictions computed (the cost of the refits) */
+    int evaluations; /* predictions computed (the cost of the refits) */
 } vloso;
 
 /* The objective every fit minimises: median absolute error + 0.3 x its 90th percentile, in

@@ -14,9 +14,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define EXIT_INPUT 1
-#define EXIT_USAGE 2
-#define GPV_MAX_PATHS 64
+#define EXIT_INPUT        1
+#define EXIT_USAGE        2
+#define GPV_MAX_PATHS     64
 #define GPV_DEFAULT_CASES "validation"
 
 typedef struct vopts {
@@ -48,42 +48,32 @@ static int usage_error(const char *what, const char *arg)
 /* 0 on success, else the exit code (help printed: -1). */
 static int parse_args(int argc, char **argv, vopts *o)
 {
-    static const struct option opts[] = {{"cases", required_argument, NULL, 'c'}, {"out", required_argument, NULL, 'o'},
-                                         {"json", no_argument, NULL, 'j'},        {"data-dir", required_argument, NULL, 'd'},
-                                         {"loso", no_argument, NULL, 'l'},        {"help", no_argument, NULL, 'h'},
-                                         {"category", required_argument, NULL, 'k'}, {0, 0, 0, 0}};
+    static const struct option opts[] = {
+        {"cases", required_argument, NULL, 'c'},    {"out", required_argument, NULL, 'o'},
+        {"json", no_argument, NULL, 'j'},           {"data-dir", required_argument, NULL, 'd'},
+        {"loso", no_argument, NULL, 'l'},           {"help", no_argument, NULL, 'h'},
+        {"category", required_argument, NULL, 'k'}, {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, "hc:o:", opts, NULL)) != -1) {
         switch (c) {
-        case 'h':
-            printf("%s", usage);
-            return -1;
+        case 'h': printf("%s", usage); return -1;
         case 'c':
             if (o->npaths == GPV_MAX_PATHS)
                 return usage_error("more than 64 --cases paths (give a directory)", "");
             o->paths[o->npaths++] = optarg;
             break;
-        case 'o':
-            o->out = optarg;
-            break;
-        case 'j':
-            o->json = 1;
-            break;
-        case 'd':
-            o->data_dir = optarg;
-            break;
-        case 'l':
-            o->loso = 1;
-            break;
+        case 'o': o->out = optarg; break;
+        case 'j': o->json = 1; break;
+        case 'd': o->data_dir = optarg; break;
+        case 'l': o->loso = 1; break;
         case 'k':
             if (o->ncategories == GPV_MAX_PATHS)
                 return usage_error("more than 64 --category names", "");
             o->categories[o->ncategories++] = optarg;
             break;
-        default:
-            return usage_error("unknown option or missing value: ", argv[optind - 1]);
+        default: return usage_error("unknown option or missing value: ", argv[optind - 1]);
         }
     }
     if (optind < argc)
@@ -94,7 +84,8 @@ static int parse_args(int argc, char **argv, vopts *o)
             known = strcmp(o->categories[i], gpv_categories[k]) == 0;
         if (!known)
             return usage_error("unknown --category (train_throughput, infer_throughput, infer_memory, train_memory, "
-                               "finetune_memory): ", o->categories[i]);
+                               "finetune_memory): ",
+                               o->categories[i]);
     }
     if (o->npaths == 0)
         o->paths[o->npaths++] = GPV_DEFAULT_CASES;
@@ -112,7 +103,8 @@ static void predict_all(const gp_catalog *cat, json_t *cases, vrows *rs)
 {
     size_t i;
     json_t *cs;
-    json_array_foreach(cases, i, cs) {
+    json_array_foreach(cases, i, cs)
+    {
         const char *name = json_string_value(json_object_get(cs, "category"));
         for (int k = 0; name && k < NMODELS; k++) {
             if (strcmp(name, models[k]->category))
@@ -138,8 +130,8 @@ static int read_file(const char *path, json_t *cases)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
-        fprintf(stderr, "gpuplan-validate: cannot open the validation cases '%s': %s (give --cases FILE|DIR)\n",
-                path, strerror(errno));
+        fprintf(stderr, "gpuplan-validate: cannot open the validation cases '%s': %s (give --cases FILE|DIR)\n", path,
+                strerror(errno));
         return EXIT_INPUT;
     }
     char *line = NULL;

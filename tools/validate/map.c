@@ -45,7 +45,9 @@ void vadd(vrows *rs, json_t *c, const char *quantity, double measured, double pr
     /* the bias report's tags from the case (training's vtrain_tag refines them from the model) */
     snprintf(r->moe, sizeof r->moe, "%s", strncmp(r->group, "MoE", 3) == 0 ? "MoE" : "dense");
     snprintf(r->precision, sizeof r->precision, "%s",
-             vcontains(r->group, "fp4") ? "fp4" : vcontains(r->group, "fp8") ? "fp8" : "16-bit");
+             vcontains(r->group, "fp4")   ? "fp4"
+             : vcontains(r->group, "fp8") ? "fp8"
+                                          : "16-bit");
     snprintf(r->quantity, sizeof r->quantity, "%s", quantity);
     snprintf(r->unit, sizeof r->unit, "%s", unit);
     r->measured = measured;
@@ -65,25 +67,19 @@ void vadd_bound(vrows *rs, json_t *c, const char *quantity, double limit, double
 /* Model names in the cases -> a catalog id, or an explicit architecture (LLaMA-1, from
  * Touvron et al. 2023 Table 2 and the HF configs: vocab 32,000, SwiGLU, untied). */
 typedef struct model_map {
-    const char *pattern;   /* case-insensitive substring of model.name */
-    const char *catalog;   /* catalog id, or NULL */
+    const char *pattern;                       /* case-insensitive substring of model.name */
+    const char *catalog;                       /* catalog id, or NULL */
     int64_t layers, hidden, heads, ffn, vocab; /* explicit, when catalog is NULL */
 } model_map;
 
 static const model_map model_maps[] = {
     {"Qwen2-7B", "qwen2.5-7b", 0, 0, 0, 0, 0}, /* same architecture as Qwen2.5-7B (note of the case) */
-    {"Llama 3.1 8B", "llama-3.1-8b", 0, 0, 0, 0, 0},
-    {"Llama-3.1-8B", "llama-3.1-8b", 0, 0, 0, 0, 0},
-    {"Llama-3.1-70B", "llama-3.1-70b", 0, 0, 0, 0, 0},
-    {"Llama-2-7B", "llama-2-7b", 0, 0, 0, 0, 0},
-    {"Llama-2-70B", "llama-2-70b", 0, 0, 0, 0, 0},
-    {"Vicuna 13B", NULL, 40, 5120, 40, 13824, 32000},
-    {"Guanaco 65B", NULL, 80, 8192, 64, 22016, 32000},
-    {"Guanaco 33B", NULL, 60, 6656, 52, 17920, 32000},
-    {"Guanaco 13B", NULL, 40, 5120, 40, 13824, 32000},
-    {"Guanaco 7B", NULL, 32, 4096, 32, 11008, 32000},
-    {"LLaMA-65B", NULL, 80, 8192, 64, 22016, 32000},
-    {"LLaMA-7B", NULL, 32, 4096, 32, 11008, 32000},
+    {"Llama 3.1 8B", "llama-3.1-8b", 0, 0, 0, 0, 0},   {"Llama-3.1-8B", "llama-3.1-8b", 0, 0, 0, 0, 0},
+    {"Llama-3.1-70B", "llama-3.1-70b", 0, 0, 0, 0, 0}, {"Llama-2-7B", "llama-2-7b", 0, 0, 0, 0, 0},
+    {"Llama-2-70B", "llama-2-70b", 0, 0, 0, 0, 0},     {"Vicuna 13B", NULL, 40, 5120, 40, 13824, 32000},
+    {"Guanaco 65B", NULL, 80, 8192, 64, 22016, 32000}, {"Guanaco 33B", NULL, 60, 6656, 52, 17920, 32000},
+    {"Guanaco 13B", NULL, 40, 5120, 40, 13824, 32000}, {"Guanaco 7B", NULL, 32, 4096, 32, 11008, 32000},
+    {"LLaMA-65B", NULL, 80, 8192, 64, 22016, 32000},   {"LLaMA-7B", NULL, 32, 4096, 32, 11008, 32000},
 };
 
 int vcontains(const char *hay, const char *needle)
@@ -127,9 +123,11 @@ int vmap_model(const gp_catalog *cat, json_t *c, gp_model *m)
 const gp_gpu *vmap_gpu(const gp_catalog *cat, json_t *c)
 {
     const char *g = json_string_value(json_object_get(json_object_get(c, "hardware"), "gpu"));
-    static const struct { const char *pattern, *id; } maps[] = {
+    static const struct {
+        const char *pattern, *id;
+    } maps[] = {
         {"A100-80GB", "A100-SXM-80GB"}, {"A100-SXM4-80GB", "A100-SXM-80GB"}, {"RTX 3090", "RTX-3090"},
-        {"H100-80GB", "H100-SXM-80GB"}, {"H100 96GB", "H100-NVL-94GB"}, {"H100", "H100-SXM-80GB"},
+        {"H100-80GB", "H100-SXM-80GB"}, {"H100 96GB", "H100-NVL-94GB"},      {"H100", "H100-SXM-80GB"},
     };
     for (size_t i = 0; g && i < sizeof maps / sizeof maps[0]; i++) {
         if (vcontains(g, maps[i].pattern)) {
@@ -191,16 +189,42 @@ void vcase_source(json_t *c, char *out, size_t n)
 void vcase_gpu_generation(json_t *c, char *out, size_t n)
 {
     /* first match wins: longer names before their prefixes (GB200 before B200, A100 before A10) */
-    static const struct { const char *pattern, *gen; } gens[] = {
-        {"RTX-PRO-6000", "Blackwell"}, {"RTX PRO 6000", "Blackwell"}, {"RTX-6000-ADA", "Ada"},
-        {"RTX-50", "Blackwell"}, {"RTX-40", "Ada"}, {"RTX-30", "Ampere"},
-        {"GB300", "Blackwell"}, {"GB200", "Blackwell"}, {"B300", "Blackwell"}, {"B200", "Blackwell"},
-        {"RTX 50", "Blackwell"}, {"GH200", "Hopper"},   {"H200", "Hopper"},    {"H100", "Hopper"},
-        {"H800", "Hopper"},      {"H20", "Hopper"},     {"L40", "Ada"},        {"L4", "Ada"},
-        {"RTX 40", "Ada"},       {"A100", "Ampere"},    {"A800", "Ampere"},    {"A10", "Ampere"},
-        {"A30", "Ampere"},       {"A40", "Ampere"},     {"A6000", "Ampere"},   {"RTX 30", "Ampere"},
-        {"V100", "Volta"},       {"T4", "Turing"},      {"MI355", "CDNA4"},    {"MI350", "CDNA4"},
-        {"MI325", "CDNA3"},      {"MI300", "CDNA3"},    {"MI250", "CDNA2"},
+    static const struct {
+        const char *pattern, *gen;
+    } gens[] = {
+        {"RTX-PRO-6000", "Blackwell"},
+        {"RTX PRO 6000", "Blackwell"},
+        {"RTX-6000-ADA", "Ada"},
+        {"RTX-50", "Blackwell"},
+        {"RTX-40", "Ada"},
+        {"RTX-30", "Ampere"},
+        {"GB300", "Blackwell"},
+        {"GB200", "Blackwell"},
+        {"B300", "Blackwell"},
+        {"B200", "Blackwell"},
+        {"RTX 50", "Blackwell"},
+        {"GH200", "Hopper"},
+        {"H200", "Hopper"},
+        {"H100", "Hopper"},
+        {"H800", "Hopper"},
+        {"H20", "Hopper"},
+        {"L40", "Ada"},
+        {"L4", "Ada"},
+        {"RTX 40", "Ada"},
+        {"A100", "Ampere"},
+        {"A800", "Ampere"},
+        {"A10", "Ampere"},
+        {"A30", "Ampere"},
+        {"A40", "Ampere"},
+        {"A6000", "Ampere"},
+        {"RTX 30", "Ampere"},
+        {"V100", "Volta"},
+        {"T4", "Turing"},
+        {"MI355", "CDNA4"},
+        {"MI350", "CDNA4"},
+        {"MI325", "CDNA3"},
+        {"MI300", "CDNA3"},
+        {"MI250", "CDNA2"},
     };
     const char *g = json_string_value(json_object_get(json_object_get(c, "hardware"), "gpu"));
     for (size_t i = 0; g && i < sizeof gens / sizeof gens[0]; i++) {

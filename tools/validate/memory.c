@@ -26,7 +26,7 @@ static void validate_infer_memory(const gp_catalog *cat, json_t *c, vrows *rs)
         const char *wt = json_string_value(json_object_get(set, "weights"));
         gp_dtype t = wt && vcontains(wt, "4-bit") ? GP_DTYPE_NF4 : GP_DTYPE_F16;
         vadd(rs, c, t == GP_DTYPE_NF4 ? "weights at NF4 (GB)" : "weights at 16 bits (GB)", vnum(meas, "model_size_gb"),
-            (double)gp_model_weight_bytes(&m, t) / 1e9, "GB");
+             (double)gp_model_weight_bytes(&m, t) / 1e9, "GB");
         return;
     }
     const gp_gpu *g = vmap_gpu(cat, c);
@@ -56,7 +56,8 @@ static void validate_infer_memory(const gp_catalog *cat, json_t *c, vrows *rs)
     if (!isnan(vnum(meas, "weights_gib")))
         vadd(rs, c, "weights (GiB)", vnum(meas, "weights_gib"), (double)mem.weights / GIB, "GiB");
     if (!isnan(vnum(meas, "available_kv_cache_gib_per_gpu")))
-        vadd(rs, c, "KV cache per GPU (GiB)", vnum(meas, "available_kv_cache_gib_per_gpu"), (double)mem.kv_cache_bytes / GIB, "GiB");
+        vadd(rs, c, "KV cache per GPU (GiB)", vnum(meas, "available_kv_cache_gib_per_gpu"),
+             (double)mem.kv_cache_bytes / GIB, "GiB");
     if (!isnan(vnum(meas, "kv_cache_gib")))
         vadd(rs, c, "KV cache (GiB)", vnum(meas, "kv_cache_gib"), (double)mem.kv_cache_bytes / GIB, "GiB");
     if (!isnan(vnum(meas, "gpu_kv_cache_tokens")))
@@ -66,7 +67,8 @@ static void validate_infer_memory(const gp_catalog *cat, json_t *c, vrows *rs)
     if (!isnan(vnum(meas, "gpu_blocks_after_fix")))
         vadd(rs, c, "KV blocks", vnum(meas, "gpu_blocks_after_fix"), (double)mem.kv_blocks, "blocks");
     if (!isnan(vnum(meas, "max_concurrency_at_max_len")))
-        vadd(rs, c, "max concurrency at max_model_len", vnum(meas, "max_concurrency_at_max_len"), mem.max_concurrency, "x");
+        vadd(rs, c, "max concurrency at max_model_len", vnum(meas, "max_concurrency_at_max_len"), mem.max_concurrency,
+             "x");
     const char *maxctx = json_string_value(json_object_get(meas, "max_servable_context"));
     if (maxctx) { /* Lambda's grid: the stated context serves, the next grid step (2x) does not */
         double k = atof(maxctx) * 1024.0;
@@ -131,14 +133,17 @@ static void validate_train_memory(const gp_catalog *cat, json_t *c, vrows *rs)
     l.micro_batch = vint(par, "micro_batch", 1);
     const char *rc = json_string_value(json_object_get(par, "recompute"));
     /* torchtitan's "selective" is PyTorch op-level checkpointing (selective_ac_option "op") */
-    l.recompute = rc && vcontains(rc, "full") ? GP_RECOMPUTE_FULL : rc && vcontains(rc, "selective") ? GP_RECOMPUTE_OP : GP_RECOMPUTE_NONE;
+    l.recompute = rc && vcontains(rc, "full")        ? GP_RECOMPUTE_FULL
+                  : rc && vcontains(rc, "selective") ? GP_RECOMPUTE_OP
+                                                     : GP_RECOMPUTE_NONE;
     double seq = vnum(mod, "seq_len");
     w.seq = isnan(seq) ? 8192 : (int64_t)seq; /* torchtitan llama3_8b.toml: seq_len 8192 */
     gp_memory mem;
     if (gpi_memory_estimate(&m, NULL, &w, &l, &mem, NULL))
         return;
     if (!isnan(vnum(meas, "peak_memory_gib_per_gpu")))
-        vadd(rs, c, "peak memory per GPU (GiB)", vnum(meas, "peak_memory_gib_per_gpu"), (double)mem.per_gpu / GIB, "GiB");
+        vadd(rs, c, "peak memory per GPU (GiB)", vnum(meas, "peak_memory_gib_per_gpu"), (double)mem.per_gpu / GIB,
+             "GiB");
 }
 
 /* ---- finetune_memory: QLoRA bounds ------------------------------------------------------- */
@@ -160,7 +165,8 @@ static void validate_finetune_memory(const gp_catalog *cat, json_t *c, vrows *rs
         l.recompute = GP_RECOMPUTE_FULL;
         if (gpi_memory_estimate(&m, NULL, &w, &l, &mem, NULL) == GP_OK) {
             double lim = vnum(meas, "finetune_memory_gb_upper_bound");
-            vadd_bound(rs, c, "QLoRA peak < bound (GB)", lim, (double)mem.per_gpu / 1e9, "GB", (double)mem.per_gpu / 1e9 < lim);
+            vadd_bound(rs, c, "QLoRA peak < bound (GB)", lim, (double)mem.per_gpu / 1e9, "GB",
+                       (double)mem.per_gpu / 1e9 < lim);
         }
         gpi_workload_defaults(&w, GP_TASK_TRAIN);
         w.seq = 512;
@@ -168,12 +174,12 @@ static void validate_finetune_memory(const gp_catalog *cat, json_t *c, vrows *rs
         if (gpi_memory_estimate(&m, NULL, &w, &l, &mem, NULL) == GP_OK) {
             double lim = vnum(meas, "full_16bit_finetune_memory_gb_lower_bound");
             vadd_bound(rs, c, "full 16-bit fine-tune > bound (GB)", lim, (double)mem.per_gpu / 1e9, "GB",
-                      (double)mem.per_gpu / 1e9 > lim);
+                       (double)mem.per_gpu / 1e9 > lim);
         }
     }
     if (!isnan(vnum(meas, "base_model_4bit_mb")))
         vadd(rs, c, "4-bit base model (MB)", vnum(meas, "base_model_4bit_mb"),
-            (double)gp_model_weight_bytes(&m, GP_DTYPE_NF4) / 1e6, "MB");
+             (double)gp_model_weight_bytes(&m, GP_DTYPE_NF4) / 1e6, "MB");
 }
 
 /* The memory models have no constant fitted on cases (docs/memory.md derives each): their

@@ -21,30 +21,30 @@
  * rows of Lambda's table, A100 and H100 (docs/serving.md, "Calibration"); refitted per fold
  * by leave-one-source-out (loso.c). */
 #define GP_VLLM_V05_STEP_OVERHEAD_S 0.010
-#define GP_VLLM_V05_SEQ_OVERHEAD_S 0.0002
+#define GP_VLLM_V05_SEQ_OVERHEAD_S  0.0002
 /* The same overheads as measured outside Lambda's table, the prior of a fold without it:
  * vllm-project/vllm issue #6854 (RFC "Multi-Step Scheduling", 2024-07-26, vLLM 0.5.x) profiles
  * "5-13ms of GPU bubble" per decode step waiting for the CPU (Llama 3 8B on one H100); read
  * as 5 ms per step at the smallest batches and (13 - 5) ms over the 256 sequences of vLLM's
  * default max_num_seqs, 31 us per sequence (on the grid: 30 us). */
 #define GP_VLLM_V05_STEP_PRIOR_S 0.005
-#define GP_VLLM_V05_SEQ_PRIOR_S 0.00003
+#define GP_VLLM_V05_SEQ_PRIOR_S  0.00003
 
 /* The shipped values of the constants the harness fits, repeated from the library as the
  * grid's origin only: at these values the prediction uses the library's own (infer.c
  * GP_SERVE_GEMM_FRACTION and GP_SERVE_FP4_RATIO; data/engines.json step_overhead_ms of trtllm
  * and vllm, seq_overhead_ms of trtllm on x86 hosts). */
 #define GPV_GEMM_FRACTION 0.70
-#define GPV_FP4_RATIO 0.72
+#define GPV_FP4_RATIO     0.72
 #define GPV_TRTLLM_STEP_S 0.00175
-#define GPV_TRTLLM_SEQ_S 0.000025
-#define GPV_VLLM_STEP_S 0.0045
+#define GPV_TRTLLM_SEQ_S  0.000025
+#define GPV_VLLM_STEP_S   0.0045
 /* Priors of constants no other source informs (loso.c): FP4 GEMMs reach the share the other
  * formats reach (ratio 1); TensorRT-LLM's host work per sequence is the Grace figure of
  * data/engines.json (NVIDIA/TensorRT-LLM pull request #16564, 34 us; grid: 35 us); vLLM V1's
  * step overhead the assumed 3 ms. */
-#define GPV_FP4_RATIO_PRIOR 1.0
-#define GPV_VLLM_STEP_PRIOR_S 0.003
+#define GPV_FP4_RATIO_PRIOR    1.0
+#define GPV_VLLM_STEP_PRIOR_S  0.003
 #define GPV_TRTLLM_SEQ_PRIOR_S 0.000035
 
 /* The fitted constants of the serving model on the measured rates (data/kernels.json), as the
@@ -59,8 +59,8 @@ enum { SP_GEMM_FRAC, SP_FP4_RATIO, SP_TRTLLM_STEP, SP_TRTLLM_SEQ, SP_VLLM_STEP, 
  * drawn exponential with these means; the dataset's own lengths are not in the case. */
 #define GP_SHAREGPT_MEAN_PROMPT (73671.0 / 320.0)
 #define GP_SHAREGPT_MEAN_OUTPUT (71810.0 / 320.0)
-#define GP_SHAREGPT_MAX_PROMPT 1024
-#define GP_SHAREGPT_MAX_OUTPUT 1024
+#define GP_SHAREGPT_MAX_PROMPT  1024
+#define GP_SHAREGPT_MAX_OUTPUT  1024
 /* LambdaLabsML/vllm-benchmark benchmark.py: --gpu-memory-utilization 0.95, --max-num-seqs
  * 1024 passed to the server. */
 #define GP_LAMBDA_GPU_UTIL 0.95
@@ -73,11 +73,14 @@ static int map_model(const gp_catalog *cat, json_t *c, gp_model *m)
     if (gpv_serve_model(cat, json_object_get(c, "model"), m))
         return 1; /* model.preset, as bench/bench_serve_cases.c reads it */
     const char *name = json_string_value(json_object_get(json_object_get(c, "model"), "name"));
-    static const struct { const char *pattern, *id; } maps[] = {
-        {"Llama 3.3 70B", "llama-3.3-70b"},           {"Llama-3.1-405B", "llama-3.1-405b"},
-        {"Llama-3.1-70B", "llama-3.1-70b"},           {"Llama-3.1-8B", "llama-3.1-8b"},
-        {"Mistral-7B", "mistral-7b-v0.1"}, /* v0.3: same blocks, vocab 32,768 vs 32,000 */
-    };
+    static const struct {
+        const char *pattern, *id;
+    } maps[] =
+        {
+            {"Llama 3.3 70B", "llama-3.3-70b"}, {"Llama-3.1-405B", "llama-3.1-405b"},
+            {"Llama-3.1-70B", "llama-3.1-70b"}, {"Llama-3.1-8B", "llama-3.1-8b"},
+            {"Mistral-7B", "mistral-7b-v0.1"}, /* v0.3: same blocks, vocab 32,768 vs 32,000 */
+        };
     for (size_t i = 0; name && i < sizeof maps / sizeof maps[0]; i++)
         if (vcontains(name, maps[i].pattern))
             return gp_catalog_find_model(cat, maps[i].id, m, NULL) == GP_OK;
@@ -126,8 +129,9 @@ static gp_status step_model(const gp_catalog *cat, const gp_model *m, const gp_g
     return st;
 }
 
-static double simulate_throughput(const gp_catalog *cat, const gp_model *m, const gp_gpu *g, const gp_workload *w, const gp_layout *l,
-                                  const gpi_perf_params *pp, const gp_traffic *t, int64_t maxlen, int64_t max_seqs)
+static double simulate_throughput(const gp_catalog *cat, const gp_model *m, const gp_gpu *g, const gp_workload *w,
+                                  const gp_layout *l, const gpi_perf_params *pp, const gp_traffic *t, int64_t maxlen,
+                                  int64_t max_seqs)
 {
     gpi_sched_config sc;
     if (gpi_serve_sched_config(m, g, w, l, maxlen, &sc, NULL) != GP_OK)
@@ -155,7 +159,10 @@ typedef struct serve_case {
     gp_traffic t;
 } serve_case;
 
-static int is_fp4(gp_dtype d) { return d == GP_DTYPE_FP4 || d == GP_DTYPE_MXFP4; }
+static int is_fp4(gp_dtype d)
+{
+    return d == GP_DTYPE_FP4 || d == GP_DTYPE_MXFP4;
+}
 
 /* v[i] where it moved from its shipped value, else the library's own `lib` (so the shipped
  * prediction is the product's even if this file's copy of a value were stale). */
@@ -277,8 +284,8 @@ static void serve_predict(const gp_catalog *cat, json_t *c, const double *v, vro
     sc.set = json_object_get(c, "settings");
     sc.meas = json_object_get(c, "measured");
     sc.engine = json_string_value(json_object_get(sc.set, "engine"));
-    if (sc.engine && (vcontains(sc.engine, "TensorRT-LLM") || (vcontains(sc.engine, "vLLM") && sc.id &&
-                                                               vcontains(sc.id, "amd-")))) {
+    if (sc.engine &&
+        (vcontains(sc.engine, "TensorRT-LLM") || (vcontains(sc.engine, "vLLM") && sc.id && vcontains(sc.id, "amd-")))) {
         run_row(cat, c, v, rs);
         return;
     }
@@ -350,6 +357,11 @@ static const gpv_param serve_params[SP_COUNT] = {
 };
 
 const gpv_model gpv_model_infer_throughput = {
-    .category = "infer_throughput", .nparams = SP_COUNT, .params = serve_params, .defaults = serve_defaults,
-    .priors = serve_priors, .depends = serve_depends, .predict = serve_predict,
+    .category = "infer_throughput",
+    .nparams = SP_COUNT,
+    .params = serve_params,
+    .defaults = serve_defaults,
+    .priors = serve_priors,
+    .depends = serve_depends,
+    .predict = serve_predict,
 };

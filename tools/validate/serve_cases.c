@@ -9,10 +9,13 @@
  * ("In many cases, we also use ... --kv_cache_free_gpu_mem_fraction 0.95"). */
 #define GPV_TRTLLM_BENCH_KV_FRACTION 0.95
 /* tuning.py finetune_setting: caps on the whole batch and on the tokens of one step. */
-#define GPV_TRTLLM_BENCH_MAX_BATCH 4096.0
+#define GPV_TRTLLM_BENCH_MAX_BATCH  4096.0
 #define GPV_TRTLLM_BENCH_MAX_TOKENS 32768.0
 
-static int has(const char *s, const char *sub) { return s && sub && strstr(s, sub) != NULL; }
+static int has(const char *s, const char *sub)
+{
+    return s && sub && strstr(s, sub) != NULL;
+}
 
 static double num(json_t *o, const char *k)
 {
@@ -44,9 +47,11 @@ int gpv_serve_model(const gp_catalog *cat, json_t *mj, gp_model *m)
 {
     const char *preset = json_string_value(json_object_get(mj, "preset"));
     const char *name = json_string_value(json_object_get(mj, "name"));
-    static const struct { const char *pattern, *id; } maps[] = {
-        {"Llama 3.3 70B", "llama-3.3-70b"},   {"Llama 3.1 405B", "llama-3.1-405b"}, {"Llama 3.1 70B", "llama-3.1-70b"},
-        {"Llama 3.1 8B", "llama-3.1-8b"},     {"Llama-3.1-405B", "llama-3.1-405b"}, {"Llama-3.1-70B", "llama-3.1-70b"},
+    static const struct {
+        const char *pattern, *id;
+    } maps[] = {
+        {"Llama 3.3 70B", "llama-3.3-70b"}, {"Llama 3.1 405B", "llama-3.1-405b"}, {"Llama 3.1 70B", "llama-3.1-70b"},
+        {"Llama 3.1 8B", "llama-3.1-8b"},   {"Llama-3.1-405B", "llama-3.1-405b"}, {"Llama-3.1-70B", "llama-3.1-70b"},
         {"Llama-3.1-8B", "llama-3.1-8b"},
     };
     if (preset && gp_catalog_find_model(cat, preset, m, NULL) == GP_OK)
@@ -59,9 +64,11 @@ int gpv_serve_model(const gp_catalog *cat, json_t *mj, gp_model *m)
 
 const gp_gpu *gpv_serve_gpu(const gp_catalog *cat, const char *g)
 {
-    static const struct { const char *pattern, *id; } maps[] = {
-        {"H200", "H200-SXM-141GB"}, {"H100", "H100-SXM-80GB"}, {"GB200", "GB200"}, {"B200", "B200"},
-        {"RTX-PRO-6000", "RTX-PRO-6000"}, {"MI300X", "MI300X"}, {"GB300", "GB300"},
+    static const struct {
+        const char *pattern, *id;
+    } maps[] = {
+        {"H200", "H200-SXM-141GB"},       {"H100", "H100-SXM-80GB"}, {"GB200", "GB200"}, {"B200", "B200"},
+        {"RTX-PRO-6000", "RTX-PRO-6000"}, {"MI300X", "MI300X"},      {"GB300", "GB300"},
     };
     const gp_gpu *out = NULL;
     for (size_t i = 0; g && i < sizeof maps / sizeof maps[0]; i++)
@@ -96,7 +103,10 @@ void gpv_serve_layout(json_t *par, gp_layout *l)
 
 /* ---- trtllm-bench ------------------------------------------------------------------------ */
 
-static double round_up(double v, double step) { return step * ceil(v / step); }
+static double round_up(double v, double step)
+{
+    return step * ceil(v / step);
+}
 
 void gpv_trtllm_bench_limits(const gp_model *m, const gp_gpu *g, gp_dtype weights, gp_dtype kv, int tp, int pp,
                              int64_t isl, int64_t osl, int64_t *max_batch, int64_t *max_tokens)
@@ -111,8 +121,8 @@ void gpv_trtllm_bench_limits(const gp_model *m, const gp_gpu *g, gp_dtype weight
     /* per token of the whole TP group: 2 x layers x max(tp, kv heads) x head size; a model
      * without kv_heads (MLA) reads as heads of hidden / heads, as its HF config does */
     int mla = m->kv_lora_rank > 0;
-    double heads = mla ? (double)m->heads : (double)m->kv_heads, hs = mla ? (double)m->hidden / (double)m->heads
-                                                                         : (double)m->head_dim;
+    double heads = mla ? (double)m->heads : (double)m->kv_heads,
+           hs = mla ? (double)m->hidden / (double)m->heads : (double)m->head_dim;
     double per_token = 2.0 * (double)m->layers * fmax((double)tp, heads) * hs * kb / GIB;
     double engine = (double)p.total * wb / GIB;
     double avail = (double)g->memory_bytes / GIB * tp * pp - engine;
@@ -160,8 +170,8 @@ static int map_trtllm(const gp_catalog *cat, json_t *c, gpv_serve_run *r)
     int tp_world = r->l.tp * r->l.dp;
     if (gpi_engine_profile_get(cat, r->w.engine, r->g, r->l.tp, &r->prof, NULL) != GP_OK)
         return 0;
-    gpv_trtllm_bench_limits(&r->m, r->g, r->w.dtype, r->w.kv_dtype, tp_world, r->l.pp, isl, osl,
-                            &r->prof.max_num_seqs, &r->prof.max_num_batched_tokens);
+    gpv_trtllm_bench_limits(&r->m, r->g, r->w.dtype, r->w.kv_dtype, tp_world, r->l.pp, isl, osl, &r->prof.max_num_seqs,
+                            &r->prof.max_num_batched_tokens);
     r->prof.max_num_seqs *= r->l.pp; /* per micro-batch; pp of them in flight */
     r->prof.kv_fraction = GPV_TRTLLM_BENCH_KV_FRACTION;
     int64_t n = gpv_trtllm_requests(isl, osl) / r->l.dp;

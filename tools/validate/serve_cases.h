@@ -46,11 +46,11 @@ typedef struct gpv_serve_run {
     gp_workload w;
     gp_layout l;
     gpi_engine_profile prof; /* the engine's profile with the benchmark's own limits */
-    gp_traffic t;           /* the burst one replica (one attention-DP rank) serves */
+    gp_traffic t;            /* the burst one replica (one attention-DP rank) serves */
     int64_t max_model_len;
-    double measured;        /* output tokens/s of the whole GPU group */
-    int dp_balance;         /* settings.attention_dp_balance: the attention-DP ranks' context
-                               work aligned (gpi_perf_params.dp_balance) */
+    double measured; /* output tokens/s of the whole GPU group */
+    int dp_balance;  /* settings.attention_dp_balance: the attention-DP ranks' context
+                        work aligned (gpi_perf_params.dp_balance) */
 } gpv_serve_run;
 
 /* Map case c; 1 when it is one of these runs and every input it needs is stated. */

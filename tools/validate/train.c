@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* GPT-style (Megatron, MPT, BLOOM, GPT-3): plain GELU MLP, LayerNorm, tied embeddings. */
 static int gpt_model(json_t *mod, gp_model *m, int64_t vocab_default, int64_t pos)
 {
@@ -37,9 +36,11 @@ static int gpt_model(json_t *mod, gp_model *m, int64_t vocab_default, int64_t po
 
 static const gp_gpu *gpu_named(const gp_catalog *cat, const char *s)
 {
-    static const struct { const char *pattern, *id; } maps[] = {
-        {"a100_40gb", "A100-SXM-40GB"}, {"a100_80gb", "A100-SXM-80GB"}, {"h100_80gb", "H100-SXM-80GB"},
-        {"H100", "H100-SXM-80GB"}, {"A100-SXM4-80GB", "A100-SXM-80GB"}, {"A100-80GB", "A100-SXM-80GB"},
+    static const struct {
+        const char *pattern, *id;
+    } maps[] = {
+        {"a100_40gb", "A100-SXM-40GB"}, {"a100_80gb", "A100-SXM-80GB"},      {"h100_80gb", "H100-SXM-80GB"},
+        {"H100", "H100-SXM-80GB"},      {"A100-SXM4-80GB", "A100-SXM-80GB"}, {"A100-80GB", "A100-SXM-80GB"},
         {"A100", "A100-SXM-80GB"},
     };
     for (size_t i = 0; s && i < sizeof maps / sizeof maps[0]; i++) {
@@ -66,7 +67,10 @@ typedef enum { SRC_OTHER, SRC_MPT, SRC_MEGATRON, SRC_BLOOM, SRC_NEMO, SRC_IBM } 
 
 static train_source source_of(const char *id)
 {
-    static const struct { const char *prefix; train_source s; } prefixes[] = {
+    static const struct {
+        const char *prefix;
+        train_source s;
+    } prefixes[] = {
         {"mpt-", SRC_MPT}, {"megatron", SRC_MEGATRON}, {"bloom", SRC_BLOOM}, {"nemo", SRC_NEMO}, {"ibm", SRC_IBM},
     };
     for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
@@ -87,8 +91,10 @@ static int catalog_llama(const gp_catalog *cat, const char *name, const char *co
 /* NeMo 24.07's table names GPT-3 sizes (from NeMo's own configs) and Llama checkpoints. */
 static int nemo_model(const gp_catalog *cat, const char *name, gp_model *m)
 {
-    static const struct { const char *pat; int layers, hidden, heads; } gpts[] = {
-        {"GPT3-175B", 96, 12288, 96}, {"GPT3-5B", 24, 4096, 32}, {"GPT3-20B", 44, 6144, 48}};
+    static const struct {
+        const char *pat;
+        int layers, hidden, heads;
+    } gpts[] = {{"GPT3-175B", 96, 12288, 96}, {"GPT3-5B", 24, 4096, 32}, {"GPT3-20B", 44, 6144, 48}};
     for (size_t i = 0; i < sizeof gpts / sizeof gpts[0]; i++) {
         if (!vcontains(name, gpts[i].pat))
             continue;
@@ -97,8 +103,10 @@ static int nemo_model(const gp_catalog *cat, const char *name, gp_model *m)
         json_decref(o);
         return ok;
     }
-    static const char *const llamas[][2] = {{"LLAMA2-7B", "llama-2-7b"}, {"LLAMA2-13B", "llama-2-13b"},
-                                            {"LLAMA2-70B", "llama-2-70b"}, {"LLAMA3-8B", "llama-3-8b"},
+    static const char *const llamas[][2] = {{"LLAMA2-7B", "llama-2-7b"},
+                                            {"LLAMA2-13B", "llama-2-13b"},
+                                            {"LLAMA2-70B", "llama-2-70b"},
+                                            {"LLAMA3-8B", "llama-3-8b"},
                                             {"LLAMA3-70B", "llama-3.1-70b"}};
     return catalog_llama(cat, name, llamas, sizeof llamas / sizeof llamas[0], m);
 }
@@ -122,18 +130,12 @@ static int train_model(const gp_catalog *cat, train_source src, json_t *mod, gp_
 {
     const char *name = json_string_value(json_object_get(mod, "name"));
     switch (src) {
-    case SRC_MPT:
-        return gpt_model(mod, m, 50368, 0); /* ALiBi: no position table */
-    case SRC_MEGATRON:
-        return gpt_model(mod, m, 51200, vint(mod, "seq_len", 2048));
-    case SRC_BLOOM:
-        return gpt_model(mod, m, 250680, 0);
-    case SRC_NEMO:
-        return nemo_model(cat, name, m);
-    case SRC_IBM:
-        return ibm_model(cat, name, m);
-    default:
-        return 0;
+    case SRC_MPT: return gpt_model(mod, m, 50368, 0); /* ALiBi: no position table */
+    case SRC_MEGATRON: return gpt_model(mod, m, 51200, vint(mod, "seq_len", 2048));
+    case SRC_BLOOM: return gpt_model(mod, m, 250680, 0);
+    case SRC_NEMO: return nemo_model(cat, name, m);
+    case SRC_IBM: return ibm_model(cat, name, m);
+    default: return 0;
     }
 }
 
@@ -223,8 +225,8 @@ static void train_predict(const gp_catalog *cat, json_t *c, const double *v, vro
     const char *id = json_string_value(json_object_get(c, "id"));
     json_t *mod = json_object_get(c, "model"), *hw = json_object_get(c, "hardware");
     json_t *set = json_object_get(c, "settings");
-    if (id && (strncmp(id, "mbridge-", 8) == 0 || strncmp(id, "nemo25", 6) == 0 || strncmp(id, "torchtitan-", 11) == 0 ||
-               strncmp(id, "automodel-", 10) == 0)) {
+    if (id && (strncmp(id, "mbridge-", 8) == 0 || strncmp(id, "nemo25", 6) == 0 ||
+               strncmp(id, "torchtitan-", 11) == 0 || strncmp(id, "automodel-", 10) == 0)) {
         validate_train_preset(cat, c, v, rs);
         return;
     }
@@ -243,7 +245,8 @@ static void train_predict(const gp_catalog *cat, json_t *c, const double *v, vro
     w.dtype = prec && vcontains(prec, "fp8") ? GP_DTYPE_FP8 : GP_DTYPE_BF16;
     /* Megatron SC'21 (2021) and BLOOM (2022) predate FlashAttention in Megatron: the s x s
      * scores went through HBM (fused scale-mask-softmax) */
-    if ((src == SRC_MEGATRON || src == SRC_BLOOM) && !vcontains(json_string_value(json_object_get(set, "attention")), "flash"))
+    if ((src == SRC_MEGATRON || src == SRC_BLOOM) &&
+        !vcontains(json_string_value(json_object_get(set, "attention")), "flash"))
         w.flash_attention = 0;
     gp_cluster cl;
     const gpi_link *inter = NULL;
@@ -307,13 +310,14 @@ gp_status vtrain_estimate(const gp_model *m, const gp_gpu *g, const gp_cluster *
     }
     gp_status st = gpi_train_perf_estimate(m, g, &c, w, l, 0, out, NULL);
     if (st == GP_OK && getenv("GPV_TRACE")) /* the breakdown of every training estimate, for study */
-        fprintf(stderr,
-                "trace %s %s tp%d pp%d dp%d cp%d ep%d mb%d m%lld: step %.4g s = compute %.4g memory %.4g tp %.4g cp %.4g "
-                "ep %.4g pp %.4g dp %.4g bubble %.4g opt %.4g; %.0f tok/s/GPU, %.0f model TF/s\n",
-                m->id, g->id, l->tp, l->pp, l->dp, l->cp, l->ep, (int)l->micro_batch, (long long)out->micro_batches,
-                out->step_time_s, out->compute_s, out->memory_s, out->tp_comm_s, out->cp_comm_s, out->ep_comm_s,
-                out->pp_comm_s, out->dp_comm_s, out->bubble_s, out->optimizer_s, out->tokens_per_s_per_gpu,
-                out->model_tflops_per_gpu);
+        fprintf(
+            stderr,
+            "trace %s %s tp%d pp%d dp%d cp%d ep%d mb%d m%lld: step %.4g s = compute %.4g memory %.4g tp %.4g cp %.4g "
+            "ep %.4g pp %.4g dp %.4g bubble %.4g opt %.4g; %.0f tok/s/GPU, %.0f model TF/s\n",
+            m->id, g->id, l->tp, l->pp, l->dp, l->cp, l->ep, (int)l->micro_batch, (long long)out->micro_batches,
+            out->step_time_s, out->compute_s, out->memory_s, out->tp_comm_s, out->cp_comm_s, out->ep_comm_s,
+            out->pp_comm_s, out->dp_comm_s, out->bubble_s, out->optimizer_s, out->tokens_per_s_per_gpu,
+            out->model_tflops_per_gpu);
     return st;
 }
 
@@ -322,9 +326,9 @@ void vtrain_tag(vrows *rs, const gp_model *m, const gp_workload *w, const gp_clu
     if (rs->n == 0)
         return;
     vrow *r = &rs->r[rs->n - 1];
-    const char *prec = w->dtype == GP_DTYPE_FP8                                  ? "fp8"
+    const char *prec = w->dtype == GP_DTYPE_FP8                                 ? "fp8"
                        : w->dtype == GP_DTYPE_FP4 || w->dtype == GP_DTYPE_MXFP4 ? "fp4"
-                                                                               : "16-bit";
+                                                                                : "16-bit";
     snprintf(r->precision, sizeof r->precision, "%s", prec);
     snprintf(r->moe, sizeof r->moe, "%s", m->experts > 0 ? "MoE" : "dense");
     snprintf(r->framework, sizeof r->framework, "%s", gpi_framework_name(cl->framework));
@@ -337,6 +341,11 @@ void vtrain_tag(vrows *rs, const gp_model *m, const gp_workload *w, const gp_clu
  * --loso refits them without each source, blind (from the neutral priors), and fits them on
  * every source: that all-data fit is what data/kernels.json ships. */
 const gpv_model gpv_model_train_throughput = {
-    .category = "train_throughput", .nparams = TF_COUNT, .params = train_params, .defaults = train_defaults,
-    .priors = train_priors, .predict = train_predict, .blind = 1,
+    .category = "train_throughput",
+    .nparams = TF_COUNT,
+    .params = train_params,
+    .defaults = train_defaults,
+    .priors = train_priors,
+    .predict = train_predict,
+    .blind = 1,
 };

@@ -45,8 +45,10 @@ static int layout_of(json_t *c, const gp_model *m, gp_layout *l, gp_framework *f
         return 0;
     l->virtual_stages = vint(par, "virtual_pp", 1) > 0 ? vint(par, "virtual_pp", 1) : 1;
     l->recompute = recompute_of(json_string_value(json_object_get(par, "recompute")));
-    *fw = framework && (vcontains(framework, "torchtitan") || vcontains(framework, "AutoModel") || vcontains(framework, "FSDP2"))
-              ? GP_FRAMEWORK_FSDP : GP_FRAMEWORK_MEGATRON;
+    *fw = framework && (vcontains(framework, "torchtitan") || vcontains(framework, "AutoModel") ||
+                        vcontains(framework, "FSDP2"))
+              ? GP_FRAMEWORK_FSDP
+              : GP_FRAMEWORK_MEGATRON;
     /* Megatron-Core recipes: distributed optimizer (ZeRO-1) and sequence parallelism with TP;
      * FSDP2 / Megatron-FSDP: parameters sharded (ZeRO-3); torchtitan's TP is sequence-parallel */
     l->zero = zero && vcontains(zero, "FSDP") && !vcontains(zero, "FSDP = 0") && !vcontains(zero, "FSDP=0") ? 3 : 1;
@@ -94,7 +96,9 @@ void validate_train_preset(const gp_catalog *cat, json_t *c, const double *v, vr
     gp_workload w;
     gpi_workload_defaults(&w, qlora ? GP_TASK_QLORA : lora ? GP_TASK_LORA : GP_TASK_TRAIN);
     if (lora || qlora)
-        w.lora_rank = vint(set, "lora_rank", vcontains(json_string_value(json_object_get(set, "framework")), "Megatron-Bridge") ? 32 : (int)w.lora_rank);
+        w.lora_rank = vint(
+            set, "lora_rank",
+            vcontains(json_string_value(json_object_get(set, "framework")), "Megatron-Bridge") ? 32 : (int)w.lora_rank);
     w.seq = vint(mod, "seq_len", 8192); /* torchtitan's llama3 configs: seq_len 8192 */
     w.dtype = precision_of(json_string_value(json_object_get(set, "precision")));
     gp_layout l;

@@ -28,17 +28,17 @@
 typedef struct vrow {
     char id[96];
     char category[24];
-    char source[64];            /* the case's source key (vcase_source) */
-    char gpu_gen[24];           /* the GPU generation of the case (vcase_gpu_generation) */
+    char source[64];  /* the case's source key (vcase_source) */
+    char gpu_gen[24]; /* the GPU generation of the case (vcase_gpu_generation) */
     /* groups of the bias report, where the model tags them ("" otherwise) */
-    char precision[12];         /* "16-bit", "fp8", "fp4" */
-    char moe[8];                /* "dense", "MoE" */
-    char framework[16];         /* "megatron", "fsdp", "deepspeed" */
-    char group[32];             /* dense or MoE and the precision as stated (vcase_group) */
+    char precision[12]; /* "16-bit", "fp8", "fp4" */
+    char moe[8];        /* "dense", "MoE" */
+    char framework[16]; /* "megatron", "fsdp", "deepspeed" */
+    char group[32];     /* dense or MoE and the precision as stated (vcase_group) */
     char quantity[48];
     double measured, predicted; /* same unit */
     char unit[8];
-    int bound;                  /* 1: a pass/fail bound check, error not counted */
+    int bound; /* 1: a pass/fail bound check, error not counted */
     int pass;
 } vrow;
 
@@ -53,8 +53,7 @@ void vrows_free(vrows *rs);
 
 /* Add a compared figure / a pass-fail bound for case c. */
 void vadd(vrows *rs, json_t *c, const char *quantity, double measured, double predicted, const char *unit);
-void vadd_bound(vrows *rs, json_t *c, const char *quantity, double limit, double predicted, const char *unit,
-                int pass);
+void vadd_bound(vrows *rs, json_t *c, const char *quantity, double limit, double predicted, const char *unit, int pass);
 
 /* Map a case's model / GPU to gpuplan's; 0 if unknown. */
 int vmap_model(const gp_catalog *cat, json_t *c, gp_model *m);
@@ -95,8 +94,8 @@ typedef struct gpv_param {
 } gpv_param;
 
 typedef struct gpv_model {
-    const char *category;       /* the cases it predicts */
-    int nparams;                /* 0: nothing fitted on cases */
+    const char *category; /* the cases it predicts */
+    int nparams;          /* 0: nothing fitted on cases */
     const gpv_param *params;
     /* the shipped values of the constants (the library's, read from `cat` where they are data) */
     void (*defaults)(const gp_catalog *cat, double *v);

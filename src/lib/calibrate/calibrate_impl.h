@@ -10,18 +10,18 @@
 /* One measured run, mapped to the library's inputs once. */
 typedef struct gpi_cal_case {
     const gpi_measured_run *run;
-    const gp_catalog *cat;   /* its measured rates (data/kernels.json), as the commands use them */
-    int use;                 /* GP_CAL_TRAIN / GP_CAL_SERVE */
+    const gp_catalog *cat; /* its measured rates (data/kernels.json), as the commands use them */
+    int use;               /* GP_CAL_TRAIN / GP_CAL_SERVE */
     gp_model m;
-    gp_gpu gpu;              /* the catalog row, uncalibrated */
+    gp_gpu gpu; /* the catalog row, uncalibrated */
     gp_workload w;
     gp_layout l;
-    gp_cluster cluster;      /* training */
-    gpi_sched_config sched;   /* serving */
+    gp_cluster cluster;     /* training */
+    gpi_sched_config sched; /* serving */
     gp_traffic t;
-    gp_dtype dtype;          /* the calibration key's precision */
+    gp_dtype dtype; /* the calibration key's precision */
     int engine;
-    const char *quantity;    /* the measured figure compared */
+    const char *quantity; /* the measured figure compared */
     double measured, before, after;
     int group;
 } gpi_cal_case;

@@ -25,21 +25,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define GOLDEN_ITERS 12        /* bracket shrinks to 0.618^12 = 0.3% of the log range */
+#define GOLDEN_ITERS 12 /* bracket shrinks to 0.618^12 = 0.3% of the log range */
 /* A weak pull of every parameter towards the published model (1): a direction the runs do
    not constrain (HBM bandwidth of a compute-bound benchmark) stays where it was instead of
    wandering to a bound. The weight is that of one run 3% off per e-fold change. */
-#define PRIOR_WEIGHT 0.001
+#define PRIOR_WEIGHT   0.001
 #define DESCENT_ROUNDS 2
-#define MIN_LOO_GAIN 0.01      /* a second parameter must lower the LOO median by 1 point */
-#define WARN_RESIDUAL 0.15     /* a run still this far off after the fit is reported */
-#define OVERHEAD_MIN_S 1e-4    /* log search of the step overhead starts here */
+#define MIN_LOO_GAIN   0.01 /* a second parameter must lower the LOO median by 1 point */
+#define WARN_RESIDUAL  0.15 /* a run still this far off after the fit is reported */
+#define OVERHEAD_MIN_S 1e-4 /* log search of the step overhead starts here */
 
 typedef struct fitter {
     gpi_cal_case *cases;
-    const int *idx;  /* the group's cases */
+    const int *idx; /* the group's cases */
     int n;
-    int skip;        /* leave out the runs i with i % folds == skip (-1: none) */
+    int skip; /* leave out the runs i with i % folds == skip (-1: none) */
     int folds;
     int use;
     double base_overhead; /* serving: the engine's step overhead the prior pulls towards */
@@ -123,7 +123,10 @@ static double median_of(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-static double rel_err(double pred, double meas) { return isfinite(pred) ? fabs(pred / meas - 1.0) : 1.0; }
+static double rel_err(double pred, double meas)
+{
+    return isfinite(pred) ? fabs(pred / meas - 1.0) : 1.0;
+}
 
 /* Leave-one-out median error of a parameter set (NaN below two runs): each run predicted by a
  * fit without it. Above MAX_FOLDS runs, the runs are dealt into MAX_FOLDS folds and each fold
@@ -220,7 +223,10 @@ static void warn(gp_calibrate_result *out, const char *fmt, ...)
     va_end(ap);
 }
 
-static const char *use_label(int use) { return use == GP_CAL_TRAIN ? "train" : use == GP_CAL_SERVE ? "serve" : "collective"; }
+static const char *use_label(int use)
+{
+    return use == GP_CAL_TRAIN ? "train" : use == GP_CAL_SERVE ? "serve" : "collective";
+}
 
 static void group_label(const gp_calibrate_group *g, char *buf, size_t n)
 {
@@ -271,8 +277,9 @@ static void fit_group(gpi_cal_case *cases, const int *idx, int n, gp_calibrate_g
         g->fitted[p] = 1;
         g->at_bound[p] = theta[p] <= lo * 1.01 || theta[p] >= hi * 0.99;
         if (g->at_bound[p])
-            warn(out, "%s: %s wants to go beyond its physically possible range (%g..%g; fitted %.3g): the runs "
-                      "disagree with the model beyond what its parameters can explain",
+            warn(out,
+                 "%s: %s wants to go beyond its physically possible range (%g..%g; fitted %.3g): the runs "
+                 "disagree with the model beyond what its parameters can explain",
                  label, gp_cal_param_name((gp_cal_param)p), lo, hi, theta[p]);
     }
     for (int i = 0; i < n && e; i++) {
@@ -280,15 +287,17 @@ static void fit_group(gpi_cal_case *cases, const int *idx, int n, gp_calibrate_g
         cc->after = gpi_cal_case_predict(cc, theta);
         e[i] = rel_err(cc->after, cc->measured);
         if (e[i] > WARN_RESIDUAL)
-            warn(out, "run %s (%s) is still %.0f%% off after calibration: it disagrees with the other runs beyond "
-                      "what the fitted parameters can explain",
+            warn(out,
+                 "run %s (%s) is still %.0f%% off after calibration: it disagrees with the other runs beyond "
+                 "what the fitted parameters can explain",
                  cc->run->id, label, 100.0 * e[i]);
     }
     g->err_after = e ? median_of(e, n) : NAN;
     free(e);
     if (n == 1)
-        warn(out, "%s: fitted on one run, so nothing checks it (no leave-one-out error): add runs of other sizes "
-                  "or layouts before trusting it far from that run",
+        warn(out,
+             "%s: fitted on one run, so nothing checks it (no leave-one-out error): add runs of other sizes "
+             "or layouts before trusting it far from that run",
              label);
 }
 
@@ -306,10 +315,10 @@ static double model_bus_at(const gp_cluster *c, int inter, gpi_collective_op op,
     double gbps = c->intra_gbps;
     if (inter && c->inter_gbps * c->gpus_per_node < gbps)
         gbps = c->inter_gbps * c->gpus_per_node;
-    gpi_coll_op o = op == GPI_COLLECTIVE_ALL_GATHER ? GPI_COLL_ALL_GATHER
+    gpi_coll_op o = op == GPI_COLLECTIVE_ALL_GATHER       ? GPI_COLL_ALL_GATHER
                     : op == GPI_COLLECTIVE_REDUCE_SCATTER ? GPI_COLL_REDUCE_SCATTER
-                    : op == GPI_COLLECTIVE_ALL_TO_ALL ? GPI_COLL_ALL_TO_ALL
-                                               : GPI_COLL_ALL_REDUCE;
+                    : op == GPI_COLLECTIVE_ALL_TO_ALL     ? GPI_COLL_ALL_TO_ALL
+                                                          : GPI_COLL_ALL_REDUCE;
     double bus = gpi_collective_busbw(inter ? c->inter_curve : c->intra_curve, o, bytes, gbps);
     return bus > 0 ? bus / 1e9 : gbps * gpi_nccl_efficiency();
 }
@@ -334,7 +343,9 @@ static gp_status collective_gpu(const gp_catalog *cat, const gpi_measured_run *r
 {
     json_t *o = json_loads(r->scenario_json ? r->scenario_json : "{}", 0, NULL);
     json_t *gv = json_object_get(o, "gpu");
-    const char *name = json_is_string(gv) ? json_string_value(gv) : json_is_array(gv) ? json_string_value(json_array_get(gv, 0)) : NULL;
+    const char *name = json_is_string(gv)  ? json_string_value(gv)
+                       : json_is_array(gv) ? json_string_value(json_array_get(gv, 0))
+                                           : NULL;
     gp_status st;
     if (!name) {
         gpi_error_set_field(err, "gpu");
@@ -379,8 +390,9 @@ static void fit_collectives(const gp_catalog *cat, const gpi_runset *set, const 
         run_cluster(cat, g, r, &c, &x);
         double s = busbw_ratio(r, &c, x);
         if (!isfinite(s)) {
-            warn(out, "%s: the collective benchmark at line %d stops at %.0f KiB, where latency, not bus bandwidth, "
-                      "sets the time: run it up to 256 MB or more (nccl-tests -e 1G) to calibrate the bandwidth",
+            warn(out,
+                 "%s: the collective benchmark at line %d stops at %.0f KiB, where latency, not bus bandwidth, "
+                 "sets the time: run it up to 256 MB or more (nccl-tests -e 1G) to calibrate the bandwidth",
                  g->id, r->line, r->points > 0 ? r->bytes[r->points - 1] / 1024.0 : 0.0);
             continue;
         }
@@ -401,8 +413,9 @@ static void fit_collectives(const gp_catalog *cat, const gpi_runset *set, const 
         double raw = k ? sx : si;
         if (grp->fitted[k] && (raw < lo || raw > hi)) {
             grp->at_bound[k] = 1;
-            warn(out, "%s: the collective benchmarks' bus bandwidth %s is %.2f x the model's, outside the physically "
-                      "possible %g..%g: check the GPU named for them",
+            warn(out,
+                 "%s: the collective benchmarks' bus bandwidth %s is %.2f x the model's, outside the physically "
+                 "possible %g..%g: check the GPU named for them",
                  g->id, k ? "across nodes" : "inside a node", raw, lo, hi);
         }
     }
@@ -424,7 +437,8 @@ static gp_status assign_groups(gpi_cal_case *cases, int n, gp_calibrate_result *
             k++;
         if (k == out->n_groups) {
             if (k >= GP_CAL_MAX_GROUPS)
-                return gpi_fail(err, GP_ELIMIT, "more than %d kinds of run (GPU x use x precision x engine) in one calibration",
+                return gpi_fail(err, GP_ELIMIT,
+                                "more than %d kinds of run (GPU x use x precision x engine) in one calibration",
                                 GP_CAL_MAX_GROUPS);
             gp_calibrate_group *g = &out->groups[out->n_groups++];
             memset(g, 0, sizeof *g);
@@ -468,7 +482,10 @@ static gp_status collective_groups(const gp_catalog *cat, const gpi_runset *set,
 
 /* ---- the profile document ----------------------------------------------------------- */
 
-static json_t *num_or_null(double x) { return isfinite(x) ? json_real(x) : json_null(); }
+static json_t *num_or_null(double x)
+{
+    return isfinite(x) ? json_real(x) : json_null();
+}
 
 static json_t *entry_json(const gp_calibrate_group *g, int gi, const gpi_cal_case *cases, int n)
 {
@@ -490,11 +507,11 @@ static json_t *entry_json(const gp_calibrate_group *g, int gi, const gpi_cal_cas
                                              cases[i].quantity, "measured", cases[i].measured, "before",
                                              num_or_null(cases[i].before), "after", num_or_null(cases[i].after)));
     }
-    return json_pack("{s:s s:s s:s s:i s:o s:o s:o s:o s:o s:o}", "use", use_label(g->use), "dtype",
-                     gp_dtype_name(g->dtype), "engine", g->use == GP_CAL_SERVE ? gp_engine_name((gp_engine)g->engine) : "none",
-                     "runs", g->runs, "params", params, "error_before", num_or_null(g->err_before), "error_after",
-                     num_or_null(g->err_after), "loo_error_before", num_or_null(g->loo_before), "loo_error_after",
-                     num_or_null(g->loo_after), "residuals", res);
+    return json_pack(
+        "{s:s s:s s:s s:i s:o s:o s:o s:o s:o s:o}", "use", use_label(g->use), "dtype", gp_dtype_name(g->dtype),
+        "engine", g->use == GP_CAL_SERVE ? gp_engine_name((gp_engine)g->engine) : "none", "runs", g->runs, "params",
+        params, "error_before", num_or_null(g->err_before), "error_after", num_or_null(g->err_after),
+        "loo_error_before", num_or_null(g->loo_before), "loo_error_after", num_or_null(g->loo_after), "residuals", res);
 }
 
 static json_t *gpu_json(const gp_calibrate_result *out, const char *gpu, const gpi_cal_case *cases, int n)
@@ -567,8 +584,8 @@ static char *defaults_text(const gp_calibrate_opts *o)
         double v = strtod(value, &end);
         int whole = *value && !*end;
         json_t *j = k && k->type == GP_KEY_INT && whole && v == floor(v) ? json_integer((json_int_t)v)
-                    : k && k->type == GP_KEY_NUMBER && whole         ? json_real(v)
-                                                                     : json_string(value);
+                    : k && k->type == GP_KEY_NUMBER && whole             ? json_real(v)
+                                                                         : json_string(value);
         json_object_set_new(defs, k ? k->name : o->default_keys[i], j);
     }
     char *text = defs ? json_dumps(defs, JSON_COMPACT) : NULL;
@@ -594,8 +611,7 @@ static gp_status read_runs(const gp_calibrate_opts *o, gpi_runset *set, double s
     return st;
 }
 
-static gp_status map_cases(const gp_catalog *cat, const gpi_runset *set, gpi_cal_case **cases, int *n,
-                           gp_error *err)
+static gp_status map_cases(const gp_catalog *cat, const gpi_runset *set, gpi_cal_case **cases, int *n, gp_error *err)
 {
     size_t total = gpi_runset_count(set);
     *cases = calloc(total ? total : 1, sizeof **cases);
@@ -615,8 +631,10 @@ static gp_status map_cases(const gp_catalog *cat, const gpi_runset *set, gpi_cal
         cc->before = gpi_cal_case_predict(cc, id);
         if (!isfinite(cc->before)) {
             gpi_error_set_field(err, "run");
-            return gpi_fail(err, GP_EINVAL, "run %s: gpuplan cannot predict it (the layout does not fit or is invalid "
-                                            "for the model): check its GPUs and parallel degrees", r->id);
+            return gpi_fail(err, GP_EINVAL,
+                            "run %s: gpuplan cannot predict it (the layout does not fit or is invalid "
+                            "for the model): check its GPUs and parallel degrees",
+                            r->id);
         }
         (*n)++;
     }

@@ -18,8 +18,12 @@
 
 /* Fail naming the run and the field: case_fail(err, run, field, fmt, extra) with fmt taking
    the run's id and then `extra` (a string). */
-#define case_fail(err, r, field, fmt, a) (gpi_error_set_field(err, field), gpi_fail(err, GP_EINVAL, fmt, (r)->id, nz(a)))
-static const char *nz(const char *s) { return s ? s : ""; }
+#define case_fail(err, r, field, fmt, a)                                                                               \
+    (gpi_error_set_field(err, field), gpi_fail(err, GP_EINVAL, fmt, (r)->id, nz(a)))
+static const char *nz(const char *s)
+{
+    return s ? s : "";
+}
 
 /* The run's scenario keys (less what the readers add for people: "framework") into sc. */
 static gp_status scenario_of(const gpi_measured_run *r, gp_scenario *sc, gp_error *err)
@@ -58,11 +62,12 @@ static gp_status resolve_model(const gp_catalog *cat, const char *name, gp_model
     return st;
 }
 
-#define OVERRIDE(field)                                                                                            \
-    if (gp_scenario_has(sc, #field))                                                                               \
+#define OVERRIDE(field)                                                                                                \
+    if (gp_scenario_has(sc, #field))                                                                                   \
     m->field = sc->field
 
-static gp_status model_of(const gp_catalog *cat, const gpi_measured_run *r, const gp_scenario *sc, gp_model *m, gp_error *err)
+static gp_status model_of(const gp_catalog *cat, const gpi_measured_run *r, const gp_scenario *sc, gp_model *m,
+                          gp_error *err)
 {
     memset(m, 0, sizeof *m);
     if (sc->has_inline_model)
@@ -72,8 +77,8 @@ static gp_status model_of(const gp_catalog *cat, const gpi_measured_run *r, cons
         if (st)
             return st;
     } else if (!gp_scenario_has(sc, "layers") || !gp_scenario_has(sc, "hidden") || !gp_scenario_has(sc, "heads"))
-        return case_fail(err, r, "model", "run %s: which model? the run names none: pass --model (or layers, hidden, heads)%s",
-                         NULL);
+        return case_fail(err, r, "model",
+                         "run %s: which model? the run names none: pass --model (or layers, hidden, heads)%s", NULL);
     else {
         m->dtype = GP_DTYPE_BF16;
         m->norms_per_layer = 2;
@@ -102,7 +107,8 @@ static gp_status model_of(const gp_catalog *cat, const gpi_measured_run *r, cons
     return gp_model_validate(m, err);
 }
 
-static gp_status gpu_of(const gp_catalog *cat, const gpi_measured_run *r, const gp_scenario *sc, gp_gpu *g, gp_error *err)
+static gp_status gpu_of(const gp_catalog *cat, const gpi_measured_run *r, const gp_scenario *sc, gp_gpu *g,
+                        gp_error *err)
 {
     if (sc->gpu.n < 1)
         return case_fail(err, r, "gpu", "run %s: which GPU? the run names none: pass --gpu%s", NULL);
@@ -168,9 +174,14 @@ static gp_status train_case(const gp_catalog *cat, const gpi_measured_run *r, co
         cc->cluster.gpus_per_node = (int)sc->gpus_per_node;
     cc->dtype = gpi_cal_dtype(cc->w.dtype == GP_DTYPE_FP8 || cc->w.dtype == GP_DTYPE_FP4 ? cc->w.dtype : GP_DTYPE_BF16);
     /* the figure compared: the first the run gives, in this order */
-    const struct { const char *name; double v; } q[] = {
-        {"model_tflops_per_gpu", r->model_tflops_per_gpu}, {"hw_tflops_per_gpu", r->hw_tflops_per_gpu},
-        {"tokens_per_s_per_gpu", r->tokens_per_s_per_gpu}, {"mfu", r->mfu}, {"step_time_s", r->step_time_s}};
+    const struct {
+        const char *name;
+        double v;
+    } q[] = {{"model_tflops_per_gpu", r->model_tflops_per_gpu},
+             {"hw_tflops_per_gpu", r->hw_tflops_per_gpu},
+             {"tokens_per_s_per_gpu", r->tokens_per_s_per_gpu},
+             {"mfu", r->mfu},
+             {"step_time_s", r->step_time_s}};
     for (size_t i = 0; i < sizeof q / sizeof q[0]; i++)
         if (isfinite(q[i].v) && q[i].v > 0) {
             cc->quantity = q[i].name;
@@ -231,10 +242,13 @@ static gp_status serve_case(const gp_catalog *cat, const gpi_measured_run *r, co
     gp_dtype wt = cc->w.dtype != GP_DTYPE_UNKNOWN ? cc->w.dtype : GP_DTYPE_BF16;
     cc->dtype = gpi_cal_dtype(wt);
     cc->engine = cc->w.engine;
-    const struct { const char *name; double v; } q[] = {{"output_tokens_per_s", r->output_tokens_per_s},
-                                                          {"total_tokens_per_s", r->total_tokens_per_s},
-                                                          {"tpot_p50_s", r->tpot_p50_s},
-                                                          {"ttft_p50_s", r->ttft_p50_s}};
+    const struct {
+        const char *name;
+        double v;
+    } q[] = {{"output_tokens_per_s", r->output_tokens_per_s},
+             {"total_tokens_per_s", r->total_tokens_per_s},
+             {"tpot_p50_s", r->tpot_p50_s},
+             {"ttft_p50_s", r->ttft_p50_s}};
     for (size_t i = 0; i < sizeof q / sizeof q[0]; i++)
         if (isfinite(q[i].v) && q[i].v > 0) {
             cc->quantity = q[i].name;
@@ -291,17 +305,17 @@ static void trial_gpu(const gpi_cal_case *cc, const double *theta, gp_gpu *g)
 static double train_figure(const gpi_cal_case *cc, const gp_train_perf *p)
 {
     const char *q = cc->quantity;
-    return !strcmp(q, "model_tflops_per_gpu") ? p->model_tflops_per_gpu
-           : !strcmp(q, "hw_tflops_per_gpu")  ? p->hw_tflops_per_gpu
+    return !strcmp(q, "model_tflops_per_gpu")   ? p->model_tflops_per_gpu
+           : !strcmp(q, "hw_tflops_per_gpu")    ? p->hw_tflops_per_gpu
            : !strcmp(q, "tokens_per_s_per_gpu") ? p->tokens_per_s_per_gpu
-           : !strcmp(q, "mfu")                ? p->mfu
-                                              : p->step_time_s;
+           : !strcmp(q, "mfu")                  ? p->mfu
+                                                : p->step_time_s;
 }
 
 static double serve_figure(const gpi_cal_case *cc, const gp_sim_result *r)
 {
     const char *q = cc->quantity;
-    return !strcmp(q, "output_tokens_per_s") ? r->output_tokens_per_s
+    return !strcmp(q, "output_tokens_per_s")  ? r->output_tokens_per_s
            : !strcmp(q, "total_tokens_per_s") ? r->total_tokens_per_s
            : !strcmp(q, "tpot_p50_s")         ? r->tpot.p50
                                               : r->ttft.p50;

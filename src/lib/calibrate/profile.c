@@ -23,7 +23,10 @@
 static const char *const param_names[GP_CALP_COUNT] = {"gemm_scale", "attn_scale", "hbm_scale", "comm_scale",
                                                        "step_overhead_s"};
 
-const char *gp_cal_param_name(gp_cal_param p) { return (unsigned)p < GP_CALP_COUNT ? param_names[p] : NULL; }
+const char *gp_cal_param_name(gp_cal_param p)
+{
+    return (unsigned)p < GP_CALP_COUNT ? param_names[p] : NULL;
+}
 
 void gpi_cal_param_range(gp_cal_param p, int use, double *min, double *max)
 {
@@ -39,17 +42,17 @@ gp_dtype gpi_cal_dtype(gp_dtype t)
     switch (t) {
     case GP_DTYPE_FP8:
     case GP_DTYPE_INT8:
-    case GP_DTYPE_F32:
-        return t;
+    case GP_DTYPE_F32: return t;
     case GP_DTYPE_FP4:
-    case GP_DTYPE_MXFP4:
-        return GP_DTYPE_FP4;
-    default:
-        return GP_DTYPE_BF16;
+    case GP_DTYPE_MXFP4: return GP_DTYPE_FP4;
+    default: return GP_DTYPE_BF16;
     }
 }
 
-double gpi_cal_scale(double s) { return isfinite(s) && s > 0 ? s : 1.0; }
+double gpi_cal_scale(double s)
+{
+    return isfinite(s) && s > 0 ? s : 1.0;
+}
 
 const gp_gpu_cal *gpi_cal_find(const gp_gpu *g, int use, gp_dtype dt, int engine)
 {
@@ -93,17 +96,21 @@ typedef struct pending {
 #define MAX_PENDING 64
 
 /* Fail naming the file and field: the format takes name, field, a, b (all strings). */
-#define pfail(err, name, field, fmt, a, b)                                                                        \
-    (gpi_error_set_path(err, name), gpi_error_set_field(err, field),                                               \
+#define pfail(err, name, field, fmt, a, b)                                                                             \
+    (gpi_error_set_path(err, name), gpi_error_set_field(err, field),                                                   \
      gpi_fail(err, GP_EINVAL, fmt, name, field, nz(a), nz(b)))
-static const char *nz(const char *s) { return s ? s : ""; }
+static const char *nz(const char *s)
+{
+    return s ? s : "";
+}
 
 /* Only the keys listed (space-separated) may appear in o. */
 static gp_status check_keys(json_t *o, const char *allowed, const char *name, const char *where, gp_error *err)
 {
     const char *k;
     json_t *v;
-    json_object_foreach(o, k, v) {
+    json_object_foreach(o, k, v)
+    {
         char pat[80];
         snprintf(pat, sizeof pat, " %s ", k);
         char list[512];
@@ -132,7 +139,10 @@ static gp_status read_number(json_t *v, double min, double max, const char *name
     return GP_OK;
 }
 
-static int parse_use(const char *s) { return !s ? 0 : !strcmp(s, "train") ? GP_CAL_TRAIN : !strcmp(s, "serve") ? GP_CAL_SERVE : 0; }
+static int parse_use(const char *s)
+{
+    return !s ? 0 : !strcmp(s, "train") ? GP_CAL_TRAIN : !strcmp(s, "serve") ? GP_CAL_SERVE : 0;
+}
 
 static gp_status read_params(json_t *params, gp_gpu_cal *c, const char *name, gp_error *err)
 {
@@ -143,7 +153,8 @@ static gp_status read_params(json_t *params, gp_gpu_cal *c, const char *name, gp
         return pfail(err, name, "params", "%s: '%s' must be an object of fitted parameters%s%s", NULL, NULL);
     const char *k;
     json_t *v;
-    json_object_foreach(params, k, v) {
+    json_object_foreach(params, k, v)
+    {
         int p = -1;
         for (int i = 0; i < GP_CALP_COUNT; i++)
             if (!strcmp(k, param_names[i]))
@@ -166,8 +177,9 @@ static gp_status read_params(json_t *params, gp_gpu_cal *c, const char *name, gp
 static gp_status read_entry(json_t *e, gp_gpu_cal *c, const char *name, gp_error *err)
 {
     memset(c, 0, sizeof *c);
-    gp_status st = check_keys(e, "use dtype engine runs params error_before error_after loo_error_before "
-                                 "loo_error_after residuals note",
+    gp_status st = check_keys(e,
+                              "use dtype engine runs params error_before error_after loo_error_before "
+                              "loo_error_after residuals note",
                               name, "a profile entry", err);
     if (st)
         return st;
@@ -214,8 +226,8 @@ static gp_status read_gpu(gp_catalog *cat, json_t *g, pending *pd, const char *n
         return st;
     const char *id = json_string_value(json_object_get(g, "gpu"));
     if (!id || !gpi_catalog_gpu_mut(cat, id))
-        return pfail(err, name, "gpu", "%s: '%s' %s names no GPU of the catalog (see 'gpuplan gpus')%s", id ? id : "(missing)",
-                     NULL);
+        return pfail(err, name, "gpu", "%s: '%s' %s names no GPU of the catalog (see 'gpuplan gpus')%s",
+                     id ? id : "(missing)", NULL);
     gpi_strlcpy(pd->gpu, gpi_catalog_gpu_mut(cat, id)->id, sizeof pd->gpu);
     json_t *co = json_object_get(g, "collective");
     if (co && !json_is_object(co))
@@ -229,7 +241,8 @@ static gp_status read_gpu(gp_catalog *cat, json_t *g, pending *pd, const char *n
         return pfail(err, name, "entries", "%s: '%s': more than 8 entries for one GPU%s%s", NULL, NULL);
     size_t i;
     json_t *e;
-    json_array_foreach(entries, i, e) {
+    json_array_foreach(entries, i, e)
+    {
         if (!json_is_object(e))
             return pfail(err, name, "entries", "%s: every item of '%s' must be an object%s%s", NULL, NULL);
         if ((st = read_entry(e, &pd->cal[pd->n_cal], name, err)))
@@ -242,9 +255,10 @@ static gp_status read_gpu(gp_catalog *cat, json_t *g, pending *pd, const char *n
 static gp_status read_profile(gp_catalog *cat, json_t *root, pending *pd, int *n, const char *name, gp_error *err)
 {
     if (!json_is_object(root))
-        return pfail(err, name, "gpuplan_profile", "%s: a profile is a JSON object with '%s' and 'gpus'%s%s", NULL, NULL);
-    gp_status st = check_keys(root, "gpuplan_profile description created_by sources runs warnings gpus calibration", name,
-                              "the profile", err);
+        return pfail(err, name, "gpuplan_profile", "%s: a profile is a JSON object with '%s' and 'gpus'%s%s", NULL,
+                     NULL);
+    gp_status st = check_keys(root, "gpuplan_profile description created_by sources runs warnings gpus calibration",
+                              name, "the profile", err);
     if (st)
         return st;
     json_t *ver = json_object_get(root, "gpuplan_profile");
@@ -255,7 +269,8 @@ static gp_status read_profile(gp_catalog *cat, json_t *root, pending *pd, int *n
         return pfail(err, name, "gpus", "%s: '%s' must be an array of at most 64 GPU types%s%s", NULL, NULL);
     size_t i;
     json_t *g;
-    json_array_foreach(gpus, i, g) {
+    json_array_foreach(gpus, i, g)
+    {
         if (!json_is_object(g))
             return pfail(err, name, "gpus", "%s: every item of '%s' must be an object%s%s", NULL, NULL);
         if ((st = read_gpu(cat, g, &pd[i], name, err)))
@@ -276,7 +291,10 @@ static void merge_entry(gp_gpu *g, const gp_gpu_cal *c)
         g->cal[g->n_cal++] = *c;
 }
 
-static const char *use_name(int use) { return use == GP_CAL_TRAIN ? "train" : "serve"; }
+static const char *use_name(int use)
+{
+    return use == GP_CAL_TRAIN ? "train" : "serve";
+}
 
 /* "calibrated on 6 runs of H100-SXM-80GB (train bf16, serve fp8 vllm) from prof.json" */
 static void make_note(const pending *pd, int n, const char *name, char *buf, size_t size)
@@ -290,8 +308,9 @@ static void make_note(const pending *pd, int n, const char *name, char *buf, siz
             const gp_gpu_cal *c = &pd[i].cal[j];
             runs += c->runs;
             len = strlen(what);
-            snprintf(what + len, sizeof what - len, "%s%s %s%s%s", j ? ", " : "", use_name(c->use), gp_dtype_name(c->dtype),
-                     c->use == GP_CAL_SERVE ? " " : "", c->use == GP_CAL_SERVE ? gp_engine_name((gp_engine)c->engine) : "");
+            snprintf(what + len, sizeof what - len, "%s%s %s%s%s", j ? ", " : "", use_name(c->use),
+                     gp_dtype_name(c->dtype), c->use == GP_CAL_SERVE ? " " : "",
+                     c->use == GP_CAL_SERVE ? gp_engine_name((gp_engine)c->engine) : "");
         }
         runs += pd[i].coll_runs;
         len = strlen(what);

@@ -92,8 +92,8 @@ const char *gpi_collective_op_name(gpi_collective_op op)
     return "unknown";
 }
 
-gp_status gpi_runs_fail(gp_error *err, const char *name, int line, const char *field, gp_status code,
-                        const char *fmt, ...)
+gp_status gpi_runs_fail(gp_error *err, const char *name, int line, const char *field, gp_status code, const char *fmt,
+                        ...)
 {
     if (!err)
         return code;
@@ -130,7 +130,8 @@ static int apply_defaults(json_t *scenario, const json_t *defaults)
 {
     const char *key;
     json_t *v;
-    json_object_foreach((json_t *)defaults, key, v) {
+    json_object_foreach((json_t *)defaults, key, v)
+    {
         if (!json_object_get(scenario, key) && json_object_set(scenario, key, v) != 0)
             return -1;
     }
@@ -146,8 +147,7 @@ gp_status gpi_runset_add(gpi_runset *set, gpi_measured_run *r, json_t *scenario,
     }
     if (set->n >= GPI_RUNS_MAX_RUNS) {
         json_decref(scenario);
-        return gpi_runs_fail(err, name, r->line, NULL, GP_ELIMIT, "more than %d runs in one set",
-                             GPI_RUNS_MAX_RUNS);
+        return gpi_runs_fail(err, name, r->line, NULL, GP_ELIMIT, "more than %d runs in one set", GPI_RUNS_MAX_RUNS);
     }
     if (set->n == set->cap) {
         size_t cap = set->cap ? set->cap * 2 : 16;
@@ -312,8 +312,7 @@ static const char *skip_space_and_comments(const char *p, const char *end)
 }
 
 /* Which reader a text is for; NULL when none recognises it. */
-static gp_status (*detect(const char *text, size_t len))(gpi_runset *, const char *, const char *, size_t,
-                                                          gp_error *)
+static gp_status (*detect(const char *text, size_t len))(gpi_runset *, const char *, const char *, size_t, gp_error *)
 {
     const char *p = skip_space_and_comments(text, text + len);
     size_t rest = (size_t)(text + len - p);
@@ -360,22 +359,23 @@ static gp_status set_defaults(gpi_runset *set, const char *name, const char *def
     return GP_OK;
 }
 
-gp_status gpi_runset_parse(gpi_runset *set, const char *name, const char *text, size_t len,
-                          const char *defaults_json, gp_error *err)
+gp_status gpi_runset_parse(gpi_runset *set, const char *name, const char *text, size_t len, const char *defaults_json,
+                           gp_error *err)
 {
     if (!set || !text)
         return gpi_fail(err, GP_EINVAL, "gpi_runset_parse: no run set or no text");
     if (!name)
         name = "(input)";
     if (len > GPI_RUNS_MAX_FILE)
-        return gpi_runs_fail(err, name, 0, NULL, GP_ELIMIT, "%zu bytes is over the %u-byte limit for a run file",
-                             len, GPI_RUNS_MAX_FILE);
+        return gpi_runs_fail(err, name, 0, NULL, GP_ELIMIT, "%zu bytes is over the %u-byte limit for a run file", len,
+                             GPI_RUNS_MAX_FILE);
     gp_status (*reader)(gpi_runset *, const char *, const char *, size_t, gp_error *) = detect(text, len);
     if (!reader)
-        return gpi_runs_fail(err, name, 0, NULL, GP_EUNSUPPORTED,
-                             "not a format gpuplan reads: expected JSON Lines with \"command\" and \"measured\", "
-                             "a CSV with a \"command\" column, a Megatron-LM, NeMo or torchtitan log, a "
-                             "`vllm bench serve` result (JSON or its printed block), trtllm-bench output or nccl-tests output");
+        return gpi_runs_fail(
+            err, name, 0, NULL, GP_EUNSUPPORTED,
+            "not a format gpuplan reads: expected JSON Lines with \"command\" and \"measured\", "
+            "a CSV with a \"command\" column, a Megatron-LM, NeMo or torchtitan log, a "
+            "`vllm bench serve` result (JSON or its printed block), trtllm-bench output or nccl-tests output");
     gp_status st = set_defaults(set, name, defaults_json, err);
     if (st != GP_OK)
         return st;
@@ -403,8 +403,8 @@ gp_status gpi_runset_read(gpi_runset *set, const char *path, const char *default
     if (size > GPI_RUNS_MAX_FILE) {
         free(bytes);
         return gpi_runs_fail(err, path, 0, NULL, GP_ELIMIT,
-                             "the file has %llu bytes, over the %u-byte limit for a run file",
-                             (unsigned long long)size, GPI_RUNS_MAX_FILE);
+                             "the file has %llu bytes, over the %u-byte limit for a run file", (unsigned long long)size,
+                             GPI_RUNS_MAX_FILE);
     }
     st = gpi_runset_parse(set, path, (const char *)bytes, len, defaults_json, err);
     free(bytes);

@@ -10,11 +10,11 @@
 #include <stddef.h>
 
 /* Limits that keep a hostile file bounded (docs/calibration.md). */
-#define GPI_RUNS_MAX_FILE (64u * 1024u * 1024u) /* one input file */
-#define GPI_RUNS_MAX_LINE (64u * 1024u)         /* one JSON Lines / CSV line */
-#define GPI_RUNS_MAX_RUNS 100000                /* runs in one set */
-#define GPI_RUNS_MAX_COLUMNS 256                /* CSV columns */
-#define GPI_RUNS_MAX_SAMPLES 1000000            /* log lines a median is taken over */
+#define GPI_RUNS_MAX_FILE    (64u * 1024u * 1024u) /* one input file */
+#define GPI_RUNS_MAX_LINE    (64u * 1024u)         /* one JSON Lines / CSV line */
+#define GPI_RUNS_MAX_RUNS    100000                /* runs in one set */
+#define GPI_RUNS_MAX_COLUMNS 256                   /* CSV columns */
+#define GPI_RUNS_MAX_SAMPLES 1000000               /* log lines a median is taken over */
 
 /* A line of the input: [s, s+len), 1-based number. */
 typedef struct gpi_line {
@@ -60,8 +60,8 @@ double gpi_samples_steady_median(gpi_samples *s);
 gp_status gpi_runset_add(gpi_runset *set, gpi_measured_run *r, json_t *scenario, const char *name, gp_error *err);
 
 /* Fail with FILE:LINE (and field) set. */
-gp_status gpi_runs_fail(gp_error *err, const char *name, int line, const char *field, gp_status code,
-                        const char *fmt, ...)
+gp_status gpi_runs_fail(gp_error *err, const char *name, int line, const char *field, gp_status code, const char *fmt,
+                        ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 6, 7)))
 #endif
@@ -79,7 +79,8 @@ gp_status gpi_runs_nccl(gpi_runset *set, const char *name, const char *text, siz
 
 /* Set a measured key (JSON Lines / CSV vocabulary) on a run; GP_EINVAL for an unknown key or
    a value outside its physical range (the message names both). */
-gp_status gpi_run_set_measured(gpi_measured_run *r, const char *key, double v, const char *name, int line, gp_error *err);
+gp_status gpi_run_set_measured(gpi_measured_run *r, const char *key, double v, const char *name, int line,
+                               gp_error *err);
 
 /* Every figure of the run inside its key's range (GP_EINVAL naming the key otherwise). */
 gp_status gpi_run_check_ranges(const gpi_measured_run *r, const char *name, gp_error *err);

@@ -52,14 +52,22 @@ static int megatron_arg(const gpi_line *ln, char *name, size_t nn, char *value, 
 static const struct {
     const char *arg, *key;
 } megatron_ints[] = {
-    {"tensor_model_parallel_size", "tp"}, {"pipeline_model_parallel_size", "pp"},
-    {"context_parallel_size", "cp"},      {"expert_model_parallel_size", "ep"},
-    {"world_size", "gpus"},               {"micro_batch_size", "micro_batch"},
-    {"global_batch_size", "global_batch"}, {"seq_length", "seq"},
-    {"num_layers", "layers"},             {"hidden_size", "hidden"},
-    {"ffn_hidden_size", "ffn"},           {"num_attention_heads", "heads"},
-    {"padded_vocab_size", "vocab"},       {"num_experts", "experts"},
-    {"moe_router_topk", "experts_active"}, {"moe_ffn_hidden_size", "moe_ffn"},
+    {"tensor_model_parallel_size", "tp"},
+    {"pipeline_model_parallel_size", "pp"},
+    {"context_parallel_size", "cp"},
+    {"expert_model_parallel_size", "ep"},
+    {"world_size", "gpus"},
+    {"micro_batch_size", "micro_batch"},
+    {"global_batch_size", "global_batch"},
+    {"seq_length", "seq"},
+    {"num_layers", "layers"},
+    {"hidden_size", "hidden"},
+    {"ffn_hidden_size", "ffn"},
+    {"num_attention_heads", "heads"},
+    {"padded_vocab_size", "vocab"},
+    {"num_experts", "experts"},
+    {"moe_router_topk", "experts_active"},
+    {"moe_ffn_hidden_size", "moe_ffn"},
 };
 
 static void megatron_int(json_t *scn, const char *key, const char *value)
@@ -240,8 +248,8 @@ static void trtllm_dtype(json_t *scn, const char *quant, const char *kv)
 {
     static const struct {
         const char *trt, *ours;
-    } map[] = {{"FP8", "fp8"}, {"NVFP4", "fp4"}, {"W4A16_AWQ", "int4"}, {"W4A16", "int4"}, {"W8A16", "int8"},
-               {"INT8", "int8"}, {"FP4", "fp4"}};
+    } map[] = {{"FP8", "fp8"},    {"NVFP4", "fp4"}, {"W4A16_AWQ", "int4"}, {"W4A16", "int4"},
+               {"W8A16", "int8"}, {"INT8", "int8"}, {"FP4", "fp4"}};
     for (size_t i = 0; quant && i < sizeof map / sizeof map[0]; i++)
         if (strcmp(quant, map[i].trt) == 0)
             json_object_set_new(scn, "dtype", json_string(map[i].ours));
@@ -259,9 +267,12 @@ static void trtllm_line(trt_scan *t, const gpi_line *ln)
 {
     static const struct {
         const char *label, *key;
-    } ints[] = {{"Number of requests:", "requests"},     {"Average Input Length (tokens):", "prompt_tokens"},
-                {"Average Output Length (tokens):", "output_tokens"}, {"TP Size:", "tp"},
-                {"PP Size:", "pp"},                      {"EP Size:", "ep"},
+    } ints[] = {{"Number of requests:", "requests"},
+                {"Average Input Length (tokens):", "prompt_tokens"},
+                {"Average Output Length (tokens):", "output_tokens"},
+                {"TP Size:", "tp"},
+                {"PP Size:", "pp"},
+                {"EP Size:", "ep"},
                 {"Max Runtime Batch Size:", "batch"}};
     char buf[256];
     double v;
@@ -395,8 +406,10 @@ static gpi_collective_op nccl_op(const char *text, size_t len, const char *name,
     static const struct {
         const char *word;
         gpi_collective_op op;
-    } words[] = {{"all_reduce", GPI_COLLECTIVE_ALL_REDUCE},     {"all_gather", GPI_COLLECTIVE_ALL_GATHER},
-                 {"reduce_scatter", GPI_COLLECTIVE_REDUCE_SCATTER}, {"alltoall", GPI_COLLECTIVE_ALL_TO_ALL}};
+    } words[] = {{"all_reduce", GPI_COLLECTIVE_ALL_REDUCE},
+                 {"all_gather", GPI_COLLECTIVE_ALL_GATHER},
+                 {"reduce_scatter", GPI_COLLECTIVE_REDUCE_SCATTER},
+                 {"alltoall", GPI_COLLECTIVE_ALL_TO_ALL}};
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
         if (gpi_memstr(text, len < 4096 ? len : 4096, words[i].word) || strstr(name, words[i].word))
             return words[i].op;
@@ -421,7 +434,8 @@ gp_status gpi_runs_nccl(gpi_runset *set, const char *name, const char *text, siz
             nccl_row(&s, tok, n, ln.no);
     }
     if (s.r.points == 0)
-        return gpi_runs_fail(err, name, 0, NULL, GP_EPARSE, "no bus-bandwidth row under a \"size count ... busbw\" header");
+        return gpi_runs_fail(err, name, 0, NULL, GP_EPARSE,
+                             "no bus-bandwidth row under a \"size count ... busbw\" header");
     s.r.line = s.first;
     s.r.ranks = s.ranks;
     s.r.op = nccl_op(text, len, name, s.redop);

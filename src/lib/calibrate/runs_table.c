@@ -20,7 +20,10 @@ typedef struct measured_key {
     double min, max; /* exclusive min, inclusive max */
 } measured_key;
 
-#define MK(n, k, lo, hi) {#n, k, offsetof(gpi_measured_run, n), lo, hi}
+#define MK(n, k, lo, hi)                                                                                               \
+    {                                                                                                                  \
+#n, k, offsetof(gpi_measured_run, n), lo, hi                                                                   \
+    }
 static const measured_key measured_keys[] = {
     /* 1e5 TFLOP/s per GPU is 40x a B200's dense FP4 peak: above it is a unit error */
     MK(model_tflops_per_gpu, GPI_RUN_TRAIN, 0, 1e5),
@@ -44,7 +47,8 @@ static const measured_key *find_measured(const char *key)
     return NULL;
 }
 
-gp_status gpi_run_set_measured(gpi_measured_run *r, const char *key, double v, const char *name, int line, gp_error *err)
+gp_status gpi_run_set_measured(gpi_measured_run *r, const char *key, double v, const char *name, int line,
+                               gp_error *err)
 {
     const measured_key *mk = find_measured(key);
     if (!mk)
@@ -70,12 +74,13 @@ gp_status gpi_run_check_ranges(const gpi_measured_run *r, const char *name, gp_e
         const measured_key *mk = &measured_keys[i];
         double v = *(const double *)((const char *)r + mk->offset);
         if (!isnan(v) && (!isfinite(v) || v <= mk->min || v > mk->max))
-            return gpi_runs_fail(err, name, r->line, mk->name, GP_EINVAL, "'%s' = %g is outside (%g, %g]", mk->name,
-                                 v, mk->min, mk->max);
+            return gpi_runs_fail(err, name, r->line, mk->name, GP_EINVAL, "'%s' = %g is outside (%g, %g]", mk->name, v,
+                                 mk->min, mk->max);
     }
     for (int i = 0; i < r->points; i++)
         if (!(r->bytes[i] > 0) || !(r->busbw_gbps[i] >= 0) || !isfinite(r->busbw_gbps[i]))
-            return gpi_runs_fail(err, name, r->line, "busbw", GP_EINVAL, "a bus bandwidth row is not a positive size "
+            return gpi_runs_fail(err, name, r->line, "busbw", GP_EINVAL,
+                                 "a bus bandwidth row is not a positive size "
                                  "with a finite bandwidth");
     return GP_OK;
 }
@@ -87,9 +92,8 @@ static gp_status parse_command(const char *cmd, gpi_run_kind *kind, const char *
     else if (cmd && strcmp(cmd, "serve") == 0)
         *kind = GPI_RUN_SERVE;
     else
-        return gpi_runs_fail(err, name, line, "command", GP_EINVAL,
-                             "\"command\" must be \"train\" or \"serve\"%s%s%s", cmd ? " (not \"" : "",
-                             cmd ? cmd : "", cmd ? "\")" : "");
+        return gpi_runs_fail(err, name, line, "command", GP_EINVAL, "\"command\" must be \"train\" or \"serve\"%s%s%s",
+                             cmd ? " (not \"" : "", cmd ? cmd : "", cmd ? "\")" : "");
     return GP_OK;
 }
 
@@ -125,7 +129,8 @@ static int scenario_value_ok(json_t *v)
     if (json_is_array(v)) {
         size_t i;
         json_t *e;
-        json_array_foreach(v, i, e) {
+        json_array_foreach(v, i, e)
+        {
             if (json_is_array(e) || json_is_object(e) || json_is_null(e))
                 return 0;
         }
@@ -135,8 +140,8 @@ static int scenario_value_ok(json_t *v)
 }
 
 /* One run from an object holding command, id, measured and scenario keys (steals obj). */
-static gp_status run_from_object(gpi_runset *set, json_t *obj, json_t *measured, gpi_run_format fmt,
-                                 const char *name, int line, gp_error *err)
+static gp_status run_from_object(gpi_runset *set, json_t *obj, json_t *measured, gpi_run_format fmt, const char *name,
+                                 int line, gp_error *err)
 {
     gpi_measured_run r;
     gpi_run_kind kind = GPI_RUN_TRAIN;
@@ -147,7 +152,8 @@ static gp_status run_from_object(gpi_runset *set, json_t *obj, json_t *measured,
         st = take_id(&r, json_object_get(obj, "id"), name, line, err);
     const char *key;
     json_t *v;
-    json_object_foreach(measured, key, v) {
+    json_object_foreach(measured, key, v)
+    {
         if (st != GP_OK)
             break;
         if (!json_is_number(v))
@@ -160,7 +166,8 @@ static gp_status run_from_object(gpi_runset *set, json_t *obj, json_t *measured,
     json_object_del(obj, "command");
     json_object_del(obj, "id");
     json_object_del(obj, "measured");
-    json_object_foreach(obj, key, v) {
+    json_object_foreach(obj, key, v)
+    {
         int inline_model = !strcmp(key, "model") && json_is_object(v); /* a config.json object */
         if (st == GP_OK && !inline_model && !scenario_value_ok(v))
             st = gpi_runs_fail(err, name, line, key, GP_EINVAL,
@@ -285,8 +292,7 @@ static json_t *csv_value(const char *s)
     return json_string(s);
 }
 
-static gp_status csv_row_to_run(gpi_runset *set, csv_row *hdr, csv_row *row, const char *name, int line,
-                                gp_error *err)
+static gp_status csv_row_to_run(gpi_runset *set, csv_row *hdr, csv_row *row, const char *name, int line, gp_error *err)
 {
     if (row->n != hdr->n)
         return gpi_runs_fail(err, name, line, NULL, GP_EPARSE, "%d columns, but the header has %d", row->n, hdr->n);

@@ -19,10 +19,18 @@ typedef struct span {
     size_t len;
 } span;
 
-static const char *wanted[] = {"model_id",           "num_prompts",       "request_rate",
-                               "max_concurrency",    "completed",         "total_input_tokens",
-                               "total_output_tokens", "output_throughput", "total_token_throughput",
-                               "median_ttft_ms",     "median_tpot_ms",    NULL};
+static const char *wanted[] = {"model_id",
+                               "num_prompts",
+                               "request_rate",
+                               "max_concurrency",
+                               "completed",
+                               "total_input_tokens",
+                               "total_output_tokens",
+                               "output_throughput",
+                               "total_token_throughput",
+                               "median_ttft_ms",
+                               "median_tpot_ms",
+                               NULL};
 #define N_WANTED (sizeof wanted / sizeof wanted[0] - 1)
 
 static const char *ws(const char *p, const char *end)

@@ -12,9 +12,9 @@
 #include "internal.h"
 
 typedef struct dtype_row {
-    const char *name;      /* the CLI's spelling */
-    double bits;           /* storage bits per element, scales included */
-    const char *aliases;   /* space-separated other spellings */
+    const char *name;    /* the CLI's spelling */
+    double bits;         /* storage bits per element, scales included */
+    const char *aliases; /* space-separated other spellings */
 } dtype_row;
 
 static const dtype_row dtype_table[GP_DTYPE_COUNT] = {

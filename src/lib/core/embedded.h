@@ -4,9 +4,9 @@
 #include <stddef.h>
 
 typedef struct gpi_embedded_file {
-    const char *name;            /* path relative to the source tree: "data/gpus.json" */
-    const unsigned char *bytes;  /* contents, NUL-terminated */
-    size_t size;                 /* bytes, terminator excluded */
+    const char *name;           /* path relative to the source tree: "data/gpus.json" */
+    const unsigned char *bytes; /* contents, NUL-terminated */
+    size_t size;                /* bytes, terminator excluded */
 } gpi_embedded_file;
 
 /* The table, ended by a row whose name is NULL. */

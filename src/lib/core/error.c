@@ -17,10 +17,12 @@ static const char *const status_names[GP_STATUS_COUNT] = {
     [GP_EUSAGE] = "usage error",
     [GP_ECANCELED] = "canceled",
 };
-_Static_assert(sizeof status_names / sizeof status_names[0] == GP_STATUS_COUNT,
-               "one name per status");
+_Static_assert(sizeof status_names / sizeof status_names[0] == GP_STATUS_COUNT, "one name per status");
 
-const char *gp_version(void) { return GP_VERSION_STRING; }
+const char *gp_version(void)
+{
+    return GP_VERSION_STRING;
+}
 
 const char *gp_status_str(gp_status code)
 {

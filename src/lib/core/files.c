@@ -20,16 +20,15 @@ const char *gpi_embedded(const char *name, size_t *size)
     return NULL;
 }
 
-gp_status gpi_read_file_prefix(const char *path, size_t max, uint8_t **out, size_t *len,
-                               uint64_t *file_size, gp_error *err)
+gp_status gpi_read_file_prefix(const char *path, size_t max, uint8_t **out, size_t *len, uint64_t *file_size,
+                               gp_error *err)
 {
     *out = NULL;
     *len = 0;
     struct stat st;
     if (stat(path, &st) != 0) {
         gpi_error_set_path(err, path);
-        return gpi_fail(err, errno == ENOENT ? GP_ENOTFOUND : GP_EIO, "%s: %s", path,
-                        strerror(errno));
+        return gpi_fail(err, errno == ENOENT ? GP_ENOTFOUND : GP_EIO, "%s: %s", path, strerror(errno));
     }
     if (!S_ISREG(st.st_mode)) {
         gpi_error_set_path(err, path);

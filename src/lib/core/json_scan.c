@@ -38,8 +38,8 @@ static size_t skip_string(const char *s, size_t len, size_t i)
 static size_t skip_scalar(const char *s, size_t len, size_t i)
 {
     size_t start = i;
-    while (i < len && ((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'z') || s[i] == '-' ||
-                       s[i] == '+' || s[i] == '.' || s[i] == 'E'))
+    while (i < len && ((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'z') || s[i] == '-' || s[i] == '+' ||
+                       s[i] == '.' || s[i] == 'E'))
         i++;
     return i > start ? i : (size_t)-1;
 }
@@ -67,8 +67,8 @@ static int after_value(const char *s, size_t *i, char *stack, int *depth)
 }
 
 /* One value (and everything inside it) from s[*pos]; *pos ends just past it. */
-gp_status gpi_json_scan_value(const char *s, size_t len, size_t *pos, const gpi_json_limits *lim,
-                              gpi_json_counts *n, gp_error *err)
+gp_status gpi_json_scan_value(const char *s, size_t len, size_t *pos, const gpi_json_limits *lim, gpi_json_counts *n,
+                              gp_error *err)
 {
     char stack[SCAN_STACK_MAX]; /* '{' or '[' per open container */
     int depth = 0;
@@ -121,7 +121,8 @@ gp_status gpi_json_scan_value(const char *s, size_t len, size_t *pos, const gpi_
         }
         size_t end = c == '"' ? skip_string(s, len, i) : skip_scalar(s, len, i);
         if (end == (size_t)-1)
-            return scan_fail(err, GP_EPARSE, c == '"' ? len : i, c == '"' ? "unterminated string" : "unexpected character");
+            return scan_fail(err, GP_EPARSE, c == '"' ? len : i,
+                             c == '"' ? "unterminated string" : "unexpected character");
         i = end;
         w = W_COMMA_OR_END;
         if (depth == 0)

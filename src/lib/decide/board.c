@@ -9,13 +9,18 @@
 
 #include <string.h>
 
-static const char *const alt_names[GP_ALT_KIND_COUNT] = {"cloud", "baremetal", "owned", "other_gpu",
-                                                         "other_precision"};
+static const char *const alt_names[GP_ALT_KIND_COUNT] = {"cloud", "baremetal", "owned", "other_gpu", "other_precision"};
 static const char *const risk_names[GP_RISK_KIND_COUNT] = {"exchange_rate", "import_duty", "price_confidence",
                                                            "lead_time", "utilization"};
 
-const char *gpi_alt_kind_name(gp_alt_kind k) { return (unsigned)k < GP_ALT_KIND_COUNT ? alt_names[k] : "?"; }
-const char *gpi_risk_kind_name(gp_risk_kind k) { return (unsigned)k < GP_RISK_KIND_COUNT ? risk_names[k] : "?"; }
+const char *gpi_alt_kind_name(gp_alt_kind k)
+{
+    return (unsigned)k < GP_ALT_KIND_COUNT ? alt_names[k] : "?";
+}
+const char *gpi_risk_kind_name(gp_risk_kind k)
+{
+    return (unsigned)k < GP_RISK_KIND_COUNT ? risk_names[k] : "?";
+}
 
 static double metric(const gp_plan_result *r, const gp_plan_option *o)
 {
@@ -100,16 +105,22 @@ static void risks(const gpi_prices *p, gp_plan_result *out)
     gp_plan_risk *r;
     if (!gpi_strcaseeq(out->currency, "USD") && p->risks.exchange_rate_move > 0 &&
         (r = risk(out, GP_RISK_EXCHANGE_RATE, p->risks.exchange_rate_move))) {
-        r->size = r->parameter * rec->cost.usd_exposed * (out->serving ? 1.0 : rt / (rec->cost.total ? rec->cost.total : 1));
-        r->alt_size = alt ? r->parameter * alt->cost.usd_exposed * (out->serving ? 1.0 : at / (alt->cost.total ? alt->cost.total : 1)) : 0;
+        r->size =
+            r->parameter * rec->cost.usd_exposed * (out->serving ? 1.0 : rt / (rec->cost.total ? rec->cost.total : 1));
+        r->alt_size = alt ? r->parameter * alt->cost.usd_exposed *
+                                (out->serving ? 1.0 : at / (alt->cost.total ? alt->cost.total : 1))
+                          : 0;
     }
     double duty = gpi_prices_import_duty(p, rec->deployment.country);
     if (owned && duty > 0 && (r = risk(out, GP_RISK_IMPORT_DUTY, duty))) {
         r->size = duty * rec->cost.upfront * (out->serving ? 1.0 : rt / (rec->cost.total ? rec->cost.total : 1));
-        r->alt_size = alt && alt->deployment.kind == GP_DEPLOY_OWNED ? gpi_prices_import_duty(p, alt->deployment.country) * alt->cost.upfront : 0;
+        r->alt_size = alt && alt->deployment.kind == GP_DEPLOY_OWNED
+                          ? gpi_prices_import_duty(p, alt->deployment.country) * alt->cost.upfront
+                          : 0;
     }
     int low = (gpi_prices_low_confidence(p, rec->gpu) || gpi_prices_low_confidence(p, rec->deployment.id)) |
-              (alt && (gpi_prices_low_confidence(p, alt->gpu) || gpi_prices_low_confidence(p, alt->deployment.id))) << 1;
+              (alt && (gpi_prices_low_confidence(p, alt->gpu) || gpi_prices_low_confidence(p, alt->deployment.id)))
+                  << 1;
     if (low && (r = risk(out, GP_RISK_PRICE_CONFIDENCE, alt && rt > 0 ? (at - rt) / rt : 0)))
         r->low_confidence = low;
     const gp_plan_option *b = owned && out->serving ? bridge(out, rec) : NULL;
@@ -122,8 +133,8 @@ static void risks(const gpi_prices *p, gp_plan_result *out)
         r->alt_size = !alt || alt->deployment.kind == GP_DEPLOY_OWNED ? 0 : -(1 - r->parameter) * at;
     }
     for (int i = 0; i < out->n_risks && alt; i++)
-        out->risks[i].flips = out->risks[i].kind != GP_RISK_PRICE_CONFIDENCE &&
-                              rt + out->risks[i].size > at + out->risks[i].alt_size;
+        out->risks[i].flips =
+            out->risks[i].kind != GP_RISK_PRICE_CONFIDENCE && rt + out->risks[i].size > at + out->risks[i].alt_size;
 }
 
 /* Each rule's price: the cheapest excluded option that this rule alone excludes. */

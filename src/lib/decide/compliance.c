@@ -40,7 +40,8 @@ static gp_status parse_profile(json_t *e, gp_profile *out, json_t *root, gp_erro
                 sizeof out->redundancy_why_pt);
     size_t i;
     json_t *r;
-    json_array_foreach(json_object_get(e, "rules"), i, r) {
+    json_array_foreach(json_object_get(e, "rules"), i, r)
+    {
         if (out->n_rules >= GP_PROFILE_MAX_RULES)
             break;
         gp_rule *rule = &out->rules[out->n_rules];
@@ -52,8 +53,10 @@ static gp_status parse_profile(json_t *e, gp_profile *out, json_t *root, gp_erro
         gpi_error_set_path(err, "compliance.json");
         if (rule->kind == GP_RULE_KIND_COUNT) {
             gpi_error_set_field(err, "kind");
-            return gpi_fail(err, GP_EPARSE, "compliance.json: profile '%s' rule %zu: unknown kind '%s' "
-                            "(in_country, dedicated, min_weight_bits, redundancy, audit_logging, datacenter_gpu)", out->id, i, kind);
+            return gpi_fail(err, GP_EPARSE,
+                            "compliance.json: profile '%s' rule %zu: unknown kind '%s' "
+                            "(in_country, dedicated, min_weight_bits, redundancy, audit_logging, datacenter_gpu)",
+                            out->id, i, kind);
         }
         if (!*str(r, "id") || !*str(r, "citation")) {
             gpi_error_set_field(err, *str(r, "id") ? "citation" : "id");
@@ -62,8 +65,8 @@ static gp_status parse_profile(json_t *e, gp_profile *out, json_t *root, gp_erro
         }
         if (rule->kind == GP_RULE_IN_COUNTRY && !out->jurisdiction[0]) {
             gpi_error_set_field(err, "jurisdiction");
-            return gpi_fail(err, GP_EPARSE, "compliance.json: profile '%s' has an in_country rule but no 'jurisdiction'",
-                            out->id);
+            return gpi_fail(err, GP_EPARSE,
+                            "compliance.json: profile '%s' has an in_country rule but no 'jurisdiction'", out->id);
         }
         if (err)
             err->path[0] = 0;
@@ -93,7 +96,8 @@ gp_status gpi_compliance_profile(const gp_catalog *cat, const char *id, gp_profi
     size_t i;
     json_t *e;
     char known[256] = "";
-    json_array_foreach(json_object_get(root, "profiles"), i, e) {
+    json_array_foreach(json_object_get(root, "profiles"), i, e)
+    {
         if (gpi_strcaseeq(str(e, "id"), id))
             return parse_profile(e, out, root, err);
         snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", str(e, "id"));
@@ -116,24 +120,17 @@ void gpi_compliance_check(const gp_profile *p, const gpi_compliance_subject *s, 
         case GP_RULE_IN_COUNTRY:
             broken = s->deployment && !gpi_strcaseeq(s->deployment->country, p->jurisdiction);
             break;
-        case GP_RULE_DEDICATED:
-            broken = s->deployment && s->deployment->shared;
-            break;
+        case GP_RULE_DEDICATED: broken = s->deployment && s->deployment->shared; break;
         case GP_RULE_MIN_WEIGHT_BITS:
             broken = s->weight_dtype != GP_DTYPE_UNKNOWN && gp_dtype_bits(s->weight_dtype) < r->min_bits;
             break;
-        case GP_RULE_REDUNDANCY:
-            broken = s->spare_replicas >= 0 && s->spare_replicas < r->replicas;
-            break;
-        case GP_RULE_DATACENTER_GPU:
-            broken = s->consumer_gpu;
-            break;
+        case GP_RULE_REDUNDANCY: broken = s->spare_replicas >= 0 && s->spare_replicas < r->replicas; break;
+        case GP_RULE_DATACENTER_GPU: broken = s->consumer_gpu; break;
         case GP_RULE_AUDIT_LOGGING:
             broken = s->deployment && !s->deployment->audit_logging;
             obligation = !broken;
             break;
-        default:
-            break;
+        default: break;
         }
         if (broken)
             out->violated[out->n_violated++] = i;

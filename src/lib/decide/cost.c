@@ -72,24 +72,30 @@ static void load_servers_and_risks(json_t *root, gpi_prices *out)
     server_spec(json_object_get(sv, "default"), &out->server_default);
     size_t i;
     json_t *e;
-    json_array_foreach(json_object_get(sv, "gpus"), i, e) {
+    json_array_foreach(json_object_get(sv, "gpus"), i, e)
+    {
         if (out->n_servers < GPI_PRICES_MAX_GPUS)
             server_spec(e, &out->servers[out->n_servers++]);
     }
     json_t *r = json_object_get(root, "risks");
     gpi_price_risks *k = &out->risks;
-    k->exchange_rate_move = json_object_get(r, "exchange_rate_move") ? num(json_object_get(r, "exchange_rate_move"), "value") : 0.2;
-    k->lead_time_months = json_object_get(r, "lead_time_months") ? num(json_object_get(r, "lead_time_months"), "value") : 3;
-    k->utilization_low = json_object_get(r, "utilization_low") ? num(json_object_get(r, "utilization_low"), "value") : 0.5;
+    k->exchange_rate_move =
+        json_object_get(r, "exchange_rate_move") ? num(json_object_get(r, "exchange_rate_move"), "value") : 0.2;
+    k->lead_time_months =
+        json_object_get(r, "lead_time_months") ? num(json_object_get(r, "lead_time_months"), "value") : 3;
+    k->utilization_low =
+        json_object_get(r, "utilization_low") ? num(json_object_get(r, "utilization_low"), "value") : 0.5;
     const char *key;
     json_t *v;
-    json_object_foreach(json_object_get(r, "import_duty"), key, v) {
+    json_object_foreach(json_object_get(r, "import_duty"), key, v)
+    {
         if (k->n_import_duties >= GPI_PRICES_MAX_COUNTRIES)
             break;
         gpi_strlcpy(k->import_duty_country[k->n_import_duties], key, sizeof k->import_duty_country[0]);
         k->import_duty[k->n_import_duties++] = num(v, "value");
     }
-    json_array_foreach(json_object_get(r, "low_confidence_prices"), i, e) {
+    json_array_foreach(json_object_get(r, "low_confidence_prices"), i, e)
+    {
         if (json_is_string(e) && k->n_low_confidence < GPI_PRICES_MAX_LOW_CONFIDENCE)
             gpi_strlcpy(k->low_confidence[k->n_low_confidence++], json_string_value(e), sizeof k->low_confidence[0]);
     }
@@ -124,7 +130,8 @@ static gp_status load_currencies(json_t *root, gpi_prices *out, gp_error *err)
 {
     size_t i;
     json_t *e;
-    json_array_foreach(json_object_get(root, "currencies"), i, e) {
+    json_array_foreach(json_object_get(root, "currencies"), i, e)
+    {
         if (out->n_currencies >= GPI_PRICES_MAX_CURRENCIES)
             break;
         gpi_currency *c = &out->currencies[out->n_currencies];
@@ -144,7 +151,8 @@ static gp_status load_countries(json_t *root, gpi_prices *out, gp_error *err)
 {
     size_t i;
     json_t *e;
-    json_array_foreach(json_object_get(root, "countries"), i, e) {
+    json_array_foreach(json_object_get(root, "countries"), i, e)
+    {
         if (out->n_countries >= GPI_PRICES_MAX_COUNTRIES)
             break;
         gpi_country_costs *c = &out->countries[out->n_countries];
@@ -157,7 +165,8 @@ static gp_status load_countries(json_t *root, gpi_prices *out, gp_error *err)
                 if (gpi_strcaseeq(out->currencies[k].code, cur))
                     rate = out->currencies[k].per_usd;
             if (rate <= 0)
-                return bad_entry(err, "countries", i, "power_currency", "names a currency with no rate in 'currencies'");
+                return bad_entry(err, "countries", i, "power_currency",
+                                 "names a currency with no rate in 'currencies'");
         }
         c->power_usd_per_kwh = num(e, "power_price_per_kwh") / rate;
         c->hosting_usd_per_kw_month = num(e, "hosting_usd_per_kw_month");
@@ -172,13 +181,16 @@ static gp_status load_deployments(json_t *root, gpi_prices *out, gp_error *err)
 {
     size_t i;
     json_t *e;
-    json_array_foreach(json_object_get(root, "deployments"), i, e) {
+    json_array_foreach(json_object_get(root, "deployments"), i, e)
+    {
         if (out->n_deployments >= GP_PRICES_MAX_DEPLOYMENTS)
             break;
         gp_deployment *d = &out->deployments[out->n_deployments];
         const char *kind = str(e, "kind");
-        d->kind = !strcmp(kind, "owned") ? GP_DEPLOY_OWNED : !strcmp(kind, "baremetal") ? GP_DEPLOY_BAREMETAL
-                  : !strcmp(kind, "cloud") ? GP_DEPLOY_CLOUD : GP_DEPLOY_KIND_COUNT;
+        d->kind = !strcmp(kind, "owned")       ? GP_DEPLOY_OWNED
+                  : !strcmp(kind, "baremetal") ? GP_DEPLOY_BAREMETAL
+                  : !strcmp(kind, "cloud")     ? GP_DEPLOY_CLOUD
+                                               : GP_DEPLOY_KIND_COUNT;
         if (d->kind == GP_DEPLOY_KIND_COUNT)
             return bad_entry(err, "deployments", i, "kind", "must be cloud, baremetal or owned");
         if (!*str(e, "country"))
@@ -201,7 +213,8 @@ static void load_gpu_prices(json_t *root, gpi_prices *out)
 {
     size_t i;
     json_t *e;
-    json_array_foreach(json_object_get(root, "gpus"), i, e) {
+    json_array_foreach(json_object_get(root, "gpus"), i, e)
+    {
         if (out->n_gpus >= GPI_PRICES_MAX_GPUS)
             break;
         gpi_gpu_price *g = &out->gpus[out->n_gpus];
@@ -287,8 +300,8 @@ gp_status gpi_prices_rate(const gpi_prices *p, const char *code, double *per_usd
     for (int i = 0; i < p->n_currencies; i++)
         snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", p->currencies[i].code);
     gpi_error_set_field(err, "currency");
-    return gpi_fail(err, GP_ENOTFOUND, "no exchange rate for currency '%s' (prices.json has %s; add one with --data-dir)",
-                    code, known);
+    return gpi_fail(err, GP_ENOTFOUND,
+                    "no exchange rate for currency '%s' (prices.json has %s; add one with --data-dir)", code, known);
 }
 
 double gpi_prices_gpu_hour(const gpi_prices *p, const gp_gpu *gpu, const gp_deployment *d, int reserved)
@@ -330,7 +343,7 @@ static double run_cost(const gpi_prices *p, const gpi_cost_input *in, const gp_d
 }
 
 gp_status gpi_cost_estimate(const gpi_prices *p, const gpi_cost_input *in, const char *currency, gp_cost *out,
-                           gp_error *err)
+                            gp_error *err)
 {
     gp_error_clear(err); /* no stale offset or field from an earlier call */
     memset(out, 0, sizeof *out);

@@ -18,14 +18,21 @@
 #include <stdio.h>
 #include <string.h>
 
-#define GP_FIT_MAX_GPUS 16384
+#define GP_FIT_MAX_GPUS     16384
 #define GP_PCIE_SERVER_GPUS 8 /* GPUs in a typical PCIe server (8-slot chassis) */
-#define GB 1e9
+#define GB                  1e9
 
-static const char *const reason_names[GP_REASON_COUNT] = {
-    "fits", "weights_exceed_vram", "kv_cache_exceeds_vram", "training_state_exceeds_vram",
-    "activations_exceed_vram", "larger_gpu_fits", "no_layout_fits", "invalid_layout",
-    "context_above_model_max", "lower_precision_fits", "units"};
+static const char *const reason_names[GP_REASON_COUNT] = {"fits",
+                                                          "weights_exceed_vram",
+                                                          "kv_cache_exceeds_vram",
+                                                          "training_state_exceeds_vram",
+                                                          "activations_exceed_vram",
+                                                          "larger_gpu_fits",
+                                                          "no_layout_fits",
+                                                          "invalid_layout",
+                                                          "context_above_model_max",
+                                                          "lower_precision_fits",
+                                                          "units"};
 
 const char *gp_reason_name(gp_reason_code c)
 {
@@ -42,8 +49,9 @@ static void say(gp_fit_result *r, gp_reason_code code, gpi_msg_id id, const gpi_
     gpi_msg_args(x->message, sizeof x->message, id, 0, args, nargs);
     gpi_msg_args(x->message_pt, sizeof x->message_pt, id, 1, args, nargs);
 }
-#define SAY(r, code, id, ...) \
-    say(r, code, id, (const gpi_msg_arg[]){__VA_ARGS__}, (int)(sizeof((gpi_msg_arg[]){__VA_ARGS__}) / sizeof(gpi_msg_arg)))
+#define SAY(r, code, id, ...)                                                                                          \
+    say(r, code, id, (const gpi_msg_arg[]){__VA_ARGS__},                                                               \
+        (int)(sizeof((gpi_msg_arg[]){__VA_ARGS__}) / sizeof(gpi_msg_arg)))
 
 void gpi_fit_set_lang(gp_fit_result *r, const char *lang)
 {
@@ -218,8 +226,10 @@ static void lower_precision(const gp_model *m, const gp_gpu *gpu, const gp_workl
             char item[96];
             gpi_msg_args(item, sizeof item, MSG_FIT_LOWER_ITEM, pt,
                          (const gpi_msg_arg[]){GPI_S(gp_dtype_name(cand[i])), GPI_N((double)mm.per_gpu / GB, 1),
-                                               GPI_N((double)gpu->memory_bytes / GB, 1)}, 3);
-            snprintf(list[pt] + strlen(list[pt]), sizeof list[pt] - strlen(list[pt]), "%s%s", list[pt][0] ? ", " : "", item);
+                                               GPI_N((double)gpu->memory_bytes / GB, 1)},
+                         3);
+            snprintf(list[pt] + strlen(list[pt]), sizeof list[pt] - strlen(list[pt]), "%s%s", list[pt][0] ? ", " : "",
+                     item);
         }
     }
     if (out->n_lower && out->n_reasons < GP_MAX_REASONS) {
@@ -238,9 +248,15 @@ static void say_hold(gp_fit_result *out, gp_reason_code code, const gp_gpu *gpu,
     for (int pt = 0; pt < 2; pt++)
         gpi_msg_args(how[pt], sizeof how[pt], infer ? MSG_FIT_HOW_INFER : MSG_FIT_HOW_TRAIN, pt,
                      (const gpi_msg_arg[]){GPI_N(l->tp, 0), GPI_N(l->pp, 0), GPI_N(l->dp, 0), GPI_N(l->zero, 0)}, 4);
-    gpi_msg_arg a[9] = {GPI_N(out->min_gpus, 0), GPI_S(gpu->id), GPI_S(how[0]), GPI_N((double)out->min_memory.per_gpu / GB, 1),
-                        GPI_N(cap / GB, 1), GPI_N(out->max_batch, 0), GPI_N(w->context, 0),
-                        GPI_N((double)out->max_batch * (double)w->context, 0), GPI_N(out->max_context, 0)};
+    gpi_msg_arg a[9] = {GPI_N(out->min_gpus, 0),
+                        GPI_S(gpu->id),
+                        GPI_S(how[0]),
+                        GPI_N((double)out->min_memory.per_gpu / GB, 1),
+                        GPI_N(cap / GB, 1),
+                        GPI_N(out->max_batch, 0),
+                        GPI_N(w->context, 0),
+                        GPI_N((double)out->max_batch * (double)w->context, 0),
+                        GPI_N(out->max_context, 0)};
     gpi_msg_id id = infer ? MSG_FIT_HOLD_INFER : MSG_FIT_HOLD_TRAIN;
     int before = out->n_reasons;
     say(out, code, id, a, infer ? 9 : 5);
@@ -257,7 +273,8 @@ static void say_larger(gp_fit_result *out)
         for (int i = 0; i < out->n_larger && i < 4; i++) {
             char item[96];
             gpi_msg_args(item, sizeof item, MSG_FIT_LARGER_ITEM, pt,
-                         (const gpi_msg_arg[]){GPI_S(out->larger[i]), GPI_N((double)out->larger_capacity[i] / GB, 0)}, 2);
+                         (const gpi_msg_arg[]){GPI_S(out->larger[i]), GPI_N((double)out->larger_capacity[i] / GB, 0)},
+                         2);
             size_t used = strlen(list[pt]);
             snprintf(list[pt] + used, sizeof list[pt] - used, "%s%s", i ? ", " : "", item);
         }
@@ -289,8 +306,8 @@ static void say_one_gpu(const gp_model *m, const gp_gpu *gpu, const gp_workload 
 {
     const double cap = (double)gpu->memory_bytes;
     if (one_mem->fits) {
-        SAY(out, GP_REASON_FITS, MSG_FIT_FITS, GPI_S(gpu->id), GPI_N((double)one_mem->per_gpu / GB, 1), GPI_N(cap / GB, 1),
-            GPI_N((double)one_mem->headroom / GB, 1));
+        SAY(out, GP_REASON_FITS, MSG_FIT_FITS, GPI_S(gpu->id), GPI_N((double)one_mem->per_gpu / GB, 1),
+            GPI_N(cap / GB, 1), GPI_N((double)one_mem->headroom / GB, 1));
     } else if (w->task == GP_TASK_INFER) {
         if ((double)one_mem->weights + (double)one_mem->overhead > cap)
             SAY(out, GP_REASON_WEIGHTS_EXCEED_VRAM, MSG_FIT_WEIGHTS, GPI_N((double)one_mem->weights / GB, 1),
@@ -298,7 +315,9 @@ static void say_one_gpu(const gp_model *m, const gp_gpu *gpu, const gp_workload 
         else if ((double)(one_mem->weights + one_mem->kv_cache + one_mem->overhead) > cap)
             SAY(out, GP_REASON_KV_CACHE_EXCEEDS_VRAM, MSG_FIT_KV, GPI_N((double)one_mem->weights / GB, 1),
                 GPI_N(cap / GB, 1), GPI_N(w->batch, 0), GPI_N(w->context, 0),
-                GPI_N((double)(one_mem->weights + one_mem->kv_cache + one_mem->overhead + one_mem->activations) / GB - cap / GB, 1));
+                GPI_N((double)(one_mem->weights + one_mem->kv_cache + one_mem->overhead + one_mem->activations) / GB -
+                          cap / GB,
+                      1));
         else
             SAY(out, GP_REASON_ACTIVATIONS_EXCEED_VRAM, MSG_FIT_PREFILL, GPI_N((double)one_mem->activations / GB, 1));
     } else {
@@ -327,10 +346,11 @@ static void smallest_layout(const gp_model *m, const gp_gpu *gpu, const gp_workl
     if (!out->fits) {
         gpi_msg_id job = w->task == GP_TASK_INFER ? MSG_FIT_JOB_SERVE : MSG_FIT_JOB_TRAIN;
         int before = out->n_reasons;
-        SAY(out, GP_REASON_NO_LAYOUT_FITS, MSG_FIT_NO_LAYOUT, GPI_N(GP_FIT_MAX_GPUS, 0), GPI_S(gpu->id), GPI_S(gpi_msg(job, 0)));
+        SAY(out, GP_REASON_NO_LAYOUT_FITS, MSG_FIT_NO_LAYOUT, GPI_N(GP_FIT_MAX_GPUS, 0), GPI_S(gpu->id),
+            GPI_S(gpi_msg(job, 0)));
         if (out->n_reasons > before)
             gpi_msg_args(out->reasons[out->n_reasons - 1].message_pt, GP_ERROR_MSG_MAX, MSG_FIT_NO_LAYOUT, 1,
-                     (const gpi_msg_arg[]){GPI_N(GP_FIT_MAX_GPUS, 0), GPI_S(gpu->id), GPI_S(gpi_msg(job, 1))}, 3);
+                         (const gpi_msg_arg[]){GPI_N(GP_FIT_MAX_GPUS, 0), GPI_S(gpu->id), GPI_S(gpi_msg(job, 1))}, 3);
         return;
     }
     const gp_layout *l = &out->min_layout;
@@ -369,7 +389,7 @@ static void larger_gpus(const gp_catalog *cat, const gp_model *m, const gp_gpu *
 }
 
 gp_status gpi_fit(const gp_catalog *cat, const gp_model *m, const gp_gpu *gpu, const gp_workload *w,
-                 const gp_layout *given, gp_fit_result *out, gp_error *err)
+                  const gp_layout *given, gp_fit_result *out, gp_error *err)
 {
     gp_error_clear(err); /* no stale offset or field from an earlier call */
     memset(out, 0, sizeof *out);
@@ -378,10 +398,14 @@ gp_status gpi_fit(const gp_catalog *cat, const gp_model *m, const gp_gpu *gpu, c
     /* the layout as asked: given dimensions, others at 1 */
     out->asked = base;
     if (given) {
-        if (given->tp > 0) out->asked.tp = given->tp;
-        if (given->pp > 0) out->asked.pp = given->pp;
-        if (given->dp > 0) out->asked.dp = given->dp;
-        if (given->zero > 0) out->asked.zero = given->zero;
+        if (given->tp > 0)
+            out->asked.tp = given->tp;
+        if (given->pp > 0)
+            out->asked.pp = given->pp;
+        if (given->dp > 0)
+            out->asked.dp = given->dp;
+        if (given->zero > 0)
+            out->asked.zero = given->zero;
         if (out->asked.tp > 1 && w->task != GP_TASK_INFER && !given->sequence_parallel)
             out->asked.sequence_parallel = 1;
     }
@@ -410,7 +434,8 @@ gp_status gpi_fit(const gp_catalog *cat, const gp_model *m, const gp_gpu *gpu, c
     smallest_layout(m, gpu, w, &base, given, one_mem.fits, first_reason, out);
 
     if (w->task == GP_TASK_INFER && m->max_context > 0 && w->context > m->max_context)
-        SAY(out, GP_REASON_CONTEXT_ABOVE_MODEL_MAX, MSG_FIT_CONTEXT_MAX, GPI_N(w->context, 0), GPI_N(m->max_context, 0));
+        SAY(out, GP_REASON_CONTEXT_ABOVE_MODEL_MAX, MSG_FIT_CONTEXT_MAX, GPI_N(w->context, 0),
+            GPI_N(m->max_context, 0));
     if (!one_mem.fits)
         lower_precision(m, gpu, w, &one, out);
     out->asked_fits = out->asked_valid && out->asked_memory.fits;

@@ -55,9 +55,9 @@ static void note(gp_plan_result *out, const char *fmt, ...)
     va_end(ap);
 }
 
-static gp_status serve_setup(const gp_catalog *cat, const gp_plan_request *req, const gp_workload *w,
-                             const gp_gpu *g, int redundancy, const gpi_prices *prices, gp_plan_result *out,
-                             setup *s, int *found, gp_error *err)
+static gp_status serve_setup(const gp_catalog *cat, const gp_plan_request *req, const gp_workload *w, const gp_gpu *g,
+                             int redundancy, const gpi_prices *prices, gp_plan_result *out, setup *s, int *found,
+                             gp_error *err)
 {
     *found = 0;
     gp_capacity_result *cr = calloc(1, sizeof *cr);
@@ -87,7 +87,8 @@ static gp_status serve_setup(const gp_catalog *cat, const gp_plan_request *req, 
         gpi_strlcpy(pt->gpu, g->id, sizeof pt->gpu);
         pt->dtype = w->dtype;
         pt->gpus = o->gpus_total;
-        pt->throughput_tokens_per_s = o->sim.output_tokens_per_s * (o->replicas - redundancy > 0 ? o->replicas - redundancy : 1);
+        pt->throughput_tokens_per_s =
+            o->sim.output_tokens_per_s * (o->replicas - redundancy > 0 ? o->replicas - redundancy : 1);
         pt->meets = o->meets;
     }
     if (!cr->found) {
@@ -113,7 +114,7 @@ static gp_status serve_setup(const gp_catalog *cat, const gp_plan_request *req, 
     if (serving < 1)
         serving = 1;
     st = gpi_serve_reliability_estimate(&req->reliability, s->layout.tp, serving, redundancy, req->availability,
-                                       &s->serve_rel, err);
+                                        &s->serve_rel, err);
     if (st)
         return st;
     s->spares = s->serve_rel.spares;
@@ -140,8 +141,8 @@ static gp_status serve_setup(const gp_catalog *cat, const gp_plan_request *req, 
     return GP_OK;
 }
 
-static gp_status train_setup(const gp_catalog *cat, const gp_plan_request *req, const gp_workload *w,
-                             const gp_gpu *g, gp_plan_result *out, setup *s, int *found, gp_error *err)
+static gp_status train_setup(const gp_catalog *cat, const gp_plan_request *req, const gp_workload *w, const gp_gpu *g,
+                             gp_plan_result *out, setup *s, int *found, gp_error *err)
 {
     *found = 0;
     gp_train_search_result *sr = calloc(1, sizeof *sr);
@@ -156,7 +157,9 @@ static gp_status train_setup(const gp_catalog *cat, const gp_plan_request *req, 
     if (st || sr->n_top == 0) {
         if (st == GP_OK || st == GP_EINVAL) {
             note(out, "%s in %s: %s", g->id, gp_dtype_name(w->dtype),
-                 sr->n_reasons ? sr->reasons[0].message : st ? err->msg : "no layout fits");
+                 sr->n_reasons ? sr->reasons[0].message
+                 : st          ? err->msg
+                               : "no layout fits");
             gp_error_clear(err);
             st = GP_OK;
         }
@@ -179,11 +182,12 @@ static gp_status train_setup(const gp_catalog *cat, const gp_plan_request *req, 
     double ckpt;
     if (w->task == GP_TASK_TRAIN)
         ckpt = (double)gp_model_weight_bytes(req->model, w->dtype) +
-               (double)gp_model_total_params(req->model) * opt_bytes[(unsigned)w->optimizer < GP_OPT_COUNT ? w->optimizer : 0];
+               (double)gp_model_total_params(req->model) *
+                   opt_bytes[(unsigned)w->optimizer < GP_OPT_COUNT ? w->optimizer : 0];
     else
         ckpt = (double)s->memory.optimizer * s->layout.tp * s->layout.pp;
     st = gpi_train_reliability_estimate(&req->reliability, s->gpus_total, s->train.time_to_train_s, ckpt, &s->train_rel,
-                                       err);
+                                        err);
     if (st)
         return st;
     *found = 1;
@@ -200,8 +204,14 @@ static int cmp_options(const void *a, const void *b, int serving)
         return x->gpus_total < y->gpus_total ? -1 : 1;
     return strcmp(x->deployment.id, y->deployment.id);
 }
-static int cmp_serving(const void *a, const void *b) { return cmp_options(a, b, 1); }
-static int cmp_training(const void *a, const void *b) { return cmp_options(a, b, 0); }
+static int cmp_serving(const void *a, const void *b)
+{
+    return cmp_options(a, b, 1);
+}
+static int cmp_training(const void *a, const void *b)
+{
+    return cmp_options(a, b, 0);
+}
 
 static int same_setup(const gp_plan_option *a, const gp_plan_option *b)
 {
@@ -248,14 +258,23 @@ static void production_rule(const gp_plan_request *req, gp_plan_result *out)
     memset(r, 0, sizeof *r);
     gpi_strlcpy(r->id, "production.datacenter_gpu", sizeof r->id);
     r->kind = GP_RULE_DATACENTER_GPU;
-    gpi_strlcpy(r->citation, "NVIDIA 'License For Customer Use of NVIDIA GeForce Software', section 2.1.3 (No Datacenter Deployment)",
-                sizeof r->citation);
-    gpi_strlcpy(r->citation_pt, "Licença da NVIDIA para uso do software GeForce, seção 2.1.3 (proibição de uso em datacenter)",
+    gpi_strlcpy(
+        r->citation,
+        "NVIDIA 'License For Customer Use of NVIDIA GeForce Software', section 2.1.3 (No Datacenter Deployment)",
+        sizeof r->citation);
+    gpi_strlcpy(r->citation_pt,
+                "Licença da NVIDIA para uso do software GeForce, seção 2.1.3 (proibição de uso em datacenter)",
                 sizeof r->citation_pt);
     gpi_strlcpy(r->url, "https://www.nvidia.com/en-us/drivers/geforce-license/", sizeof r->url);
-    gpi_strlcpy(r->text_en, "A production service (spares or an availability target were asked) runs on datacenter GPUs: consumer GeForce cards carry a driver licence that excludes datacenter deployment and lack datacenter ECC and NVLink. Use --allow-consumer to include them.",
+    gpi_strlcpy(r->text_en,
+                "A production service (spares or an availability target were asked) runs on datacenter GPUs: consumer "
+                "GeForce cards carry a driver licence that excludes datacenter deployment and lack datacenter ECC and "
+                "NVLink. Use --allow-consumer to include them.",
                 sizeof r->text_en);
-    gpi_strlcpy(r->text_pt, "Um serviço em produção (com réplicas de reserva ou meta de disponibilidade) roda em GPUs de datacenter: as placas GeForce de consumo têm licença de driver que proíbe o uso em datacenter e não têm ECC nem NVLink de datacenter. Use --allow-consumer para incluí-las.",
+    gpi_strlcpy(r->text_pt,
+                "Um serviço em produção (com réplicas de reserva ou meta de disponibilidade) roda em GPUs de "
+                "datacenter: as placas GeForce de consumo têm licença de driver que proíbe o uso em datacenter e não "
+                "têm ECC nem NVLink de datacenter. Use --allow-consumer para incluí-las.",
                 sizeof r->text_pt);
 }
 
@@ -270,7 +289,7 @@ static int deployment_wanted(const gp_plan_request *req, const gp_deployment *d)
 }
 
 gpi_export_target gpi_plan_launch_job(const gp_catalog *cat, const gp_plan_request *req, const gp_plan_result *res,
-                                    int option, gpi_export_job *job, gp_workload *w, gp_layout *l)
+                                      int option, gpi_export_job *job, gp_workload *w, gp_layout *l)
 {
     const gp_plan_option *o = &res->options[option];
     *w = req->w;
@@ -321,14 +340,15 @@ static gp_status check_request(const gp_plan_request *req, gp_error *err)
         if (!(ls[i]->mean >= 0 && ls[i]->mean <= (double)GPI_MAX_TOKENS) || ls[i]->min < 0 ||
             ls[i]->min > GPI_MAX_TOKENS || ls[i]->max < 0 || ls[i]->max > GPI_MAX_TOKENS) {
             gpi_error_set_field(err, i ? "output_tokens" : "prompt_tokens");
-            return gpi_fail(err, GP_EINVAL, "%s lengths must be 1 to 2^32 (4,294,967,296) tokens", i ? "output" : "prompt");
+            return gpi_fail(err, GP_EINVAL, "%s lengths must be 1 to 2^32 (4,294,967,296) tokens",
+                            i ? "output" : "prompt");
         }
     return GP_OK;
 }
 
 /* Prices, currency, the data profile and the deployments asked; the plan's header fields. */
-static gp_status load_terms(const gp_catalog *cat, const gp_plan_request *req, gpi_prices *prices,
-                            gp_plan_result *out, gp_error *err)
+static gp_status load_terms(const gp_catalog *cat, const gp_plan_request *req, gpi_prices *prices, gp_plan_result *out,
+                            gp_error *err)
 {
     gp_status st = gpi_prices_load(cat, prices, err);
     if (!st)
@@ -340,7 +360,8 @@ static gp_status load_terms(const gp_catalog *cat, const gp_plan_request *req, g
     for (int i = 0; i < req->n_deployments; i++)
         if (!gpi_prices_find_deployment(prices, req->deployments[i])) {
             gpi_error_set_field(err, "deployment");
-            return gpi_fail(err, GP_ENOTFOUND, "unknown deployment '%s' (prices.json 'deployments')", req->deployments[i]);
+            return gpi_fail(err, GP_ENOTFOUND, "unknown deployment '%s' (prices.json 'deployments')",
+                            req->deployments[i]);
         }
     gpi_strlcpy(out->currency, req->currency[0] ? req->currency : "USD", sizeof out->currency);
     gpi_strlcpy(out->prices_as_of, prices->as_of, sizeof out->prices_as_of);
@@ -363,8 +384,7 @@ typedef struct candidates {
     int n_dtypes;
 } candidates;
 
-static void list_candidates(const gp_catalog *cat, const gp_plan_request *req, const gpi_prices *prices,
-                            candidates *c)
+static void list_candidates(const gp_catalog *cat, const gp_plan_request *req, const gpi_prices *prices, candidates *c)
 {
     c->n_gpus = 0;
     for (int i = 0; i < req->n_gpus && c->n_gpus < GP_PLAN_MAX_GPUS; i++)
@@ -406,8 +426,13 @@ static gp_status price_setup(const gp_catalog *cat, const gp_plan_request *req, 
         const gp_deployment *d = &prices->deployments[k];
         if (!deployment_wanted(req, d))
             continue;
-        gpi_cost_input ci = {s->gpu, s->gpus_total, d, req->horizon_months, egress, s->tokens_per_month,
-                            out->serving ? 0 : s->train_rel.time_to_train_s / 3600.0};
+        gpi_cost_input ci = {s->gpu,
+                             s->gpus_total,
+                             d,
+                             req->horizon_months,
+                             egress,
+                             s->tokens_per_month,
+                             out->serving ? 0 : s->train_rel.time_to_train_s / 3600.0};
         gp_plan_option *o = &all->v[all->n];
         memset(o, 0, sizeof *o);
         gp_status st = gpi_cost_estimate(prices, &ci, out->currency, &o->cost, err);
@@ -433,7 +458,7 @@ static gp_status price_setup(const gp_catalog *cat, const gp_plan_request *req, 
         o->train_rel = s->train_rel;
         o->consumer = s->gpu->consumer;
         gpi_compliance_subject cs = {d, s->dtype, out->serving ? s->spares : -1,
-                                    s->gpu->consumer && !req->allow_consumer};
+                                     s->gpu->consumer && !req->allow_consumer};
         gpi_compliance_check(&out->profile, &cs, &o->compliance);
         all->n++;
     }

@@ -42,13 +42,14 @@ void gpi_reliability_defaults(gp_reliability_params *p)
 }
 
 gp_status gpi_train_reliability_estimate(const gp_reliability_params *p, int gpus, double time_s,
-                                        double checkpoint_bytes, gp_train_reliability *out, gp_error *err)
+                                         double checkpoint_bytes, gp_train_reliability *out, gp_error *err)
 {
     gp_error_clear(err); /* no stale offset or field from an earlier call */
     memset(out, 0, sizeof *out);
     if (gpus < 1 || time_s < 0 || checkpoint_bytes < 0 || p->gpu_failures_per_hour < 0 ||
         p->checkpoint_write_bytes_per_s_per_gpu <= 0)
-        return gpi_fail(err, GP_EINVAL, "reliability: GPUs >= 1, non-negative time and checkpoint size, "
+        return gpi_fail(err, GP_EINVAL,
+                        "reliability: GPUs >= 1, non-negative time and checkpoint size, "
                         "and a positive checkpoint write rate are needed");
     double delta = checkpoint_bytes / (p->checkpoint_write_bytes_per_s_per_gpu * gpus);
     out->checkpoint_s = delta;
@@ -86,12 +87,13 @@ static double log_factorial(int n)
 }
 
 gp_status gpi_serve_reliability_estimate(const gp_reliability_params *p, int gpus_per_replica, int serving,
-                                        int min_spares, double target, gp_serve_reliability *out, gp_error *err)
+                                         int min_spares, double target, gp_serve_reliability *out, gp_error *err)
 {
     gp_error_clear(err); /* no stale offset or field from an earlier call */
     memset(out, 0, sizeof *out);
     if (gpus_per_replica < 1 || serving < 1 || min_spares < 0 || target < 0 || target >= 1)
-        return gpi_fail(err, GP_EINVAL, "reliability: replicas need >= 1 GPU, the load >= 1 replica, and the "
+        return gpi_fail(err, GP_EINVAL,
+                        "reliability: replicas need >= 1 GPU, the load >= 1 replica, and the "
                         "availability target must be below 1 (e.g. 0.999)");
     double lam = gpus_per_replica * p->gpu_failures_per_hour;
     double a = lam > 0 ? 1.0 / (1.0 + lam * p->mttr_hours) : 1.0; /* MTBF/(MTBF+MTTR), MTBF = 1/lam */

@@ -26,9 +26,10 @@ static void optimizer_blocks(gpx_buf *j, const gpx_ctx *c)
     else
         gpx_add(j, "  \"optimizer\": {\n    \"type\": \"AdamW\",\n    \"params\": {\n      \"lr\": 3.0e-4,\n"
                    "      \"betas\": [0.9, 0.95],\n      \"eps\": 1e-8,\n      \"weight_decay\": 0.1\n    }\n  },\n");
-    gpx_add(j, "  \"scheduler\": {\n    \"type\": \"WarmupCosineLR\",\n    \"params\": {\n"
-               "      \"total_num_steps\": %lld,\n      \"warmup_num_steps\": %lld,\n      \"cos_min_ratio\": 0.1\n"
-               "    }\n  },\n",
+    gpx_add(j,
+            "  \"scheduler\": {\n    \"type\": \"WarmupCosineLR\",\n    \"params\": {\n"
+            "      \"total_num_steps\": %lld,\n      \"warmup_num_steps\": %lld,\n      \"cos_min_ratio\": 0.1\n"
+            "    }\n  },\n",
             (long long)steps, (long long)warm);
 }
 
@@ -65,11 +66,11 @@ static void ds_config(gpx_buf *j, const gpx_ctx *c, gp_export_files *out)
         gpx_add(j, ",\n    \"offload_param\": {\n      \"device\": \"cpu\",\n      \"pin_memory\": true\n    }");
     gpx_add(j, "\n  }\n}\n");
     if (l->tp > 1)
-        gpx_note(out, "AutoTP %d: DeepSpeed counts train_batch_size over all %d ranks (%lld), each TP group of %d "
-                      "reads the same micro-batch: %lld distinct sequences per step, as planned",
+        gpx_note(out,
+                 "AutoTP %d: DeepSpeed counts train_batch_size over all %d ranks (%lld), each TP group of %d "
+                 "reads the same micro-batch: %lld distinct sequences per step, as planned",
                  l->tp, c->gpus, (long long)(l->micro_batch * c->grad_accum * world), l->tp,
                  (long long)l->global_batch);
-
 }
 
 gp_status gpx_render_deepspeed(const gpx_ctx *c, gp_export_files *out, gp_error *err)
@@ -85,15 +86,17 @@ gp_status gpx_render_deepspeed(const gpx_ctx *c, gp_export_files *out, gp_error 
         return gpi_fail(err, GP_EINVAL, "DeepSpeed offloads parameters only under ZeRO-3 (this layout: ZeRO-%d)",
                         l->zero);
     if (w->offload == GP_OFFLOAD_OPTIMIZER && l->zero < 1)
-        return gpi_fail(err, GP_EINVAL, "DeepSpeed offloads optimizer states only under ZeRO 1..3 (this layout: ZeRO-0)");
+        return gpi_fail(err, GP_EINVAL,
+                        "DeepSpeed offloads optimizer states only under ZeRO 1..3 (this layout: ZeRO-0)");
 
     gpx_buf j;
     gpx_buf_init(&j);
     ds_config(&j, c, out);
 
     if (l->recompute != GP_RECOMPUTE_NONE)
-        gpx_note(out, "activation recomputation (%s) is switched on in the training script (gradient "
-                      "checkpointing), not in ds_config.json",
+        gpx_note(out,
+                 "activation recomputation (%s) is switched on in the training script (gradient "
+                 "checkpointing), not in ds_config.json",
                  gp_recompute_name(l->recompute));
     if (l->ep > 1)
         gpx_note(out, "expert parallelism (EP %d) comes from the model code (deepspeed.moe), not ds_config.json",

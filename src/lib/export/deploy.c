@@ -70,16 +70,15 @@ static json_t *engine_container(const gpx_ctx *c, const char *cmdline, const cha
     snprintf(full, 20480, "%s%s", c->k8s_setup ? c->k8s_setup : "", cmdline);
     json_t *env = json_array();
     if (c->api_key_env[0])
-        json_array_append_new(env, json_pack("{ss s{s{ss ss}}}", "name", c->api_key_env, "valueFrom",
-                                             "secretKeyRef", "name", secret, "key", "api-key"));
+        json_array_append_new(env, json_pack("{ss s{s{ss ss}}}", "name", c->api_key_env, "valueFrom", "secretKeyRef",
+                                             "name", secret, "key", "api-key"));
     /* gated checkpoints (meta-llama/...) download with a Hugging Face token, when there is one */
     json_array_append_new(env, json_pack("{ss s{s{ss ss sb}}}", "name", "HF_TOKEN", "valueFrom", "secretKeyRef", "name",
                                          "hf-token", "key", "token", "optional", 1));
     json_t *ctr = json_pack("{ss ss s[ss] s[s] s[{si ss}] so s{s{sI} s{sI}} s[{ss ss}]}", "name", "engine", "image",
-                            image_of(c->engine), "command", "/bin/sh", "-c", "args", full, "ports",
-                            "containerPort", c->port, "name", "http", "env", env, "resources", "limits",
-                            "nvidia.com/gpu", (json_int_t)(c->replica_gpus < c->gpus_per_node ? c->replica_gpus
-                                                                                               : c->gpus_per_node),
+                            image_of(c->engine), "command", "/bin/sh", "-c", "args", full, "ports", "containerPort",
+                            c->port, "name", "http", "env", env, "resources", "limits", "nvidia.com/gpu",
+                            (json_int_t)(c->replica_gpus < c->gpus_per_node ? c->replica_gpus : c->gpus_per_node),
                             "requests", "nvidia.com/gpu",
                             (json_int_t)(c->replica_gpus < c->gpus_per_node ? c->replica_gpus : c->gpus_per_node),
                             "volumeMounts", "name", "shm", "mountPath", "/dev/shm");
@@ -93,18 +92,17 @@ static json_t *engine_container(const gpx_ctx *c, const char *cmdline, const cha
 
 static json_t *pod_spec(json_t *container)
 {
-    return json_pack("{s[o] s[{ss s{ss}}]}", "containers", container, "volumes", "name", "shm", "emptyDir",
-                     "medium", "Memory");
+    return json_pack("{s[o] s[{ss s{ss}}]}", "containers", container, "volumes", "name", "shm", "emptyDir", "medium",
+                     "Memory");
 }
 
 static json_t *deployment(const gpx_ctx *c, const char *name, const char *cmdline, const char *secret,
                           const char *health)
 {
     json_t *ctr = engine_container(c, cmdline, secret, health, 1);
-    return json_pack("{ss ss s{ss s{ss}} s{si s{s{ss}} s{s{s{ss}} so}}}", "apiVersion", "apps/v1", "kind",
-                     "Deployment", "metadata", "name", name, "labels", "app", name, "spec", "replicas", c->replicas,
-                     "selector", "matchLabels", "app", name, "template", "metadata", "labels", "app", name, "spec",
-                     pod_spec(ctr));
+    return json_pack("{ss ss s{ss s{ss}} s{si s{s{ss}} s{s{s{ss}} so}}}", "apiVersion", "apps/v1", "kind", "Deployment",
+                     "metadata", "name", name, "labels", "app", name, "spec", "replicas", c->replicas, "selector",
+                     "matchLabels", "app", name, "template", "metadata", "labels", "app", name, "spec", pod_spec(ctr));
 }
 
 /* Where a multi-node replica's head is and which node this one is: the LeaderWorkerSet controller
@@ -121,11 +119,11 @@ static const group_env slurm_env = {"$HEAD_ADDR", "$SLURM_NODEID"};
 
 /* TensorRT-LLM over the pods of an LWS group: MPI ranks started by mpirun over ssh (sshd on
  * port 2222 in every pod, the key from a Secret), one rank per GPU of the copy (TP x PP x CP,
- * filling the pods in order), each through trtllm-llmapi-launch; rank 0 (the leader) serves HTTP. Worker i's host is the leader's name
- * with "-i" (lws v0.10.0 pkg/utils/accelerators/tpu.go: <leader>-<i>.<subdomain>). */
-#define GPX_SSHD                                                                                                      \
-    "command -v sshd >/dev/null || (apt-get update && apt-get install -y openssh-server openssh-client); "          \
-    "ssh-keygen -A; mkdir -p /run/sshd $HOME/.ssh && cp /etc/gpuplan-ssh/* $HOME/.ssh/ && chmod 600 $HOME/.ssh/*; "                 \
+ * filling the pods in order), each through trtllm-llmapi-launch; rank 0 (the leader) serves HTTP. Worker i's host is
+ * the leader's name with "-i" (lws v0.10.0 pkg/utils/accelerators/tpu.go: <leader>-<i>.<subdomain>). */
+#define GPX_SSHD                                                                                                       \
+    "command -v sshd >/dev/null || (apt-get update && apt-get install -y openssh-server openssh-client); "             \
+    "ssh-keygen -A; mkdir -p /run/sshd $HOME/.ssh && cp /etc/gpuplan-ssh/* $HOME/.ssh/ && chmod 600 $HOME/.ssh/*; "    \
     "/usr/sbin/sshd -p 2222"
 
 static void trtllm_group(const gpx_ctx *c, const char *cmdline, char *leader, char *worker, size_t n)
@@ -212,9 +210,10 @@ static gp_status k8s_file(const gpx_ctx *c, const char *cmdline, const char *hea
     k8s_name(c, name, sizeof name);
     snprintf(secret, sizeof secret, "%s-api-key", name);
     int lws = c->replica_gpus > c->gpus_per_node;
-    json_t *work = lws ? leader_worker_set(c, name, cmdline, secret, health)
-                       : deployment(c, name, cmdline, secret, health);
-    json_t *list = json_pack("{ss ss s[o o]}", "apiVersion", "v1", "kind", "List", "items", work, service(c, name, lws));
+    json_t *work =
+        lws ? leader_worker_set(c, name, cmdline, secret, health) : deployment(c, name, cmdline, secret, health);
+    json_t *list =
+        json_pack("{ss ss s[o o]}", "apiVersion", "v1", "kind", "List", "items", work, service(c, name, lws));
     char *text = list ? json_dumps(list, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
     json_decref(list);
     if (!text)
@@ -224,14 +223,16 @@ static gp_status k8s_file(const gpx_ctx *c, const char *cmdline, const char *hea
     gpx_add(&b, "%s\n", text);
     free(text);
     if (c->api_key_env[0])
-        gpx_note(out, "Kubernetes: kubectl create secret generic %s --from-literal=api-key=\"$%s\" (and hf-token "
-                      "with key token for a gated model); kubectl apply -f deploy.json (%d %s behind Service %s:%d%s)",
+        gpx_note(out,
+                 "Kubernetes: kubectl create secret generic %s --from-literal=api-key=\"$%s\" (and hf-token "
+                 "with key token for a gated model); kubectl apply -f deploy.json (%d %s behind Service %s:%d%s)",
                  secret, c->api_key_env, c->replicas, lws ? "LeaderWorkerSet groups" : "pods", name, c->port,
                  lws ? "; needs the LeaderWorkerSet controller" : "");
     if (lws && c->engine == GPI_EXPORT_TRTLLM)
-        gpx_note(out, "Kubernetes: the pods of a group reach each other over ssh for mpirun: ssh-keygen -t ed25519 -N '' "
-                      "-f id && kubectl create secret generic %s-ssh --from-file=id_ed25519=id "
-                      "--from-file=authorized_keys=id.pub",
+        gpx_note(out,
+                 "Kubernetes: the pods of a group reach each other over ssh for mpirun: ssh-keygen -t ed25519 -N '' "
+                 "-f id && kubectl create secret generic %s-ssh --from-file=id_ed25519=id "
+                 "--from-file=authorized_keys=id.pub",
                  name);
     return gpx_emit(out, "deploy.json", &b, 0, err);
 }
@@ -245,8 +246,9 @@ static gp_status sbatch_file(const gpx_ctx *c, const gpx_cmd *cmd, gp_export_fil
     gpx_buf_init(&b);
     gpx_add(&b, "#!/bin/bash\n");
     gpx_header(&b, c, "# ", "serve.sbatch");
-    gpx_add(&b, "# %d replicas, one Slurm array task each: sbatch serve.sbatch. Each task writes its\n"
-                "# host:port to endpoints/<task>; put a load balancer over them (one endpoint).\n",
+    gpx_add(&b,
+            "# %d replicas, one Slurm array task each: sbatch serve.sbatch. Each task writes its\n"
+            "# host:port to endpoints/<task>; put a load balancer over them (one endpoint).\n",
             c->replicas);
     gpx_add(&b, "# Set your partition and account: remove one '#' from the two lines below.\n");
     gpx_add(&b, "##SBATCH --partition=PARTITION\n##SBATCH --account=ACCOUNT\n");
@@ -278,8 +280,9 @@ static void sbatch_group_body(gpx_buf *b, const gpx_ctx *c, const gpx_cmd *cmd, 
     if (line && lead && work) {
         gpx_cmd_line(line, 16384, cmd);
         group_commands(c, line, &slurm_env, lead, work, 16384);
-        gpx_add(b, "cat > \"node-$SLURM_ARRAY_TASK_ID.sh\" <<'EOF'\n#!/bin/bash\nset -euo pipefail\n"
-                   "if [ \"$SLURM_NODEID\" = 0 ]; then\n  %s\nelse\n  %s\nfi\nEOF\n",
+        gpx_add(b,
+                "cat > \"node-$SLURM_ARRAY_TASK_ID.sh\" <<'EOF'\n#!/bin/bash\nset -euo pipefail\n"
+                "if [ \"$SLURM_NODEID\" = 0 ]; then\n  %s\nelse\n  %s\nfi\nEOF\n",
                 lead, work);
         gpx_add(b, "srun --nodes=%d --ntasks-per-node=1 bash \"node-$SLURM_ARRAY_TASK_ID.sh\"\n", nodes);
     } else
@@ -298,9 +301,10 @@ static gp_status sbatch_group_file(const gpx_ctx *c, const gpx_cmd *cmd, gp_expo
     gpx_buf_init(&b);
     gpx_add(&b, "#!/bin/bash\n");
     gpx_header(&b, c, "# ", "serve.sbatch");
-    gpx_add(&b, "# %d replicas of %d nodes each, one Slurm array task per replica: sbatch serve.sbatch.\n"
-                "# Each task writes its head node's host:port to endpoints/<task>; put a load balancer\n"
-                "# over them (one endpoint).\n",
+    gpx_add(&b,
+            "# %d replicas of %d nodes each, one Slurm array task per replica: sbatch serve.sbatch.\n"
+            "# Each task writes its head node's host:port to endpoints/<task>; put a load balancer\n"
+            "# over them (one endpoint).\n",
             c->replicas, nodes);
     gpx_add(&b, "# Set your partition and account: remove one '#' from the two lines below.\n");
     gpx_add(&b, "##SBATCH --partition=PARTITION\n##SBATCH --account=ACCOUNT\n");

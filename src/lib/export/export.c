@@ -15,36 +15,36 @@
 #include <string.h>
 
 typedef struct gpx_engine_row {
-    const char *name;       /* CLI spelling */
-    const char *aliases;    /* '|'-separated, matched case-insensitively */
+    const char *name;    /* CLI spelling */
+    const char *aliases; /* '|'-separated, matched case-insensitively */
     gpi_export_kind kind;
-    const char *label;      /* display name */
-    const char *version;    /* version of the engine whose flags/keys are used */
-    int default_port;       /* serving: the engine's own default (0: none) */
+    const char *label;   /* display name */
+    const char *version; /* version of the engine whose flags/keys are used */
+    int default_port;    /* serving: the engine's own default (0: none) */
     gpx_render_fn render;
 } gpx_engine_row;
 
 static const gpx_engine_row engines[GPI_EXPORT_COUNT] = {
     [GPI_EXPORT_VLLM] = {"vllm", "vllm-serve", GPI_EXPORT_KIND_SERVE, "vLLM",
-                        "vLLM v0.11.x (engine args at commit 99d7eb5d)", 8000, gpx_render_vllm},
-    [GPI_EXPORT_SGLANG] = {"sglang", "sgl", GPI_EXPORT_KIND_SERVE, "SGLang",
-                          "SGLang main at commit 001067ff (2026)", 30000, gpx_render_sglang},
+                         "vLLM v0.11.x (engine args at commit 99d7eb5d)", 8000, gpx_render_vllm},
+    [GPI_EXPORT_SGLANG] = {"sglang", "sgl", GPI_EXPORT_KIND_SERVE, "SGLang", "SGLang main at commit 001067ff (2026)",
+                           30000, gpx_render_sglang},
     [GPI_EXPORT_TGI] = {"tgi", "text-generation-inference|text-generation-launcher", GPI_EXPORT_KIND_SERVE, "TGI",
-                       "TGI v3.3.7 (commit db931fcf)", 3000, gpx_render_tgi},
+                        "TGI v3.3.7 (commit db931fcf)", 3000, gpx_render_tgi},
     [GPI_EXPORT_LLAMACPP] = {"llamacpp", "llama.cpp|llama-cpp|llama_cpp|llama-server", GPI_EXPORT_KIND_SERVE,
-                            "llama.cpp", "llama.cpp commit 145b6280 (late 2025)", 8080, gpx_render_llamacpp},
+                             "llama.cpp", "llama.cpp commit 145b6280 (late 2025)", 8080, gpx_render_llamacpp},
     [GPI_EXPORT_TRTLLM] = {"trtllm", "tensorrt-llm|tensorrt_llm|trt-llm|trtllm-serve", GPI_EXPORT_KIND_SERVE,
-                          "TensorRT-LLM", "TensorRT-LLM trtllm-serve at commit 00209af1", 8000, gpx_render_trtllm},
+                           "TensorRT-LLM", "TensorRT-LLM trtllm-serve at commit 00209af1", 8000, gpx_render_trtllm},
     [GPI_EXPORT_DEEPSPEED] = {"deepspeed", "ds", GPI_EXPORT_KIND_TRAIN, "DeepSpeed", "DeepSpeed v0.19.5", 0,
-                             gpx_render_deepspeed},
+                              gpx_render_deepspeed},
     [GPI_EXPORT_MEGATRON] = {"megatron", "megatron-lm|megatron_lm", GPI_EXPORT_KIND_TRAIN, "Megatron-LM",
-                            "Megatron-LM core_v0.19.0; torchrun at PyTorch commit 010929fd", 0, gpx_render_megatron},
+                             "Megatron-LM core_v0.19.0; torchrun at PyTorch commit 010929fd", 0, gpx_render_megatron},
     [GPI_EXPORT_TORCHRUN_FSDP] = {"torchrun-fsdp", "torchrun|fsdp|torchrun_fsdp|pytorch-fsdp", GPI_EXPORT_KIND_TRAIN,
-                                 "torchrun + FSDP", "PyTorch torchrun at commit 010929fd (2.9+ era)", 0,
-                                 gpx_render_torchrun},
+                                  "torchrun + FSDP", "PyTorch torchrun at commit 010929fd (2.9+ era)", 0,
+                                  gpx_render_torchrun},
     [GPI_EXPORT_SLURM] = {"slurm", "sbatch", GPI_EXPORT_KIND_TRAIN, "Slurm",
-                         "Slurm 26.05 sbatch; torchrun at PyTorch commit 010929fd; Megatron-LM core_v0.19.0", 0,
-                         gpx_render_slurm},
+                          "Slurm 26.05 sbatch; torchrun at PyTorch commit 010929fd; Megatron-LM core_v0.19.0", 0,
+                          gpx_render_slurm},
 };
 
 _Static_assert(sizeof engines / sizeof engines[0] == GPI_EXPORT_COUNT, "one row per engine");
@@ -294,10 +294,9 @@ void gpx_header(gpx_buf *b, const gpx_ctx *c, const char *prefix, const char *wh
         gpx_add(b,
                 "%sLayout: %d x %s (%s), TP %d, PP %d, DP %d, CP %d, EP %d, ZeRO-%d, recompute %s; "
                 "%s %s, seq %lld, micro-batch %lld, global batch %lld\n",
-                prefix, c->gpus, c->gpu_id, nodes, l->tp, l->pp, l->dp,
-                l->cp, l->ep, l->zero, gp_recompute_name(l->recompute), gp_task_name(c->w->task),
-                gp_dtype_name(c->weights), (long long)c->w->seq, (long long)l->micro_batch,
-                (long long)l->global_batch);
+                prefix, c->gpus, c->gpu_id, nodes, l->tp, l->pp, l->dp, l->cp, l->ep, l->zero,
+                gp_recompute_name(l->recompute), gp_task_name(c->w->task), gp_dtype_name(c->weights),
+                (long long)c->w->seq, (long long)l->micro_batch, (long long)l->global_batch);
 }
 
 void gpx_sh_preamble(gpx_buf *b, const gpx_ctx *c, const char *name)
@@ -358,7 +357,8 @@ static gp_status resolve_service(gpx_ctx *c, const gpi_export_job *job, gp_error
     c->audit_log = job->audit_log != 0;
     const char *base = strrchr(c->model_path_raw, '/');
     const char *name = job->served_name && job->served_name[0] ? job->served_name
-                       : c->instruct ? (base ? base + 1 : c->model_path_raw) : c->m->id;
+                       : c->instruct                           ? (base ? base + 1 : c->model_path_raw)
+                                                               : c->m->id;
     char q[GP_NAME_MAX];
     gpi_strlcpy(c->served_name, gpx_shq(q, sizeof q, name), sizeof c->served_name);
     gpi_strlcpy(c->host, job->host && job->host[0] ? gpx_shq(q, sizeof q, job->host) : "0.0.0.0", sizeof c->host);
@@ -423,12 +423,18 @@ static gp_status resolve_layout(gpx_ctx *c, const gpi_export_job *job, int infer
     if (l.tp < 0 || l.pp < 0 || l.dp < 0 || l.cp < 0 || l.ep < 0 || l.virtual_stages < 0 || l.micro_batch < 0 ||
         l.global_batch < 0 || l.zero < 0 || l.zero > 3)
         return gpi_fail(err, GP_EINVAL, "layout degrees must be >= 1 (zero 0..3)");
-    if (l.tp == 0) l.tp = 1;
-    if (l.pp == 0) l.pp = 1;
-    if (l.dp == 0) l.dp = 1;
-    if (l.cp == 0) l.cp = 1;
-    if (l.ep == 0) l.ep = 1;
-    if (l.virtual_stages == 0) l.virtual_stages = 1;
+    if (l.tp == 0)
+        l.tp = 1;
+    if (l.pp == 0)
+        l.pp = 1;
+    if (l.dp == 0)
+        l.dp = 1;
+    if (l.cp == 0)
+        l.cp = 1;
+    if (l.ep == 0)
+        l.ep = 1;
+    if (l.virtual_stages == 0)
+        l.virtual_stages = 1;
     if (l.tp > 65536 || l.pp > 65536 || l.dp > (1 << 20) || l.cp > 65536 || l.ep > 65536)
         return gpi_fail(err, GP_EINVAL, "layout degree out of range");
     int64_t replica = (int64_t)l.tp * l.pp * l.cp;
@@ -582,8 +588,9 @@ gp_status gpi_export_render(gpi_export_target engine, const gpi_export_job *job,
     if (st != GP_OK)
         return st;
     if (c.planned != GP_DTYPE_UNKNOWN)
-        gpx_note(out, "the checkpoint is stored in %s (its own quantization) and is served as it is: less memory "
-                      "than the %s weights planned",
+        gpx_note(out,
+                 "the checkpoint is stored in %s (its own quantization) and is served as it is: less memory "
+                 "than the %s weights planned",
                  gp_dtype_name(c.weights), gp_dtype_name(c.planned));
     st = engines[engine].render(&c, out, err);
     if (st == GP_OK)

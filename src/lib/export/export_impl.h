@@ -13,10 +13,10 @@
 #define GPX_MAX_FILE_BYTES (1u << 20) /* one generated file at most */
 
 typedef struct gpx_buf {
-    char *p;     /* NUL-terminated when len > 0 */
+    char *p; /* NUL-terminated when len > 0 */
     size_t len;
     size_t cap;
-    int failed;  /* 0 ok, GP_ENOMEM or GP_ELIMIT */
+    int failed; /* 0 ok, GP_ENOMEM or GP_ELIMIT */
 } gpx_buf;
 
 void gpx_buf_init(gpx_buf *b);
@@ -30,7 +30,7 @@ void gpx_add(gpx_buf *b, const char *fmt, ...)
 
 /* A command line under construction: tokens (a flag with its value, or a word), one per item. */
 #define GPX_MAX_ARGS 96
-#define GPX_ARG_MAX 320
+#define GPX_ARG_MAX  320
 typedef struct gpx_cmd {
     int n;
     int overflow;
@@ -57,36 +57,36 @@ typedef struct gpx_ctx {
     gpi_export_target engine;
     const gpi_export_job *job;
     const gp_model *m;
-    const gp_workload *w;        /* &wl */
-    gp_workload wl;              /* the job's workload, its task as the engine implies it */
-    gp_layout l;                 /* every degree >= 1; micro/global batch filled (training) */
-    const char *engine_label;    /* "vLLM" */
-    const char *version;         /* version of the engine whose flags are used */
+    const gp_workload *w;               /* &wl */
+    gp_workload wl;                     /* the job's workload, its task as the engine implies it */
+    gp_layout l;                        /* every degree >= 1; micro/global batch filled (training) */
+    const char *engine_label;           /* "vLLM" */
+    const char *version;                /* version of the engine whose flags are used */
     char model_path[GP_ERROR_PATH_MAX]; /* what the engine loads (shell-quoted when needed) */
     char model_path_raw[GP_ERROR_PATH_MAX];
     char gpu_id[64];
-    int replica_gpus;            /* tp * pp * cp: GPUs holding one model copy */
-    int gpus;                    /* replica_gpus * dp */
+    int replica_gpus; /* tp * pp * cp: GPUs holding one model copy */
+    int gpus;         /* replica_gpus * dp */
     int gpus_per_node;
     int nodes;
-    int64_t max_model_len;       /* serving */
-    int64_t max_num_seqs;        /* serving */
+    int64_t max_model_len; /* serving */
+    int64_t max_num_seqs;  /* serving */
     int port;
-    gp_dtype weights;            /* precision asked for the weights */
-    gp_dtype act;                /* 16-bit activation/compute dtype (bf16, fp16 or fp32) */
-    int prequantized;            /* the checkpoint carries its own quantization */
-    gp_dtype planned;            /* weights the plan asked, when the checkpoint's own differ */
-    int64_t grad_accum;          /* training: global / (micro x dp) */
-    int64_t train_iters;         /* training: 0 unknown */
+    gp_dtype weights;    /* precision asked for the weights */
+    gp_dtype act;        /* 16-bit activation/compute dtype (bf16, fp16 or fp32) */
+    int prequantized;    /* the checkpoint carries its own quantization */
+    gp_dtype planned;    /* weights the plan asked, when the checkpoint's own differ */
+    int64_t grad_accum;  /* training: global / (micro x dp) */
+    int64_t train_iters; /* training: 0 unknown */
     char data_path[GPI_EXPORT_PATH_MAX];
     /* serving service */
-    int replicas;                /* model copies behind one endpoint (>= 1) */
-    char api_key_env[64];        /* "" : no API key */
+    int replicas;         /* model copies behind one endpoint (>= 1) */
+    char api_key_env[64]; /* "" : no API key */
     int audit_log;
     char served_name[GP_NAME_MAX];
     char host[64];
-    int instruct;                /* the model path is the family's Instruct checkpoint */
-    const char *k8s_setup;       /* deploy.c: shell lines a container runs before the engine, or NULL */
+    int instruct;          /* the model path is the family's Instruct checkpoint */
+    const char *k8s_setup; /* deploy.c: shell lines a container runs before the engine, or NULL */
 } gpx_ctx;
 
 /* Serving helpers (serve.c). The API key line ("API_KEY=${API_KEY:?...}") for launch.sh. */

@@ -43,8 +43,9 @@ gp_status gpx_render_llamacpp(const gpx_ctx *c, gp_export_files *out, gp_error *
         gpx_arg(&cmd, "--split-mode layer");
         gpx_arg(&cmd, "--tensor-split %s", split);
         if (l->tp > 1)
-            gpx_note(out, "llama.cpp splits by layers over the %d GPUs (one GPU computes at a time per token), "
-                          "not tensor parallel: expect less speed than TP %d",
+            gpx_note(out,
+                     "llama.cpp splits by layers over the %d GPUs (one GPU computes at a time per token), "
+                     "not tensor parallel: expect less speed than TP %d",
                      c->replica_gpus, l->tp);
     }
     int quant_v = w->kv_dtype == GP_DTYPE_INT8;
@@ -56,7 +57,8 @@ gp_status gpx_render_llamacpp(const gpx_ctx *c, gp_export_files *out, gp_error *
         gpx_arg(&cmd, "--cache-type-k q8_0");
         gpx_arg(&cmd, "--cache-type-v q8_0");
     } else if (w->kv_dtype != GP_DTYPE_UNKNOWN && gp_dtype_bits(w->kv_dtype) < 16)
-        gpx_note(out, "llama.cpp has no %s KV cache; q8_0 (--kv-dtype int8) is the nearest", gp_dtype_name(w->kv_dtype));
+        gpx_note(out, "llama.cpp has no %s KV cache; q8_0 (--kv-dtype int8) is the nearest",
+                 gp_dtype_name(w->kv_dtype));
     if (l->ep > 1 || l->cp > 1)
         gpx_note(out, "llama.cpp has no expert or context parallelism: EP %d / CP %d not exported", l->ep, l->cp);
     gpx_arg(&cmd, "--alias %s", c->served_name);
@@ -73,8 +75,8 @@ gp_status gpx_render_llamacpp(const gpx_ctx *c, gp_export_files *out, gp_error *
     gpx_buf_init(&b);
     gpx_sh_preamble(&b, c, "launch.sh");
     if (l->dp > 1) {
-        gpx_add(&b, "# DP %d: start %d servers, each on its own GPU%s (CUDA_VISIBLE_DEVICES) and port.\n", l->dp,
-                l->dp, c->replica_gpus == 1 ? "" : "s");
+        gpx_add(&b, "# DP %d: start %d servers, each on its own GPU%s (CUDA_VISIBLE_DEVICES) and port.\n", l->dp, l->dp,
+                c->replica_gpus == 1 ? "" : "s");
         gpx_note(out, "DP %d: run %d llama-server processes on disjoint GPUs and ports", l->dp, l->dp);
     }
     gpx_api_key_var(&b, c);

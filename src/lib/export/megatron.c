@@ -56,8 +56,9 @@ static gp_status megatron_check(const gpx_ctx *c, gp_error *err)
     if (w->offload == GP_OFFLOAD_PARAMS)
         return gpi_fail(err, GP_EUNSUPPORTED, "Megatron-LM does not offload parameters to CPU (only optimizer states)");
     if (w->offload == GP_OFFLOAD_OPTIMIZER && l->zero < 1)
-        return gpi_fail(err, GP_EINVAL, "Megatron-LM offloads optimizer states with the distributed optimizer: "
-                                        "use ZeRO 1 or more");
+        return gpi_fail(err, GP_EINVAL,
+                        "Megatron-LM offloads optimizer states with the distributed optimizer: "
+                        "use ZeRO 1 or more");
     if (m->layers <= 0 || m->hidden <= 0 || m->heads <= 0)
         return gpi_fail(err, GP_EINVAL, "the model's layers, hidden size and heads are needed for Megatron-LM");
     int64_t f, g;
@@ -156,8 +157,7 @@ static void shape_args(const gpx_ctx *c, gpx_cmd *cmd, gp_export_files *out)
         gpx_arg(cmd, "--ffn-hidden-size %lld", (long long)m->ffn);
     moe_args(c, cmd, out);
     gpx_arg(cmd, "--seq-length %lld", (long long)w->seq);
-    gpx_arg(cmd, "--max-position-embeddings %lld",
-            (long long)(m->max_context > w->seq ? m->max_context : w->seq));
+    gpx_arg(cmd, "--max-position-embeddings %lld", (long long)(m->max_context > w->seq ? m->max_context : w->seq));
     int rope = m->learned_pos <= 0;
     gpx_arg(cmd, "--position-embedding-type %s", rope ? "rope" : "learned_absolute");
     if (rope && m->rope_theta > 0)
@@ -313,8 +313,9 @@ gp_status gpx_render_megatron(const gpx_ctx *c, gp_export_files *out, gp_error *
     gpx_sh_preamble(&b, c, "launch.sh");
     gpx_add(&b, "# Run from a Megatron-LM checkout (core_v0.19.0)");
     if (c->nodes > 1)
-        gpx_add(&b, " on each of the %d nodes, with MASTER_ADDR the address of node 0.\n"
-                    "MASTER_ADDR=${MASTER_ADDR:?set MASTER_ADDR to node 0}\n",
+        gpx_add(&b,
+                " on each of the %d nodes, with MASTER_ADDR the address of node 0.\n"
+                "MASTER_ADDR=${MASTER_ADDR:?set MASTER_ADDR to node 0}\n",
                 c->nodes);
     else
         gpx_add(&b, ".\n");

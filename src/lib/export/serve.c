@@ -48,31 +48,35 @@ static const char *scheme(const char *tool, gp_dtype t)
 
 static void llmc_script(gpx_buf *b, const gpx_ctx *c, const char *sch, const char *outdir)
 {
-    gpx_add(b, "# llm-compressor (pip install llmcompressor): data-free %s quantization of the linear\n"
-               "# layers into a compressed-tensors checkpoint; %s reads its quantization_config and needs\n"
-               "# no --quantization flag.\n",
+    gpx_add(b,
+            "# llm-compressor (pip install llmcompressor): data-free %s quantization of the linear\n"
+            "# layers into a compressed-tensors checkpoint; %s reads its quantization_config and needs\n"
+            "# no --quantization flag.\n",
             sch, c->engine_label);
     gpx_add(b, "OUT=${OUT:-%s}\n", outdir);
-    gpx_add(b, "python3 - \"$OUT\" <<'PY'\n"
-               "import sys\n"
-               "from llmcompressor import oneshot\n"
-               "from llmcompressor.modifiers.quantization import QuantizationModifier\n"
-               "oneshot(model=\"%s\",\n"
-               "        recipe=QuantizationModifier(targets=\"Linear\", scheme=\"%s\", ignore=[\"lm_head\"]),\n"
-               "        output_dir=sys.argv[1])\n"
-               "PY\n",
+    gpx_add(b,
+            "python3 - \"$OUT\" <<'PY'\n"
+            "import sys\n"
+            "from llmcompressor import oneshot\n"
+            "from llmcompressor.modifiers.quantization import QuantizationModifier\n"
+            "oneshot(model=\"%s\",\n"
+            "        recipe=QuantizationModifier(targets=\"Linear\", scheme=\"%s\", ignore=[\"lm_head\"]),\n"
+            "        output_dir=sys.argv[1])\n"
+            "PY\n",
             c->model_path_raw, sch);
 }
 
 static void modelopt_script(gpx_buf *b, const gpx_ctx *c, const char *sch, const char *outdir)
 {
-    gpx_add(b, "# TensorRT Model Optimizer (github.com/NVIDIA/TensorRT-Model-Optimizer, examples/llm_ptq):\n"
-               "# %s post-training quantization exported as a Hugging Face checkpoint, which trtllm-serve's\n"
-               "# PyTorch backend loads as it is.\n",
+    gpx_add(b,
+            "# TensorRT Model Optimizer (github.com/NVIDIA/TensorRT-Model-Optimizer, examples/llm_ptq):\n"
+            "# %s post-training quantization exported as a Hugging Face checkpoint, which trtllm-serve's\n"
+            "# PyTorch backend loads as it is.\n",
             sch);
     gpx_add(b, "OUT=${OUT:-%s}\n", outdir);
-    gpx_add(b, "python3 examples/llm_ptq/hf_ptq.py --pyt_ckpt_path %s --qformat %s --export_fmt hf \\\n"
-               "  --export_path \"$OUT\"\n",
+    gpx_add(b,
+            "python3 examples/llm_ptq/hf_ptq.py --pyt_ckpt_path %s --qformat %s --export_fmt hf \\\n"
+            "  --export_path \"$OUT\"\n",
             c->model_path, sch);
 }
 
@@ -80,8 +84,9 @@ static void gguf_script(gpx_buf *b, const gpx_ctx *c, const char *sch, const cha
 {
     const char *base = strrchr(c->model_path_raw, '/');
     base = base ? base + 1 : c->model_path_raw;
-    gpx_add(b, "# llama.cpp loads GGUF files: download the checkpoint, convert it (convert_hf_to_gguf.py\n"
-               "# from a llama.cpp checkout) and, for %s weights, quantize it with llama-quantize.\n",
+    gpx_add(b,
+            "# llama.cpp loads GGUF files: download the checkpoint, convert it (convert_hf_to_gguf.py\n"
+            "# from a llama.cpp checkout) and, for %s weights, quantize it with llama-quantize.\n",
             sch ? sch : "16-bit");
     gpx_add(b, "huggingface-cli download %s --local-dir %s-hf\n", c->model_path, base);
     if (sch) {
@@ -124,8 +129,9 @@ gp_status gpx_quantize_file(const gpx_ctx *c, const char *tool, gp_export_files 
     gpx_buf b;
     gpx_buf_init(&b);
     gpx_sh_preamble(&b, c, "quantize.sh");
-    gpx_add(&b, "# Run once before launch.sh: it makes the %s weights the plan counts on, which the\n"
-                "# engine cannot make while starting. launch.sh serves %s.\n",
+    gpx_add(&b,
+            "# Run once before launch.sh: it makes the %s weights the plan counts on, which the\n"
+            "# engine cannot make while starting. launch.sh serves %s.\n",
             gguf && !sch ? "GGUF" : gp_dtype_name(c->weights), path);
     if (gguf)
         gguf_script(&b, c, sch, path);

@@ -15,10 +15,11 @@ gp_status gpx_render_sglang(const gpx_ctx *c, gp_export_files *out, gp_error *er
     gpx_arg(&cmd, "python -m sglang.launch_server");
     char path[GP_ERROR_PATH_MAX];
     gpi_strlcpy(path, c->model_path, sizeof path);
-    int convert = !c->prequantized && gp_dtype_bits(c->weights) < 16 && c->weights != GP_DTYPE_FP8 &&
-                  c->weights != GP_DTYPE_NF4;
+    int convert =
+        !c->prequantized && gp_dtype_bits(c->weights) < 16 && c->weights != GP_DTYPE_FP8 && c->weights != GP_DTYPE_NF4;
     if (convert && !gpx_quant_known(c, "llm-compressor"))
-        return gpi_fail(err, GP_EUNSUPPORTED, "SGLang: no conversion to %s weights is known", gp_dtype_name(c->weights));
+        return gpi_fail(err, GP_EUNSUPPORTED, "SGLang: no conversion to %s weights is known",
+                        gp_dtype_name(c->weights));
     if (convert)
         gpx_quant_path(c, "llm-compressor", path, sizeof path);
     gpx_arg(&cmd, "--model-path %s", path);
@@ -63,10 +64,11 @@ gp_status gpx_render_sglang(const gpx_ctx *c, gp_export_files *out, gp_error *er
     gpx_buf_init(&b);
     gpx_sh_preamble(&b, c, "launch.sh");
     if (multinode) {
-        gpx_add(&b, "# Multi-node: run on each of the %d nodes with NODE_RANK=0..%d and HEAD_ADDR the\n"
-                    "# address of node 0.\n"
-                    "NODE_RANK=${NODE_RANK:?set NODE_RANK (0 on the head node)}\n"
-                    "HEAD_ADDR=${HEAD_ADDR:?set HEAD_ADDR to node 0}\n",
+        gpx_add(&b,
+                "# Multi-node: run on each of the %d nodes with NODE_RANK=0..%d and HEAD_ADDR the\n"
+                "# address of node 0.\n"
+                "NODE_RANK=${NODE_RANK:?set NODE_RANK (0 on the head node)}\n"
+                "HEAD_ADDR=${HEAD_ADDR:?set HEAD_ADDR to node 0}\n",
                 c->nodes, c->nodes - 1);
         gpx_note(out, "multi-node: run launch.sh on each of %d nodes with NODE_RANK and HEAD_ADDR set", c->nodes);
     }

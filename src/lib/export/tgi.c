@@ -2,8 +2,8 @@
  * tgi.c: `text-generation-launcher` for a serving layout. Flags: docs/engines.md, section
  * tgi (launcher/src/main.rs at v3.3.7). --dtype and --quantize exclude each other, and a
  * checkpoint that carries its own quantization_config sets the quantization itself, so no
- * --dtype is written for it (the shard refuses "Only 1 can be set between dtype and quantize"). TGI shards with tensor parallelism on one
- * machine only (--num-shard); pipeline parallelism and multi-node replicas are refused.
+ * --dtype is written for it (the shard refuses "Only 1 can be set between dtype and quantize"). TGI shards with tensor
+ * parallelism on one machine only (--num-shard); pipeline parallelism and multi-node replicas are refused.
  */
 #include "export_impl.h"
 
@@ -18,8 +18,8 @@ gp_status gpx_render_tgi(const gpx_ctx *c, gp_export_files *out, gp_error *err)
                         l->pp);
     if (c->replica_gpus > c->gpus_per_node)
         return gpi_fail(err, GP_EUNSUPPORTED,
-                        "TGI shards over the GPUs of one machine: TP %d exceeds the %d GPUs per node",
-                        c->replica_gpus, c->gpus_per_node);
+                        "TGI shards over the GPUs of one machine: TP %d exceeds the %d GPUs per node", c->replica_gpus,
+                        c->gpus_per_node);
     if (c->max_model_len < 2)
         return gpi_fail(err, GP_EINVAL, "TGI needs a context of at least 2 tokens (input + output)");
     gpx_cmd cmd;
@@ -27,8 +27,8 @@ gp_status gpx_render_tgi(const gpx_ctx *c, gp_export_files *out, gp_error *err)
     gpx_arg(&cmd, "text-generation-launcher");
     char path[GP_ERROR_PATH_MAX];
     gpi_strlcpy(path, c->model_path, sizeof path);
-    int convert = !c->prequantized && (c->weights == GP_DTYPE_INT4 || c->weights == GP_DTYPE_FP4 ||
-                                       c->weights == GP_DTYPE_MXFP4);
+    int convert =
+        !c->prequantized && (c->weights == GP_DTYPE_INT4 || c->weights == GP_DTYPE_FP4 || c->weights == GP_DTYPE_MXFP4);
     if (convert)
         gpx_quant_path(c, "llm-compressor", path, sizeof path);
     gpx_arg(&cmd, "--model-id %s", path);
@@ -69,8 +69,9 @@ gp_status gpx_render_tgi(const gpx_ctx *c, gp_export_files *out, gp_error *err)
     gpx_buf_init(&b);
     gpx_sh_preamble(&b, c, "launch.sh");
     if (l->dp > 1) {
-        gpx_add(&b, "# DP %d: start %d launchers, each on its own %d GPU%s (CUDA_VISIBLE_DEVICES) and port,\n"
-                    "# behind a load balancer. This is one of them.\n",
+        gpx_add(&b,
+                "# DP %d: start %d launchers, each on its own %d GPU%s (CUDA_VISIBLE_DEVICES) and port,\n"
+                "# behind a load balancer. This is one of them.\n",
                 l->dp, l->dp, l->tp, l->tp == 1 ? "" : "s");
         gpx_note(out, "DP %d: run %d TGI launchers on disjoint GPUs and ports", l->dp, l->dp);
     }

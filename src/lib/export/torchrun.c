@@ -30,11 +30,21 @@ static const struct {
     const char *model_type;
     const char *block;
 } blocks[] = {
-    {"llama", "LlamaDecoderLayer"},     {"mistral", "MistralDecoderLayer"}, {"mixtral", "MixtralDecoderLayer"},
-    {"qwen2", "Qwen2DecoderLayer"},     {"qwen2_moe", "Qwen2MoeDecoderLayer"}, {"qwen3", "Qwen3DecoderLayer"},
-    {"qwen3_moe", "Qwen3MoeDecoderLayer"}, {"gemma", "GemmaDecoderLayer"},  {"gemma2", "Gemma2DecoderLayer"},
-    {"gemma3_text", "Gemma3DecoderLayer"}, {"phi3", "Phi3DecoderLayer"},   {"falcon", "FalconDecoderLayer"},
-    {"gpt2", "GPT2Block"},              {"opt", "OPTDecoderLayer"},         {"deepseek_v3", "DeepseekV3DecoderLayer"},
+    {"llama", "LlamaDecoderLayer"},
+    {"mistral", "MistralDecoderLayer"},
+    {"mixtral", "MixtralDecoderLayer"},
+    {"qwen2", "Qwen2DecoderLayer"},
+    {"qwen2_moe", "Qwen2MoeDecoderLayer"},
+    {"qwen3", "Qwen3DecoderLayer"},
+    {"qwen3_moe", "Qwen3MoeDecoderLayer"},
+    {"gemma", "GemmaDecoderLayer"},
+    {"gemma2", "Gemma2DecoderLayer"},
+    {"gemma3_text", "Gemma3DecoderLayer"},
+    {"phi3", "Phi3DecoderLayer"},
+    {"falcon", "FalconDecoderLayer"},
+    {"gpt2", "GPT2Block"},
+    {"opt", "OPTDecoderLayer"},
+    {"deepseek_v3", "DeepseekV3DecoderLayer"},
     {"gpt_neox", "GPTNeoXLayer"},
 };
 
@@ -94,8 +104,9 @@ gp_status gpx_fsdp_file(const gpx_ctx *c, gp_export_files *out, gp_error *err)
                 "transformer_layer_cls={block_cls}),\n");
     if (mixed) {
         const char *t = c->act == GP_DTYPE_F16 ? "torch.float16" : "torch.bfloat16";
-        gpx_add(&b, "        mixed_precision=MixedPrecision(param_dtype=%s, reduce_dtype=torch.float32, "
-                    "buffer_dtype=%s),\n",
+        gpx_add(&b,
+                "        mixed_precision=MixedPrecision(param_dtype=%s, reduce_dtype=torch.float32, "
+                "buffer_dtype=%s),\n",
                 t, t);
     }
     gpx_add(&b, "        cpu_offload=CPUOffload(offload_params=%s),\n",
@@ -122,8 +133,9 @@ gp_status gpx_fsdp_file(const gpx_ctx *c, gp_export_files *out, gp_error *err)
     if (c->weights == GP_DTYPE_FP8)
         gpx_note(out, "FSDP mixed precision has no FP8: bf16 is written");
     if (w->task == GP_TASK_LORA || w->task == GP_TASK_QLORA)
-        gpx_note(out, "%s: add the rank-%lld adapters in train.py before wrap() (use_orig_params=True allows "
-                      "frozen base weights)",
+        gpx_note(out,
+                 "%s: add the rank-%lld adapters in train.py before wrap() (use_orig_params=True allows "
+                 "frozen base weights)",
                  gp_task_name(w->task), (long long)w->lora_rank);
     if (w->optimizer != GP_OPT_ADAMW)
         gpx_note(out, "optimizer %s: create it in train.py after wrap()", gp_optimizer_name(w->optimizer));
@@ -146,8 +158,9 @@ gp_status gpx_render_torchrun(const gpx_ctx *c, gp_export_files *out, gp_error *
     gpx_sh_preamble(&b, c, "launch.sh");
     gpx_add(&b, "# train.py is your training script; it wraps the model with fsdp_config.wrap().\n");
     if (c->nodes > 1) {
-        gpx_add(&b, "# Run on each of the %d nodes with MASTER_ADDR the address of node 0.\n"
-                    "MASTER_ADDR=${MASTER_ADDR:?set MASTER_ADDR to node 0}\n",
+        gpx_add(&b,
+                "# Run on each of the %d nodes with MASTER_ADDR the address of node 0.\n"
+                "MASTER_ADDR=${MASTER_ADDR:?set MASTER_ADDR to node 0}\n",
                 c->nodes);
         gpx_note(out, "multi-node: run launch.sh on each of the %d nodes with MASTER_ADDR set", c->nodes);
     }

@@ -89,8 +89,9 @@ gp_status gpx_render_trtllm(const gpx_ctx *c, gp_export_files *out, gp_error *er
     if (cmd.overflow)
         return gpi_fail(err, GP_ELIMIT, "TensorRT-LLM command line too long");
     if (c->api_key_env[0])
-        gpx_note(out, "trtllm-serve has no API key option: put an authenticating proxy (or gateway) checking $%s "
-                      "in front of it",
+        gpx_note(out,
+                 "trtllm-serve has no API key option: put an authenticating proxy (or gateway) checking $%s "
+                 "in front of it",
                  c->api_key_env);
     if (w->kv_dtype != GP_DTYPE_UNKNOWN && w->kv_dtype != GP_DTYPE_FP8 && gp_dtype_bits(w->kv_dtype) < 16)
         gpx_note(out, "TensorRT-LLM has no %s KV cache here (fp8 only): the cache stays 16-bit",
@@ -100,9 +101,10 @@ gp_status gpx_render_trtllm(const gpx_ctx *c, gp_export_files *out, gp_error *er
     gpx_buf_init(&b);
     gpx_sh_preamble(&b, c, "launch.sh");
     if (multinode) {
-        gpx_add(&b, "# TP x PP = %d GPUs over %d nodes: one MPI rank per GPU, started by srun inside a\n"
-                    "# Slurm allocation of those nodes (or: mpirun -np %d -H <node0>:%d,... trtllm-llmapi-launch\n"
-                    "# trtllm-serve ...); rank 0 serves HTTP.\n",
+        gpx_add(&b,
+                "# TP x PP = %d GPUs over %d nodes: one MPI rank per GPU, started by srun inside a\n"
+                "# Slurm allocation of those nodes (or: mpirun -np %d -H <node0>:%d,... trtllm-llmapi-launch\n"
+                "# trtllm-serve ...); rank 0 serves HTTP.\n",
                 c->replica_gpus, (c->replica_gpus + c->gpus_per_node - 1) / c->gpus_per_node, c->replica_gpus,
                 c->gpus_per_node);
         gpx_note(out, "multi-node: srun starts %d MPI ranks through trtllm-llmapi-launch", c->replica_gpus);

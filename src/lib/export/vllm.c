@@ -45,8 +45,9 @@ gp_status gpx_render_vllm(const gpx_ctx *c, gp_export_files *out, gp_error *err)
     if (l->ep > 1 && c->m->experts > 0) {
         gpx_arg(&cmd, "--enable-expert-parallel");
         if (l->ep != l->tp * l->dp)
-            gpx_note(out, "vLLM splits experts over TP x DP = %d GPUs (no EP size flag): the planned EP %d is "
-                          "run as EP %d",
+            gpx_note(out,
+                     "vLLM splits experts over TP x DP = %d GPUs (no EP size flag): the planned EP %d is "
+                     "run as EP %d",
                      l->tp * l->dp, l->ep, l->tp * l->dp);
     }
     gpx_arg(&cmd, "--max-model-len %lld", (long long)c->max_model_len);
@@ -78,8 +79,9 @@ gp_status gpx_render_vllm(const gpx_ctx *c, gp_export_files *out, gp_error *err)
     gpx_buf_init(&b);
     gpx_sh_preamble(&b, c, "launch.sh");
     if (multinode) {
-        gpx_add(&b, "# One replica spans %d GPUs, more than the %d of a node: start a Ray cluster over\n"
-                    "# the %d nodes (the head node first, then each worker joins it), then run this on the head.\n",
+        gpx_add(&b,
+                "# One replica spans %d GPUs, more than the %d of a node: start a Ray cluster over\n"
+                "# the %d nodes (the head node first, then each worker joins it), then run this on the head.\n",
                 c->replica_gpus, c->gpus_per_node, (c->replica_gpus + c->gpus_per_node - 1) / c->gpus_per_node);
         gpx_note(out, "multi-node: TP x PP = %d GPUs > %d per node; the command uses Ray across %d nodes",
                  c->replica_gpus, c->gpus_per_node, (c->replica_gpus + c->gpus_per_node - 1) / c->gpus_per_node);

@@ -24,17 +24,17 @@
 #include <string.h>
 
 /* ---- the subset of the CUDA 12 headers used ---------------------------------------------- */
-#define CUDA_MEMCPY_D2D 3       /* cudaMemcpyDeviceToDevice */
-#define CUDA_R_32F 0            /* cudaDataType_t */
-#define CUDA_R_16BF 14
-#define CUDA_R_8F_E4M3 28
-#define CUBLAS_COMPUTE_32F 68   /* cublasComputeType_t */
+#define CUDA_MEMCPY_D2D      3 /* cudaMemcpyDeviceToDevice */
+#define CUDA_R_32F           0 /* cudaDataType_t */
+#define CUDA_R_16BF          14
+#define CUDA_R_8F_E4M3       28
+#define CUBLAS_COMPUTE_32F   68 /* cublasComputeType_t */
 #define CUBLASLT_DESC_TRANSA 3  /* cublasLtMatmulDescAttributes_t CUBLASLT_MATMUL_DESC_TRANSA */
-#define CUBLAS_OP_T 1
-#define NCCL_FLOAT32 7          /* ncclDataType_t ncclFloat32 */
-#define NCCL_SUM 0
-#define BENCH_MAX_GPUS 8
-#define BENCH_PROP_BYTES 16384  /* more than any cudaDeviceProp; its first field is char name[256] */
+#define CUBLAS_OP_T          1
+#define NCCL_FLOAT32         7 /* ncclDataType_t ncclFloat32 */
+#define NCCL_SUM             0
+#define BENCH_MAX_GPUS       8
+#define BENCH_PROP_BYTES     16384 /* more than any cudaDeviceProp; its first field is char name[256] */
 
 typedef int (*cu_int_fn)(int);
 typedef int (*cu_pint_fn)(int *);
@@ -240,19 +240,23 @@ static int gemm_point(bench *b, gemm_ctx *g, int type, gp_dtype dt, double m, do
 static const double gemm_shapes[][3] = {
     {1024, 1024, 1024}, {4096, 4096, 4096}, {8192, 8192, 8192}, {16, 8192, 8192}, {8192, 28672, 8192}};
 #define N_SHAPES (sizeof gemm_shapes / sizeof gemm_shapes[0])
-#define MAX_MK (8192.0 * 8192.0)
-#define MAX_KN (8192.0 * 28672.0)
+#define MAX_MK   (8192.0 * 8192.0)
+#define MAX_KN   (8192.0 * 28672.0)
 
 static void bench_gemm(bench *b)
 {
     gemm_ctx g;
     memset(&g, 0, sizeof g);
     g.ws_size = 32u << 20;
-    if (b->lt.create(&g.handle) || b->cu.malloc_(&g.a, (size_t)(MAX_MK * 2)) || b->cu.malloc_(&g.bm, (size_t)(MAX_KN * 2)) ||
-        b->cu.malloc_(&g.d, (size_t)(MAX_KN * 2)) || b->cu.malloc_(&g.ws, g.ws_size)) {
+    if (b->lt.create(&g.handle) || b->cu.malloc_(&g.a, (size_t)(MAX_MK * 2)) ||
+        b->cu.malloc_(&g.bm, (size_t)(MAX_KN * 2)) || b->cu.malloc_(&g.d, (size_t)(MAX_KN * 2)) ||
+        b->cu.malloc_(&g.ws, g.ws_size)) {
         b->step += 2 * (int)N_SHAPES;
     } else {
-        static const struct { int type; gp_dtype dt; } types[] = {{CUDA_R_16BF, GP_DTYPE_BF16}, {CUDA_R_8F_E4M3, GP_DTYPE_FP8}};
+        static const struct {
+            int type;
+            gp_dtype dt;
+        } types[] = {{CUDA_R_16BF, GP_DTYPE_BF16}, {CUDA_R_8F_E4M3, GP_DTYPE_FP8}};
         for (size_t t = 0; t < 2; t++)
             for (size_t i = 0; i < N_SHAPES; i++) {
                 progress(b, types[t].dt == GP_DTYPE_BF16 ? "GEMM bf16" : "GEMM fp8");
@@ -310,8 +314,8 @@ static int coll_run(bench *b, void *ctx)
     coll_ctx *c = ctx;
     int bad = b->nc.group_start();
     for (int i = 0; i < c->n && !bad; i++)
-        bad = c->gather ? b->nc.all_gather(c->send[i], c->recv[i], c->bytes / 4 / (size_t)c->n, NCCL_FLOAT32, c->comms[i],
-                                           c->streams[i])
+        bad = c->gather ? b->nc.all_gather(c->send[i], c->recv[i], c->bytes / 4 / (size_t)c->n, NCCL_FLOAT32,
+                                           c->comms[i], c->streams[i])
                         : b->nc.all_reduce(c->send[i], c->recv[i], c->bytes / 4, NCCL_FLOAT32, NCCL_SUM, c->comms[i],
                                            c->streams[i]);
     return bad | b->nc.group_end();
@@ -392,7 +396,8 @@ static json_t *param_json(double measured_over_model, gp_cal_param p, int *clamp
     gpi_cal_param_range(p, GP_CAL_TRAIN, &lo, &hi);
     double v = fmin(fmax(measured_over_model, lo), hi);
     *clamped |= v != measured_over_model;
-    return json_pack("{s:f s:f s:[f,f] s:b}", "value", v, "replaces", 1.0, "range", lo, hi, "at_bound", v != measured_over_model);
+    return json_pack("{s:f s:f s:[f,f] s:b}", "value", v, "replaces", 1.0, "range", lo, hi, "at_bound",
+                     v != measured_over_model);
 }
 
 /* A training entry for one precision: GEMM scale from the 8192^3 product over the model's rate
@@ -409,12 +414,13 @@ static json_t *train_entry(const gp_catalog *cat, const gp_gpu *g, const gp_benc
     int runs = 1;
     for (int i = 0; i < r->n_points; i++)
         if (!strcmp(r->points[i].what, "memcpy") && gpi_train_hbm_rate(cat, g) > 0) {
-            json_object_set_new(params, "hbm_scale",
-                                param_json(r->points[i].value * 1e9 / gpi_train_hbm_rate(cat, g), GP_CALP_HBM, clamped));
+            json_object_set_new(
+                params, "hbm_scale",
+                param_json(r->points[i].value * 1e9 / gpi_train_hbm_rate(cat, g), GP_CALP_HBM, clamped));
             runs++;
         }
-    return json_pack("{s:s s:s s:i s:o s:s}", "use", "train", "dtype", gp_dtype_name(dt), "runs", runs, "params", params,
-                     "note", "gpuplan probe --bench: GEMM 8192^3 and a device copy");
+    return json_pack("{s:s s:s s:i s:o s:s}", "use", "train", "dtype", gp_dtype_name(dt), "runs", runs, "params",
+                     params, "note", "gpuplan probe --bench: GEMM 8192^3 and a device copy");
 }
 
 /* Bus bandwidth of all-reduce at its largest size over the model's at that size. */
@@ -446,7 +452,8 @@ static char *bench_profile(const gp_catalog *cat, const gp_gpu *g, const gp_benc
     json_t *entries = json_array();
     const gp_dtype dts[2] = {GP_DTYPE_BF16, GP_DTYPE_FP8};
     for (int i = 0; i < 2; i++) {
-        json_t *e = dts[i] == GP_DTYPE_FP8 && !(g->tflops[GP_DTYPE_FP8] > 0) ? NULL : train_entry(cat, g, r, dts[i], &clamped);
+        json_t *e =
+            dts[i] == GP_DTYPE_FP8 && !(g->tflops[GP_DTYPE_FP8] > 0) ? NULL : train_entry(cat, g, r, dts[i], &clamped);
         if (e)
             json_array_append_new(entries, e);
     }
@@ -457,8 +464,9 @@ static char *bench_profile(const gp_catalog *cat, const gp_gpu *g, const gp_benc
     char desc[256];
     snprintf(desc, sizeof desc, "microbenchmarks of %d x %s%s", r->devices, r->device_name,
              clamped ? " (a measured rate beyond its physical range was clamped)" : "");
-    json_t *doc = json_pack("{s:i s:s s:s s:i s:[o]}", "gpuplan_profile", GP_PROFILE_VERSION, "created_by",
-                            "gpuplan probe --bench " GP_VERSION_STRING, "description", desc, "runs", r->n_points, "gpus", gpu);
+    json_t *doc =
+        json_pack("{s:i s:s s:s s:i s:[o]}", "gpuplan_profile", GP_PROFILE_VERSION, "created_by",
+                  "gpuplan probe --bench " GP_VERSION_STRING, "description", desc, "runs", r->n_points, "gpus", gpu);
     char *text = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(6)) : NULL;
     json_decref(doc);
     return text;

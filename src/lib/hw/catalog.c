@@ -14,18 +14,18 @@
 #include <string.h>
 
 struct gp_catalog {
-    json_t *models;    /* array of model entries (owned) */
-    gp_gpu *gpus;      /* GPU rows */
+    json_t *models; /* array of model entries (owned) */
+    gp_gpu *gpus;   /* GPU rows */
     size_t n_gpus;
     json_t *gpu_aliases; /* array parallel to gpus: aliases arrays (owned) */
     gpi_link *links;
     size_t n_links;
-    json_t *link_aliases; /* array parallel to links (owned) */
-    json_t *prices;       /* data/prices.json, merged with the user's (owned) */
-    json_t *compliance;   /* data/compliance.json, merged with the user's (owned) */
+    json_t *link_aliases;   /* array parallel to links (owned) */
+    json_t *prices;         /* data/prices.json, merged with the user's (owned) */
+    json_t *compliance;     /* data/compliance.json, merged with the user's (owned) */
     char profile_note[512]; /* the calibration profile applied (gp_catalog_apply_profile) */
-    gpi_kernels *kernels; /* data/kernels.json, precomputed per GPU and link (owned) */
-    json_t *engines;      /* data/engines.json, merged with the user's (owned) */
+    gpi_kernels *kernels;   /* data/kernels.json, precomputed per GPU and link (owned) */
+    json_t *engines;        /* data/engines.json, merged with the user's (owned) */
 };
 
 gp_gpu *gpi_catalog_gpu_mut(gp_catalog *cat, const char *id)
@@ -36,12 +36,17 @@ gp_gpu *gpi_catalog_gpu_mut(gp_catalog *cat, const char *id)
     return NULL;
 }
 
-void gpi_catalog_set_profile_note(gp_catalog *cat, const char *note) { gpi_strlcpy(cat->profile_note, note, sizeof cat->profile_note); }
+void gpi_catalog_set_profile_note(gp_catalog *cat, const char *note)
+{
+    gpi_strlcpy(cat->profile_note, note, sizeof cat->profile_note);
+}
 
-const char *gp_catalog_profile_note(const gp_catalog *cat) { return cat ? cat->profile_note : ""; }
+const char *gp_catalog_profile_note(const gp_catalog *cat)
+{
+    return cat ? cat->profile_note : "";
+}
 
-static gp_status load_json(const char *text, size_t len, const char *name, json_t **out,
-                           gp_error *err)
+static gp_status load_json(const char *text, size_t len, const char *name, json_t **out, gp_error *err)
 {
     json_error_t jerr;
     *out = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
@@ -97,8 +102,7 @@ static gp_status load_user_file(const char *dir, const char *file, json_t **out,
 }
 
 /* Merge the entries of `key` in `user` into `base` (same "id" replaces, new ids append). */
-static gp_status merge_entries(json_t *base, json_t *user, const char *key, const char *name,
-                               gp_error *err)
+static gp_status merge_entries(json_t *base, json_t *user, const char *key, const char *name, gp_error *err)
 {
     json_t *ub = json_object_get(user, key), *bb = json_object_get(base, key);
     if (!json_is_array(ub)) {
@@ -108,7 +112,8 @@ static gp_status merge_entries(json_t *base, json_t *user, const char *key, cons
     }
     size_t i;
     json_t *e;
-    json_array_foreach(ub, i, e) {
+    json_array_foreach(ub, i, e)
+    {
         const char *id = json_string_value(json_object_get(e, "id"));
         if (!id) {
             gpi_error_set_path(err, name);
@@ -118,7 +123,8 @@ static gp_status merge_entries(json_t *base, json_t *user, const char *key, cons
         size_t j;
         json_t *b;
         int replaced = 0;
-        json_array_foreach(bb, j, b) {
+        json_array_foreach(bb, j, b)
+        {
             if (gpi_strcaseeq(json_string_value(json_object_get(b, "id")), id)) {
                 json_array_set(bb, j, e);
                 replaced = 1;
@@ -131,7 +137,10 @@ static gp_status merge_entries(json_t *base, json_t *user, const char *key, cons
     return GP_OK;
 }
 
-static double num_or_zero(json_t *v) { return json_is_number(v) ? json_number_value(v) : 0.0; }
+static double num_or_zero(json_t *v)
+{
+    return json_is_number(v) ? json_number_value(v) : 0.0;
+}
 
 static gp_status parse_gpu(json_t *e, gp_gpu *g, const char *name, gp_error *err)
 {
@@ -165,7 +174,8 @@ static gp_status parse_gpu(json_t *e, gp_gpu *g, const char *name, gp_error *err
     g->tflops[GP_DTYPE_INT4] = g->tflops[GP_DTYPE_BF16] > 0 ? g->tflops[GP_DTYPE_BF16] : g->tflops[GP_DTYPE_F16];
     g->tflops[GP_DTYPE_NF4] = g->tflops[GP_DTYPE_INT4];
     json_t *su = json_object_get(e, "scale_up");
-    gpi_strlcpy(g->scale_up_name, json_is_string(json_object_get(su, "name")) ? json_string_value(json_object_get(su, "name")) : "none",
+    gpi_strlcpy(g->scale_up_name,
+                json_is_string(json_object_get(su, "name")) ? json_string_value(json_object_get(su, "name")) : "none",
                 sizeof g->scale_up_name);
     g->scale_up_gbps_bidir = num_or_zero(json_object_get(su, "bw_gbps_bidir"));
     g->scale_up_domain = (int)num_or_zero(json_object_get(su, "domain_size"));
@@ -184,8 +194,8 @@ static gp_status parse_gpu(json_t *e, gp_gpu *g, const char *name, gp_error *err
 /* prices.json / compliance.json: the built-in file, then a user's file of the same name in
  * data_dir: its arrays (`keys`) merge by id, its objects' keys replace one by one, its other
  * values replace. */
-static gp_status load_decision_file(const char *data_dir, const char *file, const char *const *keys,
-                                    json_t **out, gp_error *err)
+static gp_status load_decision_file(const char *data_dir, const char *file, const char *const *keys, json_t **out,
+                                    gp_error *err)
 {
     char emb[64];
     snprintf(emb, sizeof emb, "data/%s", file);
@@ -204,7 +214,8 @@ static gp_status load_decision_file(const char *data_dir, const char *file, cons
     snprintf(name, sizeof name, "%s/%s", data_dir, file);
     const char *key;
     json_t *v;
-    json_object_foreach(user, key, v) {
+    json_object_foreach(user, key, v)
+    {
         int is_list = 0;
         for (size_t k = 0; keys[k]; k++)
             is_list |= strcmp(keys[k], key) == 0;
@@ -221,10 +232,22 @@ static gp_status load_decision_file(const char *data_dir, const char *file, cons
     return st;
 }
 
-json_t *gpi_catalog_prices(const gp_catalog *cat) { return cat ? cat->prices : NULL; }
-json_t *gpi_catalog_compliance(const gp_catalog *cat) { return cat ? cat->compliance : NULL; }
-const gpi_kernels *gpi_catalog_kernels(const gp_catalog *cat) { return cat ? cat->kernels : NULL; }
-json_t *gpi_catalog_engines(const gp_catalog *cat) { return cat ? cat->engines : NULL; }
+json_t *gpi_catalog_prices(const gp_catalog *cat)
+{
+    return cat ? cat->prices : NULL;
+}
+json_t *gpi_catalog_compliance(const gp_catalog *cat)
+{
+    return cat ? cat->compliance : NULL;
+}
+const gpi_kernels *gpi_catalog_kernels(const gp_catalog *cat)
+{
+    return cat ? cat->kernels : NULL;
+}
+json_t *gpi_catalog_engines(const gp_catalog *cat)
+{
+    return cat ? cat->engines : NULL;
+}
 
 /* data/kernels.json (merged with the user's like prices.json), precomputed for the GPUs and
  * links just loaded (src/lib/hw/kernels.c). */
@@ -264,8 +287,7 @@ static gp_status load_builtin(const char *file, json_t **out, gp_error *err)
 }
 
 /* A user's `file` in data_dir (if present) merged into root's `key` entries by id. */
-static gp_status merge_user_file(const char *data_dir, const char *file, const char *key, json_t *root,
-                                 gp_error *err)
+static gp_status merge_user_file(const char *data_dir, const char *file, const char *key, json_t *root, gp_error *err)
 {
     json_t *user = NULL;
     gp_status st = load_user_file(data_dir, file, &user, err);
@@ -284,7 +306,8 @@ static gp_status parse_link(json_t *e, gpi_link *k, gp_error *err)
     json_t *bw = json_object_get(e, "bw_gbps_per_direction");
     if (!id || !json_is_number(bw) || json_number_value(bw) <= 0) {
         gpi_error_set_field(err, id ? "bw_gbps_per_direction" : "id");
-        return gpi_fail(err, GP_EPARSE, "links.json: link %s needs a string 'id' and a positive 'bw_gbps_per_direction'",
+        return gpi_fail(err, GP_EPARSE,
+                        "links.json: link %s needs a string 'id' and a positive 'bw_gbps_per_direction'",
                         id ? id : "(no id)");
     }
     gpi_strlcpy(k->id, id, sizeof k->id);
@@ -395,7 +418,10 @@ gp_status gp_catalog_open(const char *data_dir, gp_catalog **out, gp_error *err)
     return GP_OK;
 }
 
-size_t gp_catalog_model_count(const gp_catalog *cat) { return json_array_size(cat->models); }
+size_t gp_catalog_model_count(const gp_catalog *cat)
+{
+    return json_array_size(cat->models);
+}
 
 gp_status gp_catalog_model_at(const gp_catalog *cat, size_t i, gp_model *out, gp_error *err)
 {
@@ -432,43 +458,40 @@ static int entry_matches(json_t *e, const char *name)
         return 1;
     size_t k;
     json_t *a;
-    json_array_foreach(json_object_get(e, "aliases"), k, a)
-        if (gpi_strcaseeq(json_string_value(a), name))
-            return 1;
+    json_array_foreach(json_object_get(e, "aliases"), k, a) if (gpi_strcaseeq(json_string_value(a), name)) return 1;
     return 0;
 }
 
-gp_status gp_catalog_find_model(const gp_catalog *cat, const char *name, gp_model *out,
-                                gp_error *err)
+gp_status gp_catalog_find_model(const gp_catalog *cat, const char *name, gp_model *out, gp_error *err)
 {
     gp_error_clear(err);
     size_t i;
     json_t *e;
-    json_array_foreach(cat->models, i, e)
-        if (entry_matches(e, name))
-            return gp_catalog_model_at(cat, i, out, err);
+    json_array_foreach(cat->models, i, e) if (entry_matches(e, name)) return gp_catalog_model_at(cat, i, out, err);
     /* "org/Model" not in the catalog: try its last component as an id */
     const char *slash = strrchr(name, '/');
     if (slash && slash[1]) {
-        json_array_foreach(cat->models, i, e)
-            if (entry_matches(e, slash + 1))
-                return gp_catalog_model_at(cat, i, out, err);
+        json_array_foreach(cat->models, i, e) if (entry_matches(e, slash + 1)) return gp_catalog_model_at(cat, i, out,
+                                                                                                          err);
     }
     gpi_error_set_field(err, "model");
     return gpi_fail(err, GP_ENOTFOUND,
                     "unknown model '%s': not a catalog id, alias or repo (see 'gpuplan model list'), "
-                    "nor an existing config.json, model folder or .gguf file", name);
+                    "nor an existing config.json, model folder or .gguf file",
+                    name);
 }
 
-size_t gp_catalog_gpu_count(const gp_catalog *cat) { return cat->n_gpus; }
+size_t gp_catalog_gpu_count(const gp_catalog *cat)
+{
+    return cat->n_gpus;
+}
 
 const gp_gpu *gp_catalog_gpu_at(const gp_catalog *cat, size_t i)
 {
     return i < cat->n_gpus ? &cat->gpus[i] : NULL;
 }
 
-gp_status gp_catalog_find_gpu(const gp_catalog *cat, const char *name, const gp_gpu **out,
-                              gp_error *err)
+gp_status gp_catalog_find_gpu(const gp_catalog *cat, const char *name, const gp_gpu **out, gp_error *err)
 {
     gp_error_clear(err);
     for (size_t i = 0; i < cat->n_gpus; i++) {
@@ -478,7 +501,8 @@ gp_status gp_catalog_find_gpu(const gp_catalog *cat, const char *name, const gp_
         }
         size_t k;
         json_t *a;
-        json_array_foreach(json_array_get(cat->gpu_aliases, i), k, a) {
+        json_array_foreach(json_array_get(cat->gpu_aliases, i), k, a)
+        {
             if (gpi_strcaseeq(json_string_value(a), name)) {
                 *out = &cat->gpus[i];
                 return GP_OK;
@@ -490,23 +514,24 @@ gp_status gp_catalog_find_gpu(const gp_catalog *cat, const char *name, const gp_
     return gpi_fail(err, GP_ENOTFOUND, "unknown GPU '%s' (see 'gpuplan gpus' for the catalog)", name);
 }
 
-size_t gpi_catalog_link_count(const gp_catalog *cat) { return cat->n_links; }
+size_t gpi_catalog_link_count(const gp_catalog *cat)
+{
+    return cat->n_links;
+}
 
 const gpi_link *gpi_catalog_link_at(const gp_catalog *cat, size_t i)
 {
     return i < cat->n_links ? &cat->links[i] : NULL;
 }
 
-gp_status gpi_catalog_find_link(const gp_catalog *cat, const char *name, const gpi_link **out,
-                               gp_error *err)
+gp_status gpi_catalog_find_link(const gp_catalog *cat, const char *name, const gpi_link **out, gp_error *err)
 {
     gp_error_clear(err);
     for (size_t i = 0; i < cat->n_links; i++) {
         int hit = gpi_strcaseeq(cat->links[i].id, name);
         size_t k;
         json_t *a;
-        json_array_foreach(json_array_get(cat->link_aliases, i), k, a)
-            hit |= gpi_strcaseeq(json_string_value(a), name);
+        json_array_foreach(json_array_get(cat->link_aliases, i), k, a) hit |= gpi_strcaseeq(json_string_value(a), name);
         if (hit) {
             *out = &cat->links[i];
             return GP_OK;
@@ -514,5 +539,8 @@ gp_status gpi_catalog_find_link(const gp_catalog *cat, const char *name, const g
     }
     *out = NULL;
     gpi_error_set_field(err, "link");
-    return gpi_fail(err, GP_ENOTFOUND, "unknown interconnect '%s' (links: nvlink3, nvlink4, nvlink5, pcie4, pcie5, ib-hdr, ib-ndr, roce-400, ...)", name);
+    return gpi_fail(
+        err, GP_ENOTFOUND,
+        "unknown interconnect '%s' (links: nvlink3, nvlink4, nvlink5, pcie4, pcie5, ib-hdr, ib-ndr, roce-400, ...)",
+        name);
 }

@@ -12,7 +12,7 @@
 
 /* A GPU built by hand (not read from data/gpus.json) gets no link figures from the catalog:
  * its PCIe link is taken as Gen4 x16, data/links.json `pcie4` (31.5 GB/s per direction). */
-#define GPI_PCIE_FALLBACK_GEN 4
+#define GPI_PCIE_FALLBACK_GEN  4
 #define GPI_PCIE_FALLBACK_GBPS 31.5
 
 /* vLLM's large-device rule (vllm/engine/arg_utils.py, the EngineArgs batch defaults:
@@ -70,7 +70,8 @@ double gpi_catalog_gpu_price(const gp_catalog *cat, const gp_gpu *gpu)
     json_t *e;
     if (!cat || !gpu)
         return 0.0;
-    json_array_foreach(json_object_get(gpi_catalog_prices(cat), "gpus"), i, e) {
+    json_array_foreach(json_object_get(gpi_catalog_prices(cat), "gpus"), i, e)
+    {
         if (!gpi_strcaseeq(json_string_value(json_object_get(e, "id")), gpu->id))
             continue;
         json_t *v = json_object_get(e, "on_demand_usd_per_hour");
@@ -88,7 +89,8 @@ double gpi_gpu_hourly_price(const gp_gpu *gpu)
     double usd = 0.0;
     size_t i;
     json_t *e;
-    json_array_foreach(json_object_get(root, "gpus"), i, e) {
+    json_array_foreach(json_object_get(root, "gpus"), i, e)
+    {
         json_t *v = json_object_get(e, "on_demand_usd_per_hour");
         if (gpu && gpi_strcaseeq(json_string_value(json_object_get(e, "id")), gpu->id) && json_is_number(v))
             usd = json_number_value(v) > 0 ? json_number_value(v) : 0.0;

@@ -28,9 +28,19 @@ struct gpi_kernels {
 
 /* ---- small helpers -------------------------------------------------------------------- */
 
-static double num(json_t *o, const char *k) { json_t *v = json_object_get(o, k); return json_is_number(v) ? json_number_value(v) : 0.0; }
-static const char *str(json_t *o, const char *k) { return json_string_value(json_object_get(o, k)); }
-static int streq(const char *a, const char *b) { return a && b && gpi_strcaseeq(a, b); }
+static double num(json_t *o, const char *k)
+{
+    json_t *v = json_object_get(o, k);
+    return json_is_number(v) ? json_number_value(v) : 0.0;
+}
+static const char *str(json_t *o, const char *k)
+{
+    return json_string_value(json_object_get(o, k));
+}
+static int streq(const char *a, const char *b)
+{
+    return a && b && gpi_strcaseeq(a, b);
+}
 
 /* Linear interpolation of the points [[x, y], ...] (x ascending after log2) at log2 x = lx,
  * clamped at both ends. Returns 0 when there are no points. */
@@ -55,7 +65,8 @@ static double max_y(json_t *pts)
     double m = 0;
     size_t i;
     json_t *p;
-    json_array_foreach(pts, i, p) {
+    json_array_foreach(pts, i, p)
+    {
         double y = json_number_value(json_array_get(p, 1));
         m = y > m ? y : m;
     }
@@ -66,9 +77,7 @@ static json_t *find_by_id(json_t *arr, const char *id)
 {
     size_t i;
     json_t *e;
-    json_array_foreach(arr, i, e)
-        if (streq(str(e, "id"), id))
-            return e;
+    json_array_foreach(arr, i, e) if (streq(str(e, "id"), id)) return e;
     return NULL;
 }
 
@@ -87,38 +96,44 @@ static gp_status load_fit(json_t *root, gpi_kernel_fit *f, gp_error *err)
     f->gemm_half_dim = num(o, "gemm_half_dim");
     f->gemm_train_fraction = num(o, "gemm_train_fraction");
     f->attn_train_fraction = num(o, "attn_train_fraction");
-    f->attn_train_fraction_cudnn = json_is_number(json_object_get(o, "attn_train_fraction_cudnn")) ? num(o, "attn_train_fraction_cudnn")
-                                                                                                  : f->attn_train_fraction;
+    f->attn_train_fraction_cudnn = json_is_number(json_object_get(o, "attn_train_fraction_cudnn"))
+                                       ? num(o, "attn_train_fraction_cudnn")
+                                       : f->attn_train_fraction;
     f->elementwise_h = num(o, "elementwise_h");
     f->elementwise_f = num(o, "elementwise_f");
     f->layer_overhead_s = num(o, "layer_overhead_us") * 1e-6;
     f->moe_imbalance = json_is_number(json_object_get(o, "moe_imbalance")) ? num(o, "moe_imbalance") : 1.0;
-    f->grouped_gemm_eff = json_is_number(json_object_get(o, "grouped_gemm_efficiency"))
-                              ? num(o, "grouped_gemm_efficiency") : 1.0;
+    f->grouped_gemm_eff =
+        json_is_number(json_object_get(o, "grouped_gemm_efficiency")) ? num(o, "grouped_gemm_efficiency") : 1.0;
     f->range_p10 = num(o, "range_p10");
     f->range_p90 = num(o, "range_p90");
     f->range_moe_p10 = json_is_number(json_object_get(o, "range_moe_p10")) ? num(o, "range_moe_p10") : f->range_p10;
     f->range_moe_p90 = json_is_number(json_object_get(o, "range_moe_p90")) ? num(o, "range_moe_p90") : f->range_p90;
     if (f->gemm_half_dim < 0 || f->gemm_train_fraction <= 0 || f->gemm_train_fraction > 2 ||
         f->attn_train_fraction <= 0 || f->attn_train_fraction > 2 || f->attn_train_fraction_cudnn <= 0 ||
-        f->attn_train_fraction_cudnn > 2 || f->elementwise_h < 0 || f->elementwise_f < 0 ||
-        f->layer_overhead_s < 0 || f->moe_imbalance < 1 || !(f->grouped_gemm_eff > 0 && f->grouped_gemm_eff <= 1) || f->range_p10 <= -0.9 || f->range_p90 < f->range_p10 ||
-        f->range_moe_p10 <= -0.9 || f->range_moe_p90 < f->range_moe_p10)
-        return bad(err, "fit", "'fit' needs gemm_half_dim >= 0, gemm_train_fraction and attn_train_fraction in (0, 2], elementwise_h/f, layer_overhead_us >= 0, moe_imbalance >= 1, grouped_gemm_efficiency in (0, 1], -0.9 < range_p10 <= range_p90 (and the range_moe_ pair)", NULL);
+        f->attn_train_fraction_cudnn > 2 || f->elementwise_h < 0 || f->elementwise_f < 0 || f->layer_overhead_s < 0 ||
+        f->moe_imbalance < 1 || !(f->grouped_gemm_eff > 0 && f->grouped_gemm_eff <= 1) || f->range_p10 <= -0.9 ||
+        f->range_p90 < f->range_p10 || f->range_moe_p10 <= -0.9 || f->range_moe_p90 < f->range_moe_p10)
+        return bad(err, "fit",
+                   "'fit' needs gemm_half_dim >= 0, gemm_train_fraction and attn_train_fraction in (0, 2], "
+                   "elementwise_h/f, layer_overhead_us >= 0, moe_imbalance >= 1, grouped_gemm_efficiency in (0, 1], "
+                   "-0.9 < range_p10 <= range_p90 (and the range_moe_ pair)",
+                   NULL);
     return GP_OK;
 }
 
 /* ---- GEMM ----------------------------------------------------------------------------- */
 
-static const char *const kdt_names[GPI_K_COUNT] = {"bf16", "fp8", "fp8_block", "mxfp8", "nvfp4", "mxfp4", "int8", "w8", "w4"};
+static const char *const kdt_names[GPI_K_COUNT] = {"bf16",  "fp8",  "fp8_block", "mxfp8", "nvfp4",
+                                                   "mxfp4", "int8", "w8",        "w4"};
 
 static double gemm_entry(json_t *gemm, const char *gpu, const char *dtype)
 {
     size_t i;
     json_t *e;
-    json_array_foreach(gemm, i, e)
-        if (streq(str(e, "gpu"), gpu) && streq(str(e, "dtype"), dtype))
-            return num(e, "tflops") * 1e12;
+    json_array_foreach(gemm, i,
+                       e) if (streq(str(e, "gpu"), gpu) && streq(str(e, "dtype"), dtype)) return num(e, "tflops") *
+        1e12;
     return 0.0;
 }
 
@@ -151,14 +166,17 @@ static void gemm_base(json_t *root, const gp_gpu *g, const gp_gpu *gpus, size_t 
     double p16 = peak16(g), p8 = g->tflops[GP_DTYPE_FP8] * 1e12;
     double own16 = gemm_entry(gemm, g->id, "bf16"), own8 = gemm_entry(gemm, g->id, "fp8");
     double rel16 = rel ? gemm_entry(gemm, rel->id, "bf16") / peak16(rel) : 0.0;
-    double rel8 = rel && rel->tflops[GP_DTYPE_FP8] > 0 ? gemm_entry(gemm, rel->id, "fp8") / (rel->tflops[GP_DTYPE_FP8] * 1e12) : 0.0;
+    double rel8 = rel && rel->tflops[GP_DTYPE_FP8] > 0
+                      ? gemm_entry(gemm, rel->id, "fp8") / (rel->tflops[GP_DTYPE_FP8] * 1e12)
+                      : 0.0;
     /* NVIDIA's H100 ratio of fp8 to bf16 efficiency, for GPUs whose relative has no fp8 row */
     const gp_gpu *ref = NULL;
     for (size_t i = 0; i < n; i++)
         if (streq(gpus[i].id, REF_GPU))
             ref = &gpus[i];
     double ratio8 = ref && ref->tflops[GP_DTYPE_FP8] > 0 && gemm_entry(gemm, REF_GPU, "bf16") > 0
-                        ? (gemm_entry(gemm, REF_GPU, "fp8") / (ref->tflops[GP_DTYPE_FP8] * 1e12)) / (gemm_entry(gemm, REF_GPU, "bf16") / peak16(ref))
+                        ? (gemm_entry(gemm, REF_GPU, "fp8") / (ref->tflops[GP_DTYPE_FP8] * 1e12)) /
+                              (gemm_entry(gemm, REF_GPU, "bf16") / peak16(ref))
                         : 1.0;
     r->gemm_measured[GPI_K_BF16] = own16 > 0;
     r->gemm[GPI_K_BF16] = own16 > 0 ? own16 : p16 * (rel16 > 0 ? rel16 : 0.8);
@@ -176,14 +194,16 @@ static void gemm_rates(json_t *root, const gp_gpu *g, const gp_gpu *gpus, size_t
 {
     json_t *gemm = json_object_get(root, "gemm");
     gemm_base(root, g, gpus, n, r);
-    double p8 = g->tflops[GP_DTYPE_FP8] * 1e12, p4 = g->tflops[GP_DTYPE_FP4] * 1e12, pi8 = g->tflops[GP_DTYPE_INT8] * 1e12;
+    double p8 = g->tflops[GP_DTYPE_FP8] * 1e12, p4 = g->tflops[GP_DTYPE_FP4] * 1e12,
+           pi8 = g->tflops[GP_DTYPE_INT8] * 1e12;
     double eff8 = p8 > 0 ? r->gemm[GPI_K_FP8] / p8 : 0.0, eff16 = peak16(g) > 0 ? r->gemm[GPI_K_BF16] / peak16(g) : 0.8;
     double block = gemm_entry(gemm, g->id, "fp8_block");
     const gp_gpu *rel = relative_of(root, g, gpus, n);
     /* block scaling borrows the Hopper DeepGEMM gain only through an explicit relative (not
      * the vendor default): on Blackwell it is native, the tensor-scaled rate */
     int explicit_rel = str(json_object_get(root, "gemm_relatives"), g->id) != NULL;
-    if (block <= 0 && p8 > 0 && rel && explicit_rel && gemm_entry(gemm, rel->id, "fp8_block") > 0 && gemm_entry(gemm, rel->id, "fp8") > 0)
+    if (block <= 0 && p8 > 0 && rel && explicit_rel && gemm_entry(gemm, rel->id, "fp8_block") > 0 &&
+        gemm_entry(gemm, rel->id, "fp8") > 0)
         block = r->gemm[GPI_K_FP8] * gemm_entry(gemm, rel->id, "fp8_block") / gemm_entry(gemm, rel->id, "fp8");
     r->gemm_measured[GPI_K_FP8_BLOCK] = gemm_entry(gemm, g->id, "fp8_block") > 0;
     r->gemm[GPI_K_FP8_BLOCK] = block > 0 ? block : r->gemm[GPI_K_FP8];
@@ -209,7 +229,8 @@ static void hbm_rate(json_t *root, const gp_gpu *g, gpi_gpu_rates *r)
     double frac = 0.0;
     size_t i;
     json_t *e;
-    json_array_foreach(json_object_get(root, "hbm"), i, e) {
+    json_array_foreach(json_object_get(root, "hbm"), i, e)
+    {
         if (streq(str(e, "gpu"), g->id) || (!frac && streq(str(e, "vendor"), g->vendor)))
             frac = num(e, "fraction");
     }
@@ -225,7 +246,8 @@ static json_t *attn_entry(json_t *attn, const char *gpu, int kernel, int pass, i
 {
     size_t i;
     json_t *e;
-    json_array_foreach(attn, i, e) {
+    json_array_foreach(attn, i, e)
+    {
         if (streq(str(e, "gpu"), gpu) && streq(str(e, "kernel"), attn_names[kernel]) &&
             streq(str(e, "pass"), pass ? "bwd" : "fwd") && json_is_true(json_object_get(e, "causal")) == causal &&
             (int)num(e, "head_dim") == head_dim)
@@ -234,7 +256,10 @@ static json_t *attn_entry(json_t *attn, const char *gpu, int kernel, int pass, i
     return NULL;
 }
 
-static double seq_point(int i) { return log2(512.0) + i; }
+static double seq_point(int i)
+{
+    return log2(512.0) + i;
+}
 
 /* The reference GPU's curve for (kernel, pass, causal), head dim 128; missing combinations
  * follow the rule of data/kernels.json "attention_derivation". */
@@ -245,7 +270,8 @@ static void ref_curves(json_t *attn, double ref[GPI_ATTN_KERNEL_COUNT][2][2][GPI
             for (int c = 0; c < 2; c++) {
                 json_t *e = attn_entry(attn, REF_GPU, k, p, c, 128);
                 for (int i = 0; i < GPI_ATTN_SEQ_POINTS; i++)
-                    ref[k][p][c][i] = e ? interp_log2(json_object_get(e, "points_seq_tflops"), seq_point(i)) * 1e12 : 0.0;
+                    ref[k][p][c][i] =
+                        e ? interp_log2(json_object_get(e, "points_seq_tflops"), seq_point(i)) * 1e12 : 0.0;
             }
     for (int k = 0; k < GPI_ATTN_KERNEL_COUNT; k++)
         for (int i = 0; i < GPI_ATTN_SEQ_POINTS; i++) {
@@ -344,12 +370,14 @@ static void attn_adjust(json_t *root, const gp_gpu *gpus, size_t n, gpi_gpu_rate
 {
     size_t a;
     json_t *e;
-    json_array_foreach(json_object_get(root, "attention_adjust"), a, e) {
+    json_array_foreach(json_object_get(root, "attention_adjust"), a, e)
+    {
         double f = num(e, "factor");
         int pass = streq(str(e, "pass"), "bwd") ? 1 : 0;
         size_t j;
         json_t *gid;
-        json_array_foreach(json_object_get(e, "gpus"), j, gid) {
+        json_array_foreach(json_object_get(e, "gpus"), j, gid)
+        {
             for (size_t i = 0; f > 0 && i < n; i++) {
                 if (!streq(gpus[i].id, json_string_value(gid)))
                     continue;
@@ -382,9 +410,8 @@ static json_t *curve_for(json_t *colls, const char *link, const char *op, const 
 {
     size_t i;
     json_t *e;
-    json_array_foreach(colls, i, e)
-        if (streq(str(e, "link"), link) && streq(str(e, "op"), op) && streq(str(e, "scope"), scope))
-            return e;
+    json_array_foreach(colls, i, e) if (streq(str(e, "link"), link) && streq(str(e, "op"), op) &&
+                                        streq(str(e, "scope"), scope)) return e;
     return NULL;
 }
 
@@ -405,7 +432,8 @@ static void link_curve(json_t *root, const char *curve_id, double scale, gpi_lin
     json_t *ring = curve_for(colls, link, "ring", scope), *a2a = curve_for(colls, link, "all_to_all", scope);
     double ring_asym = ring && spec > 0 ? max_y(json_object_get(ring, "points_bytes_busbw_gbps")) / spec : 0.0;
     double a2a_asym = a2a && num(a2a, "link_gbps_per_direction") > 0
-                          ? max_y(json_object_get(a2a, "points_bytes_busbw_gbps")) / num(a2a, "link_gbps_per_direction") : 0.0;
+                          ? max_y(json_object_get(a2a, "points_bytes_busbw_gbps")) / num(a2a, "link_gbps_per_direction")
+                          : 0.0;
     double ar_asym = spec > 0 ? peak / spec : 0.0;
     for (int i = 0; i < GPI_COLL_POINTS; i++) {
         double shape = ar_asym > 0 ? ar[i] / ar_asym : 0.0;
@@ -442,16 +470,18 @@ static gp_status check_entries(json_t *root, gp_error *err)
             return bad(err, lists[l], "expected an array", lists[l]);
         size_t i;
         json_t *e;
-        json_array_foreach(a, i, e) {
-            if (!json_is_object(e) || !str(e, "id") || (!json_object_get(e, "source") && !json_object_get(e, "derived")))
+        json_array_foreach(a, i, e)
+        {
+            if (!json_is_object(e) || !str(e, "id") ||
+                (!json_object_get(e, "source") && !json_object_get(e, "derived")))
                 return bad(err, lists[l], "every entry needs an 'id' and a 'source' or 'derived' rule", lists[l]);
         }
     }
     return GP_OK;
 }
 
-gp_status gpi_kernels_load(json_t *root, const gp_gpu *gpus, size_t n_gpus, const gpi_link *links,
-                           size_t n_links, gpi_kernels **out, gp_error *err)
+gp_status gpi_kernels_load(json_t *root, const gp_gpu *gpus, size_t n_gpus, const gpi_link *links, size_t n_links,
+                           gpi_kernels **out, gp_error *err)
 {
     *out = NULL;
     gp_status st = check_entries(root, err);
@@ -496,10 +526,22 @@ void gpi_kernels_free(gpi_kernels *k)
     free(k);
 }
 
-const gpi_gpu_rates *gpi_kernels_gpu(const gpi_kernels *k, size_t i) { return k && i < k->n_gpus ? &k->gpus[i] : NULL; }
-const gpi_link_curve *gpi_kernels_link(const gpi_kernels *k, size_t i) { return k && i < k->n_links ? &k->links[i] : NULL; }
-const gpi_link_curve *gpi_kernels_scale_out(const gpi_kernels *k) { return k ? &k->scale_out : NULL; }
-const gpi_kernel_fit *gpi_kernels_fit(const gpi_kernels *k) { return k ? &k->fit : NULL; }
+const gpi_gpu_rates *gpi_kernels_gpu(const gpi_kernels *k, size_t i)
+{
+    return k && i < k->n_gpus ? &k->gpus[i] : NULL;
+}
+const gpi_link_curve *gpi_kernels_link(const gpi_kernels *k, size_t i)
+{
+    return k && i < k->n_links ? &k->links[i] : NULL;
+}
+const gpi_link_curve *gpi_kernels_scale_out(const gpi_kernels *k)
+{
+    return k ? &k->scale_out : NULL;
+}
+const gpi_kernel_fit *gpi_kernels_fit(const gpi_kernels *k)
+{
+    return k ? &k->fit : NULL;
+}
 
 const gpi_gpu_rates *gpi_gpu_rates_of(const gp_catalog *cat, const gp_gpu *gpu)
 {
@@ -533,7 +575,8 @@ static double elem_bytes(gpi_kdtype dt)
 {
     switch (dt) {
     case GPI_K_BF16: return 2.0;
-    case GPI_K_NVFP4: case GPI_K_MXFP4: return 0.5;
+    case GPI_K_NVFP4:
+    case GPI_K_MXFP4: return 0.5;
     case GPI_K_W4: return 1.25; /* 4-bit weights and 16-bit activations, averaged over the operands */
     case GPI_K_W8: return 1.5;
     default: return 1.0;
@@ -567,7 +610,7 @@ double gpi_grouped_gemm_s(const gpi_gpu_rates *r, gpi_kdtype dt, double flops, d
 static inline void grid_pos(double v, int lo, int points, int *i, double *t)
 {
     int e;
-    double f = frexp(v, &e);           /* v = f x 2^e, f in [0.5, 1) */
+    double f = frexp(v, &e);                           /* v = f x 2^e, f in [0.5, 1) */
     double x = (double)(e - 1 - lo) + (2.0 * f - 1.0); /* ~log2(v) - lo, linear between powers */
     if (x <= 0) {
         *i = 0, *t = 0.0;
@@ -581,8 +624,7 @@ static inline void grid_pos(double v, int lo, int points, int *i, double *t)
     *t = x - *i;
 }
 
-double gpi_attn_rate(const gpi_gpu_rates *r, gpi_attn_kernel kernel, int pass, int causal,
-                     double head_dim, double seq)
+double gpi_attn_rate(const gpi_gpu_rates *r, gpi_attn_kernel kernel, int pass, int causal, double head_dim, double seq)
 {
     if (!r || seq <= 0)
         return 0.0;
@@ -598,7 +640,10 @@ double gpi_attn_rate(const gpi_gpu_rates *r, gpi_attn_kernel kernel, int pass, i
     return rate;
 }
 
-double gpi_hbm_bw(const gpi_gpu_rates *r) { return r ? r->hbm : 0.0; }
+double gpi_hbm_bw(const gpi_gpu_rates *r)
+{
+    return r ? r->hbm : 0.0;
+}
 
 double gpi_collective_busbw(const gpi_link_curve *lc, gpi_coll_op op, double bytes, double link_gbps)
 {
@@ -623,7 +668,8 @@ gpi_kdtype gpi_kdtype_of(gp_dtype dt)
     case GP_DTYPE_FP4: return GPI_K_NVFP4;
     case GP_DTYPE_MXFP4: return GPI_K_MXFP4;
     case GP_DTYPE_INT8: return GPI_K_INT8;
-    case GP_DTYPE_INT4: case GP_DTYPE_NF4: return GPI_K_W4;
+    case GP_DTYPE_INT4:
+    case GP_DTYPE_NF4: return GPI_K_W4;
     default: return GPI_K_BF16;
     }
 }

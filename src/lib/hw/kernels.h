@@ -23,15 +23,15 @@
 /* Compute formats of a GEMM. Weight-only formats (W8, W4) run a 16-bit matmul after
  * dequantization: their compute rate is the bf16 one. */
 typedef enum gpi_kdtype {
-    GPI_K_BF16 = 0,   /* bf16 / fp16 inputs, fp32 accumulate */
-    GPI_K_FP8,        /* fp8 E4M3/E5M2, per-tensor scale (Transformer Engine "tensor scaling") */
-    GPI_K_FP8_BLOCK,  /* fp8 with 1x128 / 128x128 block scales (DeepSeek-V3, DeepGEMM) */
-    GPI_K_MXFP8,      /* OCP MXFP8 (Blackwell native block scaling) */
-    GPI_K_NVFP4,      /* NVFP4 */
-    GPI_K_MXFP4,      /* OCP MXFP4 */
-    GPI_K_INT8,       /* W8A8 int8 */
-    GPI_K_W8,         /* int8 weight-only, 16-bit activations */
-    GPI_K_W4,         /* int4 / nf4 weight-only */
+    GPI_K_BF16 = 0,  /* bf16 / fp16 inputs, fp32 accumulate */
+    GPI_K_FP8,       /* fp8 E4M3/E5M2, per-tensor scale (Transformer Engine "tensor scaling") */
+    GPI_K_FP8_BLOCK, /* fp8 with 1x128 / 128x128 block scales (DeepSeek-V3, DeepGEMM) */
+    GPI_K_MXFP8,     /* OCP MXFP8 (Blackwell native block scaling) */
+    GPI_K_NVFP4,     /* NVFP4 */
+    GPI_K_MXFP4,     /* OCP MXFP4 */
+    GPI_K_INT8,      /* W8A8 int8 */
+    GPI_K_W8,        /* int8 weight-only, 16-bit activations */
+    GPI_K_W4,        /* int4 / nf4 weight-only */
     GPI_K_COUNT
 } gpi_kdtype;
 
@@ -54,18 +54,18 @@ typedef enum gpi_coll_op {
 /* Constants fitted on end-to-end runs ("fit" in data/kernels.json; a user's kernels.json in
  * --data-dir replaces them, which is how leave-one-source-out refits them). */
 typedef struct gpi_kernel_fit {
-    double gemm_half_dim;       /* s = d / (d + half_dim), d the smallest GEMM dimension */
-    double gemm_train_fraction; /* share of the MAMF a training step's GEMMs reach */
-    double attn_train_fraction; /* share of FlashAttention-2's benchmark rate a stack reaches */
-    double attn_train_fraction_cudnn; /* the same for cuDNN / FlashAttention-3 */
-    double elementwise_h;       /* memory-bound bytes per token per layer, units of h x 2 B */
-    double elementwise_f;       /* the same for the MLP activation, units of f x 2 B */
-    double layer_overhead_s;    /* launch / CPU time per layer per micro-batch (fwd + bwd), dense
-                                   or MoE, where no CUDA graph replays the layer */
-    double moe_imbalance;       /* routed-expert time x this (the busiest expert's excess) */
-    double grouped_gemm_eff;    /* a grouped (MoE expert) GEMM's rate / a dense one's at the
-                                   same per-group shape (DeepGEMM, data/kernels.json) */
-    double range_p10, range_p90;/* signed error percentiles of predicted / measured - 1 */
+    double gemm_half_dim;                /* s = d / (d + half_dim), d the smallest GEMM dimension */
+    double gemm_train_fraction;          /* share of the MAMF a training step's GEMMs reach */
+    double attn_train_fraction;          /* share of FlashAttention-2's benchmark rate a stack reaches */
+    double attn_train_fraction_cudnn;    /* the same for cuDNN / FlashAttention-3 */
+    double elementwise_h;                /* memory-bound bytes per token per layer, units of h x 2 B */
+    double elementwise_f;                /* the same for the MLP activation, units of f x 2 B */
+    double layer_overhead_s;             /* launch / CPU time per layer per micro-batch (fwd + bwd), dense
+                                            or MoE, where no CUDA graph replays the layer */
+    double moe_imbalance;                /* routed-expert time x this (the busiest expert's excess) */
+    double grouped_gemm_eff;             /* a grouped (MoE expert) GEMM's rate / a dense one's at the
+                                            same per-group shape (DeepGEMM, data/kernels.json) */
+    double range_p10, range_p90;         /* signed error percentiles of predicted / measured - 1 */
     double range_moe_p10, range_moe_p90; /* the same over MoE models (their spread is wider) */
 } gpi_kernel_fit;
 
@@ -73,14 +73,14 @@ typedef struct gpi_kernel_fit {
 #define GPI_ATTN_SEQ_POINTS 6
 /* Collective size points: 2^(GPI_COLL_LOG2_MIN + i) bytes, 32 KiB .. 16 GiB. */
 #define GPI_COLL_LOG2_MIN 15
-#define GPI_COLL_POINTS 20
+#define GPI_COLL_POINTS   20
 
 /* One GPU's rates, precomputed at load. */
 typedef struct gpi_gpu_rates {
-    double gemm[GPI_K_COUNT];      /* achievable dense GEMM FLOP/s at a large shape (MAMF) */
-    int gemm_measured[GPI_K_COUNT];/* 1: a published figure for this GPU; 0: derived */
-    double hbm;                    /* achievable HBM bytes/s (= the element-wise rate) */
-    double hbm_peak;               /* datasheet bytes/s */
+    double gemm[GPI_K_COUNT];       /* achievable dense GEMM FLOP/s at a large shape (MAMF) */
+    int gemm_measured[GPI_K_COUNT]; /* 1: a published figure for this GPU; 0: derived */
+    double hbm;                     /* achievable HBM bytes/s (= the element-wise rate) */
+    double hbm_peak;                /* datasheet bytes/s */
     /* attention FLOP/s by kernel, pass (0 fwd, 1 bwd), mask (0 full, 1 causal) and sequence
      * point, for head dim 128; a causal rate counts only the unmasked half of the work */
     double attn[GPI_ATTN_KERNEL_COUNT][2][2][GPI_ATTN_SEQ_POINTS];
@@ -96,8 +96,8 @@ typedef struct gpi_link_curve {
 typedef struct gpi_kernels gpi_kernels;
 
 /* Build the table from data/kernels.json (`root`) for the catalog's GPUs and links. */
-gp_status gpi_kernels_load(json_t *root, const gp_gpu *gpus, size_t n_gpus, const gpi_link *links,
-                           size_t n_links, gpi_kernels **out, gp_error *err);
+gp_status gpi_kernels_load(json_t *root, const gp_gpu *gpus, size_t n_gpus, const gpi_link *links, size_t n_links,
+                           gpi_kernels **out, gp_error *err);
 void gpi_kernels_free(gpi_kernels *k);
 
 /* The rates of catalog GPU #i / the curve of catalog link #i; NULL when out of range. */
@@ -132,8 +132,7 @@ double gpi_grouped_gemm_s(const gpi_gpu_rates *r, gpi_kdtype dt, double flops, d
 /* Attention FLOP/s for `kernel` (GPI_ATTN_DEFAULT: the GPU's), pass 0 forward / 1 backward,
  * causal 0/1, at head dim `head_dim` and sequence `seq` (interpolated in log2 seq, clamped to
  * 512..16,384). The causal rate counts the unmasked half: time = (full work / 2) / rate. */
-double gpi_attn_rate(const gpi_gpu_rates *r, gpi_attn_kernel kernel, int pass, int causal,
-                     double head_dim, double seq);
+double gpi_attn_rate(const gpi_gpu_rates *r, gpi_attn_kernel kernel, int pass, int causal, double head_dim, double seq);
 
 /* Achievable HBM bytes/s. */
 double gpi_hbm_bw(const gpi_gpu_rates *r);

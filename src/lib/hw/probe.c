@@ -12,15 +12,15 @@
 #include <string.h>
 
 /* ---- the subset of nvml.h we use ----------------------------------------------------------- */
-typedef int nvml_return;                   /* nvmlReturn_t: 0 = NVML_SUCCESS */
+typedef int nvml_return;                    /* nvmlReturn_t: 0 = NVML_SUCCESS */
 typedef struct nvml_device_st *nvml_device; /* nvmlDevice_t */
-typedef struct nvml_memory {               /* nvmlMemory_t (v1) */
+typedef struct nvml_memory {                /* nvmlMemory_t (v1) */
     unsigned long long total, free, used;
 } nvml_memory;
-#define NVML_SUCCESS 0
+#define NVML_SUCCESS          0
 #define NVML_NVLINK_MAX_LINKS 18
-#define NVML_FEATURE_ENABLED 1
-#define NVML_TEXT_MAX 96                   /* NVML_DEVICE_NAME_V2_BUFFER_SIZE, UUID size fit */
+#define NVML_FEATURE_ENABLED  1
+#define NVML_TEXT_MAX         96 /* NVML_DEVICE_NAME_V2_BUFFER_SIZE, UUID size fit */
 
 typedef nvml_return (*nvml_void_fn)(void);
 typedef const char *(*nvml_error_string_fn)(nvml_return);
@@ -129,10 +129,14 @@ static void read_device(const nvml_api *a, nvml_device d, gp_probe_gpu *g)
         g->memory_free_bytes = mem.free;
     }
     unsigned int v;
-    if (a->pcie_gen && a->pcie_gen(d, &v) == NVML_SUCCESS && v < 100) g->pcie_gen = (int)v;
-    if (a->pcie_width && a->pcie_width(d, &v) == NVML_SUCCESS && v < 1000) g->pcie_width = (int)v;
-    if (a->pcie_gen_max && a->pcie_gen_max(d, &v) == NVML_SUCCESS && v < 100) g->pcie_gen_max = (int)v;
-    if (a->pcie_width_max && a->pcie_width_max(d, &v) == NVML_SUCCESS && v < 1000) g->pcie_width_max = (int)v;
+    if (a->pcie_gen && a->pcie_gen(d, &v) == NVML_SUCCESS && v < 100)
+        g->pcie_gen = (int)v;
+    if (a->pcie_width && a->pcie_width(d, &v) == NVML_SUCCESS && v < 1000)
+        g->pcie_width = (int)v;
+    if (a->pcie_gen_max && a->pcie_gen_max(d, &v) == NVML_SUCCESS && v < 100)
+        g->pcie_gen_max = (int)v;
+    if (a->pcie_width_max && a->pcie_width_max(d, &v) == NVML_SUCCESS && v < 1000)
+        g->pcie_width_max = (int)v;
     for (unsigned int l = 0; a->link_state && l < NVML_NVLINK_MAX_LINKS; l++) {
         int state = 0;
         if (a->link_state(d, l, &state) != NVML_SUCCESS)
@@ -195,8 +199,10 @@ gp_status gp_probe_open(const char *nvml_path, gp_probe **out, gp_error *err)
     }
     nvml_api api;
     if (!load_api(p, &api)) {
-        gpi_fail(err, GP_EUNSUPPORTED, "%s lacks NVML entry points gpuplan needs (nvmlInit, nvmlDeviceGetCount, "
-                 "nvmlDeviceGetHandleByIndex, nvmlDeviceGetName, nvmlDeviceGetMemoryInfo)", path);
+        gpi_fail(err, GP_EUNSUPPORTED,
+                 "%s lacks NVML entry points gpuplan needs (nvmlInit, nvmlDeviceGetCount, "
+                 "nvmlDeviceGetHandleByIndex, nvmlDeviceGetName, nvmlDeviceGetMemoryInfo)",
+                 path);
         gpi_error_set_path(err, path);
         gp_probe_free(p);
         return GP_EUNSUPPORTED;
@@ -322,8 +328,10 @@ gp_status gp_probe_match(const gp_catalog *cat, const gp_probe_gpu *dev, const g
         }
     }
     if (!best)
-        return gpi_fail(err, GP_ENOTFOUND, "GPU %d '%s' matches no catalog entry (see 'gpuplan gpus'; add it with "
-                        "--data-dir)", dev->index, dev->name);
+        return gpi_fail(err, GP_ENOTFOUND,
+                        "GPU %d '%s' matches no catalog entry (see 'gpuplan gpus'; add it with "
+                        "--data-dir)",
+                        dev->index, dev->name);
     *out = best;
     return GP_OK;
 }

@@ -39,7 +39,7 @@
  * sequences (vLLM EngineArgs.get_batch_defaults). */
 #define GP_VLLM_DEFAULT_BATCHED_TOKENS 2048
 #define GP_VLLM_BIG_GPU_BATCHED_TOKENS 8192
-#define GP_VLLM_BIG_GPU_MAX_NUM_SEQS 1024
+#define GP_VLLM_BIG_GPU_MAX_NUM_SEQS   1024
 /* Logits bytes per (token, vocab entry) in training: bf16 logits (2), their fp32 copy for
  * the loss (4), the fp32 log-softmax output cross_entropy saves (4) and the fp32 gradient
  * (4) (PyTorch cross_entropy on upcast logits, as torchtitan and HF trainers do). */
@@ -67,16 +67,15 @@ static const char *const engine_names[GP_ENGINE_COUNT] = {"none", "vllm", "sglan
  *  llama.cpp: no pool: the cache of --ctx-size tokens is allocated whole (generic accounting).
  * --gpu-memory-utilization carries the engine's own fraction. */
 typedef struct engine_rule {
-    int pool;                 /* reserves a KV pool from a memory fraction */
-    int fraction_of_free;     /* the fraction applies to memory left after the load */
-    int activations_outside;  /* the fraction holds weights + KV only */
-    int64_t block_size;       /* default tokens per KV block */
+    int pool;                /* reserves a KV pool from a memory fraction */
+    int fraction_of_free;    /* the fraction applies to memory left after the load */
+    int activations_outside; /* the fraction holds weights + KV only */
+    int64_t block_size;      /* default tokens per KV block */
 } engine_rule;
 
 static const engine_rule engine_rules[GP_ENGINE_COUNT] = {
-    [GP_ENGINE_NONE] = {0, 0, 0, 16},   [GP_ENGINE_VLLM] = {1, 0, 0, 16},
-    [GP_ENGINE_SGLANG] = {1, 0, 1, 1},  [GP_ENGINE_TGI] = {1, 0, 0, 16},
-    [GP_ENGINE_TRTLLM] = {1, 1, 0, 32}, [GP_ENGINE_LLAMACPP] = {0, 0, 0, 16},
+    [GP_ENGINE_NONE] = {0, 0, 0, 16}, [GP_ENGINE_VLLM] = {1, 0, 0, 16},   [GP_ENGINE_SGLANG] = {1, 0, 1, 1},
+    [GP_ENGINE_TGI] = {1, 0, 0, 16},  [GP_ENGINE_TRTLLM] = {1, 1, 0, 32}, [GP_ENGINE_LLAMACPP] = {0, 0, 0, 16},
 };
 
 /* Optimizer bytes per trainable parameter (fp32 master weights included). */
@@ -90,7 +89,10 @@ static int parse_name(const char *s, const char *const *names, int n)
     return n;
 }
 
-const char *gp_task_name(gp_task t) { return (unsigned)t < GP_TASK_COUNT ? task_names[t] : "?"; }
+const char *gp_task_name(gp_task t)
+{
+    return (unsigned)t < GP_TASK_COUNT ? task_names[t] : "?";
+}
 gp_task gpi_task_parse(const char *s)
 {
     if (gpi_strcaseeq(s, "inference") || gpi_strcaseeq(s, "serve"))
@@ -99,19 +101,40 @@ gp_task gpi_task_parse(const char *s)
         return GP_TASK_TRAIN;
     return (gp_task)parse_name(s, task_names, GP_TASK_COUNT);
 }
-const char *gp_recompute_name(gp_recompute r) { return (unsigned)r < GP_RECOMPUTE_COUNT ? recompute_names[r] : "?"; }
-gp_recompute gpi_recompute_parse(const char *s) { return (gp_recompute)parse_name(s, recompute_names, GP_RECOMPUTE_COUNT); }
-const char *gp_optimizer_name(gp_optimizer o) { return (unsigned)o < GP_OPT_COUNT ? optimizer_names[o] : "?"; }
+const char *gp_recompute_name(gp_recompute r)
+{
+    return (unsigned)r < GP_RECOMPUTE_COUNT ? recompute_names[r] : "?";
+}
+gp_recompute gpi_recompute_parse(const char *s)
+{
+    return (gp_recompute)parse_name(s, recompute_names, GP_RECOMPUTE_COUNT);
+}
+const char *gp_optimizer_name(gp_optimizer o)
+{
+    return (unsigned)o < GP_OPT_COUNT ? optimizer_names[o] : "?";
+}
 gp_optimizer gpi_optimizer_parse(const char *s)
 {
     if (gpi_strcaseeq(s, "adam"))
         return GP_OPT_ADAMW;
     return (gp_optimizer)parse_name(s, optimizer_names, GP_OPT_COUNT);
 }
-const char *gp_offload_name(gp_offload o) { return (unsigned)o < GP_OFFLOAD_COUNT ? offload_names[o] : "?"; }
-gp_offload gpi_offload_parse(const char *s) { return (gp_offload)parse_name(s, offload_names, GP_OFFLOAD_COUNT); }
-const char *gp_engine_name(gp_engine e) { return (unsigned)e < GP_ENGINE_COUNT ? engine_names[e] : "?"; }
-gp_engine gpi_engine_parse(const char *s) { return (gp_engine)parse_name(s, engine_names, GP_ENGINE_COUNT); }
+const char *gp_offload_name(gp_offload o)
+{
+    return (unsigned)o < GP_OFFLOAD_COUNT ? offload_names[o] : "?";
+}
+gp_offload gpi_offload_parse(const char *s)
+{
+    return (gp_offload)parse_name(s, offload_names, GP_OFFLOAD_COUNT);
+}
+const char *gp_engine_name(gp_engine e)
+{
+    return (unsigned)e < GP_ENGINE_COUNT ? engine_names[e] : "?";
+}
+gp_engine gpi_engine_parse(const char *s)
+{
+    return (gp_engine)parse_name(s, engine_names, GP_ENGINE_COUNT);
+}
 
 void gpi_workload_defaults(gp_workload *w, gp_task task)
 {
@@ -127,7 +150,7 @@ void gpi_workload_defaults(gp_workload *w, gp_task task)
     w->flash_attention = 1;
     w->engine = GP_ENGINE_NONE;
     w->gpu_memory_utilization = 0.9;
-    w->block_size = 0; /* the engine's own (engine_rules) */
+    w->block_size = 0;   /* the engine's own (engine_rules) */
     w->max_num_seqs = 0; /* the engine's default (vLLM: 256, or 1024 on large GPUs) */
 }
 
@@ -151,9 +174,9 @@ int gp_layout_gpus(const gp_layout *l)
 /* ---- the split of parameters over one GPU ---------------------------------------------- */
 
 typedef struct split {
-    double linear;    /* matrix parameters on this GPU (quantizable) */
-    double other;     /* embeddings, head, norms, routers on this GPU */
-    double layers;    /* decoder layers on this GPU's stage */
+    double linear;       /* matrix parameters on this GPU (quantizable) */
+    double other;        /* embeddings, head, norms, routers on this GPU */
+    double layers;       /* decoder layers on this GPU's stage */
     double layer_linear; /* matrix parameters of ONE layer on this GPU */
     int last_stage_heavier;
 } split;
@@ -166,8 +189,8 @@ static void split_params(const gp_model *m, const gp_param_breakdown *p, const g
      * (vLLM --enable-expert-parallel; Megatron EP carved from DP x TP). */
     const double expert_split = l->ep > 1 ? (double)l->ep : tp;
     const double L = (double)m->layers;
-    const double per_layer_linear = ((double)(p->attention + p->mlp_dense + p->experts_shared) / tp +
-                                     (double)p->experts_routed / expert_split) / L;
+    const double per_layer_linear =
+        ((double)(p->attention + p->mlp_dense + p->experts_shared) / tp + (double)p->experts_routed / expert_split) / L;
     const double final_norm = m->norm == GP_NORM_LAYER ? 2.0 * (double)m->hidden : (double)m->hidden;
     const double per_layer_other = ((double)p->router + (double)p->norms - final_norm) / L;
     const double stage_layers = ceil(L / l->pp);
@@ -186,7 +209,10 @@ static void split_params(const gp_model *m, const gp_param_breakdown *p, const g
     }
 }
 
-static double bits_of(gp_dtype t) { return gp_dtype_bits(t); }
+static double bits_of(gp_dtype t)
+{
+    return gp_dtype_bits(t);
+}
 
 /* Weight bytes on this GPU at the serving/storage precision. */
 static double weight_bytes(const gp_model *m, const gp_param_breakdown *p, const split *s, gp_dtype t)
@@ -248,8 +274,7 @@ static double infer_act_bytes_per_token(const gp_model *m, const gp_layout *l, d
  *   output 2sb*qd; MLP: input 2sbh, gated 2*2sb*f + 2sb*f (plain: 2*2sb*f); non-flash
  *   attention adds scores and probabilities 2*2*a*s^2*b. The norm and linear inputs
  *   (8sbh) are replicated over TP unless sequence parallelism splits them. */
-static double train_act_layer_bytes(const gp_model *m, const gp_layout *l, const gp_workload *w,
-                                    double s, double b)
+static double train_act_layer_bytes(const gp_model *m, const gp_layout *l, const gp_workload *w, double s, double b)
 {
     const double h = (double)m->hidden, tp = l->tp;
     double qd = (double)m->heads * (double)m->head_dim, kvd = (double)m->kv_heads * (double)m->head_dim;
@@ -262,7 +287,7 @@ static double train_act_layer_bytes(const gp_model *m, const gp_layout *l, const
         f = (double)m->experts_active * (double)m->moe_ffn +
             (double)m->shared_experts * (double)(m->shared_expert_ffn ? m->shared_expert_ffn : m->moe_ffn);
     double mlp_inner = m->mlp == GP_MLP_GATED ? 3.0 * f : 2.0 * f;
-    double replicated = 2.0 * s * b * (4.0 * h);                       /* 2 norms, qkv, mlp inputs */
+    double replicated = 2.0 * s * b * (4.0 * h);                         /* 2 norms, qkv, mlp inputs */
     double split_part = 2.0 * s * b * (qd + 2.0 * kvd + qd + mlp_inner); /* split by TP */
     if (!w->flash_attention && l->recompute == GP_RECOMPUTE_NONE)
         split_part += 4.0 * (double)m->heads * s * s * b;
@@ -282,8 +307,8 @@ static double train_act_layer_bytes(const gp_model *m, const gp_layout *l, const
 
 /* ---- input ranges: what the arithmetic below can hold (docs/reliability.md, "Limits") ---- */
 
-#define GP_MAX_DEGREE 65536            /* any one parallel degree */
-#define GP_MAX_LAYOUT_GPUS (1 << 24)   /* tp x pp x dp x cp */
+#define GP_MAX_DEGREE      65536     /* any one parallel degree */
+#define GP_MAX_LAYOUT_GPUS (1 << 24) /* tp x pp x dp x cp */
 
 static gp_status bad_field(gp_error *err, const char *field, long long v, long long lo, long long hi)
 {
@@ -291,10 +316,10 @@ static gp_status bad_field(gp_error *err, const char *field, long long v, long l
     return gpi_fail(err, GP_EINVAL, "%s is %lld: it must be between %lld and %lld", field, v, lo, hi);
 }
 
-#define RANGE(field, v, lo, hi)                                                                   \
-    do {                                                                                          \
-        if ((int64_t)(v) < (int64_t)(lo) || (int64_t)(v) > (int64_t)(hi))                         \
-            return bad_field(err, field, (long long)(v), (long long)(lo), (long long)(hi));       \
+#define RANGE(field, v, lo, hi)                                                                                        \
+    do {                                                                                                               \
+        if ((int64_t)(v) < (int64_t)(lo) || (int64_t)(v) > (int64_t)(hi))                                              \
+            return bad_field(err, field, (long long)(v), (long long)(lo), (long long)(hi));                            \
     } while (0)
 
 static gp_status check_layout(const gp_model *m, const gp_layout *l, gp_error *err)
@@ -324,8 +349,9 @@ static gp_status check_layout(const gp_model *m, const gp_layout *l, gp_error *e
     }
     if (l->ep > 1 && ((int64_t)l->tp * l->dp) % l->ep != 0) {
         gpi_error_set_field(err, "ep");
-        return gpi_fail(err, GP_EINVAL, "ep=%d must divide tp x dp = %lld: expert parallelism spreads experts over those GPUs",
-                        l->ep, (long long)l->tp * l->dp);
+        return gpi_fail(err, GP_EINVAL,
+                        "ep=%d must divide tp x dp = %lld: expert parallelism spreads experts over those GPUs", l->ep,
+                        (long long)l->tp * l->dp);
     }
     return GP_OK;
 }
@@ -355,8 +381,7 @@ static gp_status check_workload(const gp_workload *w, gp_error *err)
 
 /* One memory figure from double to bytes: refused (GP_ELIMIT, naming what drives it) past
  * GPI_MAX_BYTES, where a cast would be undefined or a sum could wrap. */
-static gp_status to_bytes(double v, uint64_t *out, gp_error *err, const char *field, const char *what,
-                          const char *hint)
+static gp_status to_bytes(double v, uint64_t *out, gp_error *err, const char *field, const char *what, const char *hint)
 {
     if (gpi_u64_from_double(v, GPI_MAX_BYTES, out))
         return GP_OK;
@@ -422,8 +447,8 @@ static gp_status infer_memory(const gp_model *m, const gp_param_breakdown *p, co
                               const gp_workload *w, const gp_layout *l, gp_memory *out, gp_error *err)
 {
     const double elem = bits_of(compute_dtype(m, w)) / 8.0;
-    gp_status st = to_bytes(weight_bytes(m, p, s, w->dtype), &out->weights, err, "model", "the weights",
-                            "check the architecture");
+    gp_status st =
+        to_bytes(weight_bytes(m, p, s, w->dtype), &out->weights, err, "model", "the weights", "check the architecture");
     if (st)
         return st;
     char what[160];
@@ -436,15 +461,16 @@ static gp_status infer_memory(const gp_model *m, const gp_param_breakdown *p, co
     /* vLLM's `serve` defaults (EngineArgs batch defaults): 8192 tokens and 1024 sequences
      * on GPUs with >= 70 GiB that are not A100s, else 2048 and 256. */
     int big_gpu = gpu && gpu->vllm_large_device; /* data/gpus.json (docs/hardware.md) */
-    double chunk = (double)(w->max_num_batched_tokens > 0 ? w->max_num_batched_tokens
+    double chunk = (double)(w->max_num_batched_tokens > 0             ? w->max_num_batched_tokens
                             : w->engine == GP_ENGINE_NONE || !big_gpu ? GP_VLLM_DEFAULT_BATCHED_TOKENS
-                                                                       : GP_VLLM_BIG_GPU_BATCHED_TOKENS);
+                                                                      : GP_VLLM_BIG_GPU_BATCHED_TOKENS);
     /* context x batch reaches 2^64: compared in double */
     if (w->engine == GP_ENGINE_NONE && chunk > (double)w->context * (double)w->batch)
         chunk = (double)w->context * (double)w->batch;
     int64_t seqs = w->engine == GP_ENGINE_NONE ? w->batch
-                   : w->max_num_seqs > 0 ? w->max_num_seqs
-                   : big_gpu ? GP_VLLM_BIG_GPU_MAX_NUM_SEQS : GP_VLLM_MAX_NUM_SEQS;
+                   : w->max_num_seqs > 0       ? w->max_num_seqs
+                   : big_gpu                   ? GP_VLLM_BIG_GPU_MAX_NUM_SEQS
+                                               : GP_VLLM_MAX_NUM_SEQS;
     double logits = (double)seqs * (double)m->vocab / l->tp * 4.0; /* fp32 logits of the sampled rows */
     st = to_bytes(chunk * infer_act_bytes_per_token(m, l, elem) + logits, &out->activations, err,
                   w->engine == GP_ENGINE_NONE ? "batch" : "max_num_seqs", "the prefill activations and logits",
@@ -473,8 +499,10 @@ static gp_status train_states(const gp_model *m, const gp_param_breakdown *p, co
         wbytes = 2.0 * params_gpu;
         gbytes = 2.0 * params_gpu;
         obytes = optimizer_bytes[w->optimizer] * params_gpu;
-        if (l->zero >= 1) obytes /= dp;
-        if (l->zero >= 2) gbytes /= dp;
+        if (l->zero >= 1)
+            obytes /= dp;
+        if (l->zero >= 2)
+            gbytes /= dp;
         if (l->zero >= 3) /* sharded weights + the gathered layers in use (current + prefetch) */
             wbytes = wbytes / dp + 2.0 * 2.0 * s->layer_linear;
         if (w->offload != GP_OFFLOAD_NONE) {
@@ -508,9 +536,12 @@ static gp_status train_states(const gp_model *m, const gp_param_breakdown *p, co
     }
     const char *hint = "check the architecture and --lora-rank";
     gp_status st = to_bytes(wbytes, &out->weights, err, "model", "the weights", hint);
-    if (!st) st = to_bytes(gbytes, &out->gradients, err, "model", "the gradients", hint);
-    if (!st) st = to_bytes(obytes, &out->optimizer, err, "model", "the optimizer states", hint);
-    if (!st) st = to_bytes(offload, &out->cpu_offload, err, "offload", "the offloaded states", hint);
+    if (!st)
+        st = to_bytes(gbytes, &out->gradients, err, "model", "the gradients", hint);
+    if (!st)
+        st = to_bytes(obytes, &out->optimizer, err, "model", "the optimizer states", hint);
+    if (!st)
+        st = to_bytes(offload, &out->cpu_offload, err, "offload", "the offloaded states", hint);
     return st;
 }
 
@@ -551,15 +582,17 @@ static gp_status train_activations(const gp_model *m, const split *s, const gp_w
                     &out->overhead, err, "seq", what, "lower --seq or --micro-batch");
 }
 
-gp_status gpi_memory_estimate(const gp_model *m, const gp_gpu *gpu, const gp_workload *w,
-                             const gp_layout *l, gp_memory *out, gp_error *err)
+gp_status gpi_memory_estimate(const gp_model *m, const gp_gpu *gpu, const gp_workload *w, const gp_layout *l,
+                              gp_memory *out, gp_error *err)
 {
     gp_error_clear(err); /* no stale offset or field from an earlier call */
     memset(out, 0, sizeof *out);
     gp_param_breakdown p;
     gp_status st = gp_model_params(m, &p, err);
-    if (!st) st = check_layout(m, l, err);
-    if (!st) st = check_workload(w, err);
+    if (!st)
+        st = check_layout(m, l, err);
+    if (!st)
+        st = check_workload(w, err);
     if (st)
         return st;
     split s;

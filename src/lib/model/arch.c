@@ -31,7 +31,10 @@ static int64_t norm_width(const gp_model *m)
     return m->norm == GP_NORM_LAYER ? 2 * m->hidden : m->hidden;
 }
 
-static int is_mla(const gp_model *m) { return m->kv_lora_rank > 0; }
+static int is_mla(const gp_model *m)
+{
+    return m->kv_lora_rank > 0;
+}
 
 static int64_t attention_params_per_layer(const gp_model *m)
 {
@@ -43,10 +46,10 @@ static int64_t attention_params_per_layer(const gp_model *m)
             n += h * m->q_lora_rank + m->q_lora_rank + m->q_lora_rank * H * dqk;
         else
             n += h * H * dqk;
-        n += h * (m->kv_lora_rank + m->qk_rope_head_dim); /* kv_a_proj_with_mqa */
-        n += m->kv_lora_rank;                             /* kv_a_layernorm */
+        n += h * (m->kv_lora_rank + m->qk_rope_head_dim);                 /* kv_a_proj_with_mqa */
+        n += m->kv_lora_rank;                                             /* kv_a_layernorm */
         n += m->kv_lora_rank * H * (m->qk_nope_head_dim + m->v_head_dim); /* kv_b_proj */
-        n += H * m->v_head_dim * h;                        /* o_proj */
+        n += H * m->v_head_dim * h;                                       /* o_proj */
         if (m->o_bias)
             n += h;
         return n;
@@ -85,8 +88,7 @@ static int64_t moe_layer_count(const gp_model *m)
 static double approx_total(const gp_model *m)
 {
     double h = (double)m->hidden, L = (double)m->layers;
-    double per_layer = 4.0 * h * (double)(m->heads > 0 ? m->heads : 1) *
-                           (double)(m->head_dim > 0 ? m->head_dim : 1) +
+    double per_layer = 4.0 * h * (double)(m->heads > 0 ? m->heads : 1) * (double)(m->head_dim > 0 ? m->head_dim : 1) +
                        3.0 * h * (double)m->ffn +
                        3.0 * h * (double)m->moe_ffn * (double)(m->experts + m->shared_experts) +
                        3.0 * h * (double)m->shared_expert_ffn * (double)m->shared_experts;
@@ -103,19 +105,35 @@ static double approx_total(const gp_model *m)
 gp_status gp_model_validate(const gp_model *m, gp_error *err)
 {
     gp_error_clear(err); /* no stale offset or field from an earlier call */
-    struct { const char *name; int64_t v; int must_be_positive; } dims[] = {
-        {"layers", m->layers, 1},      {"hidden", m->hidden, 1},
-        {"heads", m->heads, 1},        {"kv_heads", m->kv_heads, 1},
-        {"head_dim", m->head_dim, 1},  {"vocab", m->vocab, 1},
-        {"ffn", m->ffn, 0},            {"experts", m->experts, 0},
-        {"experts_active", m->experts_active, 0}, {"moe_ffn", m->moe_ffn, 0},
-        {"shared_experts", m->shared_experts, 0}, {"kv_lora_rank", m->kv_lora_rank, 0},
-        {"q_lora_rank", m->q_lora_rank, 0}, {"sliding_window", m->sliding_window, 0},
-        {"max_context", m->max_context, 0}, {"dense_layers", m->dense_layers, 0},
-        {"shared_expert_ffn", m->shared_expert_ffn, 0}, {"qk_nope_head_dim", m->qk_nope_head_dim, 0},
-        {"qk_rope_head_dim", m->qk_rope_head_dim, 0}, {"v_head_dim", m->v_head_dim, 0},
-        {"learned_pos", m->learned_pos, 0}, {"sliding_layers", m->sliding_layers, 0},
-        {"mtp_layers", m->mtp_layers, 0}, {"quant_group", m->quant_group, 0},
+    struct {
+        const char *name;
+        int64_t v;
+        int must_be_positive;
+    } dims[] = {
+        {"layers", m->layers, 1},
+        {"hidden", m->hidden, 1},
+        {"heads", m->heads, 1},
+        {"kv_heads", m->kv_heads, 1},
+        {"head_dim", m->head_dim, 1},
+        {"vocab", m->vocab, 1},
+        {"ffn", m->ffn, 0},
+        {"experts", m->experts, 0},
+        {"experts_active", m->experts_active, 0},
+        {"moe_ffn", m->moe_ffn, 0},
+        {"shared_experts", m->shared_experts, 0},
+        {"kv_lora_rank", m->kv_lora_rank, 0},
+        {"q_lora_rank", m->q_lora_rank, 0},
+        {"sliding_window", m->sliding_window, 0},
+        {"max_context", m->max_context, 0},
+        {"dense_layers", m->dense_layers, 0},
+        {"shared_expert_ffn", m->shared_expert_ffn, 0},
+        {"qk_nope_head_dim", m->qk_nope_head_dim, 0},
+        {"qk_rope_head_dim", m->qk_rope_head_dim, 0},
+        {"v_head_dim", m->v_head_dim, 0},
+        {"learned_pos", m->learned_pos, 0},
+        {"sliding_layers", m->sliding_layers, 0},
+        {"mtp_layers", m->mtp_layers, 0},
+        {"quant_group", m->quant_group, 0},
     };
     for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
         if (dims[i].v < 0 || dims[i].v > GPI_MAX_DIM || (dims[i].must_be_positive && dims[i].v == 0)) {
@@ -154,8 +172,8 @@ gp_status gp_model_validate(const gp_model *m, gp_error *err)
     }
     if (m->dense_layers > m->layers) {
         gpi_error_set_field(err, "dense_layers");
-        return gpi_fail(err, GP_EINVAL, "dense_layers (%lld) exceeds layers (%lld)",
-                        (long long)m->dense_layers, (long long)m->layers);
+        return gpi_fail(err, GP_EINVAL, "dense_layers (%lld) exceeds layers (%lld)", (long long)m->dense_layers,
+                        (long long)m->layers);
     }
     if (m->sliding_layers > m->layers) {
         gpi_error_set_field(err, "sliding_layers");
@@ -163,7 +181,8 @@ gp_status gp_model_validate(const gp_model *m, gp_error *err)
     }
     if (is_mla(m) && (m->qk_nope_head_dim <= 0 || m->qk_rope_head_dim < 0 || m->v_head_dim <= 0)) {
         gpi_error_set_field(err, "qk_nope_head_dim");
-        return gpi_fail(err, GP_EINVAL, "multi-head latent attention needs qk_nope_head_dim, qk_rope_head_dim and v_head_dim");
+        return gpi_fail(err, GP_EINVAL,
+                        "multi-head latent attention needs qk_nope_head_dim, qk_rope_head_dim and v_head_dim");
     }
     if (approx_total(m) > 1e15) {
         gpi_error_set_field(err, "hidden");
@@ -194,13 +213,13 @@ gp_status gp_model_params(const gp_model *m, gp_param_breakdown *out, gp_error *
         per_expert = mlp_params(m, m->moe_ffn, m->expert_bias);
         out->experts_routed = moe_layers * m->experts * per_expert;
         int64_t sffn = m->shared_expert_ffn > 0 ? m->shared_expert_ffn : m->moe_ffn;
-        out->experts_shared = moe_layers * (m->shared_experts * mlp_params(m, sffn, m->expert_bias) +
-                                            (m->shared_expert_gate ? h : 0));
-        out->router = moe_layers * (m->experts * h + (m->router_bias ? m->experts : 0) +
-                                    (m->router_score_bias ? m->experts : 0));
+        out->experts_shared =
+            moe_layers * (m->shared_experts * mlp_params(m, sffn, m->expert_bias) + (m->shared_expert_gate ? h : 0));
+        out->router =
+            moe_layers * (m->experts * h + (m->router_bias ? m->experts : 0) + (m->router_score_bias ? m->experts : 0));
     }
-    out->total = out->embedding + out->position + out->head + out->attention + out->mlp_dense +
-                 out->norms + out->experts_routed + out->experts_shared + out->router;
+    out->total = out->embedding + out->position + out->head + out->attention + out->mlp_dense + out->norms +
+                 out->experts_routed + out->experts_shared + out->router;
     int64_t unused = moe_layers * (m->experts - m->experts_active) * per_expert;
     out->active = out->total - unused;
     out->linear = out->attention + out->mlp_dense + out->experts_routed + out->experts_shared;
@@ -266,8 +285,8 @@ uint64_t gp_model_kv_bytes(const gp_model *m, gp_dtype kv_dtype, int64_t tokens)
     int64_t sliding = m->sliding_window > 0 ? m->sliding_layers : 0;
     int64_t full = m->layers - sliding;
     int64_t win_tokens = tokens < m->sliding_window ? tokens : m->sliding_window;
-    double elems = (double)kv_elems_per_layer(m) *
-                   ((double)full * (double)tokens + (double)sliding * (double)win_tokens);
+    double elems =
+        (double)kv_elems_per_layer(m) * ((double)full * (double)tokens + (double)sliding * (double)win_tokens);
     return gpi_u64_sat(elems * kv_elem_bytes(kv_dtype) + 0.5); /* saturates past 2^64 */
 }
 

@@ -5,12 +5,12 @@
 #include "internal.h"
 
 typedef struct ggml_type_row {
-    const char *name;   /* ggml_type_name(), upper-cased as GGUF tools print it; NULL: unknown */
-    uint32_t block;     /* elements per block (ggml blck_size) */
-    uint32_t size;      /* bytes per block (ggml type_size = sizeof(block_*)) */
-    gp_dtype dtype;     /* nearest gp_dtype: the float type, or what a quantized type is
-                           modelled as (see docs/formats-gguf.md) */
-    int quantized;      /* ggml is_quantized */
+    const char *name; /* ggml_type_name(), upper-cased as GGUF tools print it; NULL: unknown */
+    uint32_t block;   /* elements per block (ggml blck_size) */
+    uint32_t size;    /* bytes per block (ggml type_size = sizeof(block_*)) */
+    gp_dtype dtype;   /* nearest gp_dtype: the float type, or what a quantized type is
+                         modelled as (see docs/formats-gguf.md) */
+    int quantized;    /* ggml is_quantized */
 } ggml_type_row;
 
 #define GGML_TYPE_TABLE_SIZE 43

@@ -39,36 +39,49 @@
  * ========================================================================================== */
 
 enum {
-    V_UINT8 = 0, V_INT8, V_UINT16, V_INT16, V_UINT32, V_INT32, V_FLOAT32, V_BOOL, V_STRING,
-    V_ARRAY, V_UINT64, V_INT64, V_FLOAT64, V_COUNT
+    V_UINT8 = 0,
+    V_INT8,
+    V_UINT16,
+    V_INT16,
+    V_UINT32,
+    V_INT32,
+    V_FLOAT32,
+    V_BOOL,
+    V_STRING,
+    V_ARRAY,
+    V_UINT64,
+    V_INT64,
+    V_FLOAT64,
+    V_COUNT
 };
 static const uint8_t value_size[V_COUNT] = {1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8};
-static const char *const value_type_names[V_COUNT] = {
-    "uint8", "int8", "uint16", "int16", "uint32", "int32", "float32", "bool", "string", "array",
-    "uint64", "int64", "float64"};
+static const char *const value_type_names[V_COUNT] = {"uint8",  "int8",    "uint16", "int16",  "uint32",
+                                                      "int32",  "float32", "bool",   "string", "array",
+                                                      "uint64", "int64",   "float64"};
 
-#define GGUF_HEADER_BYTES 24u
-#define GGUF_MIN_KV_BYTES 13u     /* key length (8) + value type (4) + a 1-byte value */
-#define GGUF_MIN_TENSOR_BYTES 24u /* name length (8) + n_dims (4) + type (4) + offset (8) */
-#define GGUF_MAX_DIMS 4u
-#define GGUF_MAX_NESTING 8        /* arrays of arrays, deeper than any real file */
+#define GGUF_HEADER_BYTES      24u
+#define GGUF_MIN_KV_BYTES      13u /* key length (8) + value type (4) + a 1-byte value */
+#define GGUF_MIN_TENSOR_BYTES  24u /* name length (8) + n_dims (4) + type (4) + offset (8) */
+#define GGUF_MAX_DIMS          4u
+#define GGUF_MAX_NESTING       8 /* arrays of arrays, deeper than any real file */
 #define GGUF_DEFAULT_ALIGNMENT 32u
-#define GGUF_NAME_COPY 128        /* tensor names and keys copied for messages (ggml: <64) */
+#define GGUF_NAME_COPY         128 /* tensor names and keys copied for messages (ggml: <64) */
 
 typedef struct rd {
     const uint8_t *buf;
-    uint64_t len;        /* bytes in buf */
-    uint64_t file_size;  /* bytes in the whole file (>= len) */
+    uint64_t len;       /* bytes in buf */
+    uint64_t file_size; /* bytes in the whole file (>= len) */
     uint64_t pos;
-    const char *name;    /* for messages */
+    const char *name; /* for messages */
     gp_error *err;
-    int need_more;       /* a read ran past buf but not past the file */
+    int need_more; /* a read ran past buf but not past the file */
 } rd;
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 5, 6)))
 #endif
-static gp_status fail_at(rd *r, gp_status code, uint64_t at, const char *field, const char *fmt, ...)
+static gp_status
+fail_at(rd *r, gp_status code, uint64_t at, const char *field, const char *fmt, ...)
 {
     if (r->err) {
         char msg[GP_ERROR_MSG_MAX];
@@ -102,17 +115,14 @@ static gp_status need(rd *r, uint64_t n, const char *what, const char *field)
     if (n <= r->file_size - r->pos) {
         r->need_more = 1;
         if (r->len >= GPI_MAX_GGUF_HEADER)
-            return fail_at(r, GP_ELIMIT, r->pos, field,
-                           "the header is larger than the %u-byte limit (%s at byte %llu)",
+            return fail_at(r, GP_ELIMIT, r->pos, field, "the header is larger than the %u-byte limit (%s at byte %llu)",
                            GPI_MAX_GGUF_HEADER, what, (unsigned long long)r->pos);
         return fail_at(r, GP_EPARSE, r->pos, field,
                        "truncated header: %s at byte %llu needs %llu bytes but only the first %llu "
                        "bytes of the file were read",
-                       what, (unsigned long long)r->pos, (unsigned long long)n,
-                       (unsigned long long)r->len);
+                       what, (unsigned long long)r->pos, (unsigned long long)n, (unsigned long long)r->len);
     }
-    return fail_at(r, GP_EPARSE, r->pos, field,
-                   "truncated file: %s at byte %llu needs %llu bytes but only %llu remain",
+    return fail_at(r, GP_EPARSE, r->pos, field, "truncated file: %s at byte %llu needs %llu bytes but only %llu remain",
                    what, (unsigned long long)r->pos, (unsigned long long)n,
                    (unsigned long long)(r->file_size - r->pos));
 }
@@ -122,13 +132,16 @@ static uint32_t le32(const uint8_t *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static uint64_t le64(const uint8_t *p) { return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32; }
+static uint64_t le64(const uint8_t *p)
+{
+    return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+}
 
-#define TRY(expr)                                                                                  \
-    do {                                                                                           \
-        gp_status try_st_ = (expr);                                                                \
-        if (try_st_ != GP_OK)                                                                      \
-            return try_st_;                                                                        \
+#define TRY(expr)                                                                                                      \
+    do {                                                                                                               \
+        gp_status try_st_ = (expr);                                                                                    \
+        if (try_st_ != GP_OK)                                                                                          \
+            return try_st_;                                                                                            \
     } while (0)
 
 static gp_status rd_u32(rd *r, uint32_t *v, const char *what, const char *field)
@@ -147,20 +160,18 @@ static gp_status rd_u64(rd *r, uint64_t *v, const char *what, const char *field)
     return GP_OK;
 }
 
-static gp_status rd_string(rd *r, const uint8_t **s, uint64_t *len, const char *what,
-                           const char *field)
+static gp_status rd_string(rd *r, const uint8_t **s, uint64_t *len, const char *what, const char *field)
 {
     uint64_t at = r->pos;
     TRY(rd_u64(r, len, what, field));
     if (*len > r->file_size - r->pos)
-        return fail_at(r, GP_EPARSE, at, field,
-                       "%s at byte %llu claims %llu bytes but only %llu remain in the file", what,
-                       (unsigned long long)at, (unsigned long long)*len,
+        return fail_at(r, GP_EPARSE, at, field, "%s at byte %llu claims %llu bytes but only %llu remain in the file",
+                       what, (unsigned long long)at, (unsigned long long)*len,
                        (unsigned long long)(r->file_size - r->pos));
     if (*len > GPI_MAX_GGUF_STRING)
         return fail_at(r, GP_ELIMIT, at, field,
-                       "%s at byte %llu is %llu bytes long: over the %u-byte limit for one string",
-                       what, (unsigned long long)at, (unsigned long long)*len, GPI_MAX_GGUF_STRING);
+                       "%s at byte %llu is %llu bytes long: over the %u-byte limit for one string", what,
+                       (unsigned long long)at, (unsigned long long)*len, GPI_MAX_GGUF_STRING);
     TRY(need(r, *len, what, field));
     *s = r->buf + r->pos;
     r->pos += *len;
@@ -171,8 +182,7 @@ static gp_status rd_string(rd *r, const uint8_t **s, uint64_t *len, const char *
 static gp_status skip_value(rd *r, uint32_t type, int depth, const char *key)
 {
     if (type >= V_COUNT)
-        return fail_at(r, GP_EPARSE, r->pos, key, "metadata '%s': unknown value type %u", key,
-                       type);
+        return fail_at(r, GP_EPARSE, r->pos, key, "metadata '%s': unknown value type %u", key, type);
     if (value_size[type]) {
         TRY(need(r, value_size[type], "a metadata value", key));
         r->pos += value_size[type];
@@ -189,21 +199,17 @@ static gp_status skip_value(rd *r, uint32_t type, int depth, const char *key)
     TRY(rd_u32(r, &et, "an array's element type", key));
     TRY(rd_u64(r, &n, "an array's length", key));
     if (et >= V_COUNT)
-        return fail_at(r, GP_EPARSE, at, key, "metadata '%s': array of unknown value type %u", key,
-                       et);
+        return fail_at(r, GP_EPARSE, at, key, "metadata '%s': array of unknown value type %u", key, et);
     if (depth >= GGUF_MAX_NESTING)
-        return fail_at(r, GP_ELIMIT, at, key, "metadata '%s': arrays nested deeper than %d", key,
-                       GGUF_MAX_NESTING);
+        return fail_at(r, GP_ELIMIT, at, key, "metadata '%s': arrays nested deeper than %d", key, GGUF_MAX_NESTING);
     uint64_t min = value_size[et] ? value_size[et] : et == V_STRING ? 8u : 12u;
     if (n > (r->file_size - r->pos) / min)
         return fail_at(r, GP_EPARSE, at, key,
                        "metadata '%s': an array of %llu %s values cannot fit in the %llu bytes "
                        "left in the file",
-                       key, (unsigned long long)n, value_type_names[et],
-                       (unsigned long long)(r->file_size - r->pos));
+                       key, (unsigned long long)n, value_type_names[et], (unsigned long long)(r->file_size - r->pos));
     if (n > GPI_MAX_GGUF_ARRAY)
-        return fail_at(r, GP_ELIMIT, at, key,
-                       "metadata '%s': an array of %llu values exceeds the limit of %u", key,
+        return fail_at(r, GP_ELIMIT, at, key, "metadata '%s': an array of %llu values exceeds the limit of %u", key,
                        (unsigned long long)n, GPI_MAX_GGUF_ARRAY);
     if (value_size[et]) {
         TRY(need(r, n * value_size[et], "an array's values", key));
@@ -223,10 +229,10 @@ typedef struct kvrec {
     const uint8_t *key;
     uint64_t key_len;
     uint32_t type;
-    uint32_t elem_type;  /* arrays */
-    uint64_t n;          /* arrays: element count */
-    uint64_t pos;        /* byte offset of the pair */
-    uint64_t vpos;       /* byte offset of the value (arrays: of the first element) */
+    uint32_t elem_type; /* arrays */
+    uint64_t n;         /* arrays: element count */
+    uint64_t pos;       /* byte offset of the pair */
+    uint64_t vpos;      /* byte offset of the value (arrays: of the first element) */
 } kvrec;
 
 typedef struct gguf {
@@ -234,11 +240,11 @@ typedef struct gguf {
     uint32_t version;
     uint64_t n_tensors, n_kv;
     kvrec *kv;
-    const uint8_t *arch;  /* general.architecture */
+    const uint8_t *arch; /* general.architecture */
     uint64_t arch_len;
-    char arch_c[72];      /* printable copy */
+    char arch_c[72]; /* printable copy */
     uint32_t alignment;
-    uint64_t tinfo_pos;   /* first tensor info */
+    uint64_t tinfo_pos; /* first tensor info */
     uint64_t data_start;
 } gguf;
 
@@ -298,10 +304,10 @@ static gp_status read_metadata(gguf *g)
  * ========================================================================================== */
 
 typedef struct tinfo {
-    uint64_t pos;                    /* byte offset of the info */
+    uint64_t pos; /* byte offset of the info */
     const uint8_t *name;
     uint64_t name_len;
-    char cname[GGUF_NAME_COPY];      /* printable copy */
+    char cname[GGUF_NAME_COPY]; /* printable copy */
     uint32_t n_dims;
     uint64_t dims[GGUF_MAX_DIMS];
     uint32_t type;
@@ -323,18 +329,18 @@ static gp_status read_tinfo(gguf *g, uint64_t index, tinfo *t)
     uint64_t at = r->pos;
     TRY(rd_u32(r, &t->n_dims, "a tensor's dimension count", nm));
     if (t->n_dims > GGUF_MAX_DIMS)
-        return fail_at(r, GP_EPARSE, at, nm, "tensor '%s' has %u dimensions; GGUF allows at most %u",
-                       nm, t->n_dims, GGUF_MAX_DIMS);
+        return fail_at(r, GP_EPARSE, at, nm, "tensor '%s' has %u dimensions; GGUF allows at most %u", nm, t->n_dims,
+                       GGUF_MAX_DIMS);
     uint64_t elements = 1;
     for (uint32_t d = 0; d < t->n_dims; d++) {
         at = r->pos;
         TRY(rd_u64(r, &t->dims[d], "a tensor dimension", nm));
         if (t->dims[d] > (uint64_t)INT64_MAX)
-            return fail_at(r, GP_EPARSE, at, nm, "tensor '%s': dimension %u is %llu, over 2^63-1",
-                           nm, d, (unsigned long long)t->dims[d]);
+            return fail_at(r, GP_EPARSE, at, nm, "tensor '%s': dimension %u is %llu, over 2^63-1", nm, d,
+                           (unsigned long long)t->dims[d]);
         if (t->dims[d] && elements > (uint64_t)INT64_MAX / t->dims[d])
-            return fail_at(r, GP_EPARSE, at, nm,
-                           "tensor '%s': the product of its dimensions overflows a 64-bit count", nm);
+            return fail_at(r, GP_EPARSE, at, nm, "tensor '%s': the product of its dimensions overflows a 64-bit count",
+                           nm);
         elements *= t->dims[d];
     }
     at = r->pos;
@@ -347,9 +353,8 @@ static gp_status read_tinfo(gguf *g, uint64_t index, tinfo *t)
                            "tensor '%s' has ggml type %u (%s), which ggml removed from GGUF files; "
                            "convert the model again",
                            nm, t->type, removed);
-        return fail_at(r, GP_EUNSUPPORTED, at, nm,
-                       "tensor '%s' has ggml type id %u, which this reader does not know", nm,
-                       t->type);
+        return fail_at(r, GP_EUNSUPPORTED, at, nm, "tensor '%s' has ggml type id %u, which this reader does not know",
+                       nm, t->type);
     }
     uint64_t row_len = t->n_dims ? t->dims[0] : 1;
     if (row_len % t->row->block)
@@ -363,8 +368,7 @@ static gp_status read_tinfo(gguf *g, uint64_t index, tinfo *t)
     t->elements = (int64_t)elements;
     t->bytes = gpi_ggml_type_row_bytes(t->row, elements, &overflow);
     if (overflow)
-        return fail_at(r, GP_EPARSE, at, nm,
-                       "tensor '%s': %llu elements of %s cannot fit in any file", nm,
+        return fail_at(r, GP_EPARSE, at, nm, "tensor '%s': %llu elements of %s cannot fit in any file", nm,
                        (unsigned long long)elements, t->row->name);
     return GP_OK;
 }
@@ -374,19 +378,22 @@ static gp_status read_tinfo(gguf *g, uint64_t index, tinfo *t)
  * ========================================================================================== */
 
 typedef struct evidence {
-    int64_t blk_tensors;       /* tensors named blk.N.* */
+    int64_t blk_tensors; /* tensors named blk.N.* */
     int has_output, has_embd;
     uint64_t embd_dims[2];
     int qkv_bias, o_bias, mlp_bias, qk_norm, gate, up, layer_norm, sinks;
     int expert_bias, router_bias, score_bias, shexp_gate, mla_q_lora;
     int norms_blk0;
-    uint64_t exps_ffn;         /* ffn_up_exps dims[1] */
+    uint64_t exps_ffn; /* ffn_up_exps dims[1] */
     uint64_t type_bytes[GGML_TYPE_TABLE_SIZE];
     uint64_t float_matrix_bytes[GGML_TYPE_TABLE_SIZE]; /* >= 2-D tensors of float types */
     int64_t misaligned, overlapping;
 } evidence;
 
-static int starts(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
+static int starts(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
 
 static void observe(evidence *ev, const tinfo *t)
 {
@@ -425,8 +432,7 @@ static void observe(evidence *ev, const tinfo *t)
         ev->layer_norm = 1;
     else if (starts(s, "attn_sinks"))
         ev->sinks = 1;
-    else if (!strcmp(s, "ffn_gate_exps.bias") || !strcmp(s, "ffn_up_exps.bias") ||
-             !strcmp(s, "ffn_down_exps.bias"))
+    else if (!strcmp(s, "ffn_gate_exps.bias") || !strcmp(s, "ffn_up_exps.bias") || !strcmp(s, "ffn_down_exps.bias"))
         ev->expert_bias = 1;
     else if (!strcmp(s, "ffn_gate_inp.bias"))
         ev->router_bias = 1;
@@ -444,9 +450,8 @@ static void observe(evidence *ev, const tinfo *t)
         ev->exps_ffn = t->dims[1];
     /* normalisation vectors of block 0, q/k and MLA latent norms excepted (attention owns them) */
     size_t sl = strlen(s);
-    if (layer0 && sl >= 11 && strcmp(s + sl - 11, "norm.weight") == 0 &&
-        !starts(s, "attn_q_norm.") && !starts(s, "attn_k_norm.") && !starts(s, "attn_q_a_norm.") &&
-        !starts(s, "attn_kv_a_norm."))
+    if (layer0 && sl >= 11 && strcmp(s + sl - 11, "norm.weight") == 0 && !starts(s, "attn_q_norm.") &&
+        !starts(s, "attn_k_norm.") && !starts(s, "attn_q_a_norm.") && !starts(s, "attn_kv_a_norm."))
         ev->norms_blk0++;
 }
 
@@ -457,12 +462,12 @@ static void observe(evidence *ev, const tinfo *t)
 typedef enum { WIN_NONE, WIN_ALL, WIN_HALF, WIN_GEMMA3 } window_kind;
 
 typedef struct arch_row {
-    const char *arch;        /* general.architecture as llama.cpp writes it */
+    const char *arch; /* general.architecture as llama.cpp writes it */
     gp_mlp_kind mlp;
     gp_norm_kind norm;
     int norms_per_layer;
     int qkv_bias, o_bias, mlp_bias, qk_norm, sinks;
-    window_kind window;      /* which layers use {arch}.attention.sliding_window */
+    window_kind window; /* which layers use {arch}.attention.sliding_window */
 } arch_row;
 
 /* Defaults when the file has no blk.* tensors to show the structure (llama.cpp llama-arch.cpp
@@ -495,20 +500,39 @@ typedef struct mapper {
     char arch[72];
 } mapper;
 
-static const char *value_type_name(uint32_t t) { return t < V_COUNT ? value_type_names[t] : "?"; }
+static const char *value_type_name(uint32_t t)
+{
+    return t < V_COUNT ? value_type_names[t] : "?";
+}
 
 /* A non-negative integer at p of integer type t; -1 if negative; -2 if not an integer type. */
 static int64_t int_at(const uint8_t *p, uint32_t t, uint64_t *u)
 {
     switch (t) {
     case V_UINT8: *u = p[0]; return 0;
-    case V_INT8: if ((int8_t)p[0] < 0) return -1; *u = p[0]; return 0;
+    case V_INT8:
+        if ((int8_t)p[0] < 0)
+            return -1;
+        *u = p[0];
+        return 0;
     case V_UINT16: *u = (uint64_t)p[0] | (uint64_t)p[1] << 8; return 0;
-    case V_INT16: if (p[1] & 0x80) return -1; *u = (uint64_t)p[0] | (uint64_t)p[1] << 8; return 0;
+    case V_INT16:
+        if (p[1] & 0x80)
+            return -1;
+        *u = (uint64_t)p[0] | (uint64_t)p[1] << 8;
+        return 0;
     case V_UINT32: *u = le32(p); return 0;
-    case V_INT32: if (p[3] & 0x80) return -1; *u = le32(p); return 0;
+    case V_INT32:
+        if (p[3] & 0x80)
+            return -1;
+        *u = le32(p);
+        return 0;
     case V_UINT64: *u = le64(p); return 0;
-    case V_INT64: if (p[7] & 0x80) return -1; *u = le64(p); return 0;
+    case V_INT64:
+        if (p[7] & 0x80)
+            return -1;
+        *u = le64(p);
+        return 0;
     case V_BOOL: *u = p[0] != 0; return 0;
     default: return -2;
     }
@@ -531,16 +555,15 @@ static gp_status get_dim(mapper *mp, const char *suffix, int64_t *out, int *foun
     uint32_t t = k->type == V_ARRAY ? k->elem_type : k->type;
     uint64_t n = k->type == V_ARRAY ? k->n : 1;
     if (t == V_BOOL || t >= V_COUNT || !value_size[t] || t == V_FLOAT32 || t == V_FLOAT64)
-        return fail_at(r, GP_EINVAL, k->pos, key, "metadata '%s' must be an integer (it is %s%s)",
-                       key, k->type == V_ARRAY ? "an array of " : "", value_type_name(t));
+        return fail_at(r, GP_EINVAL, k->pos, key, "metadata '%s' must be an integer (it is %s%s)", key,
+                       k->type == V_ARRAY ? "an array of " : "", value_type_name(t));
     uint64_t best = 0, least = UINT64_MAX;
     for (uint64_t i = 0; i < n; i++) {
         uint64_t v;
         if (int_at(r->buf + k->vpos + i * value_size[t], t, &v) < 0)
             return fail_at(r, GP_EINVAL, k->pos, key, "metadata '%s' is negative", key);
         if (v > (uint64_t)GPI_MAX_DIM)
-            return fail_at(r, GP_EINVAL, k->pos, key,
-                           "metadata '%s' is %llu: out of range (0 to 2^40)", key,
+            return fail_at(r, GP_EINVAL, k->pos, key, "metadata '%s' is %llu: out of range (0 to 2^40)", key,
                            (unsigned long long)v);
         if (v > best)
             best = v;
@@ -581,17 +604,15 @@ static const char *ftype_name(uint64_t ft)
 {
     /* enum llama_ftype (llama.h) */
     static const char *const names[] = {
-        [0] = "ALL_F32", [1] = "MOSTLY_F16", [2] = "MOSTLY_Q4_0", [3] = "MOSTLY_Q4_1",
-        [7] = "MOSTLY_Q8_0", [8] = "MOSTLY_Q5_0", [9] = "MOSTLY_Q5_1", [10] = "MOSTLY_Q2_K",
-        [11] = "MOSTLY_Q3_K_S", [12] = "MOSTLY_Q3_K_M", [13] = "MOSTLY_Q3_K_L",
-        [14] = "MOSTLY_Q4_K_S", [15] = "MOSTLY_Q4_K_M", [16] = "MOSTLY_Q5_K_S",
-        [17] = "MOSTLY_Q5_K_M", [18] = "MOSTLY_Q6_K", [19] = "MOSTLY_IQ2_XXS",
-        [20] = "MOSTLY_IQ2_XS", [21] = "MOSTLY_Q2_K_S", [22] = "MOSTLY_IQ3_XS",
-        [23] = "MOSTLY_IQ3_XXS", [24] = "MOSTLY_IQ1_S", [25] = "MOSTLY_IQ4_NL",
-        [26] = "MOSTLY_IQ3_S", [27] = "MOSTLY_IQ3_M", [28] = "MOSTLY_IQ2_S", [29] = "MOSTLY_IQ2_M",
-        [30] = "MOSTLY_IQ4_XS", [31] = "MOSTLY_IQ1_M", [32] = "MOSTLY_BF16", [36] = "MOSTLY_TQ1_0",
-        [37] = "MOSTLY_TQ2_0", [38] = "MOSTLY_MXFP4_MOE", [39] = "MOSTLY_NVFP4",
-        [40] = "MOSTLY_Q1_0",
+        [0] = "ALL_F32",           [1] = "MOSTLY_F16",     [2] = "MOSTLY_Q4_0",    [3] = "MOSTLY_Q4_1",
+        [7] = "MOSTLY_Q8_0",       [8] = "MOSTLY_Q5_0",    [9] = "MOSTLY_Q5_1",    [10] = "MOSTLY_Q2_K",
+        [11] = "MOSTLY_Q3_K_S",    [12] = "MOSTLY_Q3_K_M", [13] = "MOSTLY_Q3_K_L", [14] = "MOSTLY_Q4_K_S",
+        [15] = "MOSTLY_Q4_K_M",    [16] = "MOSTLY_Q5_K_S", [17] = "MOSTLY_Q5_K_M", [18] = "MOSTLY_Q6_K",
+        [19] = "MOSTLY_IQ2_XXS",   [20] = "MOSTLY_IQ2_XS", [21] = "MOSTLY_Q2_K_S", [22] = "MOSTLY_IQ3_XS",
+        [23] = "MOSTLY_IQ3_XXS",   [24] = "MOSTLY_IQ1_S",  [25] = "MOSTLY_IQ4_NL", [26] = "MOSTLY_IQ3_S",
+        [27] = "MOSTLY_IQ3_M",     [28] = "MOSTLY_IQ2_S",  [29] = "MOSTLY_IQ2_M",  [30] = "MOSTLY_IQ4_XS",
+        [31] = "MOSTLY_IQ1_M",     [32] = "MOSTLY_BF16",   [36] = "MOSTLY_TQ1_0",  [37] = "MOSTLY_TQ2_0",
+        [38] = "MOSTLY_MXFP4_MOE", [39] = "MOSTLY_NVFP4",  [40] = "MOSTLY_Q1_0",
     };
     if (ft < sizeof names / sizeof names[0] && names[ft])
         return names[ft];
@@ -602,15 +623,24 @@ static const char *ftype_name(uint64_t ft)
 static const char *field_key(const char *field)
 {
     static const char *const map[][2] = {
-        {"layers", "block_count"}, {"hidden", "embedding_length"},
-        {"heads", "attention.head_count"}, {"kv_heads", "attention.head_count_kv"},
-        {"head_dim", "attention.key_length"}, {"ffn", "feed_forward_length"},
-        {"vocab", "vocab_size"}, {"experts", "expert_count"},
-        {"experts_active", "expert_used_count"}, {"moe_ffn", "expert_feed_forward_length"},
-        {"shared_experts", "expert_shared_count"}, {"kv_lora_rank", "attention.kv_lora_rank"},
-        {"q_lora_rank", "attention.q_lora_rank"}, {"sliding_window", "attention.sliding_window"},
-        {"max_context", "context_length"}, {"dense_layers", "leading_dense_block_count"},
-        {"qk_nope_head_dim", "attention.key_length"}, {"sliding_layers", "attention.sliding_window"},
+        {"layers", "block_count"},
+        {"hidden", "embedding_length"},
+        {"heads", "attention.head_count"},
+        {"kv_heads", "attention.head_count_kv"},
+        {"head_dim", "attention.key_length"},
+        {"ffn", "feed_forward_length"},
+        {"vocab", "vocab_size"},
+        {"experts", "expert_count"},
+        {"experts_active", "expert_used_count"},
+        {"moe_ffn", "expert_feed_forward_length"},
+        {"shared_experts", "expert_shared_count"},
+        {"kv_lora_rank", "attention.kv_lora_rank"},
+        {"q_lora_rank", "attention.q_lora_rank"},
+        {"sliding_window", "attention.sliding_window"},
+        {"max_context", "context_length"},
+        {"dense_layers", "leading_dense_block_count"},
+        {"qk_nope_head_dim", "attention.key_length"},
+        {"sliding_layers", "attention.sliding_window"},
     };
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (strcmp(field, map[i][0]) == 0)
@@ -678,14 +708,12 @@ static gp_status map_shape(mapper *mp)
     if (!found)
         TRY(need_dim(mp, "attention.head_count", &m->heads));
     if (per_layer)
-        gpi_note(m->notes, sizeof m->notes,
-                 "%s.attention.head_count varies by layer: the largest (%lld) is used", mp->arch,
-                 (long long)m->heads);
+        gpi_note(m->notes, sizeof m->notes, "%s.attention.head_count varies by layer: the largest (%lld) is used",
+                 mp->arch, (long long)m->heads);
     TRY(get_dim(mp, "attention.head_count_kv", &m->kv_heads, &found, &per_layer));
     if (per_layer)
-        gpi_note(m->notes, sizeof m->notes,
-                 "%s.attention.head_count_kv varies by layer: the largest (%lld) is used", mp->arch,
-                 (long long)m->kv_heads);
+        gpi_note(m->notes, sizeof m->notes, "%s.attention.head_count_kv varies by layer: the largest (%lld) is used",
+                 mp->arch, (long long)m->kv_heads);
     if (m->kv_heads == 0)
         m->kv_heads = m->heads;
     TRY(get_dim(mp, "attention.key_length", &m->head_dim, &found, NULL));
@@ -718,8 +746,7 @@ static gp_status map_vocab(mapper *mp)
     else
         m->vocab = n_tokens;
     if (!ev->has_embd && m->vocab > 0)
-        gpi_note(m->notes, sizeof m->notes,
-                 "no token_embd.weight tensor: vocabulary %lld taken from the metadata",
+        gpi_note(m->notes, sizeof m->notes, "no token_embd.weight tensor: vocabulary %lld taken from the metadata",
                  (long long)m->vocab);
     if (m->vocab == 0)
         return fail_at(&mp->g->r, GP_EINVAL, GGUF_HEADER_BYTES, "tokenizer.ggml.tokens",
@@ -741,8 +768,7 @@ static gp_status map_moe(mapper *mp)
     TRY(get_dim(mp, "expert_used_count", &m->experts_active, NULL, NULL));
     TRY(get_dim(mp, "expert_feed_forward_length", &m->moe_ffn, &found, NULL));
     if (!found) /* Mixtral (llama arch): feed_forward_length is the expert's width */
-        m->moe_ffn = ev->exps_ffn && ev->exps_ffn <= (uint64_t)GPI_MAX_DIM
-                         ? (int64_t)ev->exps_ffn : m->ffn;
+        m->moe_ffn = ev->exps_ffn && ev->exps_ffn <= (uint64_t)GPI_MAX_DIM ? (int64_t)ev->exps_ffn : m->ffn;
     TRY(get_dim(mp, "expert_shared_count", &m->shared_experts, NULL, NULL));
     int64_t shared_ffn = 0;
     TRY(get_dim(mp, "expert_shared_feed_forward_length", &shared_ffn, &found, NULL));
@@ -859,8 +885,7 @@ static gp_status map_model(gguf *g, const evidence *ev, gp_model *m)
     const kvrec *kf = find_key(g, "general.file_type");
     uint64_t ft;
     if (kf && kf->type != V_ARRAY && int_at(g->r.buf + kf->vpos, kf->type, &ft) == 0)
-        gpi_note(m->notes, sizeof m->notes, "general.file_type %llu (%s)", (unsigned long long)ft,
-                 ftype_name(ft));
+        gpi_note(m->notes, sizeof m->notes, "general.file_type %llu (%s)", (unsigned long long)ft, ftype_name(ft));
     return GP_OK;
 }
 
@@ -874,8 +899,7 @@ static void map_storage(const evidence *ev, gp_model *m)
         if (gpi_ggml_types[t].quantized && ev->type_bytes[t] > 0 &&
             (best_q < 0 || ev->type_bytes[t] > ev->type_bytes[best_q]))
             best_q = t;
-        if (ev->float_matrix_bytes[t] > 0 &&
-            (best_f < 0 || ev->float_matrix_bytes[t] > ev->float_matrix_bytes[best_f]))
+        if (ev->float_matrix_bytes[t] > 0 && (best_f < 0 || ev->float_matrix_bytes[t] > ev->float_matrix_bytes[best_f]))
             best_f = t;
     }
     if (best_q >= 0) {
@@ -899,8 +923,8 @@ static gp_status parse_header(gguf *g)
     TRY(need(r, 4, "the magic", "magic"));
     if (memcmp(r->buf, "GGUF", 4) != 0)
         return fail_at(r, GP_EPARSE, 0, "magic",
-                       "not a GGUF file: it starts with bytes %02x %02x %02x %02x, not \"GGUF\"",
-                       r->buf[0], r->buf[1], r->buf[2], r->buf[3]);
+                       "not a GGUF file: it starts with bytes %02x %02x %02x %02x, not \"GGUF\"", r->buf[0], r->buf[1],
+                       r->buf[2], r->buf[3]);
     r->pos = 4;
     TRY(rd_u32(r, &g->version, "the version", "version"));
     if (g->version == 1)
@@ -910,25 +934,22 @@ static gp_status parse_header(gguf *g)
     if (g->version != 2 && g->version != 3) {
         if ((g->version & 0xffffu) == 0 && (g->version >> 24) >= 1 && (g->version >> 24) <= 3)
             return fail_at(r, GP_EUNSUPPORTED, 4, "version",
-                           "a big-endian GGUF file (version %u byte-swapped) is not supported",
-                           g->version >> 24);
-        return fail_at(r, GP_EUNSUPPORTED, 4, "version",
-                       "GGUF version %u is not supported (versions 2 and 3 are)", g->version);
+                           "a big-endian GGUF file (version %u byte-swapped) is not supported", g->version >> 24);
+        return fail_at(r, GP_EUNSUPPORTED, 4, "version", "GGUF version %u is not supported (versions 2 and 3 are)",
+                       g->version);
     }
     TRY(rd_u64(r, &g->n_tensors, "tensor_count", "tensor_count"));
     TRY(rd_u64(r, &g->n_kv, "metadata_kv_count", "metadata_kv_count"));
     uint64_t room = r->file_size - GGUF_HEADER_BYTES;
     if (g->n_kv > room / GGUF_MIN_KV_BYTES)
         return fail_at(r, GP_EPARSE, 16, "metadata_kv_count",
-                       "metadata_kv_count %llu cannot fit in a file of %llu bytes",
-                       (unsigned long long)g->n_kv, (unsigned long long)r->file_size);
+                       "metadata_kv_count %llu cannot fit in a file of %llu bytes", (unsigned long long)g->n_kv,
+                       (unsigned long long)r->file_size);
     if (g->n_tensors > (room - g->n_kv * GGUF_MIN_KV_BYTES) / GGUF_MIN_TENSOR_BYTES)
-        return fail_at(r, GP_EPARSE, 8, "tensor_count",
-                       "tensor_count %llu cannot fit in a file of %llu bytes",
+        return fail_at(r, GP_EPARSE, 8, "tensor_count", "tensor_count %llu cannot fit in a file of %llu bytes",
                        (unsigned long long)g->n_tensors, (unsigned long long)r->file_size);
     if (g->n_kv > GPI_MAX_GGUF_KV)
-        return fail_at(r, GP_ELIMIT, 16, "metadata_kv_count",
-                       "metadata_kv_count %llu exceeds the limit of %u",
+        return fail_at(r, GP_ELIMIT, 16, "metadata_kv_count", "metadata_kv_count %llu exceeds the limit of %u",
                        (unsigned long long)g->n_kv, GPI_MAX_GGUF_KV);
     if (g->n_tensors > GPI_MAX_GGUF_TENSORS)
         return fail_at(r, GP_ELIMIT, 8, "tensor_count", "tensor_count %llu exceeds the limit of %u",
@@ -936,8 +957,8 @@ static gp_status parse_header(gguf *g)
     if (g->n_kv) {
         g->kv = calloc((size_t)g->n_kv, sizeof *g->kv);
         if (!g->kv)
-            return fail_at(r, GP_ENOMEM, 16, "metadata_kv_count",
-                           "out of memory for %llu metadata records", (unsigned long long)g->n_kv);
+            return fail_at(r, GP_ENOMEM, 16, "metadata_kv_count", "out of memory for %llu metadata records",
+                           (unsigned long long)g->n_kv);
     }
     TRY(read_metadata(g));
 
@@ -946,8 +967,7 @@ static gp_status parse_header(gguf *g)
     if (ka) {
         if (ka->type != V_UINT32)
             return fail_at(r, GP_EPARSE, ka->pos, "general.alignment",
-                           "'general.alignment' must be a uint32 (it is %s)",
-                           value_type_name(ka->type));
+                           "'general.alignment' must be a uint32 (it is %s)", value_type_name(ka->type));
         uint32_t a = le32(r->buf + ka->vpos);
         if (a == 0 || (a & (a - 1)) != 0)
             return fail_at(r, GP_EPARSE, ka->pos, "general.alignment",
@@ -973,18 +993,15 @@ static gp_status parse_tensors(gguf *g, gp_model *m, evidence *ev)
     for (uint64_t i = 0; i < g->n_tensors; i++) {
         TRY(read_tinfo(g, i, &t));
         uint64_t start = g->data_start + t.offset; /* data_start < 2^63: no wrap */
-        if (t.offset > UINT64_MAX - g->data_start || start > r->file_size ||
-            t.bytes > r->file_size - start) {
+        if (t.offset > UINT64_MAX - g->data_start || start > r->file_size || t.bytes > r->file_size - start) {
             int wraps = t.offset > UINT64_MAX - g->data_start;
             /* the data's byte if it is a file offset at all, else the tensor info's */
             uint64_t at = wraps || start > (uint64_t)INT64_MAX ? t.pos : start;
             return fail_at(r, GP_EPARSE, at, t.cname,
                            "truncated file: tensor '%s' (%s, %llu bytes) at data offset %llu "
                            "(byte %llu) runs past the end of the file (%llu bytes)",
-                           t.cname, t.row->name, (unsigned long long)t.bytes,
-                           (unsigned long long)t.offset,
-                           (unsigned long long)(wraps ? 0 : start),
-                           (unsigned long long)r->file_size);
+                           t.cname, t.row->name, (unsigned long long)t.bytes, (unsigned long long)t.offset,
+                           (unsigned long long)(wraps ? 0 : start), (unsigned long long)r->file_size);
         }
         if (t.offset % g->alignment)
             ev->misaligned++;
@@ -1001,8 +1018,8 @@ static gp_status parse_tensors(gguf *g, gp_model *m, evidence *ev)
                  "llama.cpp would refuse this file",
                  (long long)ev->misaligned, g->alignment);
     if (ev->overlapping)
-        gpi_note(m->notes, sizeof m->notes,
-                 "%lld tensor(s) overlap the data of an earlier tensor", (long long)ev->overlapping);
+        gpi_note(m->notes, sizeof m->notes, "%lld tensor(s) overlap the data of an earlier tensor",
+                 (long long)ev->overlapping);
     return GP_OK;
 }
 
@@ -1022,12 +1039,11 @@ static void explain_validate_error(gguf *g, gp_error *err)
         if (k)
             at = k->pos;
     }
-    fail_at(&g->r, err->code, at, key[0] ? key : field, "%s (metadata '%s')", msg,
-            key[0] ? key : field);
+    fail_at(&g->r, err->code, at, key[0] ? key : field, "%s (metadata '%s')", msg, key[0] ? key : field);
 }
 
-static gp_status parse(const uint8_t *buf, size_t len, uint64_t file_size, const char *name,
-                       gp_model *out, gp_error *err, int *need_more)
+static gp_status parse(const uint8_t *buf, size_t len, uint64_t file_size, const char *name, gp_model *out,
+                       gp_error *err, int *need_more)
 {
     gguf g;
     memset(&g, 0, sizeof g);
@@ -1046,8 +1062,7 @@ static gp_status parse(const uint8_t *buf, size_t len, uint64_t file_size, const
         map_storage(ev, out);
         const kvrec *ks = find_key(&g, "split.count");
         uint64_t n_split = 0;
-        if (ks && ks->type != V_ARRAY && int_at(g.r.buf + ks->vpos, ks->type, &n_split) == 0 &&
-            n_split > 1) {
+        if (ks && ks->type != V_ARRAY && int_at(g.r.buf + ks->vpos, ks->type, &n_split) == 0 && n_split > 1) {
             gpi_note(out->notes, sizeof out->notes,
                      "this is one part of a GGUF split into %llu files: its %lld tensors are not "
                      "the whole model, so exact counts are not reported",
@@ -1086,8 +1101,8 @@ static void finish(gp_model *out, const char *name)
         gpi_strlcpy(out->name, out->id, sizeof out->name);
 }
 
-gp_status gpi_model_from_gguf_buffer(const uint8_t *buf, size_t len, uint64_t file_size,
-                                    const char *name, gp_model *out, gp_error *err)
+gp_status gpi_model_from_gguf_buffer(const uint8_t *buf, size_t len, uint64_t file_size, const char *name,
+                                     gp_model *out, gp_error *err)
 {
     gp_error_clear(err);
     if (!name)

@@ -15,22 +15,37 @@
 #include <string.h>
 
 typedef enum fam_id {
-    FAM_GENERIC, FAM_LLAMA, FAM_MISTRAL, FAM_MIXTRAL, FAM_QWEN2, FAM_QWEN2_MOE, FAM_QWEN3,
-    FAM_QWEN3_MOE, FAM_GEMMA, FAM_GEMMA2, FAM_GEMMA3, FAM_PHI3, FAM_DEEPSEEK, FAM_GPT_OSS,
-    FAM_FALCON, FAM_GPT2, FAM_GPT_NEOX, FAM_OPT,
+    FAM_GENERIC,
+    FAM_LLAMA,
+    FAM_MISTRAL,
+    FAM_MIXTRAL,
+    FAM_QWEN2,
+    FAM_QWEN2_MOE,
+    FAM_QWEN3,
+    FAM_QWEN3_MOE,
+    FAM_GEMMA,
+    FAM_GEMMA2,
+    FAM_GEMMA3,
+    FAM_PHI3,
+    FAM_DEEPSEEK,
+    FAM_GPT_OSS,
+    FAM_FALCON,
+    FAM_GPT2,
+    FAM_GPT_NEOX,
+    FAM_OPT,
 } fam_id;
 
 typedef struct family {
-    const char *model_type;   /* config's model_type */
+    const char *model_type; /* config's model_type */
     fam_id id;
     gp_mlp_kind mlp;
     gp_norm_kind norm;
     int norms_per_layer;
     int qkv_bias, o_bias, mlp_bias; /* defaults when the config has no attention_bias/bias */
     int qk_norm;
-    int tied_default;         /* tie_word_embeddings when the config omits it */
-    const char *defaults;     /* JSON object: the family's config class defaults for fields
-                                 that published configs omit (NULL: none) */
+    int tied_default;     /* tie_word_embeddings when the config omits it */
+    const char *defaults; /* JSON object: the family's config class defaults for fields
+                             that published configs omit (NULL: none) */
 } family;
 
 /* transformers Gemma3TextConfig defaults (configuration_gemma3.py); Google's published
@@ -69,12 +84,12 @@ static const family generic_family = {"", FAM_GENERIC, GP_MLP_GATED, GP_NORM_RMS
 /* ---- typed field access with errors that name the field ---- */
 
 typedef struct reader {
-    json_t *obj;       /* the object fields are read from (root or text_config) */
-    json_t *root;      /* the document root (fallback for fields outside text_config) */
-    json_t *defaults;  /* the family's defaults for omitted fields, or NULL */
-    const char *name;  /* file name for messages */
+    json_t *obj;      /* the object fields are read from (root or text_config) */
+    json_t *root;     /* the document root (fallback for fields outside text_config) */
+    json_t *defaults; /* the family's defaults for omitted fields, or NULL */
+    const char *name; /* file name for messages */
     gp_error *err;
-    gp_status status;  /* first error */
+    gp_status status; /* first error */
 } reader;
 
 static json_t *lookup(reader *r, const char *key)
@@ -116,15 +131,14 @@ static int64_t get_int(reader *r, const char *keys, int *found)
         else {
             gpi_error_set_path(r->err, r->name);
             gpi_error_set_field(r->err, key);
-            r->status = gpi_fail(r->err, GP_EINVAL, "%s: field '%s' must be a whole number",
-                                 r->name, key);
+            r->status = gpi_fail(r->err, GP_EINVAL, "%s: field '%s' must be a whole number", r->name, key);
             return 0;
         }
         if (d < 0 || d > (double)GPI_MAX_DIM) {
             gpi_error_set_path(r->err, r->name);
             gpi_error_set_field(r->err, key);
-            r->status = gpi_fail(r->err, GP_EINVAL, "%s: field '%s' is %.0f: out of range (0 to 2^40)",
-                                 r->name, key, d);
+            r->status =
+                gpi_fail(r->err, GP_EINVAL, "%s: field '%s' is %.0f: out of range (0 to 2^40)", r->name, key, d);
             return 0;
         }
         if (found)
@@ -175,9 +189,7 @@ static int64_t count_layer_types(reader *r, const char *value)
     int64_t n = 0;
     size_t i;
     json_t *v;
-    json_array_foreach(lt, i, v)
-        if (json_is_string(v) && strcmp(json_string_value(v), value) == 0)
-            n++;
+    json_array_foreach(lt, i, v) if (json_is_string(v) && strcmp(json_string_value(v), value) == 0) n++;
     return n;
 }
 
@@ -205,9 +217,8 @@ static void read_quantization(reader *r, gp_model *m)
     else if (gpi_strcaseeq(method, "modelopt") || gpi_strcaseeq(method, "nvfp4"))
         m->quant = GP_DTYPE_FP4;
     else
-        gpi_note(m->notes, sizeof m->notes,
-                 "quantization method '%s' is not modelled; weights are counted at %s", method,
-                 gp_dtype_name(m->dtype));
+        gpi_note(m->notes, sizeof m->notes, "quantization method '%s' is not modelled; weights are counted at %s",
+                 method, gp_dtype_name(m->dtype));
 }
 
 /* rope_theta and rope_scaling {rope_type|type, factor}: what launchers that rebuild the model
@@ -228,8 +239,7 @@ static void read_rope(reader *r, gp_model *m)
     m->rope_scaling_factor = json_is_number(f) ? json_number_value(f) : 0;
 }
 
-static gp_status read_config(json_t *root, const char *name, gp_model *out, gp_error *err,
-                             json_t **defaults);
+static gp_status read_config(json_t *root, const char *name, gp_model *out, gp_error *err, json_t **defaults);
 
 gp_status gpi_model_from_hf_json(json_t *root, const char *name, gp_model *out, gp_error *err)
 {
@@ -245,8 +255,7 @@ static const family *read_family(reader *r, gp_model *out, json_t **defaults)
 {
     /* Multimodal wrappers keep the language model in text_config. */
     json_t *text = json_object_get(r->root, "text_config");
-    if (json_is_object(text) && (!json_object_get(r->root, "hidden_size") ||
-                                 json_object_get(text, "hidden_size"))) {
+    if (json_is_object(text) && (!json_object_get(r->root, "hidden_size") || json_object_get(text, "hidden_size"))) {
         r->obj = text;
         gpi_note(out->notes, sizeof out->notes,
                  "read the language model from text_config; vision/audio towers are not counted");
@@ -274,8 +283,7 @@ static const family *read_family(reader *r, gp_model *out, json_t **defaults)
 }
 
 /* A field the model's shape cannot do without: "no <what> (<field>)" when absent. */
-static gp_status need_int(reader *r, const char *keys, const char *field, const char *what,
-                          int64_t *out)
+static gp_status need_int(reader *r, const char *keys, const char *field, const char *what, int64_t *out)
 {
     int found;
     *out = get_int(r, keys, &found);
@@ -291,14 +299,12 @@ static gp_status need_int(reader *r, const char *keys, const char *field, const 
 static gp_status read_shape(reader *r, const family *fam, gp_model *out)
 {
     gp_status st;
-    if ((st = need_int(r, "num_hidden_layers n_layer num_layers n_layers", "num_hidden_layers",
-                       "layer count", &out->layers)) != GP_OK ||
-        (st = need_int(r, "hidden_size n_embd d_model dim", "hidden_size", "model width",
-                       &out->hidden)) != GP_OK ||
-        (st = need_int(r, "num_attention_heads n_head num_heads n_heads", "num_attention_heads",
-                       "attention head count", &out->heads)) != GP_OK ||
-        (st = need_int(r, "vocab_size padded_vocab_size", "vocab_size", "vocabulary size",
-                       &out->vocab)) != GP_OK)
+    if ((st = need_int(r, "num_hidden_layers n_layer num_layers n_layers", "num_hidden_layers", "layer count",
+                       &out->layers)) != GP_OK ||
+        (st = need_int(r, "hidden_size n_embd d_model dim", "hidden_size", "model width", &out->hidden)) != GP_OK ||
+        (st = need_int(r, "num_attention_heads n_head num_heads n_heads", "num_attention_heads", "attention head count",
+                       &out->heads)) != GP_OK ||
+        (st = need_int(r, "vocab_size padded_vocab_size", "vocab_size", "vocabulary size", &out->vocab)) != GP_OK)
         return st;
     int found;
     out->kv_heads = get_int(r, "num_key_value_heads num_kv_heads n_head_kv multi_query_group_num", &found);
@@ -378,9 +384,7 @@ static void read_dense_layers(reader *r, const family *fam, gp_model *out)
             int dense = 0;
             size_t k;
             json_t *v;
-            json_array_foreach(only, k, v)
-                if (json_is_integer(v) && json_integer_value(v) == i)
-                    dense = 1;
+            json_array_foreach(only, k, v) if (json_is_integer(v) && json_integer_value(v) == i) dense = 1;
             if (!dense && (i + 1) % step == 0)
                 moe++;
         }
@@ -438,7 +442,7 @@ static void read_window(reader *r, const family *fam, gp_model *out)
     if (sliding < 0) {
         int found;
         switch (fam->id) {
-        case FAM_GEMMA2: sliding = (out->layers + 1) / 2; break; /* even layers: 0, 2, ... */
+        case FAM_GEMMA2: sliding = (out->layers + 1) / 2; break;  /* even layers: 0, 2, ... */
         case FAM_GPT_OSS: sliding = (out->layers + 1) / 2; break; /* alternating, from layer 0 */
         case FAM_GEMMA3: {
             int64_t pattern = get_int(r, "sliding_window_pattern", &found);
@@ -447,7 +451,10 @@ static void read_window(reader *r, const family *fam, gp_model *out)
             sliding = out->layers - out->layers / pattern;
             break;
         }
-        case FAM_QWEN2: case FAM_QWEN2_MOE: case FAM_QWEN3: case FAM_QWEN3_MOE:
+        case FAM_QWEN2:
+        case FAM_QWEN2_MOE:
+        case FAM_QWEN3:
+        case FAM_QWEN3_MOE:
             if (get_bool(r, "use_sliding_window", 0)) {
                 int64_t from = get_int(r, "max_window_layers", NULL);
                 sliding = from < out->layers ? out->layers - from : 0;
@@ -477,8 +484,7 @@ static void read_storage(reader *r, gp_model *out)
     read_quantization(r, out);
 }
 
-static gp_status read_config(json_t *root, const char *name, gp_model *out, gp_error *err,
-                             json_t **defaults)
+static gp_status read_config(json_t *root, const char *name, gp_model *out, gp_error *err, json_t **defaults)
 {
     gpi_model_init(out);
     if (!name)
@@ -523,12 +529,11 @@ static gp_status too_large(gp_error *err, const char *name, double bytes)
     gpi_format_bytes(b, sizeof b, bytes);
     gpi_format_bytes(lim, sizeof lim, (double)GPI_MAX_CONFIG_BYTES);
     gpi_error_set_path(err, name);
-    return gpi_fail(err, GP_ELIMIT, "%s: a %s file is too large for a config.json (the limit is %s, %u bytes)", name,
-                    b, lim, GPI_MAX_CONFIG_BYTES);
+    return gpi_fail(err, GP_ELIMIT, "%s: a %s file is too large for a config.json (the limit is %s, %u bytes)", name, b,
+                    lim, GPI_MAX_CONFIG_BYTES);
 }
 
-gp_status gp_model_from_hf_config_text(const char *text, size_t len, const char *name,
-                                       gp_model *out, gp_error *err)
+gp_status gp_model_from_hf_config_text(const char *text, size_t len, const char *name, gp_model *out, gp_error *err)
 {
     gp_error_clear(err);
     if (!name)
@@ -546,7 +551,8 @@ gp_status gp_model_from_hf_config_text(const char *text, size_t len, const char 
             err->offset = scan_err.offset;
         return gpi_fail(err, GP_ELIMIT,
                         "%s: %s: a config.json may nest %d deep and hold %zu values and keys and %zu objects and "
-                        "arrays", name, scan_err.msg, config_limits.max_depth, config_limits.max_items,
+                        "arrays",
+                        name, scan_err.msg, config_limits.max_depth, config_limits.max_items,
                         config_limits.max_containers);
     }
     json_error_t jerr;

@@ -8,7 +8,8 @@ gp_status gp_model_resolve(const gp_catalog *cat, const char *spec, gp_model *ou
     gp_error_clear(err);
     if (!spec || !*spec) {
         gpi_error_set_field(err, "model");
-        return gpi_fail(err, GP_EINVAL, "no model given: name a catalog id, a config.json, a model folder or a .gguf file");
+        return gpi_fail(err, GP_EINVAL,
+                        "no model given: name a catalog id, a config.json, a model folder or a .gguf file");
     }
     struct stat st;
     if (stat(spec, &st) == 0) {
@@ -18,7 +19,8 @@ gp_status gp_model_resolve(const gp_catalog *cat, const char *spec, gp_model *ou
             return gp_model_from_gguf_file(spec, out, err);
         if (gpi_ends_with(spec, ".safetensors")) {
             gpi_error_set_path(err, spec);
-            return gpi_fail(err, GP_EINVAL, "%s: give the model folder (with its config.json), not one .safetensors shard", spec);
+            return gpi_fail(err, GP_EINVAL,
+                            "%s: give the model folder (with its config.json), not one .safetensors shard", spec);
         }
         return gp_model_from_hf_config_file(spec, out, err);
     }

@@ -37,7 +37,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define ST_PATH_MAX 4096
+#define ST_PATH_MAX   4096
 #define ST_INDEX_NAME "model.safetensors.index.json"
 
 /* ---- element types ------------------------------------------------------------------------ */
@@ -51,15 +51,12 @@ typedef struct st_dtype {
 } st_dtype;
 
 static const st_dtype st_dtypes[] = {
-    {"BOOL", 8, GP_DTYPE_UNKNOWN},     {"U8", 8, GP_DTYPE_UNKNOWN},
-    {"I8", 8, GP_DTYPE_UNKNOWN},       {"F8_E4M3", 8, GP_DTYPE_UNKNOWN},
-    {"F8_E5M2", 8, GP_DTYPE_UNKNOWN},  {"F8_E8M0", 8, GP_DTYPE_UNKNOWN},
-    {"I16", 16, GP_DTYPE_UNKNOWN},     {"U16", 16, GP_DTYPE_UNKNOWN},
-    {"F16", 16, GP_DTYPE_F16},         {"BF16", 16, GP_DTYPE_BF16},
-    {"I32", 32, GP_DTYPE_UNKNOWN},     {"U32", 32, GP_DTYPE_UNKNOWN},
-    {"F32", 32, GP_DTYPE_F32},         {"I64", 64, GP_DTYPE_UNKNOWN},
-    {"U64", 64, GP_DTYPE_UNKNOWN},     {"F64", 64, GP_DTYPE_F64},
-    {"F4", 4, GP_DTYPE_UNKNOWN},       {"F6_E2M3", 6, GP_DTYPE_UNKNOWN},
+    {"BOOL", 8, GP_DTYPE_UNKNOWN},    {"U8", 8, GP_DTYPE_UNKNOWN},      {"I8", 8, GP_DTYPE_UNKNOWN},
+    {"F8_E4M3", 8, GP_DTYPE_UNKNOWN}, {"F8_E5M2", 8, GP_DTYPE_UNKNOWN}, {"F8_E8M0", 8, GP_DTYPE_UNKNOWN},
+    {"I16", 16, GP_DTYPE_UNKNOWN},    {"U16", 16, GP_DTYPE_UNKNOWN},    {"F16", 16, GP_DTYPE_F16},
+    {"BF16", 16, GP_DTYPE_BF16},      {"I32", 32, GP_DTYPE_UNKNOWN},    {"U32", 32, GP_DTYPE_UNKNOWN},
+    {"F32", 32, GP_DTYPE_F32},        {"I64", 64, GP_DTYPE_UNKNOWN},    {"U64", 64, GP_DTYPE_UNKNOWN},
+    {"F64", 64, GP_DTYPE_F64},        {"F4", 4, GP_DTYPE_UNKNOWN},      {"F6_E2M3", 6, GP_DTYPE_UNKNOWN},
     {"F6_E3M2", 6, GP_DTYPE_UNKNOWN},
 };
 
@@ -89,14 +86,14 @@ static int64_t err_offset(uint64_t off)
 
 /* Fail with path, field (may be NULL) and offset (-1: none) set; the message is prefixed with
  * the file name. */
-static gp_status st_fail(gp_error *err, gp_status code, const char *file, const char *field,
-                         int64_t offset, const char *fmt, ...)
+static gp_status st_fail(gp_error *err, gp_status code, const char *file, const char *field, int64_t offset,
+                         const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 6, 7)))
 #endif
     ;
-static gp_status st_fail(gp_error *err, gp_status code, const char *file, const char *field,
-                         int64_t offset, const char *fmt, ...)
+static gp_status st_fail(gp_error *err, gp_status code, const char *file, const char *field, int64_t offset,
+                         const char *fmt, ...)
 {
     if (!err)
         return code;
@@ -130,27 +127,28 @@ static int get_uint(json_t *v, uint64_t *out)
 
 /* Validate one "<name>": {...} entry. `data_start` is 8+N (file offset of the data section),
  * `data_size` the bytes after it. Tensor names are cut to 100 characters in messages. */
-static gp_status parse_tensor(const char *file, const char *key, json_t *v, uint64_t data_start,
-                              uint64_t data_size, tensor_info *ti, gp_error *err)
+static gp_status parse_tensor(const char *file, const char *key, json_t *v, uint64_t data_start, uint64_t data_size,
+                              tensor_info *ti, gp_error *err)
 {
     if (!json_is_object(v))
         return st_fail(err, GP_EPARSE, file, key, -1,
                        "tensor '%.100s': its entry must be an object with dtype, shape and "
-                       "data_offsets", key);
+                       "data_offsets",
+                       key);
 
     /* dtype */
     json_t *dt = json_object_get(v, "dtype");
     if (!dt)
         return st_fail(err, GP_EPARSE, file, key, -1, "tensor '%.100s': no \"dtype\"", key);
     if (!json_is_string(dt))
-        return st_fail(err, GP_EPARSE, file, key, -1,
-                       "tensor '%.100s': \"dtype\" must be a string", key);
+        return st_fail(err, GP_EPARSE, file, key, -1, "tensor '%.100s': \"dtype\" must be a string", key);
     ti->dtype = find_dtype(json_string_value(dt));
     if (!ti->dtype)
         return st_fail(err, GP_EUNSUPPORTED, file, key, -1,
                        "tensor '%.100s': unknown dtype \"%.32s\" (known: BOOL, U8, I8, F8_E4M3, "
                        "F8_E5M2, F8_E8M0, I16, U16, F16, BF16, I32, U32, F32, I64, U64, F64, F4, "
-                       "F6_E2M3, F6_E3M2)", key, json_string_value(dt));
+                       "F6_E2M3, F6_E3M2)",
+                       key, json_string_value(dt));
 
     /* shape: the element count is the product of the dimensions; 1 for a scalar ([]) and 0
      * if any dimension is 0; otherwise every partial product must fit int64. */
@@ -158,18 +156,16 @@ static gp_status parse_tensor(const char *file, const char *key, json_t *v, uint
     if (!shape)
         return st_fail(err, GP_EPARSE, file, key, -1, "tensor '%.100s': no \"shape\"", key);
     if (!json_is_array(shape))
-        return st_fail(err, GP_EPARSE, file, key, -1,
-                       "tensor '%.100s': \"shape\" must be an array of whole numbers", key);
+        return st_fail(err, GP_EPARSE, file, key, -1, "tensor '%.100s': \"shape\" must be an array of whole numbers",
+                       key);
     size_t rank = json_array_size(shape), i;
     int has_zero = 0;
     for (i = 0; i < rank; i++) {
         json_t *d = json_array_get(shape, i);
         if (!json_is_integer(d))
-            return st_fail(err, GP_EPARSE, file, key, -1,
-                           "tensor '%.100s': shape[%zu] is not a whole number", key, i);
+            return st_fail(err, GP_EPARSE, file, key, -1, "tensor '%.100s': shape[%zu] is not a whole number", key, i);
         if (json_integer_value(d) < 0)
-            return st_fail(err, GP_EPARSE, file, key, -1,
-                           "tensor '%.100s': shape[%zu] is negative (%lld)", key, i,
+            return st_fail(err, GP_EPARSE, file, key, -1, "tensor '%.100s': shape[%zu] is negative (%lld)", key, i,
                            (long long)json_integer_value(d));
         if (json_integer_value(d) == 0)
             has_zero = 1;
@@ -183,46 +179,49 @@ static gp_status parse_tensor(const char *file, const char *key, json_t *v, uint
             if (n > INT64_MAX / d)
                 return st_fail(err, GP_EPARSE, file, key, -1,
                                "tensor '%.100s': the element count overflows at shape[%zu] "
-                               "(the product of the dimensions must fit in 63 bits)", key, i);
+                               "(the product of the dimensions must fit in 63 bits)",
+                               key, i);
             n *= d;
         }
     ti->elements = n;
     if ((uint64_t)n > UINT64_MAX / ti->dtype->bits)
         return st_fail(err, GP_EPARSE, file, key, -1,
-                       "tensor '%.100s': %lld elements of %s is too many bytes to address", key,
-                       (long long)n, ti->dtype->name);
+                       "tensor '%.100s': %lld elements of %s is too many bytes to address", key, (long long)n,
+                       ti->dtype->name);
     uint64_t bits = (uint64_t)n * ti->dtype->bits;
     if (bits % 8 != 0)
         return st_fail(err, GP_EPARSE, file, key, -1,
                        "tensor '%.100s': %lld elements of the %u-bit type %s do not fill whole "
-                       "bytes", key, (long long)n, ti->dtype->bits, ti->dtype->name);
+                       "bytes",
+                       key, (long long)n, ti->dtype->bits, ti->dtype->name);
     ti->bytes = bits / 8;
 
     /* data_offsets */
     json_t *offs = json_object_get(v, "data_offsets");
     if (!offs)
-        return st_fail(err, GP_EPARSE, file, key, -1, "tensor '%.100s': no \"data_offsets\"",
-                       key);
+        return st_fail(err, GP_EPARSE, file, key, -1, "tensor '%.100s': no \"data_offsets\"", key);
     uint64_t begin, end;
-    if (!json_is_array(offs) || json_array_size(offs) != 2 ||
-        get_uint(json_array_get(offs, 0), &begin) || get_uint(json_array_get(offs, 1), &end))
+    if (!json_is_array(offs) || json_array_size(offs) != 2 || get_uint(json_array_get(offs, 0), &begin) ||
+        get_uint(json_array_get(offs, 1), &end))
         return st_fail(err, GP_EPARSE, file, key, -1,
                        "tensor '%.100s': \"data_offsets\" must be [begin, end], two whole "
-                       "numbers >= 0", key);
+                       "numbers >= 0",
+                       key);
     if (end < begin)
         return st_fail(err, GP_EPARSE, file, key, err_offset(data_start + begin),
-                       "tensor '%.100s': data_offsets end (%llu) is before begin (%llu)", key,
-                       (unsigned long long)end, (unsigned long long)begin);
+                       "tensor '%.100s': data_offsets end (%llu) is before begin (%llu)", key, (unsigned long long)end,
+                       (unsigned long long)begin);
     if (end - begin != ti->bytes)
         return st_fail(err, GP_EPARSE, file, key, err_offset(data_start + begin),
                        "tensor '%.100s': data_offsets span %llu bytes but %lld elements of %s "
-                       "take %llu", key, (unsigned long long)(end - begin), (long long)n,
-                       ti->dtype->name, (unsigned long long)ti->bytes);
+                       "take %llu",
+                       key, (unsigned long long)(end - begin), (long long)n, ti->dtype->name,
+                       (unsigned long long)ti->bytes);
     if (end > data_size)
         return st_fail(err, GP_EPARSE, file, key, err_offset(data_start + begin),
                        "tensor '%.100s': truncated data: it ends at byte %llu of the file but "
-                       "the file has %llu", key, (unsigned long long)(data_start + end),
-                       (unsigned long long)(data_start + data_size));
+                       "the file has %llu",
+                       key, (unsigned long long)(data_start + end), (unsigned long long)(data_start + data_size));
     return GP_OK;
 }
 
@@ -230,14 +229,11 @@ static gp_status parse_tensor(const char *file, const char *key, json_t *v, uint
 static gp_status check_metadata(const char *file, json_t *v, gp_error *err)
 {
     if (!json_is_object(v))
-        return st_fail(err, GP_EPARSE, file, "__metadata__", -1,
-                       "\"__metadata__\" must be an object of strings");
+        return st_fail(err, GP_EPARSE, file, "__metadata__", -1, "\"__metadata__\" must be an object of strings");
     const char *k;
     json_t *s;
-    json_object_foreach(v, k, s)
-        if (!json_is_string(s))
-            return st_fail(err, GP_EPARSE, file, "__metadata__", -1,
-                           "\"__metadata__\" value of \"%.100s\" is not a string", k);
+    json_object_foreach(v, k, s) if (!json_is_string(s)) return st_fail(
+        err, GP_EPARSE, file, "__metadata__", -1, "\"__metadata__\" value of \"%.100s\" is not a string", k);
     return GP_OK;
 }
 
@@ -252,7 +248,7 @@ typedef struct header_walk {
     size_t len, pos;
     const char *file;
     uint64_t data_start, data_size;
-    int first;                 /* no entry read yet */
+    int first; /* no entry read yet */
 } header_walk;
 
 /* One tensor's data span and where its key is, for the overlap and duplicate checks. */
@@ -285,8 +281,8 @@ static json_t *load_span(const header_walk *w, size_t at, size_t end, int flags,
     json_t *v = json_loadb(w->s + at, end - at, flags | JSON_REJECT_DUPLICATES, &je);
     if (!v) {
         uint64_t off = 8 + (uint64_t)at + (uint64_t)(je.position > 0 ? je.position : 0);
-        *st = st_fail(err, GP_EPARSE, w->file, NULL, err_offset(off),
-                      "header JSON is malformed at byte %llu: %s", (unsigned long long)off, je.text);
+        *st = st_fail(err, GP_EPARSE, w->file, NULL, err_offset(off), "header JSON is malformed at byte %llu: %s",
+                      (unsigned long long)off, je.text);
     }
     return v;
 }
@@ -423,9 +419,9 @@ static gp_status check_spans(const header_walk *w, span *v, size_t n, gp_error *
             key_name(w, v[i].key_at, b, sizeof b);
             return st_fail(err, GP_EPARSE, w->file, b, err_offset(w->data_start + v[i].begin),
                            "tensor '%.100s': tensors overlap: its bytes [%llu, %llu) of the data section "
-                           "share bytes with tensor '%.100s' [%llu, %llu)", b, (unsigned long long)v[i].begin,
-                           (unsigned long long)v[i].end, a, (unsigned long long)v[holder].begin,
-                           (unsigned long long)v[holder].end);
+                           "share bytes with tensor '%.100s' [%llu, %llu)",
+                           b, (unsigned long long)v[i].begin, (unsigned long long)v[i].end, a,
+                           (unsigned long long)v[holder].begin, (unsigned long long)v[holder].end);
         }
         if (v[i].end > reach) {
             reach = v[i].end;
@@ -437,8 +433,8 @@ static gp_status check_spans(const header_walk *w, span *v, size_t n, gp_error *
 
 /* Pass 1 over the header: every entry valid, totals, spans disjoint. *spans is the caller's
  * to free. */
-static gp_status validate_entries(header_walk *w, span **spans, int64_t *tensors, int64_t *elements,
-                                  uint64_t *bytes, gp_error *err)
+static gp_status validate_entries(header_walk *w, span **spans, int64_t *tensors, int64_t *elements, uint64_t *bytes,
+                                  gp_error *err)
 {
     size_t cap = 0, n = 0;
     gp_status st = walk_begin(w, err);
@@ -489,9 +485,8 @@ typedef struct scan_hook {
     void *ctx;
 } scan_hook;
 
-static gp_status scan_header(const uint8_t *buf, size_t len, uint64_t file_size,
-                             const char *name, gp_model *m, const scan_hook *hook,
-                             gp_error *err)
+static gp_status scan_header(const uint8_t *buf, size_t len, uint64_t file_size, const char *name, gp_model *m,
+                             const scan_hook *hook, gp_error *err)
 {
     if (!name)
         name = "safetensors";
@@ -504,26 +499,25 @@ static gp_status scan_header(const uint8_t *buf, size_t len, uint64_t file_size,
     if (file_size < 8)
         return st_fail(err, GP_EPARSE, name, NULL, 0,
                        "truncated: %llu bytes is too short for a safetensors file (it starts "
-                       "with an 8-byte header length)", (unsigned long long)file_size);
+                       "with an 8-byte header length)",
+                       (unsigned long long)file_size);
     if (len < 8)
         return st_fail(err, GP_EINVAL, name, NULL, 0,
-                       "the buffer holds %zu bytes: it needs at least the 8-byte header length",
-                       len);
+                       "the buffer holds %zu bytes: it needs at least the 8-byte header length", len);
     const uint64_t n = read_le64(buf);
     if (n == 0)
-        return st_fail(err, GP_EPARSE, name, NULL, 0,
-                       "header length 0 is absurd: not a safetensors file");
+        return st_fail(err, GP_EPARSE, name, NULL, 0, "header length 0 is absurd: not a safetensors file");
     if (n > GPI_MAX_SAFETENSORS_HEADER)
         return st_fail(err, GP_ELIMIT, name, NULL, 0,
                        "header length %llu is absurd (the format's limit is %u bytes): not a "
-                       "safetensors file?", (unsigned long long)n, GPI_MAX_SAFETENSORS_HEADER);
+                       "safetensors file?",
+                       (unsigned long long)n, GPI_MAX_SAFETENSORS_HEADER);
     if (n > file_size - 8)
         return st_fail(err, GP_EPARSE, name, NULL, 0,
-                       "truncated: the header length says %llu bytes but only %llu follow it",
-                       (unsigned long long)n, (unsigned long long)(file_size - 8));
+                       "truncated: the header length says %llu bytes but only %llu follow it", (unsigned long long)n,
+                       (unsigned long long)(file_size - 8));
     if (n > len - 8)
-        return st_fail(err, GP_EINVAL, name, NULL, 0,
-                       "the buffer holds %zu bytes but the header needs %llu", len,
+        return st_fail(err, GP_EINVAL, name, NULL, 0, "the buffer holds %zu bytes but the header needs %llu", len,
                        (unsigned long long)(8 + n));
     const uint64_t data_start = 8 + n, data_size = file_size - data_start;
 
@@ -534,8 +528,8 @@ static gp_status scan_header(const uint8_t *buf, size_t len, uint64_t file_size,
     /* Pass 1: validate every entry and the file's totals; the model is not touched. */
     gp_status st = validate_entries(&hw, &spans, &tensors, &elements, &bytes, err);
     /* The model's running totals (several shards) must not overflow either. */
-    if (!st && (elements > INT64_MAX - m->exact_params - m->exact_buffers ||
-                bytes > UINT64_MAX - m->exact_bytes || tensors > INT64_MAX - m->exact_tensors))
+    if (!st && (elements > INT64_MAX - m->exact_params - m->exact_buffers || bytes > UINT64_MAX - m->exact_bytes ||
+                tensors > INT64_MAX - m->exact_tensors))
         st = st_fail(err, GP_ELIMIT, name, NULL, -1, "the model's exact totals would overflow 64 bits");
     free(spans);
     if (st)
@@ -566,8 +560,8 @@ static gp_status scan_header(const uint8_t *buf, size_t len, uint64_t file_size,
     return GP_OK;
 }
 
-gp_status gpi_safetensors_scan_buffer(const uint8_t *buf, size_t len, uint64_t file_size,
-                                     const char *name, gp_model *m, gp_error *err)
+gp_status gpi_safetensors_scan_buffer(const uint8_t *buf, size_t len, uint64_t file_size, const char *name, gp_model *m,
+                                      gp_error *err)
 {
     gp_error_clear(err);
     return scan_header(buf, len, file_size, name, m, NULL, err);
@@ -595,8 +589,7 @@ static gp_status scan_file(const char *path, gp_model *m, const scan_hook *hook,
         return st;
     if (len < 8 + n) /* the file shrank in between */
         st = st_fail(err, GP_EPARSE, path, NULL, err_offset(len),
-                     "truncated: the file ended after %zu of the %llu header bytes", len,
-                     (unsigned long long)(8 + n));
+                     "truncated: the file ended after %zu of the %llu header bytes", len, (unsigned long long)(8 + n));
     else
         st = scan_header(buf, len, size, path, m, hook, err);
     free(buf);
@@ -616,12 +609,12 @@ gp_status gpi_safetensors_scan_file(const char *path, gp_model *m, gp_error *err
 /* What a folder scan learns about the tensors, beyond the model's tallies. */
 typedef struct folder_ctx {
     const gp_model *m;
-    json_t *weight_map;   /* the index's tensor -> shard map (borrowed), or NULL */
-    json_t *seen;         /* tensor names met so far (a set) */
-    const char *shard;    /* file name of the shard being scanned */
-    int64_t duplicates;   /* tensors met in more than one shard */
-    int64_t unlisted;     /* tensors the weight_map does not name */
-    int64_t misplaced;    /* tensors found in another shard than the weight_map says */
+    json_t *weight_map; /* the index's tensor -> shard map (borrowed), or NULL */
+    json_t *seen;       /* tensor names met so far (a set) */
+    const char *shard;  /* file name of the shard being scanned */
+    int64_t duplicates; /* tensors met in more than one shard */
+    int64_t unlisted;   /* tensors the weight_map does not name */
+    int64_t misplaced;  /* tensors found in another shard than the weight_map says */
     const char *first_unlisted;
     /* parameters in tensors that an architecture count from config.json does not cover */
     int64_t vision, mtp, quant_meta;
@@ -650,9 +643,23 @@ static int64_t layer_index(const char *name)
 static int is_quant_meta(const char *name)
 {
     static const char *const leaves[] = {
-        "scale", "scales", "qzeros", "g_idx", "weight_scale", "weight_scale_inv", "input_scale",
-        "output_scale", "k_scale", "v_scale", "weight_zero_point", "input_zero_point",
-        "absmax", "quant_map", "nested_absmax", "nested_quant_map", "weight_scale_2",
+        "scale",
+        "scales",
+        "qzeros",
+        "g_idx",
+        "weight_scale",
+        "weight_scale_inv",
+        "input_scale",
+        "output_scale",
+        "k_scale",
+        "v_scale",
+        "weight_zero_point",
+        "input_zero_point",
+        "absmax",
+        "quant_map",
+        "nested_absmax",
+        "nested_quant_map",
+        "weight_scale_2",
     };
     const char *dot = strrchr(name, '.');
     const char *leaf = dot ? dot + 1 : name;
@@ -682,8 +689,8 @@ static void folder_on_tensor(void *vctx, const char *tensor, int64_t elements, i
     if (!is_param)
         return;
     int64_t li = layer_index(tensor);
-    if (strstr(tensor, "vision") || strstr(tensor, "visual") ||
-        strstr(tensor, "multi_modal_projector") || strstr(tensor, "mm_projector"))
+    if (strstr(tensor, "vision") || strstr(tensor, "visual") || strstr(tensor, "multi_modal_projector") ||
+        strstr(tensor, "mm_projector"))
         c->vision += elements;
     else if (strstr(tensor, "mtp") || (c->m->layers > 0 && li >= c->m->layers))
         c->mtp += elements;
@@ -696,8 +703,7 @@ static gp_status join_path(char *out, const char *dir, const char *file, gp_erro
     int n = snprintf(out, ST_PATH_MAX, "%s/%s", dir, file);
     if (n < 0 || n >= ST_PATH_MAX) {
         gpi_error_set_path(err, dir);
-        return gpi_fail(err, GP_EINVAL, "%s: path too long (limit %d bytes)", dir,
-                        ST_PATH_MAX - 1);
+        return gpi_fail(err, GP_EINVAL, "%s: path too long (limit %d bytes)", dir, ST_PATH_MAX - 1);
     }
     return GP_OK;
 }
@@ -742,15 +748,13 @@ static int names_add(name_list *l, const char *s)
 
 /* Parse the index: the distinct shard names of weight_map go into `shards`; *map_out gets the
  * parsed document (the caller frees it) whose "weight_map" the cross-check uses. */
-static gp_status read_index(const char *path, name_list *shards, json_t **doc_out,
-                            gp_error *err)
+static gp_status read_index(const char *path, name_list *shards, json_t **doc_out, gp_error *err)
 {
     *doc_out = NULL;
     uint8_t *buf;
     size_t len;
     uint64_t size;
-    gp_status st = gpi_read_file_prefix(path, (size_t)GPI_MAX_SAFETENSORS_HEADER + 1, &buf, &len,
-                                        &size, err);
+    gp_status st = gpi_read_file_prefix(path, (size_t)GPI_MAX_SAFETENSORS_HEADER + 1, &buf, &len, &size, err);
     if (st)
         return st;
     if (size > GPI_MAX_SAFETENSORS_HEADER) {
@@ -798,24 +802,25 @@ static gp_status read_index(const char *path, name_list *shards, json_t **doc_ou
     }
     const char *tensor;
     json_t *v;
-    json_object_foreach(map, tensor, v) {
+    json_object_foreach(map, tensor, v)
+    {
         const char *file = json_string_value(v);
         if (!file) {
-            st = st_fail(err, GP_EPARSE, path, tensor, -1,
-                         "weight_map entry '%.100s' must be a shard file name", tensor);
+            st = st_fail(err, GP_EPARSE, path, tensor, -1, "weight_map entry '%.100s' must be a shard file name",
+                         tensor);
             break;
         }
         if (!*file || strchr(file, '/') || strstr(file, "..") || strchr(file, '\\')) {
             st = st_fail(err, GP_EINVAL, path, tensor, -1,
                          "weight_map entry '%.100s' names shard \"%.100s\": shard names must "
-                         "be plain file names in the folder (no '/' or '..')", tensor, file);
+                         "be plain file names in the folder (no '/' or '..')",
+                         tensor, file);
             break;
         }
         if (json_object_get(set, file))
             continue;
         if (json_object_size(set) >= GPI_MAX_SHARDS) {
-            st = st_fail(err, GP_ELIMIT, path, "weight_map", -1,
-                         "more than %d shard files (limit)", GPI_MAX_SHARDS);
+            st = st_fail(err, GP_ELIMIT, path, "weight_map", -1, "more than %d shard files (limit)", GPI_MAX_SHARDS);
             break;
         }
         if (json_object_set_new(set, file, json_true()) || names_add(shards, file)) {
@@ -849,8 +854,7 @@ static gp_status list_shards(const char *dir, name_list *shards, gp_error *err)
         if (e->d_name[0] == '.' || !gpi_ends_with(e->d_name, ".safetensors"))
             continue;
         if (shards->n >= GPI_MAX_SHARDS) {
-            st = st_fail(err, GP_ELIMIT, dir, NULL, -1,
-                         "more than %d .safetensors files (limit)", GPI_MAX_SHARDS);
+            st = st_fail(err, GP_ELIMIT, dir, NULL, -1, "more than %d .safetensors files (limit)", GPI_MAX_SHARDS);
             break;
         }
         if (names_add(shards, e->d_name)) {
@@ -872,7 +876,7 @@ static gp_status list_shards(const char *dir, name_list *shards, gp_error *err)
  * so must be whole, and every file an index names must exist. */
 
 typedef struct shard_name {
-    size_t prefix_len;        /* PREFIX is name[0, prefix_len) */
+    size_t prefix_len; /* PREFIX is name[0, prefix_len) */
     unsigned long index, count;
     int index_width, count_width;
 } shard_name;
@@ -962,9 +966,10 @@ static gp_status check_shard_set(const char *dir, const name_list *shards, int h
     if (n_missing == 0)
         return GP_OK;
     gpi_error_set_field(err, "shards");
-    return st_fail(err, GP_ENOTFOUND, dir, "shards",  -1,
+    return st_fail(err, GP_ENOTFOUND, dir, "shards", -1,
                    "the shard set is incomplete: %zu file%s missing (%s); a model with shards missing would "
-                   "be counted smaller than it is", n_missing, n_missing == 1 ? " is" : "s are", missing);
+                   "be counted smaller than it is",
+                   n_missing, n_missing == 1 ? " is" : "s are", missing);
 }
 
 /* Does config.json name the storage dtype (torch_dtype / dtype, at the top or in
@@ -1023,7 +1028,10 @@ static void reconcile(gp_model *m, const folder_ctx *c)
         m->exact_extra_params = extra;
         char parts[384] = "";
         size_t used = 0;
-        const struct { const char *what; int64_t n; } cats[] = {
+        const struct {
+            const char *what;
+            int64_t n;
+        } cats[] = {
             {"vision/multimodal tensors", c->vision},
             {"multi-token-prediction (MTP) layers", c->mtp},
             {"quantization scales/zeros", c->quant_meta},
@@ -1032,17 +1040,15 @@ static void reconcile(gp_model *m, const folder_ctx *c)
         for (size_t i = 0; i < sizeof cats / sizeof cats[0]; i++) {
             if (cats[i].n <= 0 || used >= sizeof parts)
                 continue;
-            int w = snprintf(parts + used, sizeof parts - used, "%s%lld in %s",
-                             used ? ", " : "; of them ", (long long)cats[i].n, cats[i].what);
+            int w = snprintf(parts + used, sizeof parts - used, "%s%lld in %s", used ? ", " : "; of them ",
+                             (long long)cats[i].n, cats[i].what);
             used += w > 0 ? (size_t)w : 0;
             explained += cats[i].n;
         }
         if (explained > 0 && explained < extra && used < sizeof parts)
-            snprintf(parts + used, sizeof parts - used, ", %lld unexplained",
-                     (long long)(extra - explained));
+            snprintf(parts + used, sizeof parts - used, ", %lld unexplained", (long long)(extra - explained));
         else if (explained > extra && used < sizeof parts)
-            snprintf(parts + used, sizeof parts - used,
-                     " (the other tensors hold %lld fewer than the config implies)",
+            snprintf(parts + used, sizeof parts - used, " (the other tensors hold %lld fewer than the config implies)",
                      (long long)(explained - extra));
         gpi_note(m->notes, sizeof m->notes,
                  "the files hold %lld parameters more than the config's architecture count "
@@ -1066,8 +1072,7 @@ static void reconcile(gp_model *m, const folder_ctx *c)
 }
 
 /* The folder's config.json -> out; *dtype_given: whether the config names the weights' dtype. */
-static gp_status read_folder_config(const char *dir, gp_model *out, int *dtype_given,
-                                    gp_error *err)
+static gp_status read_folder_config(const char *dir, gp_model *out, int *dtype_given, gp_error *err)
 {
     char path[ST_PATH_MAX];
     struct stat sb;
@@ -1080,8 +1085,7 @@ static gp_status read_folder_config(const char *dir, gp_model *out, int *dtype_g
         return st;
     if (stat(path, &sb) != 0) {
         gpi_error_set_path(err, dir);
-        return gpi_fail(err, GP_ENOTFOUND,
-                        "no config.json in %s: a model folder needs the Hugging Face config", dir);
+        return gpi_fail(err, GP_ENOTFOUND, "no config.json in %s: a model folder needs the Hugging Face config", dir);
     }
     st = gp_model_from_hf_config_file(path, out, err);
     if (st)
@@ -1110,8 +1114,8 @@ static void set_folder_identity(const char *dir, gp_model *out)
 }
 
 /* Scan every shard's header into out; with an index, a shard it names must exist. */
-static gp_status scan_shards(const char *dir, const name_list *shards, int has_index,
-                             folder_ctx *ctx, gp_model *out, gp_error *err)
+static gp_status scan_shards(const char *dir, const name_list *shards, int has_index, folder_ctx *ctx, gp_model *out,
+                             gp_error *err)
 {
     char path[ST_PATH_MAX];
     struct stat sb;
@@ -1122,9 +1126,8 @@ static gp_status scan_shards(const char *dir, const name_list *shards, int has_i
             return st;
         if (has_index && stat(path, &sb) != 0) {
             gpi_error_set_path(err, path);
-            return gpi_fail(err, GP_ENOTFOUND,
-                            "%s/" ST_INDEX_NAME " names shard '%s', which is not in the folder",
-                            dir, shards->v[i]);
+            return gpi_fail(err, GP_ENOTFOUND, "%s/" ST_INDEX_NAME " names shard '%s', which is not in the folder", dir,
+                            shards->v[i]);
         }
         ctx->shard = shards->v[i];
         if ((st = scan_file(path, out, &hook, err)) != GP_OK)
@@ -1140,25 +1143,19 @@ static void note_shard_mismatches(const folder_ctx *ctx, gp_model *out)
         int64_t missing = 0;
         const char *first_missing = NULL, *k;
         json_t *v;
-        json_object_foreach(ctx->weight_map, k, v)
-            if (!json_object_get(ctx->seen, k) && !missing++)
-                first_missing = k;
+        json_object_foreach(ctx->weight_map, k, v) if (!json_object_get(ctx->seen, k) && !missing++) first_missing = k;
         if (missing)
-            gpi_note(out->notes, sizeof out->notes,
-                     "the index lists %lld tensors that no shard holds (first: '%.80s')",
+            gpi_note(out->notes, sizeof out->notes, "the index lists %lld tensors that no shard holds (first: '%.80s')",
                      (long long)missing, first_missing);
         if (ctx->unlisted)
-            gpi_note(out->notes, sizeof out->notes,
-                     "%lld tensors in the shards are not in the index (first: '%.80s')",
+            gpi_note(out->notes, sizeof out->notes, "%lld tensors in the shards are not in the index (first: '%.80s')",
                      (long long)ctx->unlisted, ctx->first_unlisted ? ctx->first_unlisted : "");
         if (ctx->misplaced)
-            gpi_note(out->notes, sizeof out->notes,
-                     "%lld tensors are in another shard than the index says",
+            gpi_note(out->notes, sizeof out->notes, "%lld tensors are in another shard than the index says",
                      (long long)ctx->misplaced);
     }
     if (ctx->duplicates)
-        gpi_note(out->notes, sizeof out->notes,
-                 "%lld tensors appear in more than one shard and are counted each time",
+        gpi_note(out->notes, sizeof out->notes, "%lld tensors appear in more than one shard and are counted each time",
                  (long long)ctx->duplicates);
 }
 

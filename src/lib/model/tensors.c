@@ -12,24 +12,22 @@
 
 static int is_buffer(const char *tensor_name)
 {
-    static const char *const buffer_markers[] = {"inv_freq", "rope_freqs", "rotary_emb.cos_cached",
-                                                 "rotary_emb.sin_cached", "rope_factors_long",
-                                                 "rope_factors_short", "attn.masked_bias", "attn.bias"};
+    static const char *const buffer_markers[] = {
+        "inv_freq",          "rope_freqs",         "rotary_emb.cos_cached", "rotary_emb.sin_cached",
+        "rope_factors_long", "rope_factors_short", "attn.masked_bias",      "attn.bias"};
     if (!tensor_name)
         return 0;
     for (size_t i = 0; i < sizeof buffer_markers / sizeof buffer_markers[0]; i++) {
         const char *hit = strstr(tensor_name, buffer_markers[i]);
         /* a marker must start a name component ("h.0.attn.bias", not "c_attn.bias"); GPT-2's
          * "attn.bias" (the causal mask) must also end the name */
-        if (hit && (hit == tensor_name || hit[-1] == '.') &&
-            (i < 6 || hit[strlen(buffer_markers[i])] == '\0'))
+        if (hit && (hit == tensor_name || hit[-1] == '.') && (i < 6 || hit[strlen(buffer_markers[i])] == '\0'))
             return 1;
     }
     return 0;
 }
 
-void gpi_model_add_tensor(gp_model *m, const char *tensor_name, const char *type_name,
-                          int64_t elements, uint64_t bytes)
+void gpi_model_add_tensor(gp_model *m, const char *tensor_name, const char *type_name, int64_t elements, uint64_t bytes)
 {
     m->has_exact = 1;
     m->exact_tensors++;

@@ -45,7 +45,7 @@
  * scheduling): 3 ms, assumed (no case of a current vLLM in validation/). vLLM 0.5's
  * larger Python-side overhead is a constant of the validation mapper, validate_serve.c. */
 #define GP_STEP_OVERHEAD_TRTLLM_S 0.0005
-#define GP_STEP_OVERHEAD_VLLM_S 0.0030
+#define GP_STEP_OVERHEAD_VLLM_S   0.0030
 /* Fixed cost of one all-reduce: launch and synchronisation of the custom (one-shot) all-reduce
  * kernels vLLM and TensorRT-LLM use on NVLink for small messages; NCCL's ring latency on 8
  * NVLink GPUs is of the same order (tens of microseconds, nccl-tests). Assumed, not fitted. */
@@ -93,17 +93,12 @@ static double gemm_peak_tflops(const gp_gpu *g, gp_dtype wt)
     if (!(bf16 > 0))
         bf16 = g->tflops[GP_DTYPE_FP8] > 0 ? g->tflops[GP_DTYPE_FP8] / 2.0 : g->tflops[GP_DTYPE_FP4] / 4.0;
     switch (wt) {
-    case GP_DTYPE_FP8:
-        return g->tflops[GP_DTYPE_FP8] > 0 ? g->tflops[GP_DTYPE_FP8] : bf16;
-    case GP_DTYPE_INT8:
-        return g->tflops[GP_DTYPE_INT8] > 0 ? g->tflops[GP_DTYPE_INT8] : bf16;
+    case GP_DTYPE_FP8: return g->tflops[GP_DTYPE_FP8] > 0 ? g->tflops[GP_DTYPE_FP8] : bf16;
+    case GP_DTYPE_INT8: return g->tflops[GP_DTYPE_INT8] > 0 ? g->tflops[GP_DTYPE_INT8] : bf16;
     case GP_DTYPE_FP4:
-    case GP_DTYPE_MXFP4:
-        return g->tflops[GP_DTYPE_FP4] > 0 ? g->tflops[GP_DTYPE_FP4] : bf16;
-    case GP_DTYPE_F32:
-        return g->tflops[GP_DTYPE_F32] > 0 ? g->tflops[GP_DTYPE_F32] : bf16;
-    default:
-        return bf16;
+    case GP_DTYPE_MXFP4: return g->tflops[GP_DTYPE_FP4] > 0 ? g->tflops[GP_DTYPE_FP4] : bf16;
+    case GP_DTYPE_F32: return g->tflops[GP_DTYPE_F32] > 0 ? g->tflops[GP_DTYPE_F32] : bf16;
+    default: return bf16;
     }
 }
 
@@ -162,7 +157,8 @@ static gp_status check_params(const gpi_perf_params *pp, gp_error *err)
           pp->gemm_fraction >= 0 && pp->gemm_fraction <= 1 &&
           (pp->expert_imbalance == 0 || (pp->expert_imbalance >= 1 && pp->expert_imbalance <= 64))))
         return gpi_fail(err, GP_EINVAL,
-                        "efficiencies and the GEMM fraction must be in (0, 1], overheads non-negative and expert imbalance 1 to 64");
+                        "efficiencies and the GEMM fraction must be in (0, 1], overheads non-negative and expert "
+                        "imbalance 1 to 64");
     return GP_OK;
 }
 
@@ -191,8 +187,8 @@ static void step_experts(const gp_model *m, const gp_param_breakdown *p, const g
  * permutation to expert order and back (read + write h, twice) and the experts' activation
  * function. The training model counts the same terms forward and backward (kernels.json
  * fit.elementwise_note). */
-#define GP_SERVE_NORM_UNITS 8.0
-#define GP_SERVE_ACT_UNITS 3.0
+#define GP_SERVE_NORM_UNITS    8.0
+#define GP_SERVE_ACT_UNITS     3.0
 #define GP_SERVE_PERMUTE_UNITS 4.0
 static void step_elementwise(const gp_model *m, const gp_layout *l, gp_engine engine, gpi_step_model *out)
 {
@@ -230,8 +226,8 @@ static void step_shapes(const gp_model *m, const gp_param_breakdown *p, const gp
     }
     out->head_width = (double)m->vocab / (double)l->tp;
     int mla = m->kv_lora_rank > 0;
-    out->attn_head_dim = mla ? (double)(m->qk_nope_head_dim + m->qk_rope_head_dim + m->v_head_dim) / 2.0
-                             : (double)m->head_dim;
+    out->attn_head_dim =
+        mla ? (double)(m->qk_nope_head_dim + m->qk_rope_head_dim + m->v_head_dim) / 2.0 : (double)m->head_dim;
 }
 
 /* Attention core and KV: MLA's latent is replicated over TP, GQA's heads split. */
@@ -286,8 +282,8 @@ static void step_links(const gp_model *m, const gp_gpu *gpu, const gpi_link *int
     if (!(host > 0))
         host = gpi_gpu_pcie_gbps(gpu); /* data/links.json pcie<gen>, through the catalog */
     double in_node = (su > 0 ? su : host) * 1e9 * gpi_cal_scale(gpu->cal_intra_scale); /* a profile's */
-    double net = (inter && inter->bw_gbps_per_direction > 0 ? inter->bw_gbps_per_direction : GP_DEFAULT_INTER_GBPS) * 1e9 *
-                 gpi_cal_scale(gpu->cal_inter_scale);
+    double net = (inter && inter->bw_gbps_per_direction > 0 ? inter->bw_gbps_per_direction : GP_DEFAULT_INTER_GBPS) *
+                 1e9 * gpi_cal_scale(gpu->cal_inter_scale);
     double net_lat = out->params.inter_node_latency_s + (inter ? inter->latency_us * 1e-6 : 0.0);
     int gpus = l->tp * l->pp * l->dp;
     out->nodes = (gpus + node - 1) / node;
@@ -321,8 +317,8 @@ static void step_links(const gp_model *m, const gp_gpu *gpu, const gpi_link *int
 }
 
 gp_status gpi_step_model_init_nodes(const gp_model *m, const gp_gpu *gpu, const gpi_link *intra, const gpi_link *inter,
-                                   const gp_workload *w, const gp_layout *l, const gpi_perf_params *params,
-                                   gpi_step_model *out, gp_error *err)
+                                    const gp_workload *w, const gp_layout *l, const gpi_perf_params *params,
+                                    gpi_step_model *out, gp_error *err)
 {
     gp_error_clear(err); /* no stale offset or field from an earlier call */
     memset(out, 0, sizeof *out);
@@ -372,13 +368,16 @@ gp_status gpi_step_model_init_nodes(const gp_model *m, const gp_gpu *gpu, const 
     step_attention(m, l, kt, out);
     /* the expert GEMM's input format: FP8 1 byte, NVFP4 half a byte + one FP8 scale per 16,
      * MXFP4 + one E8M0 scale per 32, else 16-bit */
-    double act = wt == GP_DTYPE_FP8 ? 1.0 : wt == GP_DTYPE_FP4 ? 0.5 + 1.0 / 16.0 : wt == GP_DTYPE_MXFP4 ? 0.5 + 1.0 / 32.0 : GP_ACT_BYTES;
+    double act = wt == GP_DTYPE_FP8     ? 1.0
+                 : wt == GP_DTYPE_FP4   ? 0.5 + 1.0 / 16.0
+                 : wt == GP_DTYPE_MXFP4 ? 0.5 + 1.0 / 32.0
+                                        : GP_ACT_BYTES;
     step_links(m, gpu, intra, inter, l, act, out);
     return GP_OK;
 }
 
 gp_status gpi_step_model_init(const gp_model *m, const gp_gpu *gpu, const gpi_link *link, const gp_workload *w,
-                             const gp_layout *l, const gpi_perf_params *params, gpi_step_model *out, gp_error *err)
+                              const gp_layout *l, const gpi_perf_params *params, gpi_step_model *out, gp_error *err)
 {
     gp_layout ll;
     if (l) {
@@ -398,7 +397,10 @@ double gpi_kv_transfer_time(const gpi_step_model *sm, double tokens, double byte
     return tokens * sm->kv_bytes_per_token_replica / (bytes_per_s * (double)gpus) + sm->tp_latency_s;
 }
 
-static double maxd(double a, double b) { return a > b ? a : b; }
+static double maxd(double a, double b)
+{
+    return a > b ? a : b;
+}
 
 /* ---- measured rates (data/kernels.json) ---------------------------------------------- */
 
@@ -446,8 +448,9 @@ void gpi_step_model_use_rates(gpi_step_model *sm, const gp_catalog *cat, const g
     sm->net_curve = inter ? gpi_link_curve_of(cat, inter->id) : NULL;
     if (!sm->net_curve)
         sm->net_curve = gpi_kernels_scale_out(gpi_catalog_kernels(cat));
-    sm->net_gbps = sm->a2a_inter_bytes_per_s > 0 ? sm->a2a_inter_bytes_per_s / 1e9
-                   : inter && inter->bw_gbps_per_direction > 0 ? inter->bw_gbps_per_direction : GP_DEFAULT_INTER_GBPS;
+    sm->net_gbps = sm->a2a_inter_bytes_per_s > 0               ? sm->a2a_inter_bytes_per_s / 1e9
+                   : inter && inter->bw_gbps_per_direction > 0 ? inter->bw_gbps_per_direction
+                                                               : GP_DEFAULT_INTER_GBPS;
     if (sm->tp > gpi_serve_node_gpus(gpu))
         sm->tp_link_gbps = sm->net_gbps;
     sm->custom_ar_max_bytes = GP_CUSTOM_AR_MAX_BYTES;
@@ -491,10 +494,10 @@ static double comm_rates(const gpi_step_model *sm, double T)
 {
     double s = 0.0;
     if (sm->tp > 1 && sm->allreduces > 0) {
-        const gpi_link_curve *lc = sm->tp > 1 && sm->tp_link_gbps == sm->net_gbps && sm->nodes > 1 ? sm->net_curve
-                                                                                               : sm->tp_curve;
-        s += sm->allreduces * coll_s(sm, lc, GPI_COLL_ALL_REDUCE, T * sm->allreduce_bytes_per_token, sm->tp,
-                                     sm->tp_link_gbps);
+        const gpi_link_curve *lc =
+            sm->tp > 1 && sm->tp_link_gbps == sm->net_gbps && sm->nodes > 1 ? sm->net_curve : sm->tp_curve;
+        s += sm->allreduces *
+             coll_s(sm, lc, GPI_COLL_ALL_REDUCE, T * sm->allreduce_bytes_per_token, sm->tp, sm->tp_link_gbps);
     }
     if (sm->a2a_bytes_per_token > 0 && sm->a2a_count > 0) {
         /* per all-to-all, the bytes each GPU sends; nccl-tests' size is the whole buffer */
@@ -589,7 +592,8 @@ static void step_peaks(const gpi_step_model *sm, const gpi_batch_shape *b, gpi_s
     if (sm->a2a_bytes_per_token > 0) {
         double bytes = T * sm->a2a_bytes_per_token;
         double intra = bytes * sm->a2a_intra_share / sm->link_bytes_per_s;
-        double inter = sm->a2a_intra_share < 1.0 ? bytes * (1.0 - sm->a2a_intra_share) / sm->a2a_inter_bytes_per_s : 0.0;
+        double inter =
+            sm->a2a_intra_share < 1.0 ? bytes * (1.0 - sm->a2a_intra_share) / sm->a2a_inter_bytes_per_s : 0.0;
         d->comm_s += maxd(intra, inter) + sm->a2a_count * sm->a2a_latency_s;
     }
     if (sm->pp > 1 && sm->pp_link_bytes_per_s > 0)

@@ -49,15 +49,15 @@
  * latencies NCCL's measured curves do not cover (rings longer than the 8- and 32-rank
  * measurements). */
 #define GP_FALLBACK_GEMM_EFFICIENCY 0.80
-#define GP_FALLBACK_GEMM_HALF_DIM 100.0
+#define GP_FALLBACK_GEMM_HALF_DIM   100.0
 #define GP_FALLBACK_ATTN_EFFICIENCY 0.30
-#define GP_FALLBACK_ELEMENTWISE_H 120.0
-#define GP_FALLBACK_ELEMENTWISE_F 12.0
-#define GP_FALLBACK_HBM_EFFICIENCY 0.85
-#define GP_NCCL_BW_EFFICIENCY 0.8
+#define GP_FALLBACK_ELEMENTWISE_H   120.0
+#define GP_FALLBACK_ELEMENTWISE_F   12.0
+#define GP_FALLBACK_HBM_EFFICIENCY  0.85
+#define GP_NCCL_BW_EFFICIENCY       0.8
 /* Latency per ring step across nodes: a hop over InfiniBand/RoCE costs several us (NVIDIA's
  * aiconfigurator uses 10 us flat); inside a node the measured curves include it. */
-#define GP_COLLECTIVE_STEP_LATENCY_S 2e-6
+#define GP_COLLECTIVE_STEP_LATENCY_S       2e-6
 #define GP_COLLECTIVE_STEP_LATENCY_INTER_S 8e-6
 /* Bytes of optimizer traffic per parameter for AdamW (fp32 master, m, v: read + write,
  * gradient read, 16-bit weight write). */
@@ -108,7 +108,7 @@
  * (2 + 1). Transformer Engine fuses its casts into the norm, activation and cast-transpose kernels
  * the layer runs anyway (GP_FP8_RECIPE_FUSED: none counted). */
 #define GP_FP8_CAST_BYTES_TENSORWISE 4.0
-#define GP_FP8_CAST_BYTES_ROWWISE 6.0
+#define GP_FP8_CAST_BYTES_ROWWISE    6.0
 
 gp_framework gpi_framework_parse(const char *s)
 {
@@ -255,7 +255,9 @@ static double coll_time(const gp_cluster *c, gpi_coll_op op, double bytes, doubl
     if (bus <= 0)
         bus = gbps * 1e9 * GP_NCCL_BW_EFFICIENCY;
     double k = op == GPI_COLL_ALL_REDUCE ? 2.0 : 1.0;
-    double lat = x ? k * (n - 1) * GP_COLLECTIVE_STEP_LATENCY_INTER_S : lc ? 0.0 : k * (n - 1) * GP_COLLECTIVE_STEP_LATENCY_S;
+    double lat = x    ? k * (n - 1) * GP_COLLECTIVE_STEP_LATENCY_INTER_S
+                 : lc ? 0.0
+                      : k * (n - 1) * GP_COLLECTIVE_STEP_LATENCY_S;
     return lat + k * (double)(n - 1) / n * bytes / bus;
 }
 
@@ -275,21 +277,21 @@ typedef struct tctx {
     const gp_workload *w;
     const gp_layout *l;
     gp_param_breakdown p;
-    const gpi_gpu_rates *r;     /* NULL: fallback to peaks */
-    gpi_kdtype kdt;             /* the GEMMs' format */
-    gpi_kdtype head_kdt;        /* the output head's: Megatron-Core keeps it at 16 bits under fp8/fp4 */
-    gpi_attn_kernel attn_kernel;/* Megatron-Core: the GPU's usual (cuDNN via Transformer Engine on
-                                   Hopper/Blackwell); FSDP / DeepSpeed stacks: FlashAttention-2
-                                   (flash-attn, SDPA's flash path); unless the cluster names one */
-    double peak, peak16, hbm;   /* FLOP/s, FLOP/s, bytes/s */
+    const gpi_gpu_rates *r;      /* NULL: fallback to peaks */
+    gpi_kdtype kdt;              /* the GEMMs' format */
+    gpi_kdtype head_kdt;         /* the output head's: Megatron-Core keeps it at 16 bits under fp8/fp4 */
+    gpi_attn_kernel attn_kernel; /* Megatron-Core: the GPU's usual (cuDNN via Transformer Engine on
+                                    Hopper/Blackwell); FSDP / DeepSpeed stacks: FlashAttention-2
+                                    (flash-attn, SDPA's flash path); unless the cluster names one */
+    double peak, peak16, hbm;    /* FLOP/s, FLOP/s, bytes/s */
     double half_dim, gemm_frac, attn_frac, elem_h, elem_f, moe_imbalance;
-    double moe_layer_overhead;  /* host time per MoE layer per micro-batch (a full-iteration graph removes it) */
-    double dense_layer_overhead;/* the same per dense layer (per-layer graphs capture these too) */
-    double T;                   /* tokens per GPU per micro-batch */
+    double moe_layer_overhead;   /* host time per MoE layer per micro-batch (a full-iteration graph removes it) */
+    double dense_layer_overhead; /* the same per dense layer (per-layer graphs capture these too) */
+    double T;                    /* tokens per GPU per micro-batch */
     double stage_layers, moe_layers_stage, dense_layers_stage;
     int lora, qlora;
-    gp_fp8_recipe fp8;          /* the fp8 casts charged: FUSED (none) unless torchao's recipes run */
-    gp_cluster cal_c;           /* the cluster with a profile's collective scales (x->c points here) */
+    gp_fp8_recipe fp8; /* the fp8 casts charged: FUSED (none) unless torchao's recipes run */
+    gp_cluster cal_c;  /* the cluster with a profile's collective scales (x->c points here) */
 } tctx;
 
 static void ctx_rates(tctx *x)
@@ -298,8 +300,9 @@ static void ctx_rates(tctx *x)
     x->half_dim = f ? f->gemm_half_dim : GP_FALLBACK_GEMM_HALF_DIM;
     x->gemm_frac = f ? f->gemm_train_fraction : GP_FALLBACK_GEMM_EFFICIENCY;
     x->attn_frac = f ? f->attn_train_fraction : 1.0;
-    if (f && x->r && (x->attn_kernel == GPI_ATTN_CUDNN || x->attn_kernel == GPI_ATTN_FA3 ||
-                      (x->attn_kernel == GPI_ATTN_DEFAULT && x->r->attn_default != GPI_ATTN_FA2)))
+    if (f && x->r &&
+        (x->attn_kernel == GPI_ATTN_CUDNN || x->attn_kernel == GPI_ATTN_FA3 ||
+         (x->attn_kernel == GPI_ATTN_DEFAULT && x->r->attn_default != GPI_ATTN_FA2)))
         x->attn_frac = f->attn_train_fraction_cudnn;
     x->elem_h = f ? f->elementwise_h : GP_FALLBACK_ELEMENTWISE_H;
     x->elem_f = f ? f->elementwise_f : GP_FALLBACK_ELEMENTWISE_F;
@@ -352,7 +355,10 @@ double gpi_train_hbm_rate(const gp_catalog *cat, const gp_gpu *g)
     return r ? gpi_hbm_bw(r) : g->hbm_bandwidth_gbps * 1e9 * GP_FALLBACK_HBM_EFFICIENCY;
 }
 
-double gpi_nccl_efficiency(void) { return GP_NCCL_BW_EFFICIENCY; }
+double gpi_nccl_efficiency(void)
+{
+    return GP_NCCL_BW_EFFICIENCY;
+}
 
 /* Seconds of one m x k by k x n GEMM in format dt, forward. */
 static double gemm_s_dt(const tctx *x, gpi_kdtype dt, double m, double n, double k)
@@ -370,7 +376,10 @@ static double gemm_s_dt(const tctx *x, gpi_kdtype dt, double m, double n, double
     return rate > 0 ? 2.0 * m * n * k / rate : 0.0;
 }
 
-static double gemm_s(const tctx *x, double m, double n, double k) { return gemm_s_dt(x, x->kdt, m, n, k); }
+static double gemm_s(const tctx *x, double m, double n, double k)
+{
+    return gemm_s_dt(x, x->kdt, m, n, k);
+}
 
 /* Forward GEMM seconds of one layer (dense or MoE) on this GPU; `frozen` gets the part
  * whose weights LoRA freezes (all of it), `routed` the routed experts' part. */
@@ -378,7 +387,7 @@ static double layer_gemm_fwd(const tctx *x, int moe, double *routed)
 {
     const gp_model *m = x->m;
     double h = (double)m->hidden, tp = x->l->tp, T = x->T, L = (double)m->layers;
-    double att = (double)x->p.attention / L;                  /* q, k, v, o (or MLA) per layer */
+    double att = (double)x->p.attention / L; /* q, k, v, o (or MLA) per layer */
     double t = gemm_s(x, T, att / h / tp, h);
     *routed = 0.0;
     if (!moe) {
@@ -437,7 +446,7 @@ static void layer_attn(const tctx *x, double ctx, int window, double *fwd, doubl
     if (x->r) {
         double rf = gpi_attn_rate(x->r, x->attn_kernel, 0, 1, dqk, seq_local) * x->attn_frac;
         double rb = gpi_attn_rate(x->r, x->attn_kernel, 1, 1, dqk, seq_local) * x->attn_frac;
-        *fwd = rf > 0 ? full / 2.0 / rf : 0.0;   /* causal: the unmasked half */
+        *fwd = rf > 0 ? full / 2.0 / rf : 0.0; /* causal: the unmasked half */
         *bwd = rb > 0 ? GP_ATTN_BWD_WORK * full / 2.0 / rb : 0.0;
     } else {
         double rate = x->peak16 * GP_FALLBACK_ATTN_EFFICIENCY * x->attn_frac;
@@ -469,7 +478,8 @@ static double fp8_cast_bytes(const tctx *x, double fwd_passes)
      * q, k, v's (the rest of att / h) */
     double q = (double)m->heads * (double)m->head_dim;
     double in_att = 3.0 * h * col + q / tp, gr_att = h + (att / h - q) / tp;
-    double in_mlp = ncol * h * col + (mlp_dense / h / tp) / (ncol + 1.0), gr_mlp = h + (mlp_dense / h / tp) * ncol / (ncol + 1.0);
+    double in_mlp = ncol * h * col + (mlp_dense / h / tp) / (ncol + 1.0),
+           gr_mlp = h + (mlp_dense / h / tp) * ncol / (ncol + 1.0);
     double in_sh = shared > 0 ? ncol * h * col + (shared / h / tp) / (ncol + 1.0) : 0.0;
     double gr_sh = shared > 0 ? h + (shared / h / tp) * ncol / (ncol + 1.0) : 0.0;
     double dense = (in_att + in_mlp) * fwd_passes + gr_att + gr_mlp;
@@ -528,9 +538,12 @@ static void microbatch_compute(const tctx *x, mb_time *o)
     o->bwd_share = g_fwd * bwd_mult + head * 2.0 + a_bwd;
     /* memory-bound: norms, residuals, rotary, activation function (docs/performance.md) */
     double moe_frac = m->experts > 0 ? (double)(m->layers - m->dense_layers) / L : 0.0;
-    double f_act = m->experts > 0 ? (double)(m->experts_active * m->moe_ffn) * moe_frac + (double)m->ffn * (1 - moe_frac) : (double)m->ffn;
+    double f_act = m->experts > 0
+                       ? (double)(m->experts_active * m->moe_ffn) * moe_frac + (double)m->ffn * (1 - moe_frac)
+                       : (double)m->ffn;
     double sp = l->sequence_parallel ? l->tp : 1.0;
-    double bytes = x->T * x->stage_layers * 2.0 * (x->elem_h * h / sp + x->elem_f * f_act / l->tp) * (fwd_passes + 2.0) / 3.0;
+    double bytes =
+        x->T * x->stage_layers * 2.0 * (x->elem_h * h / sp + x->elem_f * f_act / l->tp) * (fwd_passes + 2.0) / 3.0;
     /* MoE permutation: tokens copied to expert order and back, forward and backward */
     bytes += x->T * x->moe_layers_stage * (double)m->experts_active * h * 2.0 * 2.0 * 2.0;
     /* the router's scores (GP_ROUTER_BYTES_PER_SCORE); its GEMM is in layer_gemm_fwd */
@@ -547,8 +560,8 @@ static void microbatch_compute(const tctx *x, mb_time *o)
     if (x->qlora)
         bytes += (double)x->p.linear_active * x->stage_layers / L / l->tp * 2.5 * (fwd_passes + 1.0);
     /* host time per layer where no CUDA graph replays it (ctx_rates) */
-    o->memory = bytes / x->hbm + x->dense_layer_overhead * x->dense_layers_stage +
-                x->moe_layer_overhead * x->moe_layers_stage;
+    o->memory =
+        bytes / x->hbm + x->dense_layer_overhead * x->dense_layers_stage + x->moe_layer_overhead * x->moe_layers_stage;
     o->per_layer = x->stage_layers > 0 ? (o->compute + o->memory) / x->stage_layers : 0.0;
 }
 
@@ -558,16 +571,18 @@ static void microbatch_comm(const tctx *x, const mb_time *mt, double *t_tp, doub
     const gp_model *m = x->m;
     const gp_layout *l = x->l;
     const gp_cluster *c = x->c;
-    double h = (double)m->hidden, fwd_passes = 1.0 + (l->recompute == GP_RECOMPUTE_FULL ? 1.0 : l->recompute == GP_RECOMPUTE_OP ? 0.5 : 0.0);
+    double h = (double)m->hidden, fwd_passes = 1.0 + (l->recompute == GP_RECOMPUTE_FULL ? 1.0
+                                                      : l->recompute == GP_RECOMPUTE_OP ? 0.5
+                                                                                        : 0.0);
     double sp = l->sequence_parallel ? l->tp : 1.0;
     /* TP: 2 collectives forward, 2 backward, 2 per recomputed forward, of T x h x 2 bytes
      * (with SP a reduce-scatter + all-gather: the same bytes at the ring's bandwidth) */
     double tp_bytes = x->T * h * 2.0;
     /* torchao's tensorwise fp8 gathers the column-parallel inputs in fp8 (fp8_cast_bytes) */
     double ag_bytes = x->fp8 == GP_FP8_RECIPE_TENSORWISE ? tp_bytes / 2.0 : tp_bytes;
-    double one = l->sequence_parallel
-                     ? coll_time(c, GPI_COLL_REDUCE_SCATTER, tp_bytes, tp_bytes, l->tp, 1) + coll_time(c, GPI_COLL_ALL_GATHER, ag_bytes, ag_bytes, l->tp, 1)
-                     : 2.0 * coll_time(c, GPI_COLL_ALL_REDUCE, tp_bytes, tp_bytes, l->tp, 1);
+    double one = l->sequence_parallel ? coll_time(c, GPI_COLL_REDUCE_SCATTER, tp_bytes, tp_bytes, l->tp, 1) +
+                                            coll_time(c, GPI_COLL_ALL_GATHER, ag_bytes, ag_bytes, l->tp, 1)
+                                      : 2.0 * coll_time(c, GPI_COLL_ALL_REDUCE, tp_bytes, tp_bytes, l->tp, 1);
     *t_tp = l->tp > 1 ? x->stage_layers * (fwd_passes + 1.0) * one : 0.0;
     /* Megatron-Core with sequence parallelism overlaps the TP all-gather / reduce-scatter
      * with the neighbouring GEMMs (Transformer Engine userbuffers, tp_comm_overlap, which
@@ -617,8 +632,8 @@ static void microbatch_comm(const tctx *x, const mb_time *mt, double *t_tp, doub
 /* One data-parallel group's collectives for `bytes` of 16-bit parameters over n ranks:
  * per layer (ZeRO-3) and per step. */
 typedef struct dp_parts {
-    double ag_layer, rs_layer;  /* ZeRO-3: one layer's gather / reduce-scatter */
-    double rs, ag, ar;          /* the whole stage: reduce-scatter, all-gather, all-reduce */
+    double ag_layer, rs_layer; /* ZeRO-3: one layer's gather / reduce-scatter */
+    double rs, ag, ar;         /* the whole stage: reduce-scatter, all-gather, all-reduce */
 } dp_parts;
 
 static void dp_group(const tctx *x, double bytes, int n, dp_parts *d)
@@ -653,7 +668,10 @@ static double deepspeed_zero3(const tctx *x, const mb_time *mt, double params, i
     double bytes = layer_params * 2.0 / mods;
     double comm = coll_time(x->c, GPI_COLL_ALL_GATHER, bytes, bytes, n, l->tp);
     double per_event = mt->per_layer / events; /* the layer's compute per pass */
-    double ahead = layer_params > 0 ? per_event * (GP_DEEPSPEED_PREFETCH_PARAMS < layer_params ? GP_DEEPSPEED_PREFETCH_PARAMS / layer_params : 1.0) : 0.0;
+    double ahead = layer_params > 0 ? per_event * (GP_DEEPSPEED_PREFETCH_PARAMS < layer_params
+                                                       ? GP_DEEPSPEED_PREFETCH_PARAMS / layer_params
+                                                       : 1.0)
+                                    : 0.0;
     double window = per_event / mods < ahead ? per_event / mods : ahead;
     double excess = comm > window ? comm - window : 0.0;
     return layers * events * mods * excess + comm;
@@ -707,7 +725,8 @@ static gp_status check_request(const gp_model *m, const gp_cluster *c, const gp_
 {
     if (l->tp < 1 || l->pp < 1 || l->dp < 1 || l->cp < 1 || l->ep < 1 || l->micro_batch < 1 || l->pp > m->layers) {
         gpi_error_set_field(err, "layout");
-        return gpi_fail(err, GP_EINVAL, "every parallel degree and the micro-batch must be at least 1, and pp at most the layers");
+        return gpi_fail(err, GP_EINVAL,
+                        "every parallel degree and the micro-batch must be at least 1, and pp at most the layers");
     }
     if (!c || c->intra_gbps <= 0 || c->inter_gbps <= 0 || c->gpus_per_node < 1) {
         gpi_error_set_field(err, "cluster");
@@ -715,8 +734,8 @@ static gp_status check_request(const gp_model *m, const gp_cluster *c, const gp_
     }
     if (gb % ((int64_t)l->dp * l->micro_batch) != 0) {
         gpi_error_set_field(err, "global_batch");
-        return gpi_fail(err, GP_EINVAL, "global batch %lld is not a multiple of dp x micro-batch = %lld",
-                        (long long)gb, (long long)l->dp * l->micro_batch);
+        return gpi_fail(err, GP_EINVAL, "global batch %lld is not a multiple of dp x micro-batch = %lld", (long long)gb,
+                        (long long)l->dp * l->micro_batch);
     }
     if (w->seq < 1 || w->seq % l->cp != 0) {
         gpi_error_set_field(err, "seq");
@@ -761,7 +780,8 @@ static void fill_rates(const tctx *x, int64_t gb, double train_tokens, gp_train_
     double hi = f ? 1.0 + (moe ? f->range_moe_p90 : f->range_p90) : 1.0;
     out->step_time_s_low = out->step_time_s * lo, out->step_time_s_high = out->step_time_s * hi;
     out->tokens_per_s_low = out->tokens_per_s / hi, out->tokens_per_s_high = out->tokens_per_s / lo;
-    out->model_tflops_per_gpu_low = out->model_tflops_per_gpu / hi, out->model_tflops_per_gpu_high = out->model_tflops_per_gpu / lo;
+    out->model_tflops_per_gpu_low = out->model_tflops_per_gpu / hi,
+    out->model_tflops_per_gpu_high = out->model_tflops_per_gpu / lo;
     out->time_to_train_s_low = out->time_to_train_s * lo, out->time_to_train_s_high = out->time_to_train_s * hi;
 }
 
@@ -771,16 +791,18 @@ static gp_status ctx_init(tctx *x, const gp_model *m, const gp_param_breakdown *
     memset(x, 0, sizeof *x);
     x->m = m, x->gpu = gpu, x->c = c, x->w = w, x->l = l;
     x->p = *p;
-    gp_dtype cdt = w->dtype == GP_DTYPE_FP8 || w->dtype == GP_DTYPE_FP4 || w->dtype == GP_DTYPE_MXFP4 ? w->dtype : GP_DTYPE_BF16;
+    gp_dtype cdt =
+        w->dtype == GP_DTYPE_FP8 || w->dtype == GP_DTYPE_FP4 || w->dtype == GP_DTYPE_MXFP4 ? w->dtype : GP_DTYPE_BF16;
     x->kdt = gpi_kdtype_of(cdt);
     /* Megatron-Core's output layer is a 16-bit ColumnParallelLinear outside Transformer Engine's
      * fp8/fp4 autocast (core_v0.15 models/gpt/gpt_model.py:234; from v0.18 an MXFP8 head only when
      * fp8_output_proj is set, fp8_utils.py:532) */
     x->head_kdt = c->framework == GP_FRAMEWORK_MEGATRON ? GPI_K_BF16 : x->kdt;
-    x->attn_kernel = c->attention == GP_ATTENTION_FA2     ? GPI_ATTN_FA2
-                     : c->attention == GP_ATTENTION_FA3   ? GPI_ATTN_FA3
-                     : c->attention == GP_ATTENTION_CUDNN ? GPI_ATTN_CUDNN
-                     : c->framework == GP_FRAMEWORK_MEGATRON ? GPI_ATTN_DEFAULT : GPI_ATTN_FA2;
+    x->attn_kernel = c->attention == GP_ATTENTION_FA2        ? GPI_ATTN_FA2
+                     : c->attention == GP_ATTENTION_FA3      ? GPI_ATTN_FA3
+                     : c->attention == GP_ATTENTION_CUDNN    ? GPI_ATTN_CUDNN
+                     : c->framework == GP_FRAMEWORK_MEGATRON ? GPI_ATTN_DEFAULT
+                                                             : GPI_ATTN_FA2;
     x->peak = peak_tflops(gpu, cdt) * 1e12;
     x->peak16 = peak_tflops(gpu, GP_DTYPE_BF16) * 1e12;
     x->r = c->rates && c->rates->gemm[x->kdt] > 0 ? c->rates : NULL;
@@ -790,9 +812,10 @@ static gp_status ctx_init(tctx *x, const gp_model *m, const gp_param_breakdown *
         gpi_error_set_field(err, "gpu");
         return gpi_fail(err, GP_EINVAL, "GPU %s has no dense peak or memory bandwidth in the catalog", gpu->id);
     }
-    x->fp8 = cdt != GP_DTYPE_FP8 ? GP_FP8_RECIPE_FUSED
+    x->fp8 = cdt != GP_DTYPE_FP8                      ? GP_FP8_RECIPE_FUSED
              : c->fp8_recipe != GP_FP8_RECIPE_DEFAULT ? c->fp8_recipe
-             : c->framework == GP_FRAMEWORK_FSDP ? GP_FP8_RECIPE_TENSORWISE : GP_FP8_RECIPE_FUSED;
+             : c->framework == GP_FRAMEWORK_FSDP      ? GP_FP8_RECIPE_TENSORWISE
+                                                      : GP_FP8_RECIPE_FUSED;
     x->lora = w->task == GP_TASK_LORA || w->task == GP_TASK_QLORA;
     x->qlora = w->task == GP_TASK_QLORA;
     x->T = (double)l->micro_batch * (double)w->seq / l->cp;
@@ -803,9 +826,8 @@ static gp_status ctx_init(tctx *x, const gp_model *m, const gp_param_breakdown *
     return GP_OK;
 }
 
-gp_status gpi_train_perf_estimate(const gp_model *m, const gp_gpu *gpu, const gp_cluster *c,
-                                 const gp_workload *w, const gp_layout *l, double train_tokens,
-                                 gp_train_perf *out, gp_error *err)
+gp_status gpi_train_perf_estimate(const gp_model *m, const gp_gpu *gpu, const gp_cluster *c, const gp_workload *w,
+                                  const gp_layout *l, double train_tokens, gp_train_perf *out, gp_error *err)
 {
     gp_error_clear(err); /* no stale offset or field from an earlier call */
     memset(out, 0, sizeof *out);
@@ -815,8 +837,8 @@ gp_status gpi_train_perf_estimate(const gp_model *m, const gp_gpu *gpu, const gp
 }
 
 gp_status gpi_train_perf_estimate_p(const gp_model *m, const gp_param_breakdown *pb, const gp_gpu *gpu,
-                                    const gp_cluster *c, const gp_workload *w, const gp_layout *l,
-                                    double train_tokens, gp_train_perf *out, gp_error *err)
+                                    const gp_cluster *c, const gp_workload *w, const gp_layout *l, double train_tokens,
+                                    gp_train_perf *out, gp_error *err)
 {
     memset(out, 0, sizeof *out);
     int64_t gb = l->global_batch > 0 ? l->global_batch : (int64_t)l->dp * l->micro_batch;
@@ -837,7 +859,8 @@ gp_status gpi_train_perf_estimate_p(const gp_model *m, const gp_param_breakdown 
     /* this GPU's parameters: dense ones split over TP, routed experts over TP x EP */
     double routed = (double)x.p.experts_routed * x.stage_layers / L / l->tp / l->ep;
     double dense = ((double)(x.p.total - x.p.embedding - x.p.head - x.p.experts_routed) * x.stage_layers / L +
-                    (double)(m->tied_embeddings ? x.p.embedding : x.p.head)) / l->tp;
+                    (double)(m->tied_embeddings ? x.p.embedding : x.p.head)) /
+                   l->tp;
     double t_fsdp_mb, t_dp;
     dp_comm(&x, &mt, dense, routed, m_micro, &t_fsdp_mb, &t_dp);
     double t_mb_total = t_mb + t_fsdp_mb;

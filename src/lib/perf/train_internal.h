@@ -9,8 +9,8 @@
 #include "internal.h"
 
 gp_status gpi_train_perf_estimate_p(const gp_model *m, const gp_param_breakdown *p, const gp_gpu *gpu,
-                                    const gp_cluster *c, const gp_workload *w, const gp_layout *l,
-                                    double train_tokens, gp_train_perf *out, gp_error *err);
+                                    const gp_cluster *c, const gp_workload *w, const gp_layout *l, double train_tokens,
+                                    gp_train_perf *out, gp_error *err);
 
 /* Whether Megatron-Core admits its EP all-to-all overlap (--overlap-moe-expert-parallel-comm)
  * for this model and layout: an MoE model, EP > 1, no full recomputation, and interleaved

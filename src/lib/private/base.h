@@ -9,11 +9,11 @@
 #include "gpuplan.h"
 
 /* ---- from include/gpuplan.h ---- */
-#define GPI_WORK_DEFAULT 4e8     /* seconds (15x the built-in plan example): the web API */
-#define GPI_WORK_LARGE 4e10      /* minutes: gpi_work_init(w, 1) */
-#define GPI_WORK_PER_LAYOUT 50.0 /* units one evaluated training layout counts */
+#define GPI_WORK_DEFAULT       4e8                   /* seconds (15x the built-in plan example): the web API */
+#define GPI_WORK_LARGE         4e10                  /* minutes: gpi_work_init(w, 1) */
+#define GPI_WORK_PER_LAYOUT    50.0                  /* units one evaluated training layout counts */
 #define GPI_WORK_BYTES_DEFAULT ((uint64_t)512 << 20) /* memory one question may allocate */
-#define GPI_WORK_BYTES_LARGE ((uint64_t)8 << 30)
+#define GPI_WORK_BYTES_LARGE   ((uint64_t)8 << 30)
 
 /* Progress of a long question: `done` units of at most `limit`. Return nonzero to cancel (the
  * call then returns GP_ECANCELED): a server uses it for a per-request deadline. Called from
@@ -27,14 +27,14 @@ struct gp_work {
     double limit;             /* units allowed (<= 0: GPI_WORK_DEFAULT; at most GP_WORK_MAX) */
     uint64_t max_bytes;       /* allocation allowed (0: GPI_WORK_BYTES_DEFAULT; at most _LARGE) */
     double used;              /* units spent so far (the library adds to it) */
-    gpi_progress_fn progress;  /* NULL: no progress reports */
+    gpi_progress_fn progress; /* NULL: no progress reports */
     void *progress_ctx;
-    double next_report;       /* internal: `used` at the next progress call */
+    double next_report; /* internal: `used` at the next progress call */
     /* where the question is, for a progress callback to show (set by the library; the
      * progress callback is also called when the stage or the candidate changes) */
-    const char *stage;        /* "layout search", "capacity search", "simulation", "sizing"; or NULL */
-    char item[64];            /* the candidate being worked on ("H100-SXM-80GB bf16"), or "" */
-    int step, steps;          /* candidates done of the stage's total (steps 0: not counted) */
+    const char *stage; /* "layout search", "capacity search", "simulation", "sizing"; or NULL */
+    char item[64];     /* the candidate being worked on ("H100-SXM-80GB bf16"), or "" */
+    int step, steps;   /* candidates done of the stage's total (steps 0: not counted) */
 };
 
 /* The default budget, or with allow_large the largest one (what the run functions use: their
@@ -50,12 +50,12 @@ gp_status gpi_safetensors_scan_file(const char *path, gp_model *m, gp_error *err
 
 /* Same over a buffer holding the file's first bytes; `file_size` is the file's full size
  * (used to check that every tensor's data lies inside the file). */
-gp_status gpi_safetensors_scan_buffer(const uint8_t *buf, size_t len, uint64_t file_size,
-                                            const char *name, gp_model *m, gp_error *err);
+gp_status gpi_safetensors_scan_buffer(const uint8_t *buf, size_t len, uint64_t file_size, const char *name, gp_model *m,
+                                      gp_error *err);
 
 /* Same over a buffer holding the file's first bytes (`file_size` as above). */
-gp_status gpi_model_from_gguf_buffer(const uint8_t *buf, size_t len, uint64_t file_size,
-                                           const char *name, gp_model *out, gp_error *err);
+gp_status gpi_model_from_gguf_buffer(const uint8_t *buf, size_t len, uint64_t file_size, const char *name,
+                                     gp_model *out, gp_error *err);
 
 /* Name of a ggml tensor type id ("Q4_K"), NULL if unknown; bytes of `n` elements of it
  * (0 if the type is unknown or n is not a multiple of its block). */
@@ -63,15 +63,15 @@ const char *gpi_ggml_type_name(uint32_t type);
 
 uint64_t gpi_ggml_type_bytes(uint32_t type, uint64_t n);
 
-gp_task gpi_task_parse(const char *s);          /* GP_TASK_COUNT if unknown */
+gp_task gpi_task_parse(const char *s); /* GP_TASK_COUNT if unknown */
 
 gp_recompute gpi_recompute_parse(const char *s); /* GP_RECOMPUTE_COUNT if unknown */
 
 gp_optimizer gpi_optimizer_parse(const char *s); /* GP_OPT_COUNT if unknown */
 
-gp_offload gpi_offload_parse(const char *s);     /* GP_OFFLOAD_COUNT if unknown */
+gp_offload gpi_offload_parse(const char *s); /* GP_OFFLOAD_COUNT if unknown */
 
-gp_engine gpi_engine_parse(const char *s);       /* GP_ENGINE_COUNT if unknown */
+gp_engine gpi_engine_parse(const char *s); /* GP_ENGINE_COUNT if unknown */
 
 /* Sensible defaults: bf16, context 4096, batch 1, seq 4096, AdamW, flash attention,
  * vLLM-style parameters at their documented defaults. */
@@ -81,16 +81,15 @@ void gpi_workload_defaults(gp_workload *w, gp_task task);
 void gpi_layout_defaults(gp_layout *l);
 
 /* Estimate memory per GPU for a model, GPU, workload and layout. */
-gp_status gpi_memory_estimate(const gp_model *m, const gp_gpu *gpu, const gp_workload *w,
-                                    const gp_layout *l, gp_memory *out, gp_error *err);
+gp_status gpi_memory_estimate(const gp_model *m, const gp_gpu *gpu, const gp_workload *w, const gp_layout *l,
+                              gp_memory *out, gp_error *err);
 
 /* Decide: does the workload fit on one `gpu`; if not, the smallest count and layout that
  * does (inference: TP inside the scale-up domain, then PP; training: ZeRO/FSDP, TP, PP,
  * offload), the reasons, and larger catalog GPUs (cat may be NULL) that hold it alone.
  * `given` fixes the layout dimensions that are > 0 in it... (NULL: search from 1 GPU). */
-gp_status gpi_fit(const gp_catalog *cat, const gp_model *m, const gp_gpu *gpu,
-                        const gp_workload *w, const gp_layout *given, gp_fit_result *out,
-                        gp_error *err);
+gp_status gpi_fit(const gp_catalog *cat, const gp_model *m, const gp_gpu *gpu, const gp_workload *w,
+                  const gp_layout *given, gp_fit_result *out, gp_error *err);
 
 /* The verdict's reasons in a language: "pt-BR" puts each reason's Portuguese sentence (numbers
  * written 1.234,5) in `message`; "en" or NULL leaves them in English. */
@@ -98,14 +97,14 @@ void gpi_fit_set_lang(gp_fit_result *r, const char *lang);
 
 /* An interconnect (data/links.json). */
 typedef enum gpi_link_kind {
-    GPI_LINK_SCALE_UP = 0,   /* NVLink / NVSwitch / Infinity Fabric inside a node or rack */
-    GPI_LINK_HOST,           /* PCIe between GPUs of one host */
-    GPI_LINK_SCALE_OUT,      /* InfiniBand / RoCE / Ethernet between nodes */
+    GPI_LINK_SCALE_UP = 0, /* NVLink / NVSwitch / Infinity Fabric inside a node or rack */
+    GPI_LINK_HOST,         /* PCIe between GPUs of one host */
+    GPI_LINK_SCALE_OUT,    /* InfiniBand / RoCE / Ethernet between nodes */
     GPI_LINK_KIND_COUNT
 } gpi_link_kind;
 
 typedef struct gpi_link {
-    char id[48];                  /* "nvlink4", "pcie5", "ib-ndr" */
+    char id[48]; /* "nvlink4", "pcie5", "ib-ndr" */
     char name[96];
     gpi_link_kind kind;
     double bw_gbps_per_direction; /* per GPU, one direction, GB/s */
@@ -117,8 +116,7 @@ size_t gpi_catalog_link_count(const gp_catalog *cat);
 /* Borrowed pointer valid until gp_catalog_free. */
 const gpi_link *gpi_catalog_link_at(const gp_catalog *cat, size_t i);
 
-gp_status gpi_catalog_find_link(const gp_catalog *cat, const char *name,
-                                      const gpi_link **out, gp_error *err);
+gp_status gpi_catalog_find_link(const gp_catalog *cat, const char *name, const gpi_link **out, gp_error *err);
 
 /* The link tensor parallelism of a GPU runs over: its scale-up fabric (gpus.json
  * `scale_up_link`) when its domain is larger than a 2-GPU bridge, else its PCIe link; NULL if

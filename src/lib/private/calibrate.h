@@ -12,9 +12,9 @@
 /* ---- from include/gpuplan/calibrate.h ---- */
 /* What a run measured. */
 typedef enum gpi_run_kind {
-    GPI_RUN_TRAIN = 1,      /* a training job: throughput per GPU, step time */
-    GPI_RUN_SERVE = 2,      /* a serving benchmark: tokens/s, TTFT, TPOT */
-    GPI_RUN_COLLECTIVE = 3  /* a collective benchmark: bus bandwidth by message size */
+    GPI_RUN_TRAIN = 1,     /* a training job: throughput per GPU, step time */
+    GPI_RUN_SERVE = 2,     /* a serving benchmark: tokens/s, TTFT, TPOT */
+    GPI_RUN_COLLECTIVE = 3 /* a collective benchmark: bus bandwidth by message size */
 } gpi_run_kind;
 
 /* Where a run came from. */
@@ -26,7 +26,7 @@ typedef enum gpi_run_format {
     GPI_RUNFMT_VLLM_BENCH,
     GPI_RUNFMT_TRTLLM_BENCH,
     GPI_RUNFMT_NCCL_TESTS,
-    GPI_RUNFMT_SERVE_TEXT  /* the "Serving Benchmark Result" block of vllm bench serve / sglang.bench_serving */
+    GPI_RUNFMT_SERVE_TEXT /* the "Serving Benchmark Result" block of vllm bench serve / sglang.bench_serving */
 } gpi_run_format;
 
 /* Short name of a format ("megatron-log"); never NULL. */
@@ -44,15 +44,14 @@ typedef enum gpi_collective_op {
 /* Name of an operation ("all_reduce"); never NULL. */
 const char *gpi_collective_op_name(gpi_collective_op op);
 
-
 #define GPI_RUN_MAX_POINTS 64 /* message sizes kept from one collective benchmark */
 
 /* One measured run. Figures a source did not give are NaN. */
 typedef struct gpi_measured_run {
-    char id[GP_RUN_ID_MAX];  /* the line's "id", or FILE:LINE */
+    char id[GP_RUN_ID_MAX]; /* the line's "id", or FILE:LINE */
     gpi_run_kind kind;
     gpi_run_format format;
-    int line;                /* 1-based line of the file where the run is (its first line) */
+    int line; /* 1-based line of the file where the run is (its first line) */
     /* The scenario as a compact JSON object (keys of docs/scenario.md), owned by the set.
        For a collective run it holds "gpu", "gpus" (ranks) and what the defaults gave. */
     const char *scenario_json;
@@ -63,10 +62,10 @@ typedef struct gpi_measured_run {
     /* collective */
     gpi_collective_op op;
     int ranks;
-    int points;                             /* how many sizes below are filled */
-    double bytes[GPI_RUN_MAX_POINTS];        /* message size, bytes */
-    double busbw_gbps[GPI_RUN_MAX_POINTS];   /* bus bandwidth, GB/s (10^9 bytes/s) */
-    int samples;             /* log lines (iterations, steps) the figures are medians of */
+    int points;                            /* how many sizes below are filled */
+    double bytes[GPI_RUN_MAX_POINTS];      /* message size, bytes */
+    double busbw_gbps[GPI_RUN_MAX_POINTS]; /* bus bandwidth, GB/s (10^9 bytes/s) */
+    int samples;                           /* log lines (iterations, steps) the figures are medians of */
 } gpi_measured_run;
 
 typedef struct gpi_runset gpi_runset;
@@ -83,8 +82,8 @@ gp_status gpi_runset_read(gpi_runset *set, const char *path, const char *default
 
 /* The same from memory: name is used in messages and ids (a file name); text need not be
    NUL-terminated. */
-gp_status gpi_runset_parse(gpi_runset *set, const char *name, const char *text, size_t len,
-                                 const char *defaults_json, gp_error *err);
+gp_status gpi_runset_parse(gpi_runset *set, const char *name, const char *text, size_t len, const char *defaults_json,
+                           gp_error *err);
 
 /* Number of runs, and run i (borrowed; valid until the set is freed or added to). */
 size_t gpi_runset_count(const gpi_runset *set);
@@ -100,6 +99,6 @@ void gpi_cal_param_range(gp_cal_param p, int use, double *min, double *max);
 
 /* The same from memory (`name` for messages). */
 gp_status gpi_catalog_apply_profile_text(gp_catalog *cat, const char *name, const char *text, size_t len,
-                                               gp_error *err);
+                                         gp_error *err);
 
 #endif /* GPI_PRIVATE_CALIBRATE_H */

@@ -44,41 +44,41 @@ void gpi_perf_params_defaults(gpi_perf_params *p, gp_engine engine);
  * precision and layout; evaluating a step is then O(1). Plain values; no resources. */
 typedef struct gpi_step_model {
     int tp, pp, ep;
-    int dp;                      /* attention data-parallel ranks in the replica (1: none);
-                                    the step is one rank's, its MoE layers see dp ranks' tokens */
-    int nodes;                   /* nodes the replica spans */
-    double peak_flops;           /* dense FLOP/s per GPU at the GEMM precision x efficiency */
-    double attn_peak_flops;      /* FLOP/s of the attention core (16-bit) x efficiency */
-    double hbm_bytes_per_s;      /* HBM bandwidth per GPU x efficiency */
+    int dp;                 /* attention data-parallel ranks in the replica (1: none);
+                               the step is one rank's, its MoE layers see dp ranks' tokens */
+    int nodes;              /* nodes the replica spans */
+    double peak_flops;      /* dense FLOP/s per GPU at the GEMM precision x efficiency */
+    double attn_peak_flops; /* FLOP/s of the attention core (16-bit) x efficiency */
+    double hbm_bytes_per_s; /* HBM bandwidth per GPU x efficiency */
     /* per GPU, summed over the layers of the whole replica (all pipeline stages) */
-    double dense_weight_bytes;   /* attention projections, dense MLPs, shared experts */
-    double dense_flops_per_token;/* 2 x those parameters / tp */
-    double expert_bytes;         /* ONE routed expert, summed over MoE layers, per GPU */
+    double dense_weight_bytes;     /* attention projections, dense MLPs, shared experts */
+    double dense_flops_per_token;  /* 2 x those parameters / tp */
+    double expert_bytes;           /* ONE routed expert, summed over MoE layers, per GPU */
     double expert_flops_per_token; /* 2 x k experts' parameters per token / shard */
-    double experts;              /* routed experts per MoE layer (0: dense) */
-    double experts_active;       /* top-k */
-    double expert_shards;        /* GPUs an expert's work is spread over (tp, or ep) */
-    double head_bytes;           /* LM head (+ embedding row reads, negligible) per GPU */
-    double head_flops_per_seq;   /* 2 x vocab x hidden / tp per sampled sequence */
-    double attn_flops_per_pair;  /* attention-core FLOPs per (query, key) pair per GPU */
-    double kv_bytes_per_token;   /* KV bytes read or written per token of context per GPU */
+    double experts;                /* routed experts per MoE layer (0: dense) */
+    double experts_active;         /* top-k */
+    double expert_shards;          /* GPUs an expert's work is spread over (tp, or ep) */
+    double head_bytes;             /* LM head (+ embedding row reads, negligible) per GPU */
+    double head_flops_per_seq;     /* 2 x vocab x hidden / tp per sampled sequence */
+    double attn_flops_per_pair;    /* attention-core FLOPs per (query, key) pair per GPU */
+    double kv_bytes_per_token;     /* KV bytes read or written per token of context per GPU */
     /* communication */
     double allreduce_bytes_per_token; /* activation bytes of one all-reduce per token */
-    double allreduces;           /* all-reduces per step (2 per layer when tp > 1) */
-    double link_bytes_per_s;     /* per direction, the link TP collectives cross */
-    double a2a_bytes_per_token;  /* EP dispatch + combine bytes per token per GPU */
-    double pp_link_bytes_per_s;  /* per direction between pipeline stages */
+    double allreduces;                /* all-reduces per step (2 per layer when tp > 1) */
+    double link_bytes_per_s;          /* per direction, the link TP collectives cross */
+    double a2a_bytes_per_token;       /* EP dispatch + combine bytes per token per GPU */
+    double pp_link_bytes_per_s;       /* per direction between pipeline stages */
     double pp_bytes_per_token;
-    double a2a_intra_share;      /* fraction of the all-to-all bytes that stay inside a node */
-    double a2a_inter_bytes_per_s;/* per direction, the link between nodes */
-    double a2a_count;            /* all-to-alls per step (2 per MoE layer under EP) */
-    double a2a_latency_s;        /* per all-to-all, more when it crosses nodes */
-    int moe_allgather;           /* 1: the MoE exchange is an all-gather of the dp ranks' tokens
-                                    and a reduce-scatter of the outputs (attention DP outside a
-                                    multi-node NVLink domain), not a dispatch/combine all-to-all */
-    double tp_latency_s;         /* per all-reduce, more when TP crosses nodes */
-    double pp_latency_s;         /* per stage boundary */
-    double expert_token_scale;   /* tokens the MoE layers see per token of this rank (dp) */
+    double a2a_intra_share;       /* fraction of the all-to-all bytes that stay inside a node */
+    double a2a_inter_bytes_per_s; /* per direction, the link between nodes */
+    double a2a_count;             /* all-to-alls per step (2 per MoE layer under EP) */
+    double a2a_latency_s;         /* per all-to-all, more when it crosses nodes */
+    int moe_allgather;            /* 1: the MoE exchange is an all-gather of the dp ranks' tokens
+                                     and a reduce-scatter of the outputs (attention DP outside a
+                                     multi-node NVLink domain), not a dispatch/combine all-to-all */
+    double tp_latency_s;          /* per all-reduce, more when TP crosses nodes */
+    double pp_latency_s;          /* per stage boundary */
+    double expert_token_scale;    /* tokens the MoE layers see per token of this rank (dp) */
     /* element-wise HBM traffic (norms, residual adds, activation function), per GPU: per
      * token of this rank over every layer, and per routed (token, expert) pair the GPU holds
      * (the MoE permutation to expert order and back, the experts' activation function) */
@@ -87,32 +87,30 @@ typedef struct gpi_step_model {
     double kv_bytes_per_token_replica; /* KV of one token over every layer, once (transfer) */
     gpi_perf_params params;
     /* GEMM shapes (per GPU), for the measured rates */
-    double hidden;               /* d: the K of the projections into the layer */
-    double dense_width;          /* dense weights per layer / (d x tp): the fused N */
-    double expert_width;         /* one routed expert's weights per layer on one GPU / d */
-    double head_width;           /* vocab / tp */
-    double attn_head_dim;        /* (d_qk + d_v) / 2 */
+    double hidden;        /* d: the K of the projections into the layer */
+    double dense_width;   /* dense weights per layer / (d x tp): the fused N */
+    double expert_width;  /* one routed expert's weights per layer on one GPU / d */
+    double head_width;    /* vocab / tp */
+    double attn_head_dim; /* (d_qk + d_v) / 2 */
     /* measured rates (data/kernels.json), set by gpi_step_model_use_rates; NULL: the
      * datasheet peaks x compute_efficiency / bandwidth_efficiency */
     const struct gpi_gpu_rates *rates;
     const struct gpi_link_curve *tp_curve, *net_curve;
-    int gemm_format;             /* the GEMMs' format (gpi_kdtype) */
-    double gemm_fraction;        /* share of the measured GEMM rate a serving step reaches */
-    double tp_link_gbps;         /* per direction, the link TP / EP cross inside a node */
-    double net_gbps;             /* per direction per GPU, between nodes */
-    double custom_ar_max_bytes;  /* all-reduces up to this size use the engine's one-shot
-                                    kernel (latency + bytes at the curve's asymptote) */
-    double cal_gemm, cal_hbm;    /* a calibration profile's GEMM and HBM scales (0: none),
-                                    kept for gpi_step_model_use_rates (docs/calibration.md) */
+    int gemm_format;            /* the GEMMs' format (gpi_kdtype) */
+    double gemm_fraction;       /* share of the measured GEMM rate a serving step reaches */
+    double tp_link_gbps;        /* per direction, the link TP / EP cross inside a node */
+    double net_gbps;            /* per direction per GPU, between nodes */
+    double custom_ar_max_bytes; /* all-reduces up to this size use the engine's one-shot
+                                   kernel (latency + bytes at the curve's asymptote) */
+    double cal_gemm, cal_hbm;   /* a calibration profile's GEMM and HBM scales (0: none),
+                                   kept for gpi_step_model_use_rates (docs/calibration.md) */
 } gpi_step_model;
 
 /* Build the step model. `link` is the link TP crosses when it exceeds the GPU's scale-up
  * domain (NULL: PCIe of the GPU's generation at 31.5 GB/s); `w` gives dtype and kv_dtype;
  * `l` tp, pp, ep; `params` NULL: gpi_perf_params_defaults(w->engine). */
-gp_status gpi_step_model_init(const gp_model *m, const gp_gpu *gpu, const gpi_link *link,
-                                    const gp_workload *w, const gp_layout *l,
-                                    const gpi_perf_params *params, gpi_step_model *out,
-                                    gp_error *err);
+gp_status gpi_step_model_init(const gp_model *m, const gp_gpu *gpu, const gpi_link *link, const gp_workload *w,
+                              const gp_layout *l, const gpi_perf_params *params, gpi_step_model *out, gp_error *err);
 
 /* GPUs one node of this GPU type holds for serving: its scale-up domain (NVLink: 8, NVL72:
  * 72), or 8 when it has none (a PCIe server). */
@@ -124,18 +122,16 @@ int gpi_serve_node_gpus(const gp_gpu *gpu);
  * degree inside the replica (vLLM --data-parallel-size with --enable-expert-parallel,
  * SGLang --enable-dp-attention): GPUs per replica = tp x pp x dp; ep must be 1 or divide
  * tp x dp. */
-gp_status gpi_step_model_init_nodes(const gp_model *m, const gp_gpu *gpu, const gpi_link *intra,
-                                          const gpi_link *inter, const gp_workload *w,
-                                          const gp_layout *l, const gpi_perf_params *params,
-                                          gpi_step_model *out, gp_error *err);
+gp_status gpi_step_model_init_nodes(const gp_model *m, const gp_gpu *gpu, const gpi_link *intra, const gpi_link *inter,
+                                    const gp_workload *w, const gp_layout *l, const gpi_perf_params *params,
+                                    gpi_step_model *out, gp_error *err);
 
 /* Ground the step model on the catalog's measured rates (data/kernels.json): GEMMs at the
  * achievable rate of their shape (tokens x width x d), attention at its kernel's rate, the
  * achievable (not datasheet) HBM bandwidth, TP all-reduces and EP all-to-alls on the measured
  * bus-bandwidth curves of the links they cross (`inter`: the network between nodes, NULL:
  * 400 Gb/s). A catalog without kernel rates leaves `sm` as it was. */
-void gpi_step_model_use_rates(gpi_step_model *sm, const gp_catalog *cat, const gp_gpu *gpu,
-                                    const gpi_link *inter);
+void gpi_step_model_use_rates(gpi_step_model *sm, const gp_catalog *cat, const gp_gpu *gpu, const gpi_link *inter);
 
 /* Seconds to move the KV cache of `tokens` prompt tokens of one request from a prefill to a
  * decode instance over `bytes_per_s` (per direction, per GPU) spread over `gpus` senders. */
@@ -143,24 +139,24 @@ double gpi_kv_transfer_time(const gpi_step_model *sm, double tokens, double byte
 
 /* What one engine step computes, as sums over the sequences it schedules. */
 typedef struct gpi_batch_shape {
-    double tokens;         /* new tokens: prefill chunk tokens + one per decoding sequence */
-    double sampled;        /* sequences that sample a token this step (LM head rows) */
-    double attn_pairs;     /* sum over new tokens of the keys each attends to (causal) */
-    double kv_tokens;      /* sum over scheduled sequences of context held (read once) */
+    double tokens;     /* new tokens: prefill chunk tokens + one per decoding sequence */
+    double sampled;    /* sequences that sample a token this step (LM head rows) */
+    double attn_pairs; /* sum over new tokens of the keys each attends to (causal) */
+    double kv_tokens;  /* sum over scheduled sequences of context held (read once) */
 } gpi_batch_shape;
 
 typedef struct gpi_step_breakdown {
-    double linear_s;       /* dense GEMMs: max(compute, weight read) */
-    double experts_s;      /* routed experts: max(compute, touched experts' weights) */
-    double attention_s;    /* attention core: max(compute, KV read) */
-    double head_s;         /* LM head */
-    double comm_s;         /* TP all-reduces, EP all-to-all, PP transfers */
-    double overhead_s;     /* the step beyond its GPU work: per-step cost + the host's
-                              per-sequence work where the GPU does not hide it */
+    double linear_s;    /* dense GEMMs: max(compute, weight read) */
+    double experts_s;   /* routed experts: max(compute, touched experts' weights) */
+    double attention_s; /* attention core: max(compute, KV read) */
+    double head_s;      /* LM head */
+    double comm_s;      /* TP all-reduces, EP all-to-all, PP transfers */
+    double overhead_s;  /* the step beyond its GPU work: per-step cost + the host's
+                           per-sequence work where the GPU does not hide it */
     double total_s;
-    double flops;          /* per GPU */
-    double bytes;          /* HBM bytes per GPU */
-    int compute_bound;     /* 1: the GEMM phase is compute-bound */
+    double flops;      /* per GPU */
+    double bytes;      /* HBM bytes per GPU */
+    int compute_bound; /* 1: the GEMM phase is compute-bound */
 } gpi_step_breakdown;
 
 /* Time of one step (seconds); `out` may be NULL. */
@@ -192,9 +188,8 @@ typedef struct gpi_sched_config {
 } gpi_sched_config;
 
 /* Simulate. Allocates its pools once per call (none per request or step). */
-gp_status gpi_simulate(const gpi_step_model *sm, const gpi_sched_config *sc,
-                             const gp_traffic *t, const gp_slo *slo, gp_sim_result *out,
-                             gp_error *err);
+gp_status gpi_simulate(const gpi_step_model *sm, const gpi_sched_config *sc, const gp_traffic *t, const gp_slo *slo,
+                       gp_sim_result *out, gp_error *err);
 
 /* Read a trace: CSV (header optional; columns arrival_s, prompt_tokens, output_tokens) or
  * JSONL (objects with keys arrival_s|timestamp, prompt_tokens|input_tokens,
@@ -211,13 +206,13 @@ typedef struct gpi_capacity_request {
     int redundancy;            /* extra replicas that may fail (n+1: 1) */
     const gp_gpu *const *gpus; /* candidate GPU types (NULL: every priced catalog GPU) */
     size_t n_gpus;
-    int fixed_tp;              /* > 0: only this TP */
-    int max_replicas;          /* search limit (0: 1024) */
-    const gpi_perf_params *params; /* NULL: engine defaults */
+    int fixed_tp;                     /* > 0: only this TP */
+    int max_replicas;                 /* search limit (0: 1024) */
+    const gpi_perf_params *params;    /* NULL: engine defaults */
     int fixed_pp, fixed_ep, fixed_dp; /* > 0: only this degree */
-    const gpi_link *inter_node; /* network between nodes (NULL: the catalog's ib-ndr) */
-    int max_nodes;             /* nodes per replica at most (0: 4) */
-    gp_spec_decode spec;       /* speculative decoding for every setup (draft_tokens 0: off) */
+    const gpi_link *inter_node;       /* network between nodes (NULL: the catalog's ib-ndr) */
+    int max_nodes;                    /* nodes per replica at most (0: 4) */
+    gp_spec_decode spec;              /* speculative decoding for every setup (draft_tokens 0: off) */
     /* the budget of the whole search is traffic.work (NULL: GPI_WORK_DEFAULT for this call) */
 } gpi_capacity_request;
 
@@ -235,19 +230,19 @@ double gpi_gpu_hourly_price(const gp_gpu *gpu);
  * divided; an unset request count becomes the search's (10 per user, 1,000 to 4,000). */
 gp_traffic gpi_capacity_share(const gp_traffic *t, int n);
 
-gp_status gpi_capacity_search(const gp_catalog *cat, const gpi_capacity_request *req,
-                                    gp_capacity_result *out, gp_error *err);
+gp_status gpi_capacity_search(const gp_catalog *cat, const gpi_capacity_request *req, gp_capacity_result *out,
+                              gp_error *err);
 
 /* The cheapest split into x prefill and y decode instances (each pool its own GPU type and
  * layout among req's candidates) meeting req->slo, the KV cache crossing `kv_link` (NULL:
  * InfiniBand NDR); and the aggregated answer beside it. A closed-loop load (users). */
 gp_status gpi_disagg_search(const gp_catalog *cat, const gpi_capacity_request *req, const gpi_link *kv_link,
-                                  gp_disagg_result *out, gp_error *err);
+                            gp_disagg_result *out, gp_error *err);
 
 /* How an engine schedules by default, resolved for one GPU type and TP (docs/serving.md,
  * "Engine profiles"). vLLM, SGLang and TensorRT-LLM have their own; the others get vLLM's. */
 typedef struct gpi_engine_profile {
-    char id[16];                    /* "vllm", "sglang", "trtllm" */
+    char id[16]; /* "vllm", "sglang", "trtllm" */
     char release[64];
     int chunked_prefill;            /* 1: on by default (the simulator always chunks; 0 is shown) */
     int64_t max_num_batched_tokens; /* token budget per step */
@@ -259,15 +254,15 @@ typedef struct gpi_engine_profile {
     int cuda_graphs;
     int64_t cuda_graph_max_batch;
     double step_overhead_s, seq_overhead_s; /* per step; host work per sequence per step */
-    int host_overlap;               /* 1: an overlap scheduler hides the host work behind the
-                                       GPU step (gpi_perf_params.host_overlap) */
-    int host_overlap_pp;            /* ... also when the replica is pipelined (pp > 1) */
+    int host_overlap;                       /* 1: an overlap scheduler hides the host work behind the
+                                               GPU step (gpi_perf_params.host_overlap) */
+    int host_overlap_pp;                    /* ... also when the replica is pipelined (pp > 1) */
 } gpi_engine_profile;
 
 /* The profile of `engine` for `gpu` at TP `tp` from the catalog's engines.json. GP_ENOTFOUND
  * when the catalog has none for it. */
 gp_status gpi_engine_profile_get(const gp_catalog *cat, gp_engine engine, const gp_gpu *gpu, int tp,
-                                       gpi_engine_profile *out, gp_error *err);
+                                 gpi_engine_profile *out, gp_error *err);
 
 /* The step model's parameters under a profile: gpi_perf_params_defaults of `engine` with the
  * profile's per-step overhead and host work per sequence, overlapped with the GPU step when
@@ -276,17 +271,14 @@ gp_status gpi_engine_profile_get(const gp_catalog *cat, gp_engine engine, const 
 void gpi_perf_params_profile(gpi_perf_params *p, gp_engine engine, const gpi_engine_profile *prof, int pp);
 
 /* gpi_serve_sched_config under a profile (NULL: the built-in vLLM / TensorRT-LLM rules). */
-gp_status gpi_serve_sched_config_profile(const gp_model *m, const gp_gpu *gpu, const gp_workload *w,
-                                               const gp_layout *l, int64_t max_model_len,
-                                               const gpi_engine_profile *prof, gpi_sched_config *sc,
-                                               gp_error *err);
+gp_status gpi_serve_sched_config_profile(const gp_model *m, const gp_gpu *gpu, const gp_workload *w, const gp_layout *l,
+                                         int64_t max_model_len, const gpi_engine_profile *prof, gpi_sched_config *sc,
+                                         gp_error *err);
 
 /* KV pool and scheduler limits of one replica under the engine's accounting (vLLM rules via
  * gpi_memory_estimate): fills sc; returns GP_EINVAL with a message if the weights do not
  * fit. `max_model_len` caps prompt + output. */
-gp_status gpi_serve_sched_config(const gp_model *m, const gp_gpu *gpu,
-                                       const gp_workload *w, const gp_layout *l,
-                                       int64_t max_model_len, gpi_sched_config *sc,
-                                       gp_error *err);
+gp_status gpi_serve_sched_config(const gp_model *m, const gp_gpu *gpu, const gp_workload *w, const gp_layout *l,
+                                 int64_t max_model_len, gpi_sched_config *sc, gp_error *err);
 
 #endif /* GPI_PRIVATE_SERVE_H */

@@ -53,7 +53,10 @@ static void list(const out *o, int open)
         gpi_buf_printf(o->b, open ? "<ul>\n" : "</ul>\n");
 }
 
-static const char *money(const out *o, char *buf, size_t n, double v) { return gpi_fmt_money(buf, n, v, o->cur, o->pt); }
+static const char *money(const out *o, char *buf, size_t n, double v)
+{
+    return gpi_fmt_money(buf, n, v, o->cur, o->pt);
+}
 
 static const char *where(const out *o, char *buf, size_t n, const char *country)
 {
@@ -74,9 +77,15 @@ static const char *servers_word(const out *o, char *buf, size_t n, int k)
     return buf;
 }
 
-static double metric(const gp_plan_result *r, const gp_plan_option *p) { return r->serving ? p->cost.total : p->cost.per_run; }
+static double metric(const gp_plan_result *r, const gp_plan_option *p)
+{
+    return r->serving ? p->cost.total : p->cost.per_run;
+}
 
-static const char *dep_name(const out *o, const gp_deployment *d) { return o->pt && d->name_pt[0] ? d->name_pt : d->name; }
+static const char *dep_name(const out *o, const gp_deployment *d)
+{
+    return o->pt && d->name_pt[0] ? d->name_pt : d->name;
+}
 
 static void headline(const out *o, const gp_plan_result *res, const gp_plan_option *rec)
 {
@@ -90,10 +99,13 @@ static void headline(const out *o, const gp_plan_result *res, const gp_plan_opti
     } else {
         char ns[16];
         snprintf(ns, sizeof ns, "%d", rec->cost.servers); /* {4}: the adjective agrees with the servers */
-        const char *a[5] = {n, rec->gpu, rec->deployment.kind == GP_DEPLOY_CLOUD ? dep_name(o, &rec->deployment) : sv, w,
-                            ns};
-        say(o, 0, rec->deployment.kind == GP_DEPLOY_OWNED ? MSG_RECOMMEND_OWNED
-                  : rec->deployment.kind == GP_DEPLOY_BAREMETAL ? MSG_RECOMMEND_BAREMETAL : MSG_RECOMMEND_CLOUD, a, 5);
+        const char *a[5] = {n, rec->gpu, rec->deployment.kind == GP_DEPLOY_CLOUD ? dep_name(o, &rec->deployment) : sv,
+                            w, ns};
+        say(o, 0,
+            rec->deployment.kind == GP_DEPLOY_OWNED       ? MSG_RECOMMEND_OWNED
+            : rec->deployment.kind == GP_DEPLOY_BAREMETAL ? MSG_RECOMMEND_BAREMETAL
+                                                          : MSG_RECOMMEND_CLOUD,
+            a, 5);
         char r[16], per[16], sp[16];
         snprintf(r, sizeof r, "%d", rec->replicas);
         snprintf(per, sizeof per, "%d", rec->layout.tp * rec->layout.pp);
@@ -108,8 +120,9 @@ static void headline(const out *o, const gp_plan_result *res, const gp_plan_opti
     } else {
         say(o, 1, MSG_NO_CAPEX, NULL, 0);
     }
-    const char *what = rec->deployment.kind == GP_DEPLOY_OWNED ? (o->pt ? "energia e colocation" : "power and colocation")
-                                                               : (o->pt ? "locação e tráfego de saída" : "rent and data egress");
+    const char *what = rec->deployment.kind == GP_DEPLOY_OWNED
+                           ? (o->pt ? "energia e colocation" : "power and colocation")
+                           : (o->pt ? "locação e tráfego de saída" : "rent and data egress");
     const char *a[2] = {money(o, d, sizeof d, rec->cost.monthly), what};
     say(o, 1, MSG_OPEX, a, 2);
     char m[16];
@@ -131,8 +144,8 @@ static void headline(const out *o, const gp_plan_result *res, const gp_plan_opti
 
 static void why(const out *o, const gp_plan_result *res, const gp_plan_option *rec)
 {
-    static const gpi_msg_id names[GP_ALT_KIND_COUNT] = {MSG_ALT_CLOUD, MSG_ALT_BAREMETAL, MSG_ALT_OWNED, MSG_ALT_OTHER_GPU,
-                                                        MSG_ALT_OTHER_PRECISION};
+    static const gpi_msg_id names[GP_ALT_KIND_COUNT] = {MSG_ALT_CLOUD, MSG_ALT_BAREMETAL, MSG_ALT_OWNED,
+                                                        MSG_ALT_OTHER_GPU, MSG_ALT_OTHER_PRECISION};
     title(o, MSG_WHY_TITLE);
     list(o, 1);
     for (int k = 0; k < GP_ALT_KIND_COUNT; k++) {
@@ -140,7 +153,9 @@ static void why(const out *o, const gp_plan_result *res, const gp_plan_option *r
         if (k <= GP_ALT_OWNED && (int)rec->deployment.kind == k)
             continue; /* the recommendation's own kind */
         char what[160], tot[48], extra[48], s[1024];
-        const gp_plan_option *p = a->option >= 0 ? &res->options[a->option] : a->excluded >= 0 ? &res->excluded[a->excluded] : NULL;
+        const gp_plan_option *p = a->option >= 0     ? &res->options[a->option]
+                                  : a->excluded >= 0 ? &res->excluded[a->excluded]
+                                                     : NULL;
         if (!p) {
             const char *args[1] = {gpi_msg(names[k], o->pt)};
             say(o, 1, MSG_ALT_NONE, args, 1);
@@ -157,13 +172,13 @@ static void why(const out *o, const gp_plan_result *res, const gp_plan_option *r
                 snprintf(mo, sizeof mo, "%d", a->break_even_month);
                 snprintf(hz, sizeof hz, "%d", res->horizon_months);
                 const char *bargs[2] = {mo, hz};
-                gpi_msg_fill(be, sizeof be, gpi_msg(a->break_even_month > 0 ? MSG_BREAK_EVEN : MSG_BREAK_EVEN_NEVER, o->pt),
-                             bargs, 2);
+                gpi_msg_fill(be, sizeof be,
+                             gpi_msg(a->break_even_month > 0 ? MSG_BREAK_EVEN : MSG_BREAK_EVEN_NEVER, o->pt), bargs, 2);
                 strncat(s, be, sizeof s - strlen(s) - 1);
             }
         } else {
             const gp_rule *r = &res->profile.rules[p->compliance.violated[0]];
-            const char *args[6] = {gpi_msg(names[k], o->pt), what, dep_name(o, &p->deployment), tot, r->id,
+            const char *args[6] = {gpi_msg(names[k], o->pt),       what, dep_name(o, &p->deployment), tot, r->id,
                                    o->pt ? r->text_pt : r->text_en};
             gpi_msg_fill(s, sizeof s, gpi_msg(MSG_ALT_LESS_EXCLUDED, o->pt), args, 6);
         }
@@ -214,9 +229,18 @@ static void risks(const out *o, const gp_plan_result *res)
         money(o, a, sizeof a, fabs(r->size));
         money(o, c, sizeof c, fabs(r->alt_size));
         switch (r->kind) {
-        case GP_RISK_EXCHANGE_RATE: pct(o, p, sizeof p, r->parameter); id = MSG_RISK_FX; break;
-        case GP_RISK_IMPORT_DUTY: pct(o, p, sizeof p, r->parameter); id = MSG_RISK_DUTY; break;
-        case GP_RISK_LEAD_TIME: gpi_fmt_num(p, sizeof p, r->parameter, 0, o->pt); id = MSG_RISK_LEAD; break;
+        case GP_RISK_EXCHANGE_RATE:
+            pct(o, p, sizeof p, r->parameter);
+            id = MSG_RISK_FX;
+            break;
+        case GP_RISK_IMPORT_DUTY:
+            pct(o, p, sizeof p, r->parameter);
+            id = MSG_RISK_DUTY;
+            break;
+        case GP_RISK_LEAD_TIME:
+            gpi_fmt_num(p, sizeof p, r->parameter, 0, o->pt);
+            id = MSG_RISK_LEAD;
+            break;
         case GP_RISK_UTILIZATION:
             pct(o, p, sizeof p, r->parameter);
             if (r->size == 0)
@@ -225,8 +249,9 @@ static void risks(const out *o, const gp_plan_result *res)
             break;
         case GP_RISK_PRICE_CONFIDENCE: {
             const char *who = r->low_confidence == 3 ? (o->pt ? "os preços das duas opções" : "both options' prices")
-                              : r->low_confidence == 1 ? (o->pt ? "os preços da recomendação" : "the recommendation's prices")
-                                                       : (o->pt ? "os preços da segunda colocada" : "the runner-up's prices");
+                              : r->low_confidence == 1
+                                  ? (o->pt ? "os preços da recomendação" : "the recommendation's prices")
+                                  : (o->pt ? "os preços da segunda colocada" : "the runner-up's prices");
             snprintf(p, sizeof p, "%s", "");
             pct(o, a, sizeof a, fabs(r->parameter));
             const char *cargs[2] = {who, a};
@@ -279,7 +304,8 @@ static void policy(const out *o, const gp_plan_result *res, const gp_plan_option
             gpi_msg_fill(price, sizeof price, gpi_msg(MSG_POLICY_PRICE, o->pt), args, 3);
         } else
             gpi_msg_fill(price, sizeof price, gpi_msg(MSG_POLICY_FREE, o->pt), args, 3);
-        snprintf(s, sizeof s, "%s: %s %s: %s", r->id, o->pt ? r->text_pt : r->text_en, o->pt ? "Preço" : "Price", price);
+        snprintf(s, sizeof s, "%s: %s %s: %s", r->id, o->pt ? r->text_pt : r->text_en, o->pt ? "Preço" : "Price",
+                 price);
         say_text(o, 1, s);
     }
     if (res->n_excluded > 0 && metric(res, &res->excluded[0]) < metric(res, rec)) {

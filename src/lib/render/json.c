@@ -1,6 +1,7 @@
 /*
- * json.c: the one JSON writer (fit, train, serve, plan, models, GPUs). Key names follow the interface contract (docs/cli.md, docs/scenario.md); a key that does
- * not apply is 0 or null, never absent. Every document goes out through gpi_json_text.
+ * json.c: the one JSON writer (fit, train, serve, plan, models, GPUs). Key names follow the interface contract
+ * (docs/cli.md, docs/scenario.md); a key that does not apply is 0 or null, never absent. Every document goes out
+ * through gpi_json_text.
  */
 #include "json.h"
 #include "text.h"
@@ -202,13 +203,26 @@ static void serve_perf_ranges(json_t *perf, const gp_serve_answer *a, double k)
 {
     const gp_sim_result *s = &a->best.sim;
     const double p10 = a->error_p10, p90 = a->error_p90;
-    const struct { const char *key; double v; int rate; } f[] = {
-        {"throughput_tokens_per_s", s->output_tokens_per_s * k, 1}, {"total_tokens_per_s", s->total_tokens_per_s * k, 1},
-        {"requests_per_s", s->requests_per_s * k, 1}, {"per_replica_throughput_tokens_per_s", s->output_tokens_per_s, 1},
-        {"ttft_p50_s", s->ttft.p50, 0}, {"ttft_p90_s", s->ttft.p90, 0}, {"ttft_p99_s", s->ttft.p99, 0},
-        {"tpot_p50_s", s->tpot.p50, 0}, {"tpot_p90_s", s->tpot.p90, 0}, {"tpot_p99_s", s->tpot.p99, 0},
-        {"e2e_p50_s", s->e2e.p50, 0}, {"e2e_p90_s", s->e2e.p90, 0}, {"e2e_p99_s", s->e2e.p99, 0},
-        {"single_request_ttft_s", a->best.single_ttft_s, 0}, {"single_request_tpot_s", a->best.single_tpot_s, 0},
+    const struct {
+        const char *key;
+        double v;
+        int rate;
+    } f[] = {
+        {"throughput_tokens_per_s", s->output_tokens_per_s * k, 1},
+        {"total_tokens_per_s", s->total_tokens_per_s * k, 1},
+        {"requests_per_s", s->requests_per_s * k, 1},
+        {"per_replica_throughput_tokens_per_s", s->output_tokens_per_s, 1},
+        {"ttft_p50_s", s->ttft.p50, 0},
+        {"ttft_p90_s", s->ttft.p90, 0},
+        {"ttft_p99_s", s->ttft.p99, 0},
+        {"tpot_p50_s", s->tpot.p50, 0},
+        {"tpot_p90_s", s->tpot.p90, 0},
+        {"tpot_p99_s", s->tpot.p99, 0},
+        {"e2e_p50_s", s->e2e.p50, 0},
+        {"e2e_p90_s", s->e2e.p90, 0},
+        {"e2e_p99_s", s->e2e.p99, 0},
+        {"single_request_ttft_s", a->best.single_ttft_s, 0},
+        {"single_request_tpot_s", a->best.single_tpot_s, 0},
     };
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
         gpi_json_serve_range(perf, f[i].key, f[i].v, f[i].rate, p10, p90);
@@ -380,14 +394,21 @@ const gp_dtype gpi_shown_dtypes[GPI_SHOWN_DTYPES] = {GP_DTYPE_F32,  GP_DTYPE_BF1
 
 /* ---- plan (docs/cli.md "plan") ---- */
 
-const char *gpi_rule_text(const gp_rule *r, int pt_br) { return pt_br ? r->text_pt : r->text_en; }
-const char *gpi_rule_citation(const gp_rule *r, int pt_br) { return pt_br && r->citation_pt[0] ? r->citation_pt : r->citation; }
+const char *gpi_rule_text(const gp_rule *r, int pt_br)
+{
+    return pt_br ? r->text_pt : r->text_en;
+}
+const char *gpi_rule_citation(const gp_rule *r, int pt_br)
+{
+    return pt_br && r->citation_pt[0] ? r->citation_pt : r->citation;
+}
 
 void gpi_plan_question(char *out, size_t n, const gp_plan_request *req, const gp_plan_result *res, int pt_br)
 {
     const char *model = req->model ? (req->model->name[0] ? req->model->name : req->model->id) : "?";
     if (!res->serving) {
-        snprintf(out, n, pt_br ? "Treinar %s com %.3g tokens" : "Train %s on %.3g tokens", model, req->train.train_tokens);
+        snprintf(out, n, pt_br ? "Treinar %s com %.3g tokens" : "Train %s on %.3g tokens", model,
+                 req->train.train_tokens);
         return;
     }
     const gp_traffic *t = &req->traffic;
@@ -398,20 +419,19 @@ void gpi_plan_question(char *out, size_t n, const gp_plan_request *req, const gp
         snprintf(load, sizeof load, pt_br ? "%.3g requisições/s" : "%.3g requests/s", t->rate);
     char ttft[64] = "", tpot[64] = "", v[32];
     if (req->slo.ttft_s > 0)
-        snprintf(ttft, sizeof ttft, ", TTFT p99 <= %s s", gpi_fmt_num(v, sizeof v, req->slo.ttft_s, req->slo.ttft_s < 1 ? 2 : 1, pt_br));
+        snprintf(ttft, sizeof ttft, ", TTFT p99 <= %s s",
+                 gpi_fmt_num(v, sizeof v, req->slo.ttft_s, req->slo.ttft_s < 1 ? 2 : 1, pt_br));
     if (req->slo.tpot_s > 0)
         snprintf(tpot, sizeof tpot, ", TPOT p99 <= %s s", gpi_fmt_num(v, sizeof v, req->slo.tpot_s, 3, pt_br));
-    snprintf(out, n, pt_br ? "Servir %s a %s (%.0f + %.0f tokens)%s%s" : "Serve %s to %s (%.0f + %.0f tokens)%s%s", model,
-             load, t->prompt.mean, t->output.mean, ttft, tpot);
+    snprintf(out, n, pt_br ? "Servir %s a %s (%.0f + %.0f tokens)%s%s" : "Serve %s to %s (%.0f + %.0f tokens)%s%s",
+             model, load, t->prompt.mean, t->output.mean, ttft, tpot);
 }
-
 
 static json_t *plan_rule_json(const gp_rule *r, int pt_br)
 {
-    return json_pack("{ss ss ss ss ss}", "rule", r->id, "kind", gpi_rule_kind_name(r->kind), "citation", gpi_rule_citation(r, pt_br),
-                     "url", r->url, "text", gpi_rule_text(r, pt_br));
+    return json_pack("{ss ss ss ss ss}", "rule", r->id, "kind", gpi_rule_kind_name(r->kind), "citation",
+                     gpi_rule_citation(r, pt_br), "url", r->url, "text", gpi_rule_text(r, pt_br));
 }
-
 
 /* An option's perf object; a serving option's figures carry their likely range (docs/serving.md,
  * "Ranges"). */
@@ -422,15 +442,22 @@ static json_t *plan_option_perf_json(const gp_plan_result *res, const gp_plan_op
                          o->train.tokens_per_s, "mfu", o->train.mfu, "time_to_train_s", o->train.time_to_train_s,
                          "time_to_train_with_failures_s", o->train_rel.time_to_train_s, "model_tflops_per_gpu",
                          o->train.model_tflops_per_gpu);
-    json_t *perf = json_pack("{sf sf sf sf sf sf sf sf}", "ttft_p50_s", o->serve.sim.ttft.p50, "ttft_p99_s",
-                             o->serve.sim.ttft.p99, "tpot_p50_s", o->serve.sim.tpot.p50, "tpot_p99_s",
-                             o->serve.sim.tpot.p99, "throughput_tokens_per_s", o->throughput_tokens_per_s,
-                             "requests_per_s", o->requests_per_s, "max_concurrency", o->serve.max_concurrency,
-                             "slo_attainment", o->serve.sim.slo_attainment);
-    const struct { const char *key; double v; int rate; } f[] = {
-        {"ttft_p50_s", o->serve.sim.ttft.p50, 0}, {"ttft_p99_s", o->serve.sim.ttft.p99, 0},
-        {"tpot_p50_s", o->serve.sim.tpot.p50, 0}, {"tpot_p99_s", o->serve.sim.tpot.p99, 0},
-        {"throughput_tokens_per_s", o->throughput_tokens_per_s, 1}, {"requests_per_s", o->requests_per_s, 1},
+    json_t *perf =
+        json_pack("{sf sf sf sf sf sf sf sf}", "ttft_p50_s", o->serve.sim.ttft.p50, "ttft_p99_s", o->serve.sim.ttft.p99,
+                  "tpot_p50_s", o->serve.sim.tpot.p50, "tpot_p99_s", o->serve.sim.tpot.p99, "throughput_tokens_per_s",
+                  o->throughput_tokens_per_s, "requests_per_s", o->requests_per_s, "max_concurrency",
+                  o->serve.max_concurrency, "slo_attainment", o->serve.sim.slo_attainment);
+    const struct {
+        const char *key;
+        double v;
+        int rate;
+    } f[] = {
+        {"ttft_p50_s", o->serve.sim.ttft.p50, 0},
+        {"ttft_p99_s", o->serve.sim.ttft.p99, 0},
+        {"tpot_p50_s", o->serve.sim.tpot.p50, 0},
+        {"tpot_p99_s", o->serve.sim.tpot.p99, 0},
+        {"throughput_tokens_per_s", o->throughput_tokens_per_s, 1},
+        {"requests_per_s", o->requests_per_s, 1},
     };
     for (size_t i = 0; perf && i < sizeof f / sizeof f[0]; i++)
         gpi_json_serve_range(perf, f[i].key, f[i].v, f[i].rate, o->error_p10, o->error_p90);
@@ -440,35 +467,38 @@ static json_t *plan_option_perf_json(const gp_plan_result *res, const gp_plan_op
 static json_t *plan_option_json(const gp_plan_result *res, const gp_plan_option *o, int pt_br)
 {
     const gp_deployment *d = &o->deployment;
-    json_t *hw = json_pack("{ss ss si s{ss ss ss ss sb sb}}", "gpu", o->gpu, "dtype", gp_dtype_name(o->dtype),
-                           "gpus_total", o->gpus_total, "deployment", "id", d->id, "name", d->name, "kind",
-                           gpi_deploy_kind_name(d->kind), "country", d->country, "shared", d->shared, "audit_logging",
-                           d->audit_logging);
+    json_t *hw =
+        json_pack("{ss ss si s{ss ss ss ss sb sb}}", "gpu", o->gpu, "dtype", gp_dtype_name(o->dtype), "gpus_total",
+                  o->gpus_total, "deployment", "id", d->id, "name", d->name, "kind", gpi_deploy_kind_name(d->kind),
+                  "country", d->country, "shared", d->shared, "audit_logging", d->audit_logging);
     json_t *layout = json_pack("{si si si si si si si ss}", "tp", o->layout.tp, "pp", o->layout.pp, "dp", o->layout.dp,
                                "cp", o->layout.cp, "ep", o->layout.ep, "replicas", o->replicas, "gpus_total",
                                o->gpus_total, "recompute", gp_recompute_name(o->layout.recompute));
     json_object_set_new(layout, "zero", json_integer(o->layout.zero));
     const gp_memory *m = &o->memory;
-    json_t *memory = json_pack("{sI sI s{sI sI sI sI sI sI}}", "per_gpu_bytes", (json_int_t)m->per_gpu,
-                               "capacity_bytes", (json_int_t)m->capacity, "components", "weights",
-                               (json_int_t)m->weights, "kv_cache", (json_int_t)m->kv_cache, "activations",
-                               (json_int_t)m->activations, "gradients", (json_int_t)m->gradients, "optimizer",
-                               (json_int_t)m->optimizer, "overhead", (json_int_t)m->overhead);
+    json_t *memory =
+        json_pack("{sI sI s{sI sI sI sI sI sI}}", "per_gpu_bytes", (json_int_t)m->per_gpu, "capacity_bytes",
+                  (json_int_t)m->capacity, "components", "weights", (json_int_t)m->weights, "kv_cache",
+                  (json_int_t)m->kv_cache, "activations", (json_int_t)m->activations, "gradients",
+                  (json_int_t)m->gradients, "optimizer", (json_int_t)m->optimizer, "overhead", (json_int_t)m->overhead);
     json_t *perf = plan_option_perf_json(res, o);
     const gp_cost *c = &o->cost;
     json_t *cumulative = json_array();
     for (int i = 0; i <= c->months; i++)
         json_array_append_new(cumulative, json_real(c->cumulative[i]));
-    json_t *cost = json_pack("{ss sf ss ss sf sf sf sf sf sf sf sf sf sf sf sf si ss so}", "currency", c->currency,
-                             "per_usd", c->per_usd, "kind", gpi_deploy_kind_name(c->kind), "pricing",
-                             c->kind == GP_DEPLOY_OWNED ? "owned" : c->reserved ? "reserved" : "on-demand",
-                             "gpu_hour_on_demand", c->gpu_hour_on_demand, "gpu_hour_reserved", c->gpu_hour_reserved,
-                             "hourly", c->hourly, "upfront", c->upfront, "monthly", c->monthly, "monthly_amortized",
-                             c->monthly_amortized, "power_monthly", c->power_monthly, "hosting_monthly",
-                             c->hosting_monthly, "egress_monthly", c->egress_monthly, "total", c->total,
-                             "per_million_tokens", c->per_million_tokens, "per_run", c->per_run, "horizon_months",
-                             c->months, "break_even_vs", o->break_even_vs, "cumulative", cumulative);
-    json_object_set_new(cost, "break_even_month", o->break_even_month > 0 ? json_integer(o->break_even_month) : json_null());
+    json_t *cost =
+        json_pack("{ss sf ss ss sf sf sf sf sf sf sf sf sf sf sf sf si ss so}", "currency", c->currency, "per_usd",
+                  c->per_usd, "kind", gpi_deploy_kind_name(c->kind), "pricing",
+                  c->kind == GP_DEPLOY_OWNED ? "owned"
+                  : c->reserved              ? "reserved"
+                                             : "on-demand",
+                  "gpu_hour_on_demand", c->gpu_hour_on_demand, "gpu_hour_reserved", c->gpu_hour_reserved, "hourly",
+                  c->hourly, "upfront", c->upfront, "monthly", c->monthly, "monthly_amortized", c->monthly_amortized,
+                  "power_monthly", c->power_monthly, "hosting_monthly", c->hosting_monthly, "egress_monthly",
+                  c->egress_monthly, "total", c->total, "per_million_tokens", c->per_million_tokens, "per_run",
+                  c->per_run, "horizon_months", c->months, "break_even_vs", o->break_even_vs, "cumulative", cumulative);
+    json_object_set_new(cost, "break_even_month",
+                        o->break_even_month > 0 ? json_integer(o->break_even_month) : json_null());
     /* investment and running cost apart (capex / opex), and what to buy or rent */
     json_object_set_new(cost, "capex", json_real(c->upfront));
     json_object_set_new(cost, "opex_monthly", json_real(c->monthly));
@@ -477,7 +507,8 @@ static json_t *plan_option_json(const gp_plan_result *res, const gp_plan_option 
     json_object_set_new(hw, "rack_units", json_integer(c->rack_units));
     json_object_set_new(hw, "power_kw", json_real(c->power_kw));
     json_object_set_new(hw, "consumer", json_boolean(o->consumer));
-    json_object_set_new(json_object_get(hw, "deployment"), "name_pt", json_string(d->name_pt[0] ? d->name_pt : d->name));
+    json_object_set_new(json_object_get(hw, "deployment"), "name_pt",
+                        json_string(d->name_pt[0] ? d->name_pt : d->name));
     json_t *violated = json_array(), *oblig = json_array();
     for (int i = 0; i < o->compliance.n_violated; i++)
         json_array_append_new(violated, plan_rule_json(&res->profile.rules[o->compliance.violated[i]], pt_br));
@@ -488,13 +519,14 @@ static json_t *plan_option_json(const gp_plan_result *res, const gp_plan_option 
     json_t *rel;
     if (res->serving)
         rel = json_pack("{sf si si sf sf}", "replica_availability", o->serve_rel.replica_availability,
-                        "serving_replicas", o->serve_rel.serving, "spare_replicas", o->serve_rel.spares,
-                        "availability", o->serve_rel.availability, "target", o->serve_rel.target);
+                        "serving_replicas", o->serve_rel.serving, "spare_replicas", o->serve_rel.spares, "availability",
+                        o->serve_rel.availability, "target", o->serve_rel.target);
     else
-        rel = json_pack("{sf sf sf sf sf}", "job_mtbf_s", isfinite(o->train_rel.job_mtbf_s) ? o->train_rel.job_mtbf_s : 0.0,
-                        "expected_interruptions", o->train_rel.expected_interruptions, "checkpoint_s",
-                        o->train_rel.checkpoint_s, "checkpoint_interval_s", o->train_rel.checkpoint_interval_s,
-                        "overhead_fraction", o->train_rel.overhead_fraction);
+        rel = json_pack("{sf sf sf sf sf}", "job_mtbf_s",
+                        isfinite(o->train_rel.job_mtbf_s) ? o->train_rel.job_mtbf_s : 0.0, "expected_interruptions",
+                        o->train_rel.expected_interruptions, "checkpoint_s", o->train_rel.checkpoint_s,
+                        "checkpoint_interval_s", o->train_rel.checkpoint_interval_s, "overhead_fraction",
+                        o->train_rel.overhead_fraction);
     json_t *opt = json_pack("{si so so so so so so so}", "rank", o->rank, "hardware", hw, "layout", layout, "memory",
                             memory, "perf", perf, "cost", cost, "compliance", comp, "reliability", rel);
     if (!o->compliance.allowed && o->compliance.n_violated > 0) {
@@ -533,8 +565,10 @@ static json_t *plan_decision_json(const gp_plan_result *res)
         const gp_plan_alternative *a = &res->alternatives[k];
         json_t *j = json_pack("{so}", "option", plan_ref_json(res, a->option, a->excluded));
         json_object_set_new(j, "extra", a->option >= 0 ? json_real(a->extra) : json_null());
-        json_object_set_new(j, "break_even_month", a->break_even_month > 0 ? json_integer(a->break_even_month)
-                                                   : a->break_even_month == 0 ? json_integer(0) : json_null());
+        json_object_set_new(j, "break_even_month",
+                            a->break_even_month > 0    ? json_integer(a->break_even_month)
+                            : a->break_even_month == 0 ? json_integer(0)
+                                                       : json_null());
         json_object_set_new(alts, gpi_alt_kind_name(a->kind), j);
     }
     for (int i = 0; i < res->n_risks; i++) {
@@ -545,12 +579,12 @@ static json_t *plan_decision_json(const gp_plan_result *res)
     }
     for (int i = 0; i < res->n_rule_prices; i++) {
         const gp_plan_rule_price *rp = &res->rule_prices[i];
-        json_array_append_new(rules, json_pack("{ss so so}", "rule", res->profile.rules[rp->rule].id, "cheapest_excluded",
-                                               plan_ref_json(res, -1, rp->excluded), "price",
+        json_array_append_new(rules, json_pack("{ss so so}", "rule", res->profile.rules[rp->rule].id,
+                                               "cheapest_excluded", plan_ref_json(res, -1, rp->excluded), "price",
                                                rp->priced ? json_real(rp->saving) : json_null()));
     }
-    return json_pack("{so so so so}", "alternatives", alts, "runner_up", plan_ref_json(res, res->runner_up, -1), "risks",
-                     risks, "rule_prices", rules);
+    return json_pack("{so so so so}", "alternatives", alts, "runner_up", plan_ref_json(res, res->runner_up, -1),
+                     "risks", risks, "rule_prices", rules);
 }
 
 json_t *gpi_json_plan(const gp_plan_request *req, const gp_plan_result *res, int pt_br, const char *question)
@@ -570,15 +604,15 @@ json_t *gpi_json_plan(const gp_plan_request *req, const gp_plan_result *res, int
                                                 "throughput_tokens_per_s", res->points[i].throughput_tokens_per_s,
                                                 "meets", res->points[i].meets));
     json_t *rec = res->recommended >= 0 ? plan_option_json(res, &res->options[res->recommended], pt_br) : json_null();
-    json_t *j = json_pack("{ss ss ss s{ss ss ss} ss sf si ss sf si so so so so so s{ss ss} ss}", "question",
-                     question ? question : q, "task", res->serving ? "serve" : "train", "model",
-                     req->model ? req->model->id : "", "profile", "id", res->profile.id, "name",
-                     pt_br ? res->profile.name_pt : res->profile.name_en, "jurisdiction", res->profile.jurisdiction,
-                     "currency", res->currency, "per_usd", res->per_usd, "horizon_months", res->horizon_months,
-                     "prices_as_of", res->prices_as_of, "egress_tb_per_month", res->egress_tb_per_month, "redundancy",
-                     res->redundancy, "options", options, "excluded", excluded, "recommended", rec, "notes", notes,
-                     "scaling", points, "launch", "engine", res->launch_engine, "command", res->launch_command,
-                     "disclaimer", pt_br ? res->profile.disclaimer_pt : res->profile.disclaimer_en);
+    json_t *j = json_pack(
+        "{ss ss ss s{ss ss ss} ss sf si ss sf si so so so so so s{ss ss} ss}", "question", question ? question : q,
+        "task", res->serving ? "serve" : "train", "model", req->model ? req->model->id : "", "profile", "id",
+        res->profile.id, "name", pt_br ? res->profile.name_pt : res->profile.name_en, "jurisdiction",
+        res->profile.jurisdiction, "currency", res->currency, "per_usd", res->per_usd, "horizon_months",
+        res->horizon_months, "prices_as_of", res->prices_as_of, "egress_tb_per_month", res->egress_tb_per_month,
+        "redundancy", res->redundancy, "options", options, "excluded", excluded, "recommended", rec, "notes", notes,
+        "scaling", points, "launch", "engine", res->launch_engine, "command", res->launch_command, "disclaimer",
+        pt_br ? res->profile.disclaimer_pt : res->profile.disclaimer_en);
     if (j && res->recommended >= 0)
         json_object_set_new(j, "decision", plan_decision_json(res));
     return j;

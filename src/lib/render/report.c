@@ -15,55 +15,138 @@
 /* ---- words ------------------------------------------------------------------------------- */
 
 typedef struct words {
-    const char *title, *profile, *currency, *horizon, *months, *prices_as_of, *options_serve, *options_train,
-        *excluded, *recommended, *rank, *gpu, *precision, *deployment, *setup, *gpus, *ttft, *throughput,
-        *train_time, *monthly, *total, *per_mtok, *per_run, *break_even, *never, *rule, *citation, *notes,
-        *launch, *disclaimer, *memory_chart, *cost_chart, *scaling_chart, *month_axis, *cost_axis, *gpus_axis,
-        *tokens_axis, *bytes_axis, *capacity, *obligations, *reliability, *no_options, *upfront, *vs,
-        *availability, *interruptions, *ckpt, *overhead, *egress, *charts, *why,
-        *likely, *tok_s;
+    const char *title, *profile, *currency, *horizon, *months, *prices_as_of, *options_serve, *options_train, *excluded,
+        *recommended, *rank, *gpu, *precision, *deployment, *setup, *gpus, *ttft, *throughput, *train_time, *monthly,
+        *total, *per_mtok, *per_run, *break_even, *never, *rule, *citation, *notes, *launch, *disclaimer, *memory_chart,
+        *cost_chart, *scaling_chart, *month_axis, *cost_axis, *gpus_axis, *tokens_axis, *bytes_axis, *capacity,
+        *obligations, *reliability, *no_options, *upfront, *vs, *availability, *interruptions, *ckpt, *overhead,
+        *egress, *charts, *why, *likely, *tok_s;
     const char *components[6];
 } words;
 
 static const words en = {
-    "GPU plan", "Data profile", "Currency", "Horizon", "months", "Prices as of",
-    "Options, ranked by total cost over the horizon", "Options, ranked by cost per training run",
-    "Excluded by the data rules", "Recommended", "#", "GPU", "Precision", "Deployment", "Setup", "GPUs",
-    "p99 TTFT", "Output tokens/s", "Time to train", "Per month", "Total", "Per million tokens", "Per run",
-    "Owning breaks even", "not within the horizon", "Rule", "Citation", "Notes", "Launch command",
-    "Disclaimer", "Memory per GPU by component", "Cumulative cost: renting vs owning",
-    "Throughput vs GPU count", "month", "cumulative cost", "GPUs", "output tokens/s", "bytes per GPU",
-    "device memory", "Obligations", "Reliability", "No option is allowed: every setup breaks a data rule or has no price.",
-    "upfront", "vs", "availability", "expected interruptions", "checkpoint every",
-    "failure overhead", "egress", "Charts", "Why",
-    "Likely (10th-90th percentile of the error on published runs):", "output tokens/s",
+    "GPU plan",
+    "Data profile",
+    "Currency",
+    "Horizon",
+    "months",
+    "Prices as of",
+    "Options, ranked by total cost over the horizon",
+    "Options, ranked by cost per training run",
+    "Excluded by the data rules",
+    "Recommended",
+    "#",
+    "GPU",
+    "Precision",
+    "Deployment",
+    "Setup",
+    "GPUs",
+    "p99 TTFT",
+    "Output tokens/s",
+    "Time to train",
+    "Per month",
+    "Total",
+    "Per million tokens",
+    "Per run",
+    "Owning breaks even",
+    "not within the horizon",
+    "Rule",
+    "Citation",
+    "Notes",
+    "Launch command",
+    "Disclaimer",
+    "Memory per GPU by component",
+    "Cumulative cost: renting vs owning",
+    "Throughput vs GPU count",
+    "month",
+    "cumulative cost",
+    "GPUs",
+    "output tokens/s",
+    "bytes per GPU",
+    "device memory",
+    "Obligations",
+    "Reliability",
+    "No option is allowed: every setup breaks a data rule or has no price.",
+    "upfront",
+    "vs",
+    "availability",
+    "expected interruptions",
+    "checkpoint every",
+    "failure overhead",
+    "egress",
+    "Charts",
+    "Why",
+    "Likely (10th-90th percentile of the error on published runs):",
+    "output tokens/s",
     {"weights", "KV cache", "activations", "gradients", "optimizer", "overhead"},
 };
 
 static const words pt = {
-    "Plano de GPUs", "Perfil de dados", "Moeda", "Horizonte", "meses", "Preços de",
-    "Opções, ordenadas pelo custo total no horizonte", "Opções, ordenadas pelo custo por treinamento",
-    "Excluídas pelas regras de dados", "Recomendada", "#", "GPU", "Precisão", "Implantação", "Configuração",
-    "GPUs", "TTFT p99", "Tokens de saída/s", "Tempo de treino", "Por mês", "Total", "Por milhão de tokens",
-    "Por treinamento", "Comprar se paga em", "fora do horizonte", "Regra", "Fonte", "Observações",
-    "Comando de execução", "Aviso", "Memória por GPU por componente", "Custo acumulado: alugar vs comprar",
-    "Vazão vs número de GPUs", "mês", "custo acumulado", "GPUs", "tokens de saída/s", "bytes por GPU",
-    "memória do dispositivo", "Obrigações", "Confiabilidade",
+    "Plano de GPUs",
+    "Perfil de dados",
+    "Moeda",
+    "Horizonte",
+    "meses",
+    "Preços de",
+    "Opções, ordenadas pelo custo total no horizonte",
+    "Opções, ordenadas pelo custo por treinamento",
+    "Excluídas pelas regras de dados",
+    "Recomendada",
+    "#",
+    "GPU",
+    "Precisão",
+    "Implantação",
+    "Configuração",
+    "GPUs",
+    "TTFT p99",
+    "Tokens de saída/s",
+    "Tempo de treino",
+    "Por mês",
+    "Total",
+    "Por milhão de tokens",
+    "Por treinamento",
+    "Comprar se paga em",
+    "fora do horizonte",
+    "Regra",
+    "Fonte",
+    "Observações",
+    "Comando de execução",
+    "Aviso",
+    "Memória por GPU por componente",
+    "Custo acumulado: alugar vs comprar",
+    "Vazão vs número de GPUs",
+    "mês",
+    "custo acumulado",
+    "GPUs",
+    "tokens de saída/s",
+    "bytes por GPU",
+    "memória do dispositivo",
+    "Obrigações",
+    "Confiabilidade",
     "Nenhuma opção permitida: toda configuração viola uma regra de dados ou não tem preço.",
-    "investimento inicial", "vs", "disponibilidade", "interrupções esperadas",
-    "checkpoint a cada", "sobrecarga de falhas", "tráfego de saída", "Gráficos", "Motivo",
-    "Provável (percentis 10-90 do erro em execuções publicadas):", "tokens de saída/s",
+    "investimento inicial",
+    "vs",
+    "disponibilidade",
+    "interrupções esperadas",
+    "checkpoint a cada",
+    "sobrecarga de falhas",
+    "tráfego de saída",
+    "Gráficos",
+    "Motivo",
+    "Provável (percentis 10-90 do erro em execuções publicadas):",
+    "tokens de saída/s",
     {"pesos", "cache KV", "ativações", "gradientes", "otimizador", "sobrecarga"},
 };
 
-static int is_pt(const gpi_report_opts *o) { return o && o->lang && (o->lang[0] == 'p' || o->lang[0] == 'P'); }
+static int is_pt(const gpi_report_opts *o)
+{
+    return o && o->lang && (o->lang[0] == 'p' || o->lang[0] == 'P');
+}
 
 static const char *dep_name_pt(const char *kind)
 {
     return !strcmp(kind, "cloud") ? "nuvem" : !strcmp(kind, "baremetal") ? "bare metal dedicado" : "próprio";
 }
-
-
 
 /* A count in words from the message table: "1 GPU", "8 GPUs". */
 static const char *count_str(char *out, size_t n, gpi_msg_id id, int pt_br, int count)
@@ -106,14 +189,16 @@ static void rows(gpi_buf *b, const gp_plan_result *res, const gp_plan_option *li
 {
     char a[64], c[64], e[64], f[96], s[64];
     if (md) {
-        gpi_buf_printf(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", excluded ? W->rule : W->rank,
-                       W->gpu, W->precision, W->deployment, W->setup, W->gpus, res->serving ? W->ttft : W->train_time,
-                       W->upfront, W->monthly, W->total, res->serving ? W->per_mtok : W->per_run, W->break_even);
+        gpi_buf_printf(b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+                       excluded ? W->rule : W->rank, W->gpu, W->precision, W->deployment, W->setup, W->gpus,
+                       res->serving ? W->ttft : W->train_time, W->upfront, W->monthly, W->total,
+                       res->serving ? W->per_mtok : W->per_run, W->break_even);
         gpi_buf_printf(b, "|---|---|---|---|---|--:|--:|--:|--:|--:|--:|---|\n");
     } else {
-        gpi_buf_printf(b, "  %-26s %-16s %-9s %-15s %-18s %5s %9s %16s %14s %16s %18s  %s\n", excluded ? W->rule : W->rank,
-                       W->gpu, W->precision, W->deployment, W->setup, W->gpus, res->serving ? W->ttft : W->train_time,
-                       W->upfront, W->monthly, W->total, res->serving ? W->per_mtok : W->per_run, W->break_even);
+        gpi_buf_printf(b, "  %-26s %-16s %-9s %-15s %-18s %5s %9s %16s %14s %16s %18s  %s\n",
+                       excluded ? W->rule : W->rank, W->gpu, W->precision, W->deployment, W->setup, W->gpus,
+                       res->serving ? W->ttft : W->train_time, W->upfront, W->monthly, W->total,
+                       res->serving ? W->per_mtok : W->per_run, W->break_even);
     }
     for (int i = 0; i < n; i++) {
         const gp_plan_option *o = &list[i];
@@ -156,11 +241,12 @@ static void render_recommended(gpi_buf *b, const gp_plan_result *res, const word
     gpi_fmt_money(t, sizeof t, o->cost.total, res->currency, pt_br);
     gpi_fmt_money(m, sizeof m, res->serving ? o->cost.per_million_tokens : o->cost.per_run, res->currency, pt_br);
     char g[32];
-    gpi_buf_printf(b, "%s%s: %s %s, %s (%s), %s = %s; %s %s / %d %s; %s %s\n", h2, W->recommended,
-                   o->gpu, gp_dtype_name(o->dtype), o->deployment.id,
-                   pt_br ? dep_name_pt(gpi_deploy_kind_name(o->deployment.kind)) : gpi_deploy_kind_name(o->deployment.kind),
-                   s, count_str(g, sizeof g, MSG_N_GPUS, pt_br, o->gpus_total), W->total, t, res->horizon_months, W->months,
-                   res->serving ? W->per_mtok : W->per_run, m);
+    gpi_buf_printf(b, "%s%s: %s %s, %s (%s), %s = %s; %s %s / %d %s; %s %s\n", h2, W->recommended, o->gpu,
+                   gp_dtype_name(o->dtype), o->deployment.id,
+                   pt_br ? dep_name_pt(gpi_deploy_kind_name(o->deployment.kind))
+                         : gpi_deploy_kind_name(o->deployment.kind),
+                   s, count_str(g, sizeof g, MSG_N_GPUS, pt_br, o->gpus_total), W->total, t, res->horizon_months,
+                   W->months, res->serving ? W->per_mtok : W->per_run, m);
     if (res->serving) {
         double lo = 1.0 + o->error_p10, hi = 1.0 + o->error_p90;
         char t1[32], t2[32], l1[32], l2[32];
@@ -183,15 +269,15 @@ static void render_text(gpi_buf *b, const gp_plan_request *req, const gp_plan_re
     char q[512];
     gpi_plan_question(q, sizeof q, req, res, pt_br);
     const char *h1 = md ? "# " : "", *h2 = md ? "\n## " : "\n";
-    gpi_buf_printf(b, "%s%s: %s\n\n", h1, opts && opts->title ? opts->title : W->title, opts && opts->question ? opts->question : q);
+    gpi_buf_printf(b, "%s%s: %s\n\n", h1, opts && opts->title ? opts->title : W->title,
+                   opts && opts->question ? opts->question : q);
     char rate[32];
     gpi_fmt_num(rate, sizeof rate, res->per_usd, 4, pt_br);
     char prof[256];
     const char *pa[2] = {pt_br ? res->profile.name_pt : res->profile.name_en, res->profile.id};
     gpi_msg_fill(prof, sizeof prof, gpi_msg(MSG_PROFILE_LINE, pt_br), pa, 2);
-    gpi_buf_printf(b, "%s%s: %s%s%s: %s (1 USD = %s %s)%s%s: %d %s%s%s: %s\n", md ? "- " : "", W->profile,
-                   prof, md ? "\n- " : "; ",
-                   W->currency, res->currency, rate, res->currency, md ? "\n- " : "; ", W->horizon,
+    gpi_buf_printf(b, "%s%s: %s%s%s: %s (1 USD = %s %s)%s%s: %d %s%s%s: %s\n", md ? "- " : "", W->profile, prof,
+                   md ? "\n- " : "; ", W->currency, res->currency, rate, res->currency, md ? "\n- " : "; ", W->horizon,
                    res->horizon_months, W->months, md ? "\n- " : "; ", W->prices_as_of, res->prices_as_of);
     gpi_render_decision(b, res, pt_br, md ? 1 : 0);
     if (res->recommended >= 0)
@@ -214,8 +300,8 @@ static void render_text(gpi_buf *b, const gp_plan_request *req, const gp_plan_re
             if (!used)
                 continue;
             const gp_rule *rule = &res->profile.rules[r];
-            gpi_buf_printf(b, "%s[%s] %s (%s: %s)\n", md ? "- " : "  - ", rule->id, gpi_rule_text(rule, pt_br), W->citation,
-                           gpi_rule_citation(rule, pt_br));
+            gpi_buf_printf(b, "%s[%s] %s (%s: %s)\n", md ? "- " : "  - ", rule->id, gpi_rule_text(rule, pt_br),
+                           W->citation, gpi_rule_citation(rule, pt_br));
         }
     }
     int any_oblig = 0;
@@ -224,13 +310,13 @@ static void render_text(gpi_buf *b, const gp_plan_request *req, const gp_plan_re
             if (!any_oblig++)
                 gpi_buf_printf(b, "%s%s\n%s", h2, W->obligations, md ? "\n" : "");
             gpi_buf_printf(b, "%s[%s] %s (%s)\n", md ? "- " : "  - ", res->profile.rules[r].id,
-                           gpi_rule_text(&res->profile.rules[r], pt_br), gpi_rule_citation(&res->profile.rules[r], pt_br));
+                           gpi_rule_text(&res->profile.rules[r], pt_br),
+                           gpi_rule_citation(&res->profile.rules[r], pt_br));
         }
     if (res->recommended >= 0) {
         const gp_plan_option *o = &res->options[res->recommended];
         gpi_buf_printf(b, "%s%s\n%s", h2, W->reliability, md ? "\n" : "");
-        if (res->serving)
-        {
+        if (res->serving) {
             char av[32];
             gpi_fmt_num(av, sizeof av - 2, o->serve_rel.availability * 100, 4, pt_br);
             strcat(av, "%");
@@ -240,11 +326,10 @@ static void render_text(gpi_buf *b, const gp_plan_request *req, const gp_plan_re
             const char *a[3] = {sv, sp, av};
             gpi_msg_fill(line, sizeof line, gpi_msg(MSG_RELIABILITY_SERVE, pt_br), a, 3);
             gpi_buf_printf(b, "%s%s\n", md ? "- " : "  ", line);
-        }
-        else
+        } else
             gpi_buf_printf(b, "%s%s %.1f; %s %.0f s; %s %.1f%%\n", md ? "- " : "  ", W->interruptions,
-                           o->train_rel.expected_interruptions, W->ckpt, o->train_rel.checkpoint_interval_s, W->overhead,
-                           o->train_rel.overhead_fraction * 100);
+                           o->train_rel.expected_interruptions, W->ckpt, o->train_rel.checkpoint_interval_s,
+                           W->overhead, o->train_rel.overhead_fraction * 100);
     }
     if (res->n_notes) {
         gpi_buf_printf(b, "%s%s\n%s", h2, W->notes, md ? "\n" : "");
@@ -261,11 +346,11 @@ static void render_text(gpi_buf *b, const gp_plan_request *req, const gp_plan_re
 static void html_table(gpi_buf *b, const gp_plan_result *res, const gp_plan_option *list, int n, const words *W,
                        int pt_br, int excluded)
 {
-    gpi_buf_printf(b, "<table><thead><tr><th>%s</th><th>%s</th><th>%s</th><th>%s</th><th>%s</th><th>%s</th><th>%s</th>"
-                      "<th>%s</th><th>%s</th><th>%s</th><th>%s</th><th>%s</th><th>%s</th></tr></thead><tbody>\n",
+    gpi_buf_printf(b,
+                   "<table><thead><tr><th>%s</th><th>%s</th><th>%s</th><th>%s</th><th>%s</th><th>%s</th><th>%s</th>"
+                   "<th>%s</th><th>%s</th><th>%s</th><th>%s</th><th>%s</th><th>%s</th></tr></thead><tbody>\n",
                    excluded ? W->rule : W->rank, W->gpu, W->precision, W->deployment, W->setup, W->gpus,
-                   res->serving ? W->ttft : W->train_time, W->throughput, W->upfront,
-                   W->monthly, W->total,
+                   res->serving ? W->ttft : W->train_time, W->throughput, W->upfront, W->monthly, W->total,
                    res->serving ? W->per_mtok : W->per_run, excluded ? W->citation : W->break_even);
     for (int i = 0; i < n; i++) {
         const gp_plan_option *o = &list[i];
@@ -295,18 +380,17 @@ static void html_table(gpi_buf *b, const gp_plan_result *res, const gp_plan_opti
         gpi_buf_printf(b, "</td><td>%s</td><td>", gp_dtype_name(o->dtype));
         gpi_buf_html(b, pt_br && o->deployment.name_pt[0] ? o->deployment.name_pt : o->deployment.name);
         gpi_buf_printf(b, "</td><td>%s</td><td class=\"n\">%d</td>", s, o->gpus_total);
-        if (res->serving)
-        {
+        if (res->serving) {
             char l[32], t[32];
             gpi_fmt_num(l, sizeof l, o->serve.sim.ttft.p99, 3, pt_br);
             gpi_fmt_num(t, sizeof t, o->throughput_tokens_per_s, 0, pt_br);
             gpi_buf_printf(b, "<td class=\"n\">%s s</td><td class=\"n\">%s</td>", l, t);
-        }
-        else
-            gpi_buf_printf(b, "<td class=\"n\">%.1f d</td><td class=\"n\">%.0f</td>", o->train_rel.time_to_train_s / 86400,
-                           o->throughput_tokens_per_s);
-        gpi_buf_printf(b, "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td>",
-                       u, a, c, e);
+        } else
+            gpi_buf_printf(b, "<td class=\"n\">%.1f d</td><td class=\"n\">%.0f</td>",
+                           o->train_rel.time_to_train_s / 86400, o->throughput_tokens_per_s);
+        gpi_buf_printf(
+            b, "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td>", u, a,
+            c, e);
         if (excluded)
             gpi_buf_html(b, gpi_rule_citation(&res->profile.rules[o->compliance.violated[0]], pt_br));
         else
@@ -337,8 +421,8 @@ static void html_charts(gpi_buf *b, const gp_plan_result *res, const words *W)
             memset(bar, 0, sizeof *bar);
             gpi_strlcpy(bar->label, label, sizeof bar->label);
             const gp_memory *m = &o->memory;
-            double v[6] = {(double)m->weights, (double)m->kv_cache, (double)m->activations, (double)m->gradients,
-                           (double)m->optimizer, (double)m->overhead};
+            double v[6] = {(double)m->weights,   (double)m->kv_cache,  (double)m->activations,
+                           (double)m->gradients, (double)m->optimizer, (double)m->overhead};
             memcpy(bar->value, v, sizeof v);
             bar->capacity = (double)m->capacity;
         }
@@ -361,7 +445,9 @@ static void html_charts(gpi_buf *b, const gp_plan_result *res, const words *W)
                 if (strcmp(o->gpu, best->gpu) || o->dtype != best->dtype || o->gpus_total != best->gpus_total)
                     continue;
                 snprintf(names[ns], sizeof names[ns], "%s%s", o->deployment.id,
-                         pass ? " (x)" : o == best ? (W == &pt ? " (recomendada)" : " (recommended)") : "");
+                         pass        ? " (x)"
+                         : o == best ? (W == &pt ? " (recomendada)" : " (recommended)")
+                                     : "");
                 series[ns].name = names[ns];
                 series[ns].y = o->cost.cumulative;
                 series[ns].n = o->cost.months + 1;
@@ -408,8 +494,8 @@ static void html_recommended(gpi_buf *b, const gp_plan_result *res, const words 
     gpi_buf_html(b, pt_br && o->deployment.name_pt[0] ? o->deployment.name_pt : o->deployment.name);
     char g[32];
     gpi_buf_printf(b, ": %s = %s. %s: %s / %d %s; %s: %s.</p>\n", s,
-                   count_str(g, sizeof g, MSG_N_GPUS, pt_br, o->gpus_total), W->total, t,
-                   res->horizon_months, W->months, res->serving ? W->per_mtok : W->per_run, m);
+                   count_str(g, sizeof g, MSG_N_GPUS, pt_br, o->gpus_total), W->total, t, res->horizon_months,
+                   W->months, res->serving ? W->per_mtok : W->per_run, m);
     if (res->launch_command[0]) {
         gpi_buf_printf(b, "<p>%s (%s):</p><pre>", W->launch, res->launch_engine);
         gpi_buf_html(b, res->launch_command);
@@ -445,22 +531,26 @@ static void render_html(gpi_buf *b, const gp_plan_request *req, const gp_plan_re
     char q[512];
     gpi_plan_question(q, sizeof q, req, res, pt_br);
     const char *title = opts && opts->title ? opts->title : W->title;
-    gpi_buf_printf(b, "<!DOCTYPE html>\n<html lang=\"%s\"><head><meta charset=\"utf-8\"><title>", pt_br ? "pt-BR" : "en");
+    gpi_buf_printf(b, "<!DOCTYPE html>\n<html lang=\"%s\"><head><meta charset=\"utf-8\"><title>",
+                   pt_br ? "pt-BR" : "en");
     gpi_buf_html(b, title);
-    gpi_buf_printf(b, "</title><style>\n"
-                      "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;max-width:1100px;margin:2em auto;color:#222;padding:0 1em}\n"
-                      "table{border-collapse:collapse;width:100%%;font-size:13px;margin:0.5em 0 1.5em}\n"
-                      "th,td{border-bottom:1px solid #ddd;padding:4px 6px;text-align:left;vertical-align:top}\n"
-                      "td.n{text-align:right;white-space:nowrap}tr.best{background:#eef7ee}\n"
-                      "pre{background:#f4f4f4;padding:0.8em;white-space:pre-wrap;word-break:break-all;font-size:12px}\n"
-                      ".box{border:1px solid #9c9;background:#f6fbf6;padding:0.6em 1em;margin:1em 0}\n"
-                      ".disc{font-size:12px;color:#555;border-top:1px solid #ccc;margin-top:2em;padding-top:0.5em}\n"
-                      "figure{margin:1em 0;page-break-inside:avoid}svg{max-width:100%%;height:auto;font-family:sans-serif}\n"
-                      ".board{border:2px solid #2a6;padding:0.2em 1.2em 0.8em;margin:1em 0;background:#fbfefb}.board h2{margin-top:0.8em}\n"
-                      "@media print{@page{size:A4;margin:14mm}body{margin:0;max-width:none;font-size:11px}"
-                      ".board{page-break-after:always;border:none;padding:0}.box,pre,figure,tr{page-break-inside:avoid}"
-                      "h2.appendix{page-break-before:always}table{font-size:9px}}\n"
-                      "</style></head><body>\n<h1>");
+    gpi_buf_printf(
+        b, "</title><style>\n"
+           "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;max-width:1100px;margin:2em "
+           "auto;color:#222;padding:0 1em}\n"
+           "table{border-collapse:collapse;width:100%%;font-size:13px;margin:0.5em 0 1.5em}\n"
+           "th,td{border-bottom:1px solid #ddd;padding:4px 6px;text-align:left;vertical-align:top}\n"
+           "td.n{text-align:right;white-space:nowrap}tr.best{background:#eef7ee}\n"
+           "pre{background:#f4f4f4;padding:0.8em;white-space:pre-wrap;word-break:break-all;font-size:12px}\n"
+           ".box{border:1px solid #9c9;background:#f6fbf6;padding:0.6em 1em;margin:1em 0}\n"
+           ".disc{font-size:12px;color:#555;border-top:1px solid #ccc;margin-top:2em;padding-top:0.5em}\n"
+           "figure{margin:1em 0;page-break-inside:avoid}svg{max-width:100%%;height:auto;font-family:sans-serif}\n"
+           ".board{border:2px solid #2a6;padding:0.2em 1.2em 0.8em;margin:1em 0;background:#fbfefb}.board "
+           "h2{margin-top:0.8em}\n"
+           "@media print{@page{size:A4;margin:14mm}body{margin:0;max-width:none;font-size:11px}"
+           ".board{page-break-after:always;border:none;padding:0}.box,pre,figure,tr{page-break-inside:avoid}"
+           "h2.appendix{page-break-before:always}table{font-size:9px}}\n"
+           "</style></head><body>\n<h1>");
     gpi_buf_html(b, title);
     gpi_buf_printf(b, "</h1>\n<p><strong>");
     gpi_buf_html(b, opts && opts->question ? opts->question : q);
@@ -498,8 +588,9 @@ static void render_html(gpi_buf *b, const gp_plan_request *req, const gp_plan_re
     }
     const char *disc = pt_br ? res->profile.disclaimer_pt : res->profile.disclaimer_en;
     gpi_buf_printf(b, "<p class=\"disc\"><strong>%s.</strong> ", W->disclaimer);
-    gpi_buf_html(b, disc[0] ? disc : (pt_br ? "Estimativas; confira os preços e as premissas em docs/cost.md."
-                                            : "Estimates; check prices and assumptions in docs/cost.md."));
+    gpi_buf_html(b, disc[0] ? disc
+                            : (pt_br ? "Estimativas; confira os preços e as premissas em docs/cost.md."
+                                     : "Estimates; check prices and assumptions in docs/cost.md."));
     gpi_buf_printf(b, " gpuplan %s.</p>\n</body></html>\n", GP_VERSION_STRING);
 }
 
@@ -515,7 +606,7 @@ gpi_report_format gpi_report_format_parse(const char *s)
 }
 
 gp_status gpi_report_render(const gp_plan_request *req, const gp_plan_result *res, const gpi_report_opts *opts,
-                           char **out, size_t *len, gp_error *err)
+                            char **out, size_t *len, gp_error *err)
 {
     gp_error_clear(err);
     *out = NULL;
@@ -551,4 +642,7 @@ gp_status gpi_report_render(const gp_plan_request *req, const gp_plan_result *re
     return GP_OK;
 }
 
-void gpi_report_free(char *s) { free(s); }
+void gpi_report_free(char *s)
+{
+    free(s);
+}

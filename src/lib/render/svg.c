@@ -56,8 +56,8 @@ void gpi_buf_html(gpi_buf *b, const char *s)
     }
 }
 
-static const char *const palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
-                                      "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+static const char *const palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                      "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
 #define PALETTE_N (sizeof palette / sizeof palette[0])
 
 /* A "nice" upper bound for an axis: 1, 2 or 5 x 10^k at or above v. */
@@ -107,8 +107,10 @@ void gpi_svg_stacked_bars(gpi_buf *b, const char *title, const char *unit, const
     }
     max = nice_max(max);
     double plot = w - left - right;
-    gpi_buf_printf(b, "<svg viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" "
-                      "height=\"%.0f\" role=\"img\">", w, h, w, h);
+    gpi_buf_printf(b,
+                   "<svg viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" "
+                   "height=\"%.0f\" role=\"img\">",
+                   w, h, w, h);
     text(b, w / 2, 20, "middle", 14, title);
     for (int t = 0; t <= 4; t++) {
         double x = left + plot * t / 4;
@@ -126,16 +128,18 @@ void gpi_svg_stacked_bars(gpi_buf *b, const char *title, const char *unit, const
             double wd = plot * bars[i].value[k] / max;
             if (wd <= 0)
                 continue;
-            gpi_buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>",
-                           x, y + 3, wd, row - 6, palette[k % PALETTE_N]);
+            gpi_buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>", x,
+                           y + 3, wd, row - 6, palette[k % PALETTE_N]);
             gpi_buf_html(b, components[k]);
             gpi_buf_printf(b, "</title></rect>");
             x += wd;
         }
         if (bars[i].capacity > 0) {
             double cx = left + plot * bars[i].capacity / max;
-            gpi_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000\" "
-                              "stroke-width=\"2\"/>", cx, y + 1, cx, y + row - 1);
+            gpi_buf_printf(b,
+                           "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000\" "
+                           "stroke-width=\"2\"/>",
+                           cx, y + 1, cx, y + row - 1);
         }
     }
     /* legend */
@@ -154,8 +158,8 @@ void gpi_svg_stacked_bars(gpi_buf *b, const char *title, const char *unit, const
     gpi_buf_printf(b, "</svg>\n");
 }
 
-void gpi_svg_lines(gpi_buf *b, const char *title, const char *x_label, const char *y_label,
-                   const gpi_series *series, int n_series, int mark_x, const char *mark_label)
+void gpi_svg_lines(gpi_buf *b, const char *title, const char *x_label, const char *y_label, const gpi_series *series,
+                   int n_series, int mark_x, const char *mark_label)
 {
     const double left = 90, right = 180, top = 40, bottom = 50, w = 760, h = 360;
     double plot_w = w - left - right, plot_h = h - top - bottom;
@@ -169,8 +173,10 @@ void gpi_svg_lines(gpi_buf *b, const char *title, const char *x_label, const cha
             xmax = series[s].n - 1;
     }
     ymax = nice_max(ymax);
-    gpi_buf_printf(b, "<svg viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" "
-                      "height=\"%.0f\" role=\"img\">", w, h, w, h);
+    gpi_buf_printf(b,
+                   "<svg viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" "
+                   "height=\"%.0f\" role=\"img\">",
+                   w, h, w, h);
     text(b, (left + w - right) / 2, 20, "middle", 14, title);
     for (int t = 0; t <= 4; t++) {
         double y = top + plot_h * (1 - t / 4.0);
@@ -187,8 +193,9 @@ void gpi_svg_lines(gpi_buf *b, const char *title, const char *x_label, const cha
         text(b, left + plot_w * x / xmax, top + plot_h + 14, "middle", 10, lab);
     }
     text(b, left + plot_w / 2, h - 12, "middle", 11, x_label);
-    gpi_buf_printf(b, "<text x=\"16\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\" transform=\"rotate(-90 16 %.1f)\">",
-                   top + plot_h / 2, top + plot_h / 2);
+    gpi_buf_printf(
+        b, "<text x=\"16\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\" transform=\"rotate(-90 16 %.1f)\">",
+        top + plot_h / 2, top + plot_h / 2);
     gpi_buf_html(b, y_label);
     gpi_buf_printf(b, "</text>");
     /* drawn last to first: the first series (the recommendation) lies on top, thicker; series
@@ -197,8 +204,8 @@ void gpi_svg_lines(gpi_buf *b, const char *title, const char *x_label, const cha
         const char *nm = series[s].name ? series[s].name : "";
         size_t nl = strlen(nm);
         int dashed = nl >= 3 && !strcmp(nm + nl - 3, "(x)");
-        gpi_buf_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%s\"%s points=\"", palette[s % PALETTE_N],
-                       s == 0 ? "4" : "1.5", dashed ? " stroke-dasharray=\"5 3\"" : "");
+        gpi_buf_printf(b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%s\"%s points=\"",
+                       palette[s % PALETTE_N], s == 0 ? "4" : "1.5", dashed ? " stroke-dasharray=\"5 3\"" : "");
         for (int i = 0; i < series[s].n; i++)
             gpi_buf_printf(b, "%.1f,%.1f ", left + plot_w * i / xmax, top + plot_h * (1 - series[s].y[i] / ymax));
         gpi_buf_printf(b, "\"/>");
@@ -211,16 +218,18 @@ void gpi_svg_lines(gpi_buf *b, const char *title, const char *x_label, const cha
     }
     if (mark_x > 0 && mark_x <= xmax) {
         double x = left + plot_w * mark_x / xmax;
-        gpi_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000\" "
-                          "stroke-dasharray=\"4 3\"/>", x, top, x, top + plot_h);
+        gpi_buf_printf(b,
+                       "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000\" "
+                       "stroke-dasharray=\"4 3\"/>",
+                       x, top, x, top + plot_h);
         if (mark_label) /* left of the line in the right half, clear of the legend */
             text(b, mark_x * 2 > xmax ? x - 4 : x + 4, top + 12, mark_x * 2 > xmax ? "end" : "start", 10, mark_label);
     }
     gpi_buf_printf(b, "</svg>\n");
 }
 
-void gpi_svg_scatter(gpi_buf *b, const char *title, const char *x_label, const char *y_label,
-                     const gpi_point *pts, int n)
+void gpi_svg_scatter(gpi_buf *b, const char *title, const char *x_label, const char *y_label, const gpi_point *pts,
+                     int n)
 {
     const double left = 90, right = 180, top = 40, bottom = 50, w = 760, h = 360;
     double plot_w = w - left - right, plot_h = h - top - bottom;
@@ -235,8 +244,10 @@ void gpi_svg_scatter(gpi_buf *b, const char *title, const char *x_label, const c
     ymax = nice_max(ymax);
     const char *groups[PALETTE_N];
     int n_groups = 0;
-    gpi_buf_printf(b, "<svg viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" "
-                      "height=\"%.0f\" role=\"img\">", w, h, w, h);
+    gpi_buf_printf(b,
+                   "<svg viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" "
+                   "height=\"%.0f\" role=\"img\">",
+                   w, h, w, h);
     text(b, (left + w - right) / 2, 20, "middle", 14, title);
     for (int t = 0; t <= 4; t++) {
         double y = top + plot_h * (1 - t / 4.0), x = left + plot_w * t / 4.0;
@@ -249,8 +260,9 @@ void gpi_svg_scatter(gpi_buf *b, const char *title, const char *x_label, const c
         text(b, x, top + plot_h + 14, "middle", 10, lab);
     }
     text(b, left + plot_w / 2, h - 12, "middle", 11, x_label);
-    gpi_buf_printf(b, "<text x=\"16\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\" transform=\"rotate(-90 16 %.1f)\">",
-                   top + plot_h / 2, top + plot_h / 2);
+    gpi_buf_printf(
+        b, "<text x=\"16\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\" transform=\"rotate(-90 16 %.1f)\">",
+        top + plot_h / 2, top + plot_h / 2);
     gpi_buf_html(b, y_label);
     gpi_buf_printf(b, "</text>");
     for (int i = 0; i < n; i++) {

@@ -137,7 +137,8 @@ gp_status gp_result_report(const gp_result *r, char **text, size_t *len, gp_erro
 {
     if (!r || r->command != GP_CMD_PLAN)
         return gpi_fail(err, GP_EINVAL, "a report is a plan's");
-    gpi_report_opts ro = {GPI_REPORT_TEXT, r->sc.lang[0] ? r->sc.lang : "en", r->sc.title[0] ? r->sc.title : NULL, NULL};
+    gpi_report_opts ro = {GPI_REPORT_TEXT, r->sc.lang[0] ? r->sc.lang : "en", r->sc.title[0] ? r->sc.title : NULL,
+                          NULL};
     if (r->sc.format[0])
         ro.format = gpi_report_format_parse(r->sc.format);
     return gpi_report_render(r->preq, r->pres, &ro, text, len, err);

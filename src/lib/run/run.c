@@ -46,8 +46,10 @@ gp_status gpi_guard_init(gpi_guard *g, const gp_run_ctx *ctx, const gp_scenario 
     if (sc && sc->max_work > 0) {
         if (api && sc->max_work > front) {
             gpi_error_set_field(err, "max_work");
-            return gpi_fail(err, GP_ELIMIT, "scenario key 'max_work': %.3g is above this server's work budget of %.3g "
-                            "per request", sc->max_work, front);
+            return gpi_fail(err, GP_ELIMIT,
+                            "scenario key 'max_work': %.3g is above this server's work budget of %.3g "
+                            "per request",
+                            sc->max_work, front);
         }
         g->budget = sc->max_work;
     }
@@ -179,13 +181,22 @@ static void apply_arch(const gp_scenario *sc, gp_model *m)
     int default_head_dim = m->heads > 0 && m->head_dim == m->hidden / m->heads;
     int default_kv = m->kv_heads == m->heads;
 #define SET(K)                                                                                                         \
-    if (gp_scenario_has(sc, #K))                                                                                       \
-        m->K = sc->K;
-    SET(layers)
-    SET(hidden)
-    SET(heads) SET(ffn) SET(vocab) SET(experts) SET(experts_active) SET(moe_ffn) SET(shared_experts)
+    do {                                                                                                               \
+        if (gp_scenario_has(sc, #K))                                                                                   \
+            m->K = sc->K;                                                                                              \
+    } while (0)
+    SET(layers);
+    SET(hidden);
+    SET(heads);
+    SET(ffn);
+    SET(vocab);
+    SET(experts);
+    SET(experts_active);
+    SET(moe_ffn);
+    SET(shared_experts);
 #undef SET
-        if (gp_scenario_has(sc, "tied_embeddings")) m->tied_embeddings = sc->tied_embeddings;
+    if (gp_scenario_has(sc, "tied_embeddings"))
+        m->tied_embeddings = sc->tied_embeddings;
     if (gp_scenario_has(sc, "kv_heads"))
         m->kv_heads = sc->kv_heads;
     else if (default_kv || m->kv_heads == 0)
@@ -273,13 +284,21 @@ gp_status gpi_run_workload(const gp_scenario *sc, gp_workload *w, gp_error *err)
     if (gp_scenario_has(sc, "kv_dtype"))
         w->kv_dtype = (gp_dtype)sc->kv_dtype;
 #define SET(K)                                                                                                         \
-    if (gp_scenario_has(sc, #K))                                                                                       \
-        w->K = sc->K;
-    SET(context)
-    SET(batch)
-    SET(seq) SET(lora_rank) SET(gpu_memory_utilization) SET(block_size) SET(max_num_batched_tokens) SET(max_num_seqs)
+    do {                                                                                                               \
+        if (gp_scenario_has(sc, #K))                                                                                   \
+            w->K = sc->K;                                                                                              \
+    } while (0)
+    SET(context);
+    SET(batch);
+    SET(seq);
+    SET(lora_rank);
+    SET(gpu_memory_utilization);
+    SET(block_size);
+    SET(max_num_batched_tokens);
+    SET(max_num_seqs);
 #undef SET
-        if (gp_scenario_has(sc, "optimizer")) w->optimizer = (gp_optimizer)sc->optimizer;
+    if (gp_scenario_has(sc, "optimizer"))
+        w->optimizer = (gp_optimizer)sc->optimizer;
     if (gp_scenario_has(sc, "offload"))
         w->offload = (gp_offload)sc->offload;
     if (sc->no_flash_attention)

@@ -58,8 +58,9 @@ static gp_status check_question(const gp_scenario *sc, gp_error *err)
     return GP_OK;
 }
 
-/* One scheduler's share of the load (n = replicas x attention-DP ranks): the search's own share of the load (gpi_capacity_share), so evaluate mode simulates as many
- * requests per scheduler as the search does; a burst's requests are split too. */
+/* One scheduler's share of the load (n = replicas x attention-DP ranks): the search's own share of the load
+ * (gpi_capacity_share), so evaluate mode simulates as many requests per scheduler as the search does; a burst's
+ * requests are split too. */
 static gp_traffic share(const gp_traffic *t, int n)
 {
     gp_traffic tr = gpi_capacity_share(t, n);
@@ -136,7 +137,8 @@ static void fill_best(const gp_catalog *cat, gp_result *r, const gp_layout *l, c
 }
 
 /* Evaluate mode: one setup. */
-static gp_status evaluate(const gp_catalog *cat, gp_result *r, const gp_traffic *t, const gpi_link *inter, gp_error *err)
+static gp_status evaluate(const gp_catalog *cat, gp_result *r, const gp_traffic *t, const gpi_link *inter,
+                          gp_error *err)
 {
     const gp_scenario *sc = &r->sc;
     int replicas = sc->replicas > 0 ? (int)sc->replicas : 1;

@@ -209,8 +209,9 @@ static gp_status run_search(gp_result *r, int64_t gpus, const gp_run_ctx *ctx, g
         free(tmp);
     }
     const gp_train_search_result *res = r->tres;
-    a->global_batch = res->n_top > 0 ? res->top[0].layout.global_batch
-                      : res->global_batch > 0 ? res->global_batch : r->given.global_batch;
+    a->global_batch = res->n_top > 0          ? res->top[0].layout.global_batch
+                      : res->global_batch > 0 ? res->global_batch
+                                              : r->given.global_batch;
     return st;
 }
 

@@ -38,20 +38,20 @@
 #include <string.h>
 
 /* ---- bounds of the searched space (docs/performance.md) ---- */
-#define GP_SEARCH_MAX_CP 32              /* Llama 3 long-context training used CP 16 */
+#define GP_SEARCH_MAX_CP 32 /* Llama 3 long-context training used CP 16 */
 /* Each CP rank keeps at least this many tokens: NVIDIA NeMo's Llama 3.1 405B recipe runs CP 2
  * at 8,192 (4,096 per rank), Llama 3's long-context stage CP 16 at 131,072 (8,192 per rank).
  * Below it, ring-attention chunks are too small to hide the KV exchange and the attention
  * kernels lose efficiency -- costs the step-time model does not charge, so the search does
  * not offer them (a fixed --cp is still evaluated). */
-#define GP_SEARCH_MIN_CP_TOKENS 4096
-#define GP_SEARCH_MAX_MICRO_BATCH 64     /* beyond this the activations of any LLM overflow */
-#define GP_SEARCH_MAX_VSTAGES 8          /* Megatron interleaving rarely goes past 4-8 */
+#define GP_SEARCH_MIN_CP_TOKENS        4096
+#define GP_SEARCH_MAX_MICRO_BATCH      64        /* beyond this the activations of any LLM overflow */
+#define GP_SEARCH_MAX_VSTAGES          8         /* Megatron interleaving rarely goes past 4-8 */
 #define GP_SEARCH_DEFAULT_BATCH_TOKENS 4194304.0 /* 4M tokens per step (Llama 2, GPT-3 175B: 3.2M) */
-#define GP_SEARCH_DEFAULT_MAX_GPUS 65536
-#define GP_SEARCH_DEFAULT_TOP_K 5
-#define GP_SEARCH_PARETO_BUF 1024        /* front kept internally; thinned to GP_TRAIN_TOP_MAX */
-#define GP_SEARCH_MAX_LIST 64            /* values of one dimension per search */
+#define GP_SEARCH_DEFAULT_MAX_GPUS     65536
+#define GP_SEARCH_DEFAULT_TOP_K        5
+#define GP_SEARCH_PARETO_BUF           1024 /* front kept internally; thinned to GP_TRAIN_TOP_MAX */
+#define GP_SEARCH_MAX_LIST             64   /* values of one dimension per search */
 
 void gpi_train_search_defaults(gp_train_search_opts *o)
 {
@@ -66,7 +66,7 @@ typedef struct cand {
     gp_layout l;
     gp_train_perf p;
     gp_memory mem;
-    double key;    /* lower is better */
+    double key; /* lower is better */
     double cost;
 } cand;
 
@@ -76,7 +76,7 @@ typedef struct state {
     cand top[GP_TRAIN_TOP_MAX];
     int n_pareto;
     int pareto_overflow;
-    cand *pareto;               /* GP_SEARCH_PARETO_BUF entries */
+    cand *pareto; /* GP_SEARCH_PARETO_BUF entries */
     /* the valid layout needing the least memory, for the "nothing fits" reason */
     int have_smallest;
     gp_layout smallest;
@@ -94,12 +94,11 @@ typedef struct ctx {
     const gp_cluster *c;
     const gp_workload *w;
     const gp_train_search_opts *o;
-    gp_error *err;              /* first estimator error, if any */
+    gp_error *err; /* first estimator error, if any */
     gp_status st;
-    gp_param_breakdown params;  /* the model's counts, made once for every layout */
-    gp_work *work;              /* the question's budget (GPI_WORK_PER_LAYOUT per layout) */
+    gp_param_breakdown params; /* the model's counts, made once for every layout */
+    gp_work *work;             /* the question's budget (GPI_WORK_PER_LAYOUT per layout) */
 } ctx;
-
 
 static int64_t default_global_batch(const gp_workload *w)
 {
@@ -113,15 +112,13 @@ static int64_t default_global_batch(const gp_workload *w)
 static double rank_key(const gp_train_search_opts *o, const gp_train_perf *p, double cost)
 {
     switch (o->rank) {
-    case GP_RANK_COST:
-        return cost;
+    case GP_RANK_COST: return cost;
     case GP_RANK_TOKENS_PER_DOLLAR: {
         /* tokens per dollar = tokens_per_s x 3600 / (price x gpus); negated: lower is better */
         double price = o->price_per_gpu_hour > 0 ? o->price_per_gpu_hour : 1.0;
         return -(p->tokens_per_s * 3600.0 / (price * (double)p->gpus));
     }
-    default:
-        return o->train_tokens > 0 ? p->time_to_train_s : p->step_time_s;
+    default: return o->train_tokens > 0 ? p->time_to_train_s : p->step_time_s;
     }
 }
 
@@ -205,7 +202,10 @@ static void keep_pareto(state *s, const cand *c)
 /* One complete layout: the cross-dimension rules, memory, step time, ranking. */
 static void consider(ctx *x, state *s, const gp_layout *l)
 {
-    if (x->st || (x->o->cancel && (s->evaluated & 255) == 0 && x->o->cancel(x->o->cancel_arg) && (x->st = gpi_fail(x->err, GP_ELIMIT, "the layout search was stopped: past the request's deadline or the server is stopping"))))
+    if (x->st ||
+        (x->o->cancel && (s->evaluated & 255) == 0 && x->o->cancel(x->o->cancel_arg) &&
+         (x->st = gpi_fail(x->err, GP_ELIMIT,
+                           "the layout search was stopped: past the request's deadline or the server is stopping"))))
         return;
     if ((x->st = gpi_work_spend(x->work, GPI_WORK_PER_LAYOUT, x->err)) != GP_OK)
         return; /* over the budget or canceled: the search stops with that error */
@@ -413,9 +413,9 @@ static void search_count(ctx *x, state *s, int n)
 
 /* ---- explanations ------------------------------------------------------------------- */
 
-static const char *const part_names[9] = {"compute", "memory-bound work", "TP communication",
-                                          "CP communication", "EP all-to-all", "pipeline sends",
-                                          "DP communication", "pipeline bubble", "optimizer"};
+static const char *const part_names[9] = {"compute",          "memory-bound work", "TP communication",
+                                          "CP communication", "EP all-to-all",     "pipeline sends",
+                                          "DP communication", "pipeline bubble",   "optimizer"};
 
 static void parts(const gp_train_perf *p, double out[9])
 {
@@ -453,12 +453,12 @@ static void layout_diff(const gp_layout *a, const gp_layout *b, int with_b, char
 {
     buf[0] = '\0';
     const char *sep = "";
-#define DIFF(NAME, FIELD, CAST, FMT)                                                   \
-    if (a->FIELD != b->FIELD) {                                                        \
-        app(buf, n, "%s" NAME " " FMT, sep, (CAST)a->FIELD);                           \
-        if (with_b)                                                                    \
-            app(buf, n, " vs " FMT, (CAST)b->FIELD);                                   \
-        sep = ", ";                                                                    \
+#define DIFF(NAME, FIELD, CAST, FMT)                                                                                   \
+    if (a->FIELD != b->FIELD) {                                                                                        \
+        app(buf, n, "%s" NAME " " FMT, sep, (CAST)a->FIELD);                                                           \
+        if (with_b)                                                                                                    \
+            app(buf, n, " vs " FMT, (CAST)b->FIELD);                                                                   \
+        sep = ", ";                                                                                                    \
     }
     DIFF("TP", tp, int, "%d")
     DIFF("PP", pp, int, "%d")
@@ -663,10 +663,10 @@ static gp_status check_inputs(const gp_model *m, const gp_gpu *gpu, const gp_clu
     if (st)
         return st;
     const gp_layout *f = &o->fixed;
-#define BAD(FIELD, ...)                         \
-    do {                                        \
-        gpi_error_set_field(err, FIELD);        \
-        return gpi_fail(err, GP_EINVAL, __VA_ARGS__); \
+#define BAD(FIELD, ...)                                                                                                \
+    do {                                                                                                               \
+        gpi_error_set_field(err, FIELD);                                                                               \
+        return gpi_fail(err, GP_EINVAL, __VA_ARGS__);                                                                  \
     } while (0)
     if (w->task == GP_TASK_INFER)
         BAD("task", "the layout search is for training (task train, lora or qlora), not inference");
@@ -703,15 +703,16 @@ static gp_status check_inputs(const gp_model *m, const gp_gpu *gpu, const gp_clu
         BAD("cp", "cp=%d must divide the sequence length %lld", f->cp, (long long)w->seq);
     if (f->ep > 1 && (m->experts <= 0 || m->experts % f->ep != 0))
         BAD("ep", "ep=%d must divide the %lld routed experts", f->ep, (long long)m->experts);
-    int64_t fixed_prod = (int64_t)(f->tp > 0 ? f->tp : 1) * (f->pp > 0 ? f->pp : 1) * (f->dp > 0 ? f->dp : 1) *
-                         (f->cp > 0 ? f->cp : 1);
+    int64_t fixed_prod =
+        (int64_t)(f->tp > 0 ? f->tp : 1) * (f->pp > 0 ? f->pp : 1) * (f->dp > 0 ? f->dp : 1) * (f->cp > 0 ? f->cp : 1);
     if (o->gpus > 0 && o->gpus % fixed_prod != 0)
-        BAD("gpus", "the fixed degrees multiply to %lld, which does not divide %d GPUs", (long long)fixed_prod, o->gpus);
+        BAD("gpus", "the fixed degrees multiply to %lld, which does not divide %d GPUs", (long long)fixed_prod,
+            o->gpus);
     if (f->global_batch > 0 && f->dp > 0 && f->global_batch % f->dp != 0)
         BAD("global_batch", "global batch %lld is not a multiple of dp=%d", (long long)f->global_batch, f->dp);
     if (f->global_batch > 0 && f->dp > 0 && f->micro_batch > 0 && f->global_batch % (f->dp * f->micro_batch) != 0)
-        BAD("global_batch", "global batch %lld is not a multiple of dp x micro-batch = %lld", (long long)f->global_batch,
-            (long long)(f->dp * f->micro_batch));
+        BAD("global_batch", "global batch %lld is not a multiple of dp x micro-batch = %lld",
+            (long long)f->global_batch, (long long)(f->dp * f->micro_batch));
 #undef BAD
     return GP_OK;
 }
@@ -779,12 +780,13 @@ static gp_status deadline_count(ctx *x, state *s, gp_train_search_result *out, i
         fmt_duration(o->deadline_s, a, sizeof a);
         if (have_last) {
             fmt_duration(t_last, b, sizeof b);
-            add_reason(out, GP_REASON_NO_LAYOUT_FITS,
-                       "the deadline of %s is not met even with %d GPUs: the best layout there trains %.3g tokens in %s",
-                       a, lo, o->train_tokens, b);
+            add_reason(
+                out, GP_REASON_NO_LAYOUT_FITS,
+                "the deadline of %s is not met even with %d GPUs: the best layout there trains %.3g tokens in %s", a,
+                lo, o->train_tokens, b);
         } else
-            add_reason(out, GP_REASON_NO_LAYOUT_FITS, "no layout up to %d GPUs fits in memory, so no count meets the deadline of %s",
-                       max, a);
+            add_reason(out, GP_REASON_NO_LAYOUT_FITS,
+                       "no layout up to %d GPUs fits in memory, so no count meets the deadline of %s", max, a);
         *n = lo;
         return GP_OK;
     }
@@ -813,7 +815,8 @@ static void largest_part(const gp_memory *mem, char *buf, size_t n)
     const uint64_t states = mem->weights + mem->gradients + mem->optimizer;
     buf[0] = '\0';
     if (mem->activations * 2 > mem->per_gpu)
-        snprintf(buf, n, ", most of it activations (%.1f GB): a shorter sequence (--seq) is needed", (double)mem->activations / 1e9);
+        snprintf(buf, n, ", most of it activations (%.1f GB): a shorter sequence (--seq) is needed",
+                 (double)mem->activations / 1e9);
     else if (states * 2 > mem->per_gpu)
         snprintf(buf, n, ", most of it weights, gradients and optimizer state (%.1f GB): more GPUs are needed",
                  (double)states / 1e9);
@@ -829,25 +832,29 @@ static void search_reasons(const ctx *x, const state *s, int n, int deadline_met
         add_reason(out, GP_REASON_NO_LAYOUT_FITS,
                    "no valid layout for %d GPU%s: data parallelism must divide the global batch of %lld sequences, "
                    "TP the %lld heads and %lld KV heads, PP the GPUs left (at most %lld layers)",
-                   n, n == 1 ? "" : "s", (long long)s->global_batch, (long long)m->heads, (long long)m->kv_heads, (long long)m->layers);
+                   n, n == 1 ? "" : "s", (long long)s->global_batch, (long long)m->heads, (long long)m->kv_heads,
+                   (long long)m->layers);
     else if (s->fitting == 0 && s->have_smallest) {
         char most[160];
         largest_part(&s->smallest_mem, most, sizeof most);
-        add_reason(out, GP_REASON_NO_LAYOUT_FITS,
-                   "none of the %lld valid layouts for %d GPU%s fits in %.1f GB: the smallest (TP %d, PP %d, DP %d, CP %d, "
-                   "ZeRO-%d, recompute %s, micro-batch %lld) needs %.1f GB per GPU%s",
-                   (long long)s->valid, n, n == 1 ? "" : "s", (double)s->smallest_mem.capacity / 1e9, s->smallest.tp, s->smallest.pp,
-                   s->smallest.dp, s->smallest.cp, s->smallest.zero, gp_recompute_name(s->smallest.recompute),
-                   (long long)s->smallest.micro_batch, (double)s->smallest_mem.per_gpu / 1e9, most);
-    }
-    else if (s->fitting > 0) {
+        add_reason(
+            out, GP_REASON_NO_LAYOUT_FITS,
+            "none of the %lld valid layouts for %d GPU%s fits in %.1f GB: the smallest (TP %d, PP %d, DP %d, CP %d, "
+            "ZeRO-%d, recompute %s, micro-batch %lld) needs %.1f GB per GPU%s",
+            (long long)s->valid, n, n == 1 ? "" : "s", (double)s->smallest_mem.capacity / 1e9, s->smallest.tp,
+            s->smallest.pp, s->smallest.dp, s->smallest.cp, s->smallest.zero, gp_recompute_name(s->smallest.recompute),
+            (long long)s->smallest.micro_batch, (double)s->smallest_mem.per_gpu / 1e9, most);
+    } else if (s->fitting > 0) {
         add_reason(out, GP_REASON_FITS, "%lld of %lld valid layouts for %d GPU%s fit in memory; ranked by %s",
                    (long long)s->fitting, (long long)s->valid, n, n == 1 ? "" : "s",
-                   o->rank == GP_RANK_COST ? "cost" : o->rank == GP_RANK_TOKENS_PER_DOLLAR ? "tokens per dollar" : "time");
+                   o->rank == GP_RANK_COST                ? "cost"
+                   : o->rank == GP_RANK_TOKENS_PER_DOLLAR ? "tokens per dollar"
+                                                          : "time");
         if (deadline_met) {
             fmt_duration(out->top[0].perf.time_to_train_s, a, sizeof a);
             fmt_duration(o->deadline_s, b, sizeof b);
-            add_reason(out, GP_REASON_FITS, "%d GPUs is the smallest count found meeting the deadline: %s <= %s", n, a, b);
+            add_reason(out, GP_REASON_FITS, "%d GPUs is the smallest count found meeting the deadline: %s <= %s", n, a,
+                       b);
         }
     }
     if (s->pareto_overflow)
@@ -856,7 +863,7 @@ static void search_reasons(const ctx *x, const state *s, int n, int deadline_met
 }
 
 gp_status gpi_train_search(const gp_model *m, const gp_gpu *gpu, const gp_cluster *c, const gp_workload *w,
-                          const gp_train_search_opts *o, gp_train_search_result *out, gp_error *err)
+                           const gp_train_search_opts *o, gp_train_search_result *out, gp_error *err)
 {
     gp_error_clear(err);
     if (!out)

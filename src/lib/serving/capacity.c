@@ -22,23 +22,23 @@
 
 /* Requests simulated per evaluation: enough for a stable p99 (100+ samples in the top 1%),
  * few enough that a search of hundreds of evaluations runs in seconds. */
-#define GP_SEARCH_MIN_REQUESTS 1000
-#define GP_SEARCH_MAX_REQUESTS 4000
+#define GP_SEARCH_MIN_REQUESTS      1000
+#define GP_SEARCH_MAX_REQUESTS      4000
 #define GP_SEARCH_REQUESTS_PER_USER 10
 /* Largest TP tried over PCIe (no scale-up domain), as vLLM deployments on PCIe servers do. */
 #define GP_SEARCH_MAX_PCIE_TP 8
 /* TensorRT-LLM defaults: BuildConfig max_batch_size 2048, max_num_tokens 8192, KV cache
  * kv_cache_free_gpu_mem_fraction 0.9 of the memory left after weights and activations. */
-#define GP_TRTLLM_MAX_BATCH 2048
-#define GP_TRTLLM_MAX_TOKENS 8192
+#define GP_TRTLLM_MAX_BATCH   2048
+#define GP_TRTLLM_MAX_TOKENS  8192
 #define GP_TRTLLM_KV_FRACTION 0.90
 /* vLLM scheduler defaults (EngineArgs.get_batch_defaults): max_num_batched_tokens 2048 and
  * max_num_seqs 256 (8192 and 1024 on >= 70 GiB non-A100 GPUs for `vllm serve`). The built-in
  * fallback when no catalog is given; data/engines.json holds these with their sources. */
-#define GP_VLLM_TOKENS 2048
+#define GP_VLLM_TOKENS     2048
 #define GP_VLLM_BIG_TOKENS 8192
-#define GP_VLLM_SEQS 256
-#define GP_VLLM_BIG_SEQS 1024
+#define GP_VLLM_SEQS       256
+#define GP_VLLM_BIG_SEQS   1024
 
 /* Price the search ranks by: the catalog's data/prices.json on-demand rate (gpus[].
  * on_demand_usd_per_hour, overridable with --data-dir); a GPU without one is searched only
@@ -49,8 +49,8 @@ double gpi_serve_price(const gp_catalog *cat, const gp_gpu *gpu)
 }
 
 static const char *const reason_names[GP_SERVE_REASON_COUNT] = {
-    "one_gpu_enough", "model_does_not_fit", "concurrency", "latency", "redundancy", "larger_gpu_better", "no_setup",
-    "multi_node", "expert_parallel",
+    "one_gpu_enough",    "model_does_not_fit", "concurrency", "latency",         "redundancy",
+    "larger_gpu_better", "no_setup",           "multi_node",  "expert_parallel",
 };
 
 const char *gp_serve_reason_name(gp_serve_reason_code c)
@@ -122,9 +122,9 @@ static gp_status sched_config(const gp_model *m, const gp_gpu *gpu, const gp_wor
     return GP_OK;
 }
 
-gp_status gpi_serve_sched_config_profile(const gp_model *m, const gp_gpu *gpu, const gp_workload *w,
-                                        const gp_layout *l, int64_t max_model_len, const gpi_engine_profile *prof,
-                                        gpi_sched_config *sc, gp_error *err)
+gp_status gpi_serve_sched_config_profile(const gp_model *m, const gp_gpu *gpu, const gp_workload *w, const gp_layout *l,
+                                         int64_t max_model_len, const gpi_engine_profile *prof, gpi_sched_config *sc,
+                                         gp_error *err)
 {
     gp_memory mem;
     gp_status st = sched_config(m, gpu, w, l, max_model_len, prof, sc, &mem, err);
@@ -139,7 +139,7 @@ gp_status gpi_serve_sched_config_profile(const gp_model *m, const gp_gpu *gpu, c
 }
 
 gp_status gpi_serve_sched_config(const gp_model *m, const gp_gpu *gpu, const gp_workload *w, const gp_layout *l,
-                                int64_t max_model_len, gpi_sched_config *sc, gp_error *err)
+                                 int64_t max_model_len, gpi_sched_config *sc, gp_error *err)
 {
     return gpi_serve_sched_config_profile(m, gpu, w, l, max_model_len, NULL, sc, err);
 }
@@ -170,7 +170,9 @@ gp_traffic gpi_capacity_share(const gp_traffic *t, int n)
         s.users = (s.users + n - 1) / n;
         if (s.requests <= 0) {
             int64_t r = s.users * GP_SEARCH_REQUESTS_PER_USER;
-            s.requests = r < GP_SEARCH_MIN_REQUESTS ? GP_SEARCH_MIN_REQUESTS : r > GP_SEARCH_MAX_REQUESTS ? GP_SEARCH_MAX_REQUESTS : r;
+            s.requests = r < GP_SEARCH_MIN_REQUESTS   ? GP_SEARCH_MIN_REQUESTS
+                         : r > GP_SEARCH_MAX_REQUESTS ? GP_SEARCH_MAX_REQUESTS
+                                                      : r;
             if (s.requests < 3 * s.users)
                 s.requests = 3 * s.users;
         }
@@ -202,7 +204,7 @@ static gp_status sim_share(const eval_ctx *c, const gpi_step_model *sm, const gp
 
 typedef struct tp_eval {
     int fits, latency_ok, meets;
-    int replicas_serving;     /* n */
+    int replicas_serving; /* n */
     gp_layout l;
     gpi_sched_config sc;
     gpi_step_model sm;
@@ -218,10 +220,13 @@ static void both(char *en, char *pt, gpi_msg_id id, const gpi_msg_arg *args, int
     gpi_msg_args(en, GP_ERROR_MSG_MAX, id, 0, args, n);
     gpi_msg_args(pt, GP_ERROR_MSG_MAX, id, 1, args, n);
 }
-#define ARGS(...) (const gpi_msg_arg[]){__VA_ARGS__}, (int)(sizeof((gpi_msg_arg[]){__VA_ARGS__}) / sizeof(gpi_msg_arg))
+#define ARGS(...)       (const gpi_msg_arg[]){__VA_ARGS__}, (int)(sizeof((gpi_msg_arg[]){__VA_ARGS__}) / sizeof(gpi_msg_arg))
 #define WHY(e, id, ...) both((e)->why, (e)->why_pt, id, ARGS(__VA_ARGS__))
 
-static int layout_gpus(const gp_layout *l) { return l->tp * l->pp * l->dp; }
+static int layout_gpus(const gp_layout *l)
+{
+    return l->tp * l->pp * l->dp;
+}
 
 /* "TP8", "TP2 x PP2", "TP1 x DP8 EP8" */
 static void layout_name(const gp_layout *l, char *buf, size_t n)
@@ -381,7 +386,8 @@ static gp_status eval_layout(const eval_ctx *c, const gp_gpu *g, const gp_layout
         /* more replicas stop helping once one rank carries one user, or when doubling them
          * no longer shortens the tail (a latency floor: the longest prompts' prefill) */
         const gp_traffic *tr = &rq->traffic;
-        int floor_hit = tr->arrival == GP_ARRIVAL_CLOSED_LOOP && (tr->users + (int64_t)n * l->dp - 1) / ((int64_t)n * l->dp) <= 1;
+        int floor_hit =
+            tr->arrival == GP_ARRIVAL_CLOSED_LOOP && (tr->users + (int64_t)n * l->dp - 1) / ((int64_t)n * l->dp) <= 1;
         floor_hit |= n >= 4 && r.ttft.p99 + r.tpot.p99 * 100.0 > 0.9 * prev;
         if (n >= max_n || floor_hit) {
             WHY(e, MSG_SERVE_WHY_REPLICAS, GPI_S(g->id), GPI_S(name), GPI_N(n, 0), GPI_N(r.ttft.p99, 3),
@@ -542,19 +548,19 @@ int gpi_serve_layouts(const gpi_capacity_request *rq, const gp_gpu *g, gp_layout
 typedef struct per_gpu {
     int has_best;
     gp_serve_option best;
-    int fit_gpus;                    /* GPUs of the smallest fitting layout */
+    int fit_gpus; /* GPUs of the smallest fitting layout */
     gp_layout fit_layout;
     char fit_why[GP_ERROR_MSG_MAX], fit_why_pt[GP_ERROR_MSG_MAX]; /* why layouts below it fail (memory) */
     char lat_why[GP_ERROR_MSG_MAX], lat_why_pt[GP_ERROR_MSG_MAX]; /* why fitting layouts failed latency */
     int has_fewer;
     gp_serve_option fewer;
-    tp_eval best_e;                  /* the best option's step model and scheduler */
-    int has_at_fit;                  /* the smallest fitting layout met the targets */
+    tp_eval best_e; /* the best option's step model and scheduler */
+    int has_at_fit; /* the smallest fitting layout met the targets */
     gp_serve_option at_fit;
     int has_one_node, has_multi_node; /* best single-node and multi-node options */
     gp_serve_option one_node, multi_node;
-    int skipped_multi_node;           /* one node held the model; multi-node layouts not tried */
-    int has_tp_only, has_ep;          /* MoE: best TP-only and best EP option */
+    int skipped_multi_node;  /* one node held the model; multi-node layouts not tried */
+    int has_tp_only, has_ep; /* MoE: best TP-only and best EP option */
     gp_serve_option tp_only, ep;
 } per_gpu;
 
@@ -702,8 +708,8 @@ static void explain(gp_capacity_result *out, const gpi_capacity_request *req, co
         SAY(out, GP_SERVE_LATENCY, MSG_SERVE_LATENCY, GPI_S(a), GPI_S2(pg->lat_why, pg->lat_why_pt));
     else if (best->gpus_per_replica > pg->fit_gpus && pg->has_at_fit)
         SAY(out, GP_SERVE_LATENCY, MSG_SERVE_LATENCY_FEW, GPI_S(a), GPI_S(f), GPI_G(slo->tpot_s * 1e3, 3),
-            GPI_N(pg->at_fit.single_tpot_s * 1e3, 1), GPI_N(pg->at_fit.gpus_total, 0), GPI_N(pg->at_fit.usd_per_hour, 2),
-            GPI_N(best->gpus_total, 0), GPI_N(best->usd_per_hour, 2));
+            GPI_N(pg->at_fit.single_tpot_s * 1e3, 1), GPI_N(pg->at_fit.gpus_total, 0),
+            GPI_N(pg->at_fit.usd_per_hour, 2), GPI_N(best->gpus_total, 0), GPI_N(best->usd_per_hour, 2));
     explain_layout(out, pg, best);
     if (serving > 1) {
         if (pg->has_fewer)
@@ -781,7 +787,8 @@ static gp_status check_request(const gpi_capacity_request *req, gp_error *err)
         if (!(ls[i]->mean >= 0 && ls[i]->mean <= (double)GPI_MAX_TOKENS) || ls[i]->min < 0 ||
             ls[i]->min > GPI_MAX_TOKENS || ls[i]->max < 0 || ls[i]->max > GPI_MAX_TOKENS) {
             gpi_error_set_field(err, i ? "output_tokens" : "prompt_tokens");
-            return gpi_fail(err, GP_EINVAL, "%s lengths must be 1 to 2^32 (4,294,967,296) tokens", i ? "output" : "prompt");
+            return gpi_fail(err, GP_EINVAL, "%s lengths must be 1 to 2^32 (4,294,967,296) tokens",
+                            i ? "output" : "prompt");
         }
     if (req->max_nodes < 0 || req->max_nodes > 64)
         return gpi_fail(err, GP_EINVAL, "max_nodes must be 0 (default 4) to 64");
@@ -789,7 +796,7 @@ static gp_status check_request(const gpi_capacity_request *req, gp_error *err)
 }
 
 gp_status gpi_capacity_search(const gp_catalog *cat, const gpi_capacity_request *req, gp_capacity_result *out,
-                             gp_error *err)
+                              gp_error *err)
 {
     gp_error_clear(err); /* no stale offset or field from an earlier call */
     memset(out, 0, sizeof *out);
@@ -810,8 +817,10 @@ gp_status gpi_capacity_search(const gp_catalog *cat, const gpi_capacity_request 
         req = &local_req;
     }
     eval_ctx c = {cat, req, 0, 0};
-    c.prompt_mean = (int64_t)llround(t->prompt.dist == GP_LENGTH_UNIFORM ? (t->prompt.min + t->prompt.max) / 2.0 : t->prompt.mean);
-    c.output_mean = (int64_t)llround(t->output.dist == GP_LENGTH_UNIFORM ? (t->output.min + t->output.max) / 2.0 : t->output.mean);
+    c.prompt_mean =
+        (int64_t)llround(t->prompt.dist == GP_LENGTH_UNIFORM ? (t->prompt.min + t->prompt.max) / 2.0 : t->prompt.mean);
+    c.output_mean =
+        (int64_t)llround(t->output.dist == GP_LENGTH_UNIFORM ? (t->output.min + t->output.max) / 2.0 : t->output.mean);
     if (c.prompt_mean < 1 || c.output_mean < 1)
         return gpi_fail(err, GP_EINVAL, "prompt and output lengths must be at least 1 token");
     int64_t maxlen = c.prompt_mean + c.output_mean;

@@ -28,13 +28,13 @@
 typedef struct pool_ctx {
     const gp_catalog *cat;
     const gpi_capacity_request *req;
-    int decode;                /* 1: decode pool (closed loop), 0: prefill (open loop) */
-    double rate;               /* prefill: requests/s of the whole load */
-    double ttft_budget;        /* prefill: TTFT target less the KV transfer */
+    int decode;         /* 1: decode pool (closed loop), 0: prefill (open loop) */
+    double rate;        /* prefill: requests/s of the whole load */
+    double ttft_budget; /* prefill: TTFT target less the KV transfer */
 } pool_ctx;
 
-static gp_status pool_sim(const pool_ctx *c, const gpi_step_model *sm, const gpi_sched_config *sc, int n,
-                          int full, gp_sim_result *r, gp_error *err)
+static gp_status pool_sim(const pool_ctx *c, const gpi_step_model *sm, const gpi_sched_config *sc, int n, int full,
+                          gp_sim_result *r, gp_error *err)
 {
     gp_traffic t = c->req->traffic;
     gp_slo slo = c->req->slo;
@@ -44,7 +44,7 @@ static gp_status pool_sim(const pool_ctx *c, const gpi_step_model *sm, const gpi
         t.users = (t.users + ranks - 1) / ranks;
         if (t.requests < 3 * t.users)
             t.requests = 3 * t.users;
-        t.prefix_hit = 0.9999; /* the prompt's KV arrived from prefill; one token is computed */
+        t.prefix_hit = 0.9999;                 /* the prompt's KV arrived from prefill; one token is computed */
         slo.ttft_s = c->req->slo.ttft_s / 2.0; /* waiting for a decode slot: half the TTFT budget */
     } else {
         t.arrival = GP_ARRIVAL_POISSON;
@@ -63,7 +63,8 @@ static int pool_meets(const pool_ctx *c, const gp_sim_result *r)
     if (r->requests <= 0 || r->stopped_early)
         return 0;
     if (c->decode)
-        return (c->req->slo.tpot_s <= 0 || r->tpot.p99 <= c->req->slo.tpot_s) && r->ttft.p99 <= c->req->slo.ttft_s / 2.0;
+        return (c->req->slo.tpot_s <= 0 || r->tpot.p99 <= c->req->slo.tpot_s) &&
+               r->ttft.p99 <= c->req->slo.ttft_s / 2.0;
     return r->ttft.p99 <= c->ttft_budget;
 }
 
@@ -213,8 +214,8 @@ static gp_status candidates_of(const gp_catalog *cat, const gpi_capacity_request
 static void compare(gp_disagg_result *out)
 {
     if (!out->found) {
-        snprintf(out->why, sizeof out->why,
-                 "no prefill/decode split meets the targets%s", out->has_aggregated ? "; the aggregated setup does" : "");
+        snprintf(out->why, sizeof out->why, "no prefill/decode split meets the targets%s",
+                 out->has_aggregated ? "; the aggregated setup does" : "");
         return;
     }
     if (!out->has_aggregated) {
@@ -234,7 +235,7 @@ static void compare(gp_disagg_result *out)
 }
 
 gp_status gpi_disagg_search(const gp_catalog *cat, const gpi_capacity_request *req, const gpi_link *kv_link,
-                           gp_disagg_result *out, gp_error *err)
+                            gp_disagg_result *out, gp_error *err)
 {
     memset(out, 0, sizeof *out);
     if (!req || !req->model || !req->w)

@@ -9,12 +9,9 @@
 static const char *profile_id(gp_engine e)
 {
     switch (e) {
-    case GP_ENGINE_SGLANG:
-        return "sglang";
-    case GP_ENGINE_TRTLLM:
-        return "trtllm";
-    default:
-        return "vllm"; /* TGI, llama.cpp and the generic accounting: vLLM's rules */
+    case GP_ENGINE_SGLANG: return "sglang";
+    case GP_ENGINE_TRTLLM: return "trtllm";
+    default: return "vllm"; /* TGI, llama.cpp and the generic accounting: vLLM's rules */
     }
 }
 
@@ -51,9 +48,7 @@ static double tiered(json_t *e, const char *key, const gp_gpu *gpu, int tp)
         return json_number_value(v);
     size_t i;
     json_t *t;
-    json_array_foreach(v, i, t)
-        if (tier_holds(t, gpu, tp))
-            return json_number_value(json_object_get(t, "value"));
+    json_array_foreach(v, i, t) if (tier_holds(t, gpu, tp)) return json_number_value(json_object_get(t, "value"));
     return 0.0;
 }
 
@@ -61,7 +56,8 @@ static json_t *find_engine(const gp_catalog *cat, const char *id)
 {
     size_t i;
     json_t *e;
-    json_array_foreach(json_object_get(gpi_catalog_engines(cat), "engines"), i, e) {
+    json_array_foreach(json_object_get(gpi_catalog_engines(cat), "engines"), i, e)
+    {
         const char *eid = json_string_value(json_object_get(e, "id"));
         if (eid && gpi_strcaseeq(eid, id))
             return e;
@@ -70,7 +66,7 @@ static json_t *find_engine(const gp_catalog *cat, const char *id)
 }
 
 gp_status gpi_engine_profile_get(const gp_catalog *cat, gp_engine engine, const gp_gpu *gpu, int tp,
-                                gpi_engine_profile *out, gp_error *err)
+                                 gpi_engine_profile *out, gp_error *err)
 {
     memset(out, 0, sizeof *out);
     const char *id = profile_id(engine);
@@ -131,7 +127,8 @@ void gpi_serve_error_range(const gp_catalog *cat, int moe, double *p10, double *
     json_t *ranges = cat ? json_object_get(json_object_get(gpi_catalog_engines(cat), "error_ranges"), "groups") : NULL;
     size_t i;
     json_t *g;
-    json_array_foreach(ranges, i, g) {
+    json_array_foreach(ranges, i, g)
+    {
         double lo = json_number_value(json_object_get(g, "p10")), hi = json_number_value(json_object_get(g, "p90"));
         /* a range must hold the prediction's own error 0 and keep 1 + p10 positive */
         if (json_is_true(json_object_get(g, "moe")) != !!moe || !(lo > -0.9 && lo <= 0 && hi >= 0 && hi < 10))

@@ -46,7 +46,10 @@ static void rng_seed(rng *r, uint64_t seed)
         r->s[i] = splitmix64(&seed);
 }
 
-static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+static uint64_t rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
 
 static uint64_t rng_next(rng *r)
 {
@@ -62,8 +65,14 @@ static uint64_t rng_next(rng *r)
 }
 
 /* uniform in [0, 1) */
-static double rng_uniform(rng *r) { return (double)(rng_next(r) >> 11) * 0x1.0p-53; }
-static double rng_exp(rng *r, double mean) { return -mean * log(1.0 - rng_uniform(r)); }
+static double rng_uniform(rng *r)
+{
+    return (double)(rng_next(r) >> 11) * 0x1.0p-53;
+}
+static double rng_exp(rng *r, double mean)
+{
+    return -mean * log(1.0 - rng_uniform(r));
+}
 /* standard normal (Box-Muller; one of the pair is used) */
 static double rng_normal(rng *r)
 {
@@ -85,12 +94,8 @@ static int64_t draw_length(rng *r, const gp_length_spec *ls)
 {
     int64_t lo = ls->min > 0 ? ls->min : 1, hi = ls->max > 0 ? ls->max : GPI_MAX_TOKENS, v;
     switch (ls->dist) {
-    case GP_LENGTH_UNIFORM:
-        v = lo + (int64_t)(rng_uniform(r) * (double)(hi - lo + 1));
-        break;
-    case GP_LENGTH_EXPONENTIAL:
-        v = (int64_t)llround(rng_exp(r, ls->mean));
-        break;
+    case GP_LENGTH_UNIFORM: v = lo + (int64_t)(rng_uniform(r) * (double)(hi - lo + 1)); break;
+    case GP_LENGTH_EXPONENTIAL: v = (int64_t)llround(rng_exp(r, ls->mean)); break;
     case GP_LENGTH_LOGNORMAL: {
         /* mean = exp(mu + sigma^2 / 2) */
         double sg = ls->sigma > 0 ? ls->sigma : GPI_LOGNORMAL_SIGMA;
@@ -98,9 +103,7 @@ static int64_t draw_length(rng *r, const gp_length_spec *ls)
         v = x < 9e15 ? (int64_t)llround(x) : INT64_MAX / 4;
         break;
     }
-    default:
-        v = (int64_t)llround(ls->mean);
-        break;
+    default: v = (int64_t)llround(ls->mean); break;
     }
     return v < lo ? lo : v > hi ? hi : v;
 }
@@ -109,16 +112,16 @@ static int64_t draw_length(rng *r, const gp_length_spec *ls)
 typedef struct req {
     double arrival, first_token;
     int64_t prompt, output;
-    int64_t len;       /* tokens that exist: prompt + generated */
-    int64_t computed;  /* tokens whose KV is in the cache */
+    int64_t len;      /* tokens that exist: prompt + generated */
+    int64_t computed; /* tokens whose KV is in the cache */
     int64_t generated;
     int64_t blocks;
-    int64_t index;     /* issue order */
-    int64_t user;      /* closed loop: who sent it */
-    int64_t cached;    /* prompt tokens found in the prefix cache */
-    int64_t draft;     /* speculative tokens verified this step */
-    int group;         /* pipeline micro-batch the sequence travels in */
-    double ready;      /* pipeline: when its last token leaves the last stage */
+    int64_t index;  /* issue order */
+    int64_t user;   /* closed loop: who sent it */
+    int64_t cached; /* prompt tokens found in the prefix cache */
+    int64_t draft;  /* speculative tokens verified this step */
+    int group;      /* pipeline micro-batch the sequence travels in */
+    double ready;   /* pipeline: when its last token leaves the last stage */
 } req;
 
 typedef struct deque {
@@ -160,7 +163,10 @@ static int dq_push_front(deque *q, const req *r)
     return 0;
 }
 
-static req *dq_front(deque *q) { return &q->v[q->head]; }
+static req *dq_front(deque *q)
+{
+    return &q->v[q->head];
+}
 static void dq_pop_front(deque *q)
 {
     q->head = (q->head + 1) % q->cap;
@@ -240,7 +246,10 @@ static void stats(double *v, int64_t n, gp_latency_stats *s)
     s->max = v[n - 1];
 }
 
-static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+static int64_t ceil_div(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
 
 /* The simulation's whole state, so helpers stay small. */
 typedef struct sim {
@@ -252,28 +261,28 @@ typedef struct sim {
     req *running;
     int64_t n_running;
     int64_t free_blocks;
-    int64_t issued;        /* requests created so far */
-    int64_t total;         /* requests to create */
-    double next_arrival;   /* open loop / trace / burst: time of request `issued` */
-    hnode *heap;           /* closed loop: users' next send times */
+    int64_t issued;      /* requests created so far */
+    int64_t total;       /* requests to create */
+    double next_arrival; /* open loop / trace / burst: time of request `issued` */
+    hnode *heap;         /* closed loop: users' next send times */
     int64_t heap_n;
     /* results per request, by issue index */
     double *ttft, *tpot, *e2e;
     double *arrival_of;
     int64_t *out_tokens, *in_tokens;
-    unsigned char *done;   /* 1 completed, 2 rejected */
+    unsigned char *done; /* 1 completed, 2 rejected */
     int64_t preemptions, steps, rejected;
-    gp_work *work;         /* the question's budget: running + 1 units a step */
-    int64_t *sched;        /* tokens scheduled this step, parallel to running[] */
+    gp_work *work;  /* the question's budget: running + 1 units a step */
+    int64_t *sched; /* tokens scheduled this step, parallel to running[] */
     int64_t finished;
-    int64_t slot;          /* pipeline: the micro-batch (group) scheduled next */
-    int pp;                /* micro-batches in flight (pipeline stages) */
+    int64_t slot; /* pipeline: the micro-batch (group) scheduled next */
+    int pp;       /* micro-batches in flight (pipeline stages) */
     double now;
     double kv_time, kv_peak, run_time, busy;
-    const gp_slo *stop_slo;   /* stop once a p99 target is certainly missed (NULL: never) */
+    const gp_slo *stop_slo; /* stop once a p99 target is certainly missed (NULL: never) */
     int64_t count_lo, count_hi, miss_ttft, miss_tpot, miss_limit;
     int stop;
-    int empty_slots;  /* pipeline: consecutive slots with nothing ready */
+    int empty_slots; /* pipeline: consecutive slots with nothing ready */
     /* attention DP without balance: steps with a context chunk on this rank and the GPU time
      * those chunks added beyond the step's decode work (dp_wait_s) */
     int64_t ctx_steps;
@@ -313,18 +322,10 @@ static void schedule_next_open_arrival(sim *s)
         return;
     }
     switch (s->t->arrival) {
-    case GP_ARRIVAL_POISSON:
-        s->next_arrival += rng_exp(&s->r, 1.0 / s->t->rate);
-        break;
-    case GP_ARRIVAL_FIXED_RATE:
-        s->next_arrival = (double)s->issued / s->t->rate;
-        break;
-    case GP_ARRIVAL_TRACE:
-        s->next_arrival = s->t->trace[s->issued].arrival_s;
-        break;
-    default: /* burst */
-        s->next_arrival = 0.0;
-        break;
+    case GP_ARRIVAL_POISSON: s->next_arrival += rng_exp(&s->r, 1.0 / s->t->rate); break;
+    case GP_ARRIVAL_FIXED_RATE: s->next_arrival = (double)s->issued / s->t->rate; break;
+    case GP_ARRIVAL_TRACE: s->next_arrival = s->t->trace[s->issued].arrival_s; break;
+    default: /* burst */ s->next_arrival = 0.0; break;
     }
 }
 
@@ -399,7 +400,10 @@ static int preempt_last(sim *s)
 
 /* ---- input limits and the work budget (docs/reliability.md) ---------------------------- */
 
-static int tokens_ok(int64_t v, int64_t lo) { return v >= lo && v <= GPI_MAX_TOKENS; }
+static int tokens_ok(int64_t v, int64_t lo)
+{
+    return v >= lo && v <= GPI_MAX_TOKENS;
+}
 
 static int length_ok(const gp_length_spec *l)
 {
@@ -413,15 +417,18 @@ static gp_status sim_check_limits(const gpi_sched_config *sc, const gp_traffic *
     if (sc->max_num_seqs > GPI_MAX_SEQS || sc->max_num_batched_tokens > GPI_MAX_TOKENS ||
         sc->block_size > GPI_MAX_TOKENS || sc->kv_blocks > ((int64_t)1 << 40) || sc->max_model_len < 0 ||
         sc->max_model_len > 2 * GPI_MAX_TOKENS)
-        return gpi_fail(err, GP_EINVAL, "the engine's limits must be at most 2^32 sequences, tokens and block size, "
-                                        "and 2^40 KV blocks");
+        return gpi_fail(err, GP_EINVAL,
+                        "the engine's limits must be at most 2^32 sequences, tokens and block size, "
+                        "and 2^40 KV blocks");
     if (t->arrival == GP_ARRIVAL_TRACE) {
         for (int64_t i = 0; i < total; i++) {
             const gp_trace_request *r = &t->trace[i];
             if (!(r->arrival_s >= 0 && r->arrival_s <= 1e12) || !tokens_ok(r->prompt_tokens, 0) ||
                 !tokens_ok(r->output_tokens, 0))
-                return gpi_fail(err, GP_EINVAL, "trace request %lld: arrival must be 0 to 1e12 s and token counts "
-                                "1 to 2^32 (4,294,967,296)", (long long)i + 1);
+                return gpi_fail(err, GP_EINVAL,
+                                "trace request %lld: arrival must be 0 to 1e12 s and token counts "
+                                "1 to 2^32 (4,294,967,296)",
+                                (long long)i + 1);
         }
     } else if (!length_ok(&t->prompt) || !length_ok(&t->output)) {
         gpi_error_set_field(err, !length_ok(&t->prompt) ? "prompt_tokens" : "output_tokens");
@@ -473,11 +480,12 @@ static gp_status check_traffic(const gpi_sched_config *sc, const gp_traffic *t, 
     if (sc->max_num_seqs < 1 || sc->max_num_batched_tokens < 1 || sc->kv_blocks < 1 || sc->block_size < 1)
         return gpi_fail(err, GP_EINVAL, "the engine needs at least one sequence, one batched token and one KV block");
     if (sc->spec.draft_tokens < 0 || sc->spec.draft_tokens > 16 ||
-        (sc->spec.draft_tokens > 0 && !(sc->spec.acceptance > 0 && sc->spec.acceptance < 1 &&
-                                        sc->spec.draft_cost >= 0 && sc->spec.draft_cost <= 1)))
-        return gpi_fail(err, GP_EINVAL,
-                        "speculative decoding needs 1 to 16 draft tokens, an acceptance rate in (0, 1) and a draft cost "
-                        "in [0, 1] of a target step");
+        (sc->spec.draft_tokens > 0 &&
+         !(sc->spec.acceptance > 0 && sc->spec.acceptance < 1 && sc->spec.draft_cost >= 0 && sc->spec.draft_cost <= 1)))
+        return gpi_fail(
+            err, GP_EINVAL,
+            "speculative decoding needs 1 to 16 draft tokens, an acceptance rate in (0, 1) and a draft cost "
+            "in [0, 1] of a target step");
     if ((unsigned)t->arrival >= GP_ARRIVAL_COUNT)
         return gpi_fail(err, GP_EINVAL, "unknown arrival process");
     if (!(t->prefix_hit >= 0 && t->prefix_hit < 1))
@@ -494,8 +502,10 @@ static gp_status check_traffic(const gpi_sched_config *sc, const gp_traffic *t, 
     }
     if (total < 1 || total > ((int64_t)1 << 31))
         return gpi_fail(err, GP_EINVAL, "requests must be between 1 and 2^31, not %lld", (long long)total);
-    if ((t->arrival == GP_ARRIVAL_POISSON || t->arrival == GP_ARRIVAL_FIXED_RATE) && !(t->rate > 0 && isfinite(t->rate)))
-        return gpi_fail(err, GP_EINVAL, "an open-loop arrival rate must be a positive finite number (use burst for inf)");
+    if ((t->arrival == GP_ARRIVAL_POISSON || t->arrival == GP_ARRIVAL_FIXED_RATE) &&
+        !(t->rate > 0 && isfinite(t->rate)))
+        return gpi_fail(err, GP_EINVAL,
+                        "an open-loop arrival rate must be a positive finite number (use burst for inf)");
     if (t->arrival == GP_ARRIVAL_CLOSED_LOOP && (t->users < 1 || t->users > ((int64_t)1 << 24) || t->think_time_s < 0))
         return gpi_fail(err, GP_EINVAL, "a closed loop needs 1 to 2^24 users and a non-negative think time");
     if (t->arrival != GP_ARRIVAL_TRACE) {
@@ -504,7 +514,8 @@ static gp_status check_traffic(const gpi_sched_config *sc, const gp_traffic *t, 
             !(t->output.mean >= 1 || t->output.dist == GP_LENGTH_UNIFORM) || !(t->prompt.mean < 1e12) ||
             !(t->output.mean < 1e12) || !(t->prompt.sigma >= 0 && t->prompt.sigma <= 4) ||
             !(t->output.sigma >= 0 && t->output.sigma <= 4))
-            return gpi_fail(err, GP_EINVAL, "prompt and output lengths must be at least 1 token (log-normal sigma 0 to 4)");
+            return gpi_fail(err, GP_EINVAL,
+                            "prompt and output lengths must be at least 1 token (log-normal sigma 0 to 4)");
     }
     *total_out = total;
     return GP_OK;
@@ -964,7 +975,8 @@ static gp_status simulate(const gpi_step_model *sm, const gpi_sched_config *sc, 
     int stop = 0;
     for (uint64_t polls = 0; !st && !stop && !s.stop && s.finished + s.rejected < total; polls++) {
         if (t->cancel && (polls & 1023) == 0 && t->cancel(t->cancel_arg))
-            st = gpi_fail(err, GP_ELIMIT, "the simulation was stopped: past the request's deadline or the server is stopping");
+            st = gpi_fail(err, GP_ELIMIT,
+                          "the simulation was stopped: past the request's deadline or the server is stopping");
         else
             st = step_once(&s, &stop, err);
     }
@@ -976,7 +988,7 @@ static gp_status simulate(const gpi_step_model *sm, const gpi_sched_config *sc, 
 }
 
 gp_status gpi_simulate(const gpi_step_model *sm, const gpi_sched_config *sc, const gp_traffic *t, const gp_slo *slo,
-                      gp_sim_result *out, gp_error *err)
+                       gp_sim_result *out, gp_error *err)
 {
     return simulate(sm, sc, t, slo, 0, out, err);
 }
@@ -989,7 +1001,10 @@ gp_status gpi_simulate_until_miss(const gpi_step_model *sm, const gpi_sched_conf
 
 /* ---- traces ------------------------------------------------------------------------------ */
 
-void gpi_trace_free(gp_trace_request *t) { free(t); }
+void gpi_trace_free(gp_trace_request *t)
+{
+    free(t);
+}
 
 static int parse_csv_line(char *line, gp_trace_request *r)
 {
