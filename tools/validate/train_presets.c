@@ -44,6 +44,11 @@ static int layout_of(json_t *c, const gp_model *m, gp_layout *l, gp_framework *f
     if (l->dp <= 0 || l->pp > m->layers)
         return 0;
     l->virtual_stages = vint(par, "virtual_pp", 1) > 0 ? vint(par, "virtual_pp", 1) : 1;
+    /* a looped schedule the row names without its stage count: torchtitan's default, two stages
+     * per rank for multi-stage schedules (torchtitan distributed/pipeline, stages_per_rank) */
+    const char *sched = json_string_value(json_object_get(par, "pp_schedule"));
+    if (l->pp > 1 && !json_object_get(par, "virtual_pp") && sched && vcontains(sched, "Interleaved"))
+        l->virtual_stages = 2;
     l->recompute = recompute_of(json_string_value(json_object_get(par, "recompute")));
     *fw = framework && (vcontains(framework, "torchtitan") || vcontains(framework, "AutoModel") ||
                         vcontains(framework, "FSDP2"))
@@ -124,6 +129,11 @@ void validate_train_preset(const gp_catalog *cat, json_t *c, const double *v, vr
     const char *kern = json_string_value(json_object_get(set, "kernel_optimizations"));
     if (kern && vcontains(kern, "TE"))
         cl.attention = GP_ATTENTION_CUDNN;
+    /* ... except where the row names FlexAttention (gpt-oss's sinks and sliding window):
+     * Triton kernels that reach about 90% / 85% of FlashAttention-2 forward / backward (PyTorch
+     * blog, "FlexAttention", 2024-08); FlashAttention-2's curve is the nearest one measured */
+    if (kern && vcontains(kern, "FlexAttn"))
+        cl.attention = GP_ATTENTION_FA2;
     gp_train_perf perf;
     if (vtrain_estimate(&m, g, &cl, &w, &l, v, &perf) != GP_OK)
         return;
