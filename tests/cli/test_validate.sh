@@ -88,8 +88,9 @@ fi
 # data/kernels.json "fit" refitted blind (from neutral priors and three fixed grid points) without
 # each source, and fitted on every source. The gates are what CI and docs/validation.md report,
 # at the figures reached (8.2% / 26.5%, issue 11's second round; 8.3% / 26.9% in its third, which
-# counts torchao's fp8 casts and async TP) with half a point of slack over the second: the
-# median within 8.5% (the issue's bound is 10%); the 90th percentile within 27.0% (the issue
+# counts torchao's fp8 casts and async TP; 7.8% / 24.7% in its fourth, which reads AutoModel's
+# activation checkpointing and torchtitan's 500 W limit) with half a point of slack: the
+# median within 8.3% (the issue's bound is 10%); the 90th percentile within 25.2% (the issue
 # asks 25%: a record, lower it as the model improves); every GPU generation, precision and
 # dense/MoE group of >= 10 cases with a median signed error within +-10% (fp4, 6 cases, is
 # reported, not gated).
@@ -98,8 +99,8 @@ cp "$TMP/out" "$TMP/train.json"
 tl() { jq -r ".loso.summary[] | select(.category==\"train_throughput\") | .$1" "$TMP/train.json"; }
 le() { checks=$((checks+1)); awk -v v="$2" -v l="$3" 'BEGIN{exit !(v+0 <= l+0)}' || fail "$1 = $2, gate <= $3"; }
 checks=$((checks+1)); [ "$(tl cases)" -ge 420 ] || fail "training LOSO: only $(tl cases) cases"
-le "training LOSO median %" "$(tl median_abs_error_pct)" 8.5
-le "training LOSO p90 %" "$(tl p90_abs_error_pct)" 27.0
+le "training LOSO median %" "$(tl median_abs_error_pct)" 8.3
+le "training LOSO p90 %" "$(tl p90_abs_error_pct)" 25.2
 bad=$(jq -r '.by_group[] | select(.category == "train_throughput" and .cases >= 10 and
              (.group == "gpu_generation" or .group == "precision" or .group == "moe") and
              (.loso.median_signed_error_pct | fabs) > 10) | "\(.group)=\(.key) \(.loso.median_signed_error_pct)"' "$TMP/train.json")

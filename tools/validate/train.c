@@ -254,6 +254,11 @@ static void train_predict(const gp_catalog *cat, json_t *c, const double *v, vro
     if (ic && (vcontains(ic, "200Gb/s HDR") || vcontains(ic, "1600 Gbps") || vcontains(ic, "Omni-Path")))
         gpi_catalog_find_link(cat, "ib-hdr", &inter, NULL); /* 8 x 200 Gb/s per node: 25 GB/s per GPU */
     gpi_cluster_defaults(&cl, cat, g, inter);
+    /* a bare "<N> Gbps" is the node's network (IBM's FSDP blog: 400 Gbps per A100 node, 800 per
+     * H100 node, against DGX's 8 x 400 Gb/s): N / 8 GB/s shared by the node's GPUs */
+    double node_gbps = ic && !inter ? atof(ic) : 0.0;
+    if (node_gbps > 0 && vcontains(ic, "Gbps") && !vcontains(ic, "per GPU"))
+        cl.inter_gbps = node_gbps / 8.0 / cl.gpus_per_node;
     train_stack(src, set, &cl);
     gp_train_perf perf;
     if (vtrain_estimate(&m, g, &cl, &w, &l, v, &perf) == GP_OK) {

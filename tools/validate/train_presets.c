@@ -6,6 +6,9 @@
  */
 #include "validate.h"
 
+#include "hw/kernels.h"
+
+#include <stdlib.h>
 #include <string.h>
 
 static gp_dtype precision_of(const char *p)
@@ -44,6 +47,11 @@ static int layout_of(json_t *c, const gp_model *m, gp_layout *l, gp_framework *f
     if (l->dp <= 0 || l->pp > m->layers)
         return 0;
     l->virtual_stages = vint(par, "virtual_pp", 1) > 0 ? vint(par, "virtual_pp", 1) : 1;
+    /* a looped schedule the row names without its stage count: torchtitan's default, two stages
+     * per rank for multi-stage schedules (torchtitan distributed/pipeline, stages_per_rank) */
+    const char *sched = json_string_value(json_object_get(par, "pp_schedule"));
+    if (l->pp > 1 && !json_object_get(par, "virtual_pp") && sched && vcontains(sched, "Interleaved"))
+        l->virtual_stages = 2;
     l->recompute = recompute_of(json_string_value(json_object_get(par, "recompute")));
     *fw = framework && (vcontains(framework, "torchtitan") || vcontains(framework, "AutoModel") ||
                         vcontains(framework, "FSDP2"))
@@ -72,6 +80,42 @@ static int layout_of(json_t *c, const gp_model *m, gp_layout *l, gp_framework *f
         gb = (gb / ((int64_t)l->dp * l->micro_batch) + 1) * l->dp * l->micro_batch;
     l->global_batch = gb;
     return 1;
+}
+
+/* The share of the tensor-core clock a GPU keeps under the power limit a row states
+ * (hardware.variant "<N> W power limit", torchtitan's Grand Teton H100s at 500 W): the clock
+ * NVIDIA's spec sheets give the same GH100 die at 400 W (H100 NVL, 835.5 dense bf16 TFLOP/s) and
+ * at 700 W (H100 SXM, 989.5), straight between the two; 1 where no lower limit is stated. */
+static double power_cap_share(const gp_catalog *cat, const gp_gpu *g, json_t *hw)
+{
+    const char *var = json_string_value(json_object_get(hw, "variant"));
+    const char *at = var ? strstr(var, " W power limit") : NULL;
+    const gp_gpu *low;
+    if (!at || g->tdp_w <= 0 || g->tflops[GP_DTYPE_BF16] <= 0 || !vcontains(g->id, "H100") ||
+        gp_catalog_find_gpu(cat, "H100-NVL-94GB", &low, NULL) != GP_OK || low->tdp_w >= g->tdp_w)
+        return 1.0;
+    while (at > var && (at[-1] >= '0' && at[-1] <= '9'))
+        at--;
+    double watts = atof(at);
+    if (watts <= 0 || watts >= g->tdp_w)
+        return 1.0;
+    double t = (watts - low->tdp_w) / (g->tdp_w - low->tdp_w);
+    t = t < 0 ? 0 : t;
+    return (low->tflops[GP_DTYPE_BF16] + t * (g->tflops[GP_DTYPE_BF16] - low->tflops[GP_DTYPE_BF16])) /
+           g->tflops[GP_DTYPE_BF16];
+}
+
+/* `r` as `in`, its tensor-core rates (GEMM, attention) scaled by `share` */
+static void rates_scaled(const gpi_gpu_rates *in, double share, gpi_gpu_rates *r)
+{
+    *r = *in;
+    for (int k = 0; k < GPI_K_COUNT; k++)
+        r->gemm[k] *= share;
+    for (int a = 0; a < GPI_ATTN_KERNEL_COUNT; a++)
+        for (int p = 0; p < 2; p++)
+            for (int m = 0; m < 2; m++)
+                for (int i = 0; i < GPI_ATTN_SEQ_POINTS; i++)
+                    r->attn[a][p][m][i] *= share;
 }
 
 void validate_train_preset(const gp_catalog *cat, json_t *c, const double *v, vrows *rs)
@@ -124,6 +168,17 @@ void validate_train_preset(const gp_catalog *cat, json_t *c, const double *v, vr
     const char *kern = json_string_value(json_object_get(set, "kernel_optimizations"));
     if (kern && vcontains(kern, "TE"))
         cl.attention = GP_ATTENTION_CUDNN;
+    /* ... except where the row names FlexAttention (gpt-oss's sinks and sliding window):
+     * Triton kernels that reach about 90% / 85% of FlashAttention-2 forward / backward (PyTorch
+     * blog, "FlexAttention", 2024-08); FlashAttention-2's curve is the nearest one measured */
+    if (kern && vcontains(kern, "FlexAttn"))
+        cl.attention = GP_ATTENTION_FA2;
+    gpi_gpu_rates capped;
+    double share = power_cap_share(cat, g, json_object_get(c, "hardware"));
+    if (share < 1.0 && cl.rates) {
+        rates_scaled(cl.rates, share, &capped);
+        cl.rates = &capped;
+    }
     gp_train_perf perf;
     if (vtrain_estimate(&m, g, &cl, &w, &l, v, &perf) != GP_OK)
         return;
