@@ -2,8 +2,8 @@
 # Load on `gpuplan web` with wrk, on loopback only and bounded in time: plans per second and
 # latency (p50, p99) for POST /api/fit and POST /api/plan (and /api/serve), with no errors
 # allowed and the server's resident memory compared before and after the run; then /api/plan
-# with a server of 1 worker thread vs 2 (requests run concurrently: the ratio should near 2
-# on 2 free cores).
+# with a server of 1 planning slot (--threads 1) vs 2 (questions run concurrently: the ratio
+# should near 2 on 2 free cores).
 # Usage: bench/web_load.sh [GPUPLAN_BINARY] [SECONDS_PER_ENDPOINT]   (default: a Release build
 # in build/release, 10 s). Needs wrk (GP_WITH_BENCH=1 ./tools/deps.sh). The server is pinned to
 # 2 cores (taskset), wrk to others when the machine has them.
@@ -82,31 +82,27 @@ echo "server RSS: ${before} KiB before, ${after} KiB after (growth ${growth} KiB
 kill -0 "$PID" || { echo "FAIL: server died"; status=1; }
 stop_server
 
-# /api/plan: 1 worker thread vs 2
+# /api/plan: 1 planning slot (--threads 1) vs 2
 # CPU seconds the server used (utime + stime, clock ticks): on a shared machine the server may
-# get less than its cores, so requests per CPU-second shows whether threads contend, the cores
-# it kept busy whether it got them, and the busiest worker's share of the CPU whether the
-# connections spread over the workers (libmicrohttpd keeps a connection on the worker that
-# accepted it).
+# get less than its cores, so requests per CPU-second shows whether the questions contend and
+# the cores it kept busy whether it got them. (Each connection has its own thread; --threads
+# is the number of questions answered at once, whichever connections they arrive on.)
 cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{printf "%.2f", ($14 + $15) / hz}' "/proc/$PID/stat"; }
-worker_ticks() { for t in /proc/"$PID"/task/*; do awk '{print $1, $14 + $15}' "$t/stat"; done | sort; }
-declare -A RPS PERCPU CORES SHARE
+declare -A RPS PERCPU CORES
 for threads in 1 2; do
   start_server "$threads"
   taskset -c "$WRK_CPUS" wrk -t2 -c4 -d2s -s "$TMP/plan.lua" "$URL/api/plan" >/dev/null # warm up
-  c0=$(cpu_s); worker_ticks > "$TMP/w0"
+  c0=$(cpu_s)
   out=$(taskset -c "$WRK_CPUS" wrk -t2 -c8 -d"${SECS}s" --timeout 10s -s "$TMP/plan.lua" "$URL/api/plan")
-  c1=$(cpu_s); worker_ticks > "$TMP/w1"
+  c1=$(cpu_s)
   RPS[$threads]=$(awk '/^Requests\/sec/ {print $2}' <<<"$out")
   PERCPU[$threads]=$(awk -v r="${RPS[$threads]}" -v s="$SECS" -v a="$c0" -v b="$c1" 'BEGIN { printf "%.1f", (b > a) ? r * s / (b - a) : 0 }')
   CORES[$threads]=$(awk -v s="$SECS" -v a="$c0" -v b="$c1" 'BEGIN { printf "%.2f", (b - a) / s }')
-  SHARE[$threads]=$(join "$TMP/w0" "$TMP/w1" | awk '{d = $3 - $2; t += d; if (d > m) m = d} END { printf "%.0f%%", (t > 0) ? 100 * m / t : 0 }')
   stop_server
 done
 ratio=$(awk -v a="${RPS[1]}" -v b="${RPS[2]}" 'BEGIN { printf "%.2f", (a > 0) ? b / a : 0 }')
 echo "/api/plan: ${RPS[1]} req/s with 1 thread, ${RPS[2]} req/s with 2 threads: ratio $ratio (server on CPUs $SERVER_CPUS)"
 echo "/api/plan per server CPU-second: ${PERCPU[1]} (1 thread), ${PERCPU[2]} (2 threads): equal means no contention"
-echo "/api/plan server cores busy: ${CORES[1]} (1 thread), ${CORES[2]} (2 threads); busiest thread's share of" \
-     "the server's CPU: ${SHARE[1]}, ${SHARE[2]} (50% with 2 threads: the load spread)"
+echo "/api/plan server cores busy: ${CORES[1]} (1 thread), ${CORES[2]} (2 threads)"
 [ "$status" -eq 0 ] && echo "web_load: ok (no errors, memory flat)" || echo "web_load: FAILED"
 exit "$status"
