@@ -57,6 +57,14 @@ static void gemm_large_and_small(void **state)
     /* its own fp8 row: 1402.6 at a large shape, s(8192) = 8192 / 8292 */
     near(gpi_gemm_rate(h, GPI_K_FP8, 8192, 8192, 8192), 1402.6e12 * 8192.0 / 8292.0, 1e-6);
     assert_true(h->gemm_measured[GPI_K_BF16] && h->gemm_measured[GPI_K_FP8]);
+    /* NVFP4 on B200, a small-K expert GEMM (1024 x 2048 x 768): the FP4 rate is derived,
+     * 9000 TF x the FP8 efficiency 3432.5 / 4500 = 6865 TF, x s(768) = 768 / 868 -> 6074 TF.
+     * Roofline with 0.5625-byte inputs (FP4 + one FP8 scale per 16) and a BF16 output:
+     * 2mnk = 3.22123e9 FLOPs over 0.5625 x (786,432 + 1,572,864) + 2 x 2,097,152 = 5,521,408 B
+     * = 583.41 FLOP/B x 0.9 x 7700 GB/s = 4043.0 TF: memory-bound, the output's bytes first
+     * (with the output counted at FP4's half byte it read 10,018 TF, compute-bound). */
+    const gpi_gpu_rates *b = rates("B200");
+    near(gpi_gemm_rate(b, GPI_K_NVFP4, 1024, 2048, 768), 583.41 * 6930e9, 1e-4);
 }
 
 static void grouped_gemm(void **state)
@@ -64,8 +72,8 @@ static void grouped_gemm(void **state)
     (void)state;
     const gpi_gpu_rates *h = rates("H100-SXM-80GB");
     /* DeepGEMM's masked grouped shape: 4 experts of M = 256, N = 4096, K = 7168, fp8.
-     * compute 1402.6 x 256 / 356 = 1008.59 TF; roofline 2mnk / (mk + kn + mn) = 1.5032e10 /
-     * 3.2245e7 = 466.2 FLOP/B x 3015 GB/s = 1405.6 TF: compute-bound. x grouped efficiency
+     * compute 1402.6 x 256 / 356 = 1008.59 TF; roofline 2mnk / (mk + kn + 2 mn) (FP8 inputs,
+     * BF16 output) = 1.5032e10 / 3.3294e7 = 451.5 FLOP/B x 3015 GB/s = 1361 TF: compute-bound. x grouped efficiency
      * 0.9 (kernels.json) = 907.73 TF (DeepGEMM measured 932 on H800). FLOPs 4 x 2 x 256 x
      * 4096 x 7168 = 6.01295e10 -> 66.242 us */
     near(gpi_grouped_gemm_s(h, GPI_K_FP8, 6.0129542144e10, 256, 4096, 7168, 1.0), 6.6242e-5, 2e-4);

@@ -571,15 +571,19 @@ const gpi_link_curve *gpi_link_curve_of(const gp_catalog *cat, const char *link_
 
 /* ---- hot path ------------------------------------------------------------------------- */
 
-static double elem_bytes(gpi_kdtype dt)
+/* Bytes per element of a GEMM's activation input (m x k) and weights (k x n), block scales
+ * included (NVFP4: one FP8 scale per 16 elements, MXFP4: one E8M0 per 32); the output (m x n)
+ * is 16-bit in every format (FP8 and FP4 GEMMs write BF16). Weight-only formats read 16-bit
+ * activations. */
+static void operand_bytes(gpi_kdtype dt, double *act, double *wt)
 {
     switch (dt) {
-    case GPI_K_BF16: return 2.0;
-    case GPI_K_NVFP4:
-    case GPI_K_MXFP4: return 0.5;
-    case GPI_K_W4: return 1.25; /* 4-bit weights and 16-bit activations, averaged over the operands */
-    case GPI_K_W8: return 1.5;
-    default: return 1.0;
+    case GPI_K_BF16: *act = 2.0, *wt = 2.0; return;
+    case GPI_K_NVFP4: *act = *wt = 0.5 + 1.0 / 16.0; return;
+    case GPI_K_MXFP4: *act = *wt = 0.5 + 1.0 / 32.0; return;
+    case GPI_K_W4: *act = 2.0, *wt = 0.5; return;
+    case GPI_K_W8: *act = 2.0, *wt = 1.0; return;
+    default: *act = *wt = 1.0; return;
     }
 }
 
@@ -591,7 +595,9 @@ double gpi_gemm_rate(const gpi_gpu_rates *r, gpi_kdtype dt, double m, double n, 
     d = d < k ? d : k;
     double half = r->fit ? r->fit->gemm_half_dim : 0.0;
     double compute = r->gemm[dt] * d / (d + half);
-    double intensity = 2.0 * m * n * k / (elem_bytes(dt) * (m * k + k * n + m * n));
+    double a, w;
+    operand_bytes(dt, &a, &w);
+    double intensity = 2.0 * m * n * k / (a * m * k + w * k * n + 2.0 * m * n);
     double memory = intensity * r->hbm;
     return compute < memory ? compute : memory;
 }
