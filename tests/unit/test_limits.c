@@ -462,7 +462,7 @@ static void test_step_time_limits(void **state)
     double prev = 0;
     for (int k = 0; k < 64; k += 3) {
         gpi_batch_shape b;
-        gpi_batch_decode(&b, ldexp(1, k), 1e9);
+        gpi_batch_decode(NULL, &b, ldexp(1, k), 1e9);
         double t = gpi_step_time(&sm, &b, NULL);
         assert_true(isfinite(t) && t >= prev);
         prev = t;

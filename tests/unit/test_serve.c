@@ -71,7 +71,7 @@ static void test_decode_by_hand(void **state)
     gpi_step_model sm;
     step_model(&sm, 1, 1.0);
     gpi_batch_shape b;
-    gpi_batch_decode(&b, 1, 10);
+    gpi_batch_decode(NULL, &b, 1, 10);
     gpi_step_breakdown d;
     double t = gpi_step_time(&sm, &b, &d);
     assert_float_equal(d.linear_s, 9.216e-6, 1e-12);
@@ -105,19 +105,60 @@ static void test_host_work_by_hand(void **state)
     sm.params.step_overhead_s = 1e-6;
     sm.params.seq_overhead_s = 10e-6;
     gpi_batch_shape b;
-    gpi_batch_decode(&b, 4, 10);
+    gpi_batch_decode(NULL, &b, 4, 10);
     gpi_step_breakdown d;
     assert_float_equal(gpi_step_time(&sm, &b, &d), 56.232e-6, 1e-12);
     assert_float_equal(d.overhead_s, 41e-6, 1e-12);
     sm.params.host_overlap = 1;
     assert_float_equal(gpi_step_time(&sm, &b, &d), 41e-6, 1e-12);
     assert_float_equal(d.overhead_s, 41e-6 - 15.232e-6, 1e-12);
-    gpi_batch_decode(&b, 1, 10);
+    gpi_batch_decode(NULL, &b, 1, 10);
     assert_float_equal(gpi_step_time(&sm, &b, NULL), 14.12e-6, 1e-12);
     /* the helper the simulator's pipeline slots use: host beyond a 3 us slot of GPU work */
     assert_float_equal(gpi_step_host_s(&sm.params, 3e-6, 4), 1e-6 + 37e-6, 1e-15);
     sm.params.host_overlap = 0;
     assert_float_equal(gpi_step_host_s(&sm.params, 3e-6, 4), 1e-6 + 40e-6, 1e-15);
+}
+
+/*
+ * Sliding window (docs/serving.md, "Sliding window"): the tiny model with a window of 4 keys
+ * on one of its 2 layers (share 1/2).
+ *   gpi_batch_add, 3 decode tokens after 2 cached: full layer 3 + 4 + 5 = 12 pairs, 2 read;
+ *   sliding layer min(p, 4) over positions 3, 4, 5 = 3 + 4 + 4 = 11 pairs, min(2, 4) = 2 read.
+ *   The same as a context chunk: the window is not applied, 12 pairs on both.
+ *   Decode, batch 1, context 10: full 11 pairs / 10 read, sliding 4 / 4: averaged 7.5 pairs
+ *   (960 FLOPs, 1 ns) and 7 read: KV (7 + 1 written) x 64 B = 512 B: 0.512 us; with linear
+ *   9.216 and head 3.2 us (test_decode_by_hand), 12.928 us.
+ */
+static void test_sliding_window_by_hand(void **state)
+{
+    (void)state;
+    gp_model m;
+    tiny(&m);
+    m.sliding_window = 4;
+    m.sliding_layers = 1;
+    gp_gpu g;
+    round_gpu(&g);
+    gp_workload w;
+    gpi_workload_defaults(&w, GP_TASK_INFER);
+    w.dtype = GP_DTYPE_BF16;
+    gp_layout l;
+    gpi_layout_defaults(&l);
+    gpi_step_model sm;
+    assert_int_equal(gpi_step_model_init(&m, &g, NULL, &w, &l, &ideal, &sm, NULL), GP_OK);
+    gpi_batch_shape b;
+    memset(&b, 0, sizeof b);
+    gpi_batch_add(&sm, &b, 3, 2, 0);
+    assert_float_equal(b.attn_pairs, 12, 1e-12);
+    assert_float_equal(b.win_pairs, 11, 1e-12);
+    assert_float_equal(b.win_kv_tokens, 2, 1e-12);
+    memset(&b, 0, sizeof b);
+    gpi_batch_add(&sm, &b, 3, 2, 1);
+    assert_float_equal(b.win_pairs, 12, 1e-12);
+    gpi_batch_decode(&sm, &b, 1, 10);
+    gpi_step_breakdown d;
+    assert_float_equal(gpi_step_time(&sm, &b, &d), 12.928e-6, 1e-12);
+    assert_float_equal(d.attention_s, 0.512e-6, 1e-12);
 }
 
 static void test_prefill_by_hand(void **state)
@@ -126,7 +167,7 @@ static void test_prefill_by_hand(void **state)
     gpi_step_model sm;
     step_model(&sm, 1, 1e6);
     gpi_batch_shape b;
-    gpi_batch_prefill(&b, 1000);
+    gpi_batch_prefill(NULL, &b, 1000);
     gpi_step_breakdown d;
     double t = gpi_step_time(&sm, &b, &d);
     assert_float_equal(d.linear_s, 9.216e-6, 1e-12);
@@ -146,7 +187,7 @@ static void test_tp_allreduce_by_hand(void **state)
     gpi_step_model sm;
     step_model(&sm, 2, 1.0);
     gpi_batch_shape b;
-    gpi_batch_decode(&b, 1, 10);
+    gpi_batch_decode(NULL, &b, 1, 10);
     gpi_step_breakdown d;
     double t = gpi_step_time(&sm, &b, &d);
     assert_float_equal(d.comm_s, 128e-9, 1e-15);
@@ -189,15 +230,51 @@ static void test_one_request_alone(void **state)
     assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &r, NULL), GP_OK);
     assert_int_equal(r.requests, 1);
     gpi_batch_shape b;
-    gpi_batch_prefill(&b, 100);
+    gpi_batch_prefill(NULL, &b, 100);
     double prefill = gpi_step_time(&sm, &b, NULL);
-    gpi_batch_decode(&b, 1, 101.5);
+    gpi_batch_decode(NULL, &b, 1, 101.5);
     double decode = gpi_step_time(&sm, &b, NULL);
     assert_float_equal(r.ttft.p50, prefill, 1e-15);
     assert_float_equal(r.tpot.p50, decode, 1e-15);
     assert_float_equal(r.e2e.p50, prefill + 4 * decode, 1e-14);
     assert_int_equal(r.steps, 5);
     assert_int_equal(r.preemptions, 0);
+}
+
+/*
+ * CUDA-graph padding (docs/serving.md, "Simulator rules"): one request alone with the captured
+ * sizes {4}: its decode steps run 4 rows, 3 of them dummies of one token each. Beside the
+ * unpadded decode (test_one_request_alone) the weights, head and compute barely move (memory-
+ * bound at 1 GB/s); each dummy writes one token's KV, 64 B: + 3 x 64 B = 0.192 us per step.
+ * The host works on the real sequence only: with 10 us per sequence (serial), + 10 us, not 40.
+ * The prefill step (a context chunk) is not padded.
+ */
+static void test_graph_padding_by_hand(void **state)
+{
+    (void)state;
+    gpi_step_model sm;
+    step_model(&sm, 1, 1.0);
+    gpi_sched_config sc;
+    roomy(&sc);
+    sc.graph_sizes[0] = 4;
+    sc.n_graph_sizes = 1;
+    gp_traffic t;
+    fixed_traffic(&t, GP_ARRIVAL_BURST, 1, 100, 5);
+    gp_sim_result r;
+    assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &r, NULL), GP_OK);
+    gpi_batch_shape b;
+    gpi_batch_prefill(NULL, &b, 100);
+    double prefill = gpi_step_time(&sm, &b, NULL);
+    gpi_batch_decode(NULL, &b, 1, 101.5);
+    double decode = gpi_step_time(&sm, &b, NULL);
+    assert_float_equal(r.ttft.p50, prefill, 1e-15);
+    assert_float_equal(r.tpot.p50, decode + 0.192e-6, 1e-12);
+    sm.params.seq_overhead_s = 10e-6;
+    assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &r, NULL), GP_OK);
+    assert_float_equal(r.tpot.p50, decode + 0.192e-6 + 10e-6, 1e-12);
+    /* a batch above the largest captured size runs as it is */
+    assert_float_equal(gpi_graph_batch(&sc, 5), 5, 1e-15);
+    assert_float_equal(gpi_graph_batch(&sc, 3), 4, 1e-15);
 }
 
 /* Little's law on a closed loop: N users = throughput x (response time + think time). */
@@ -294,7 +371,7 @@ static void test_trace_and_errors(void **state)
     assert_int_equal(r.requests, 3);
     /* the requests are far apart: each runs alone, TTFT = its prefill step */
     gpi_batch_shape b;
-    gpi_batch_prefill(&b, 10);
+    gpi_batch_prefill(NULL, &b, 10);
     double p10 = gpi_step_time(&sm, &b, NULL);
     assert_true(r.ttft.max >= p10);
     sc.kv_blocks = 0;
@@ -441,7 +518,7 @@ static void test_dp_ranks_wait(void **state)
     sm.params.dp_balance = 1;
     assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &balanced, NULL), GP_OK);
     gpi_batch_shape b;
-    gpi_batch_prefill(&b, 100);
+    gpi_batch_prefill(NULL, &b, 100);
     gpi_step_breakdown d;
     gpi_step_time(&sm, &b, &d);
     double c = d.linear_s + d.attention_s + d.head_s;
@@ -462,7 +539,7 @@ static void test_lognormal_spread(void **state)
     assert_int_equal(ls.max, 2000);
     gpi_step_model sm;
     step_model(&sm, 1, 1.0);
-    gpi_sched_config sc = {64, 4096, 100000, 16, 0, 0, {0, 0, 0}};
+    gpi_sched_config sc = {.max_num_seqs = 64, .max_num_batched_tokens = 4096, .kv_blocks = 100000, .block_size = 16};
     gp_traffic t;
     memset(&t, 0, sizeof t);
     t.arrival = GP_ARRIVAL_CLOSED_LOOP;
@@ -486,7 +563,7 @@ static void test_spec_decode_steps(void **state)
     (void)state;
     gpi_step_model sm;
     step_model(&sm, 1, 1.0);
-    gpi_sched_config sc = {8, 4096, 100000, 16, 0, 0, {0, 0, 0}};
+    gpi_sched_config sc = {.max_num_seqs = 8, .max_num_batched_tokens = 4096, .kv_blocks = 100000, .block_size = 16};
     gp_traffic t;
     fixed_traffic(&t, GP_ARRIVAL_BURST, 1, 10, 101);
     gp_sim_result plain, spec;
@@ -510,14 +587,14 @@ static void test_prefix_hit(void **state)
     (void)state;
     gpi_step_model sm;
     step_model(&sm, 1, 1.0);
-    gpi_sched_config sc = {8, 4096, 100000, 16, 0, 0, {0, 0, 0}};
+    gpi_sched_config sc = {.max_num_seqs = 8, .max_num_batched_tokens = 4096, .kv_blocks = 100000, .block_size = 16};
     gp_traffic t;
     fixed_traffic(&t, GP_ARRIVAL_BURST, 1, 100, 2);
     gp_sim_result cold, warm;
     assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &cold, NULL), GP_OK);
     t.prefix_hit = 0.9;
     assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &warm, NULL), GP_OK);
-    gpi_batch_shape b = {10, 1, 10 * 90 + 10 * 11 / 2.0, 90};
+    gpi_batch_shape b = {.tokens = 10, .sampled = 1, .attn_pairs = 10 * 90 + 10 * 11 / 2.0, .kv_tokens = 90};
     assert_true(fabs(warm.ttft.p50 - gpi_step_time(&sm, &b, NULL)) < 1e-12);
     assert_true(warm.ttft.p50 <= cold.ttft.p50);
     t.prefix_hit = 1.0;
@@ -531,7 +608,7 @@ static void test_pipeline_decode(void **state)
     (void)state;
     gpi_step_model sm;
     step_model(&sm, 1, 1.0);
-    gpi_sched_config sc = {8, 4096, 100000, 16, 0, 0, {0, 0, 0}};
+    gpi_sched_config sc = {.max_num_seqs = 8, .max_num_batched_tokens = 4096, .kv_blocks = 100000, .block_size = 16};
     gp_traffic t;
     fixed_traffic(&t, GP_ARRIVAL_BURST, 1, 10, 11);
     gp_sim_result one, two;
@@ -547,6 +624,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_decode_by_hand),
         cmocka_unit_test(test_host_work_by_hand),
+        cmocka_unit_test(test_sliding_window_by_hand),
+        cmocka_unit_test(test_graph_padding_by_hand),
         cmocka_unit_test(test_prefill_by_hand),
         cmocka_unit_test(test_tp_allreduce_by_hand),
         cmocka_unit_test(test_one_request_alone),

@@ -78,7 +78,7 @@ static void decode_is_weights_at_achievable_hbm(void **state)
     /* achievable HBM: 0.90 x 3350 GB/s = 3015 GB/s (data/kernels.json "hbm-nvidia") */
     near(sm.hbm_bytes_per_s, 3015e9, 1e-9);
     gpi_batch_shape b;
-    gpi_batch_decode(&b, 1, 0);
+    gpi_batch_decode(NULL, &b, 1, 0);
     gpi_step_breakdown d;
     gpi_step_time(&sm, &b, &d);
     /* one token: the weights read once, 6.9793e9 x 2 B / 3015 GB/s = 4.6297 ms (the compute
@@ -95,7 +95,7 @@ static void prefill_is_gemm_rate_at_its_shape(void **state)
     gpi_step_model sm;
     llama8b(&sm, GP_DTYPE_BF16, 1);
     gpi_batch_shape b;
-    gpi_batch_prefill(&b, 8192);
+    gpi_batch_prefill(NULL, &b, 8192);
     gpi_step_breakdown d;
     gpi_step_time(&sm, &b, &d);
     /* 2 x 6.9793e9 x 8192 = 1.14347e14 FLOP; shape 8192 tokens x 53,248 (fused width) x 4096:
@@ -118,7 +118,7 @@ static void fp8_speeds_only_the_gemms(void **state)
     llama8b(&s16, GP_DTYPE_BF16, 1);
     llama8b(&s8, GP_DTYPE_FP8, 1);
     gpi_batch_shape b;
-    gpi_batch_prefill(&b, 8192);
+    gpi_batch_prefill(NULL, &b, 8192);
     gpi_step_breakdown d16, d8;
     gpi_step_time(&s16, &b, &d16);
     gpi_step_time(&s8, &b, &d8);
@@ -137,7 +137,7 @@ static void allreduce_on_the_measured_curve(void **state)
     gpi_step_model sm;
     llama8b(&sm, GP_DTYPE_BF16, 2);
     gpi_batch_shape b;
-    gpi_batch_decode(&b, 64, 100);
+    gpi_batch_decode(NULL, &b, 64, 100);
     gpi_step_breakdown d;
     gpi_step_time(&sm, &b, &d);
     /* 2 all-reduces per layer x 32 = 64, each of 64 tokens x 4096 x 2 B = 524,288 B, under
@@ -235,6 +235,27 @@ static void sched_config_follows_the_profile(void **state)
     assert_int_equal(sc.max_num_batched_tokens, 16384); /* the B200 tier */
     assert_int_equal(sc.max_num_seqs, 4096);
     assert_false(sc.reserve_full);
+    /* SGLang's captured sizes ([1, 2, 4, 8, 12] + 16..256 step 8 + 272..496 step 16 +
+     * 512..1024 step 32: 5 + 31 + 15 + 17 = 68) up to its B200 TP1 cuda_graph_max_bs 512:
+     * 5 + 31 + 15 + 1 = 52; a decode batch of 13 runs 16, of 257 runs 272, of 600 none */
+    assert_int_equal(p.n_graph_sizes, 68);
+    assert_int_equal(sc.n_graph_sizes, 52);
+    assert_int_equal(sc.graph_sizes[51], 512);
+    near(gpi_graph_batch(&sc, 13), 16.0, 1e-15);
+    near(gpi_graph_batch(&sc, 257), 272.0, 1e-15);
+    near(gpi_graph_batch(&sc, 600), 600.0, 1e-15);
+    /* TensorRT-LLM (the perf-overview's list, 15 sizes to 8192) under its batch cap 2048 */
+    w.engine = GP_ENGINE_TRTLLM;
+    assert_int_equal(gpi_engine_profile_get(cat, GP_ENGINE_TRTLLM, gpu("B200"), 1, &p, NULL), GP_OK);
+    assert_int_equal(p.n_graph_sizes, 15);
+    assert_int_equal(gpi_serve_sched_config_profile(&m, gpu("B200"), &w, &l, 4096, &p, &sc, NULL), GP_OK);
+    assert_int_equal(sc.n_graph_sizes, 13); /* 1 .. 2048 */
+    near(gpi_graph_batch(&sc, 370), 384.0, 1e-15);
+    near(gpi_graph_batch(&sc, 1100), 2048.0, 1e-15);
+    /* vLLM: [1, 2, 4] + 8..248 step 8 + 256..512 step 16 = 51 */
+    assert_int_equal(gpi_engine_profile_get(cat, GP_ENGINE_VLLM, gpu("H100-SXM-80GB"), 1, &p, NULL), GP_OK);
+    assert_int_equal(p.n_graph_sizes, 51);
+    assert_int_equal(p.graph_sizes[50], 512);
 }
 
 int main(void)

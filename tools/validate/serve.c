@@ -22,23 +22,27 @@
  * by leave-one-source-out (loso.c). */
 #define GP_VLLM_V05_STEP_OVERHEAD_S 0.010
 #define GP_VLLM_V05_SEQ_OVERHEAD_S  0.0002
-/* The same overheads as measured outside Lambda's table, the prior of a fold without it:
- * vllm-project/vllm issue #6854 (RFC "Multi-Step Scheduling", 2024-07-26, vLLM 0.5.x) profiles
- * "5-13ms of GPU bubble" per decode step waiting for the CPU (Llama 3 8B on one H100); read
- * as 5 ms per step at the smallest batches and (13 - 5) ms over the 256 sequences of vLLM's
- * default max_num_seqs, 31 us per sequence (on the grid: 30 us). */
+/* The same overheads as measured outside Lambda's table, the prior of a fold without it, from
+ * two published profiles of vLLM 0.5.x serving Llama 3 8B on one H100:
+ *  - vllm-project/vllm issue #6854 (RFC "Multi-Step Scheduling", 2024-07-26): "5-13ms of GPU
+ *    bubble" per decode step waiting for the CPU: 5 ms per step at the smallest batches;
+ *  - the v0.6.0 release blog (vLLM blog, 2024-09-05, "Performance Diagnosis", v0.5.3): the
+ *    HTTP API server 33% and scheduling 29% of the time, the GPU 38%, so the host's work is
+ *    62/38 of the GPU's. At vLLM's default max_num_seqs (256) on ShareGPT lengths the step
+ *    model puts that GPU step at 13.8 ms (Llama-3.1-8B, BF16, H100, context 342), so the host's
+ *    22.6 ms less the 5 ms floor over 256 sequences: 69 us per sequence (on the grid: 70 us). */
 #define GP_VLLM_V05_STEP_PRIOR_S 0.005
-#define GP_VLLM_V05_SEQ_PRIOR_S  0.00003
+#define GP_VLLM_V05_SEQ_PRIOR_S  0.00007
 
 /* The shipped values of the constants the harness fits, repeated from the library as the
  * grid's origin only: at these values the prediction uses the library's own (infer.c
  * GP_SERVE_GEMM_FRACTION and GP_SERVE_FP4_RATIO; data/engines.json step_overhead_ms of trtllm
  * and vllm, seq_overhead_ms of trtllm on x86 hosts). */
 #define GPV_GEMM_FRACTION 0.70
-#define GPV_FP4_RATIO     0.72
-#define GPV_TRTLLM_STEP_S 0.00175
+#define GPV_FP4_RATIO     0.84
+#define GPV_TRTLLM_STEP_S 0.0015
 #define GPV_TRTLLM_SEQ_S  0.000025
-#define GPV_VLLM_STEP_S   0.0045
+#define GPV_VLLM_STEP_S   0.0035
 /* Priors of constants no other source informs (loso.c): FP4 GEMMs reach the share the other
  * formats reach (ratio 1); TensorRT-LLM's host work per sequence is the Grace figure of
  * data/engines.json (NVIDIA/TensorRT-LLM pull request #16564, 34 us; grid: 35 us); vLLM V1's
@@ -259,11 +263,11 @@ static void fastertransformer_row(serve_case *sc, const double *v, vrows *rs)
     if (step_model(sc->cat, &sc->m, sc->g, &sc->w, &sc->l, &pp, &sm) != GP_OK)
         return;
     gpi_batch_shape b;
-    gpi_batch_prefill(&b, ctx);
+    gpi_batch_prefill(&sm, &b, ctx);
     if (!isnan(vnum(sc->meas, "prefill_latency_ms")))
         vadd(rs, sc->c, "prefill latency, batch 1 (ms)", vnum(sc->meas, "prefill_latency_ms"),
              gpi_step_time(&sm, &b, NULL) * 1e3, "ms");
-    gpi_batch_decode(&b, 1, ctx + vnum(sc->set, "generated_tokens") / 2.0);
+    gpi_batch_decode(&sm, &b, 1, ctx + vnum(sc->set, "generated_tokens") / 2.0);
     if (!isnan(vnum(sc->meas, "decode_latency_ms_per_token")))
         vadd(rs, sc->c, "decode tokens/s, batch 1", 1e3 / vnum(sc->meas, "decode_latency_ms_per_token"),
              1.0 / gpi_step_time(&sm, &b, NULL), "tok/s");

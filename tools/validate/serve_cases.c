@@ -2,6 +2,8 @@
 #include "serve_cases.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define GIB 1073741824.0
@@ -237,6 +239,30 @@ void gpv_serve_run_params(const gpv_serve_run *r, gpi_perf_params *pp)
     pp->dp_balance = r->dp_balance;
 }
 
+/* One line per case: the limits, the simulated steps and batch, and one mean step's phases. */
+static void trace_run(const gpi_step_model *sm, const gpv_serve_run *r, const gp_sim_result *res)
+{
+    double isl = r->t.prompt.mean, osl = r->t.output.mean, steps = (double)res->steps;
+    double reqs = (double)r->t.requests;
+    double prefill_tok = reqs * isl / (steps > 0 ? steps : 1); /* prompt tokens per step */
+    double run = res->mean_running;
+    gpi_batch_shape b, one;
+    gpi_batch_decode(sm, &b, run, isl + osl / 2.0);
+    gpi_batch_prefill(sm, &one, isl);
+    double chunks = prefill_tok / (isl > 0 ? isl : 1);
+    b.tokens += chunks * one.tokens, b.attn_pairs += chunks * one.attn_pairs;
+    b.win_pairs += chunks * one.win_pairs;
+    gpi_step_breakdown d;
+    double t = gpi_step_time(sm, &b, &d);
+    fprintf(stderr,
+            "trace bs=%lld tok=%lld steps=%lld dur=%.2fs step=%.2fms run=%.0f pre/step=%.0f kv=%.2f preempt=%lld | "
+            "mean step %.2fms: lin %.2f exp %.2f attn %.2f head %.2f comm %.2f ovh %.2f\n",
+            (long long)r->prof.max_num_seqs, (long long)r->prof.max_num_batched_tokens, (long long)res->steps,
+            res->duration_s, 1e3 * res->duration_s / (steps > 0 ? steps : 1), run, prefill_tok,
+            res->kv_utilization_mean, (long long)res->preemptions, 1e3 * t, 1e3 * d.linear_s, 1e3 * d.experts_s,
+            1e3 * d.attention_s, 1e3 * d.head_s, 1e3 * d.comm_s, 1e3 * d.overhead_s);
+}
+
 double gpv_serve_run_predict(const gp_catalog *cat, const gpv_serve_run *r, const gpi_perf_params *pp)
 {
     gpi_sched_config sc;
@@ -249,5 +275,7 @@ double gpv_serve_run_predict(const gp_catalog *cat, const gpv_serve_run *r, cons
     gp_sim_result res;
     if (gpi_simulate(&sm, &sc, &r->t, NULL, &res, NULL) != GP_OK)
         return NAN;
+    if (getenv("GPV_TRACE")) /* what the simulation did, for study */
+        trace_run(&sm, r, &res);
     return res.output_tokens_per_s * (r->l.dp > 1 ? r->l.dp : 1);
 }

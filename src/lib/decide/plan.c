@@ -319,6 +319,7 @@ gpi_export_target gpi_plan_launch_job(const gp_catalog *cat, const gp_plan_reque
         job->replicas = o->replicas > 1 ? o->replicas : 1;
         job->chat = 1;
         job->catalog = cat;
+        job->profiles = cat;
         for (int i = 0; i < o->compliance.n_obligations && i < GP_PROFILE_MAX_RULES; i++)
             if (res->profile.rules[o->compliance.obligations[i]].kind == GP_RULE_AUDIT_LOGGING)
                 job->audit_log = 1;

@@ -10,6 +10,23 @@
  * trtllm-llmapi-launch, one rank per GPU. trtllm-serve has no API key option.
  */
 #include "export_impl.h"
+#include "private/serve.h"
+
+/* The CUDA graphs the prediction assumes (data/engines.json cuda_graph_batch_sizes, the sizes
+ * up to --max_batch_size; docs/serving.md "Simulator rules"): without them TensorRT-LLM
+ * captures up to 128 and runs larger decode batches without a graph. */
+static void yaml_graphs(const gpx_ctx *c, gpx_buf *y)
+{
+    gpi_engine_profile p;
+    if (!c->job->profiles ||
+        gpi_engine_profile_get(c->job->profiles, GP_ENGINE_TRTLLM, c->job->gpu, c->l.tp, &p, NULL) != GP_OK ||
+        !p.cuda_graphs || p.n_graph_sizes == 0 || p.graph_sizes[0] > c->max_num_seqs)
+        return;
+    gpx_add(y, "cuda_graph_config:\n  enable_padding: true\n  batch_sizes: [");
+    for (int i = 0; i < p.n_graph_sizes && p.graph_sizes[i] <= c->max_num_seqs; i++)
+        gpx_add(y, "%s%lld", i ? ", " : "", (long long)p.graph_sizes[i]);
+    gpx_add(y, "]\n");
+}
 
 static void yaml_text(const gpx_ctx *c, int chunked, gpx_buf *y)
 {
@@ -18,6 +35,7 @@ static void yaml_text(const gpx_ctx *c, int chunked, gpx_buf *y)
     if (c->w->kv_dtype == GP_DTYPE_FP8)
         gpx_add(y, "  dtype: fp8\n");
     gpx_add(y, "enable_chunked_prefill: %s\n", chunked ? "true" : "false");
+    yaml_graphs(c, y);
 }
 
 static gp_status yaml_file(const gpx_ctx *c, int chunked, gp_export_files *out, gp_error *err)

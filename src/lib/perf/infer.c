@@ -243,6 +243,10 @@ static void step_attention(const gp_model *m, const gp_layout *l, gp_dtype kt, g
     if (!mla && m->kv_heads > 0)
         kv_share = ceil((double)m->kv_heads / tp) / (double)m->kv_heads;
     out->kv_bytes_per_token_replica = (double)gp_model_kv_bytes_per_token(m, kt);
+    if (m->sliding_window > 0 && m->sliding_layers > 0 && m->layers > 0) {
+        out->window = (double)m->sliding_window;
+        out->window_share = (double)m->sliding_layers / (double)m->layers;
+    }
     out->kv_bytes_per_token = out->kv_bytes_per_token_replica * kv_share;
 }
 
@@ -413,10 +417,11 @@ static double maxd(double a, double b)
 /* NVFP4 / MXFP4 GEMMs reach this share of what the other formats reach: their rate in
  * data/kernels.json is derived (the FP4 peak x the GPU's FP8 efficiency), not measured, and the
  * only FP4 serving runs (TensorRT-LLM on B200, GB200 and RTX PRO 6000: every Blackwell row is
- * FP4) say 0.72 of it: FP4 GEMMs at about 1.44x the FP8 rate at serving shapes, not 2x
+ * FP4) say 0.84 of it: FP4 GEMMs at about 1.68x the FP8 rate at serving shapes, not 2x
  * (docs/serving.md, "FP4"). Fitted on those rows; with them held out it is 1 (no FP4-specific
- * loss). */
-#define GP_SERVE_FP4_RATIO 0.72
+ * loss). It was 0.72 before the GEMMs' BF16 output bytes and the CUDA-graph padding of decode
+ * steps were counted. */
+#define GP_SERVE_FP4_RATIO 0.84
 /* All-reduces up to this size run on the engines' one-shot / two-shot custom kernels, not
  * NCCL: vLLM's CustomAllreduce max_size 8 MiB (vllm/distributed/device_communicators/
  * custom_all_reduce.py), TensorRT-LLM's AllReduce ONESHOT/TWOSHOT strategies. Their time is
@@ -536,6 +541,15 @@ static void elementwise(const gpi_step_model *sm, double T, gpi_step_breakdown *
     by[1] += moe;
 }
 
+/* The attention pairs and context read averaged over the layers: the sliding layers' own
+ * sums where the model has a window (gpt-oss: half its layers see at most 128 keys). */
+static void attention_sums(const gpi_step_model *sm, const gpi_batch_shape *b, double *pairs, double *kv)
+{
+    double s = sm->window > 0 ? sm->window_share : 0.0;
+    *pairs = (1.0 - s) * b->attn_pairs + s * b->win_pairs;
+    *kv = (1.0 - s) * b->kv_tokens + s * b->win_kv_tokens;
+}
+
 /* The phases on the measured rates: GEMMs at their shape (FP8/FP4 only there), attention at
  * the kernel's rate (16-bit), weights and KV at the achievable HBM bandwidth. */
 static void step_rates(const gpi_step_model *sm, const gpi_batch_shape *b, gpi_step_breakdown *d, double *f, double *by)
@@ -556,8 +570,10 @@ static void step_rates(const gpi_step_model *sm, const gpi_batch_shape *b, gpi_s
         d->experts_s = maxd(g, by[1] / bw);
     }
     elementwise(sm, T, d, by);
-    f[2] = b->attn_pairs * sm->attn_flops_per_pair, by[2] = (b->kv_tokens + T) * sm->kv_bytes_per_token;
-    double seq = T > 0 ? 2.0 * b->attn_pairs / T : 0.0;
+    double pairs, kv;
+    attention_sums(sm, b, &pairs, &kv);
+    f[2] = pairs * sm->attn_flops_per_pair, by[2] = (kv + T) * sm->kv_bytes_per_token;
+    double seq = T > 0 ? 2.0 * pairs / T : 0.0;
     double ar = gpi_attn_rate(sm->rates, GPI_ATTN_DEFAULT, 0, 1, sm->attn_head_dim, seq > 1 ? seq : 1);
     d->attention_s = maxd(ar > 0 ? f[2] / ar : 0.0, by[2] / bw);
     f[3] = b->sampled * sm->head_flops_per_seq, by[3] = b->sampled > 0 ? sm->head_bytes : 0.0;
@@ -580,7 +596,9 @@ static void step_peaks(const gpi_step_model *sm, const gpi_batch_shape *b, gpi_s
         f[1] = G * sm->expert_flops_per_token, by[1] = touched * sm->expert_bytes;
         d->experts_s = maxd(f[1] / sm->peak_flops, by[1] / bw);
     }
-    f[2] = b->attn_pairs * sm->attn_flops_per_pair, by[2] = (b->kv_tokens + T) * sm->kv_bytes_per_token;
+    double pairs, kv;
+    attention_sums(sm, b, &pairs, &kv);
+    f[2] = pairs * sm->attn_flops_per_pair, by[2] = (kv + T) * sm->kv_bytes_per_token;
     d->attention_s = maxd(f[2] / sm->attn_peak_flops, by[2] / bw);
     f[3] = b->sampled * sm->head_flops_per_seq, by[3] = b->sampled > 0 ? sm->head_bytes : 0.0;
     d->head_s = maxd(f[3] / sm->attn_peak_flops, by[3] / bw);
@@ -633,18 +651,41 @@ double gpi_step_time(const gpi_step_model *sm, const gpi_batch_shape *b, gpi_ste
     return d.total_s;
 }
 
-void gpi_batch_prefill(gpi_batch_shape *b, double prompt)
+/* Keys the queries at positions c + 1 .. c + k attend to on a layer whose window is w:
+ * min(position, w) each (w <= 0: no window). */
+static double window_pairs(double k, double c, double w)
 {
-    b->tokens = prompt;
-    b->sampled = 1;
-    b->attn_pairs = prompt * (prompt + 1.0) / 2.0;
-    b->kv_tokens = 0; /* the prompt's own KV is written (counted with the new tokens) */
+    if (!(w > 0))
+        return k * c + k * (k + 1.0) / 2.0;
+    double n1 = w - c; /* positions still inside the window */
+    n1 = n1 < 0 ? 0 : n1 > k ? k : n1;
+    return n1 * c + n1 * (n1 + 1.0) / 2.0 + (k - n1) * w;
 }
 
-void gpi_batch_decode(gpi_batch_shape *b, double batch, double context)
+void gpi_batch_add(const gpi_step_model *sm, gpi_batch_shape *b, double k, double c, int context)
 {
-    b->tokens = batch;
+    /* the window bounds decode steps only: a context (prefill) chunk's attention is charged
+     * in full, as the published context-heavy runs show (docs/serving.md, "Sliding window") */
+    double w = sm && sm->window_share > 0 && !context ? sm->window : 0.0;
+    b->tokens += k;
+    b->attn_pairs += window_pairs(k, c, 0.0);
+    b->kv_tokens += c;
+    b->win_pairs += window_pairs(k, c, w);
+    b->win_kv_tokens += w > 0 && c > w ? w : c;
+}
+
+void gpi_batch_prefill(const gpi_step_model *sm, gpi_batch_shape *b, double prompt)
+{
+    memset(b, 0, sizeof *b);
+    gpi_batch_add(sm, b, prompt, 0.0, 1); /* the prompt's own KV is written (counted with the new tokens) */
+    b->sampled = 1;
+}
+
+void gpi_batch_decode(const gpi_step_model *sm, gpi_batch_shape *b, double batch, double context)
+{
+    memset(b, 0, sizeof *b);
+    gpi_batch_add(sm, b, 1.0, context, 0);
+    b->tokens *= batch, b->attn_pairs *= batch, b->kv_tokens *= batch;
+    b->win_pairs *= batch, b->win_kv_tokens *= batch;
     b->sampled = batch;
-    b->attn_pairs = batch * (context + 1.0);
-    b->kv_tokens = batch * context;
 }

@@ -72,16 +72,19 @@ typedef struct gpi_export_job {
                                              expert GEMMs (--overlap-moe-expert-parallel-comm), where
                                              Megatron-Core admits it (docs/export.md); 0: off, its default */
     /* serving service (docs/export.md "What a service needs") */
-    int replicas;              /* model copies behind one endpoint (0: 1; the engine's own DP is one copy);
-                                  more than one adds deploy.yaml (Kubernetes) and serve.sbatch */
-    const char *api_key_env;   /* environment variable holding the API key (NULL: "API_KEY";
-                                  "": no key); the key itself is never written into a file */
-    int audit_log;             /* 1: log every request (a data profile asks for audit logs) */
-    int chat;                  /* 1: a chat service: serve the family's Instruct checkpoint when
-                                  the catalog has one (id "<model>-instruct") */
-    const gp_catalog *catalog; /* for the Instruct checkpoint (NULL: serve the model as given) */
-    const char *served_name;   /* name clients ask for (NULL: the catalog id) */
-    const char *host;          /* address the server listens on (NULL: "0.0.0.0", all) */
+    int replicas;               /* model copies behind one endpoint (0: 1; the engine's own DP is one copy);
+                                   more than one adds deploy.yaml (Kubernetes) and serve.sbatch */
+    const char *api_key_env;    /* environment variable holding the API key (NULL: "API_KEY";
+                                   "": no key); the key itself is never written into a file */
+    int audit_log;              /* 1: log every request (a data profile asks for audit logs) */
+    int chat;                   /* 1: a chat service: serve the family's Instruct checkpoint when
+                                   the catalog has one (id "<model>-instruct") */
+    const gp_catalog *catalog;  /* for the Instruct checkpoint (NULL: serve the model as given) */
+    const gp_catalog *profiles; /* engine profiles (data/engines.json): the settings the prediction
+                                   assumes that a launch file must state, TensorRT-LLM's CUDA-graph
+                                   sizes (NULL: the engine's own defaults) */
+    const char *served_name;    /* name clients ask for (NULL: the catalog id) */
+    const char *host;           /* address the server listens on (NULL: "0.0.0.0", all) */
 } gpi_export_job;
 
 /* The task an engine runs when the job does not say: megatron, deepspeed, torchrun-fsdp and

@@ -6,6 +6,9 @@
 #ifndef GPI_PRIVATE_SERVE_H
 #define GPI_PRIVATE_SERVE_H
 
+/* Captured CUDA-graph batch sizes an engine profile may list (data/engines.json). */
+#define GPI_MAX_GRAPH_SIZES 128
+
 #include "gpuplan.h"
 #include "private/base.h"
 
@@ -62,6 +65,8 @@ typedef struct gpi_step_model {
     double head_flops_per_seq;     /* 2 x vocab x hidden / tp per sampled sequence */
     double attn_flops_per_pair;    /* attention-core FLOPs per (query, key) pair per GPU */
     double kv_bytes_per_token;     /* KV bytes read or written per token of context per GPU */
+    double window;                 /* sliding window in tokens (0: every layer attends to all) */
+    double window_share;           /* share of the layers that slide (gpt-oss: 1/2) */
     /* communication */
     double allreduce_bytes_per_token; /* activation bytes of one all-reduce per token */
     double allreduces;                /* all-reduces per step (2 per layer when tp > 1) */
@@ -143,6 +148,9 @@ typedef struct gpi_batch_shape {
     double sampled;    /* sequences that sample a token this step (LM head rows) */
     double attn_pairs; /* sum over new tokens of the keys each attends to (causal) */
     double kv_tokens;  /* sum over scheduled sequences of context held (read once) */
+    /* the same two sums on a sliding-window layer (each query attends to, and each sequence
+     * reads, at most the window's keys); read only when the model has sliding layers */
+    double win_pairs, win_kv_tokens;
 } gpi_batch_shape;
 
 typedef struct gpi_step_breakdown {
@@ -162,11 +170,17 @@ typedef struct gpi_step_breakdown {
 /* Time of one step (seconds); `out` may be NULL. */
 double gpi_step_time(const gpi_step_model *sm, const gpi_batch_shape *b, gpi_step_breakdown *out);
 
-/* Shapes of the two pure steps: a prefill of `prompt` tokens for one sequence, and one
- * decode token for each of `batch` sequences holding `context` tokens. */
-void gpi_batch_prefill(gpi_batch_shape *b, double prompt);
+/* Adds to `b` one sequence's `k` new tokens after `c` cached ones: its tokens, attention
+ * pairs and context read, on full and on sliding layers. `sm` gives the sliding window
+ * (NULL: none); `context` 1: a prefill chunk, whose attention the window does not bound. */
+void gpi_batch_add(const gpi_step_model *sm, gpi_batch_shape *b, double k, double c, int context);
 
-void gpi_batch_decode(gpi_batch_shape *b, double batch, double context);
+/* Shapes of the two pure steps: a prefill of `prompt` tokens for one sequence, and one
+ * decode token for each of `batch` sequences holding `context` tokens. `sm` gives the
+ * sliding window (NULL: none). */
+void gpi_batch_prefill(const gpi_step_model *sm, gpi_batch_shape *b, double prompt);
+
+void gpi_batch_decode(const gpi_step_model *sm, gpi_batch_shape *b, double batch, double context);
 
 /* Default spread of the log-normal lengths (docs/serving.md, "Traffic"). */
 #define GPI_LOGNORMAL_SIGMA 0.5
@@ -185,7 +199,15 @@ typedef struct gpi_sched_config {
                                        (TensorRT-LLM GUARANTEED_NO_EVICT; never preempts);
                                        0: allocate as tokens come, preempt when full (vLLM) */
     gp_spec_decode spec;            /* speculative decoding (draft_tokens 0: off) */
+    /* CUDA-graph padding: a step with no prefill chunk runs the smallest captured batch
+     * size >= its sequences, the extra rows dummy requests (their GPU work counts, not their
+     * host work); none captured that large: the step runs as it is. Ascending; 0: none. */
+    int64_t graph_sizes[GPI_MAX_GRAPH_SIZES];
+    int n_graph_sizes;
 } gpi_sched_config;
+
+/* The decode batch a step of `batch` sequences runs under sc's CUDA-graph padding. */
+double gpi_graph_batch(const gpi_sched_config *sc, double batch);
 
 /* Simulate. Allocates its pools once per call (none per request or step). */
 gp_status gpi_simulate(const gpi_step_model *sm, const gpi_sched_config *sc, const gp_traffic *t, const gp_slo *slo,
@@ -253,6 +275,9 @@ typedef struct gpi_engine_profile {
     int reserve_full;               /* 1: admit only whole prompt + output (never preempt) */
     int cuda_graphs;
     int64_t cuda_graph_max_batch;
+    int64_t graph_sizes[GPI_MAX_GRAPH_SIZES]; /* captured batch sizes decode steps are padded
+                                                 to (cuda_graph_batch_sizes; 0: no padding) */
+    int n_graph_sizes;
     double step_overhead_s, seq_overhead_s; /* per step; host work per sequence per step */
     int host_overlap;                       /* 1: an overlap scheduler hides the host work behind the
                                                GPU step (gpi_perf_params.host_overlap) */

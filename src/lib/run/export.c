@@ -121,7 +121,7 @@ static gp_status train_layout(gp_result *r, const gp_cluster *cl, const gp_run_c
     return st;
 }
 
-static gp_status render(gp_result *r, const gp_cluster *cl, gp_error *err)
+static gp_status render(const gp_catalog *cat, gp_result *r, const gp_cluster *cl, gp_error *err)
 {
     const gp_scenario *sc = &r->sc;
     gpi_export_job job;
@@ -142,6 +142,7 @@ static gp_status render(gp_result *r, const gp_cluster *cl, gp_error *err)
     job.api_key_env = gp_scenario_has(sc, "api_key_env") ? sc->api_key_env : NULL;
     job.audit_log = sc->audit_log;
     job.ep_overlap = sc->ep_overlap;
+    job.profiles = cat;
     if (!(r->files = calloc(1, sizeof *r->files)))
         return gpi_fail(err, GP_ENOMEM, "out of memory");
     return gpi_export_render((gpi_export_target)r->export_engine, &job, r->files, err);
@@ -202,6 +203,6 @@ gp_status gp_export_run(const gp_catalog *cat, const gp_scenario *sc, const gp_r
         st = task == GP_TASK_INFER ? infer_layout(cat, r, err) : train_layout(r, &cl, ctx, err);
     }
     if (!st)
-        st = render(r, &cl, err);
+        st = render(cat, r, &cl, err);
     return gpi_run_end(r, st, st ? NULL : export_json(r), out, err);
 }

@@ -128,9 +128,9 @@ static void fill_best(const gp_catalog *cat, gp_result *r, const gp_layout *l, c
     b->kv_tokens = scfg->kv_blocks * scfg->block_size * l->dp;
     b->max_concurrency = r->serve.max_len > 0 ? (double)b->kv_tokens / (double)r->serve.max_len : 0;
     gpi_batch_shape bs;
-    gpi_batch_prefill(&bs, (double)sc->prompt_tokens);
+    gpi_batch_prefill(sm, &bs, (double)sc->prompt_tokens);
     b->single_ttft_s = gpi_step_time(sm, &bs, NULL);
-    gpi_batch_decode(&bs, 1, (double)sc->prompt_tokens + (double)sc->output_tokens / 2.0);
+    gpi_batch_decode(sm, &bs, 1, (double)sc->prompt_tokens + (double)sc->output_tokens / 2.0);
     b->single_tpot_s = gpi_step_time(sm, &bs, NULL);
     b->meets = (sc->ttft_p99 <= 0 || b->sim.ttft.p99 <= sc->ttft_p99) &&
                (sc->tpot_p99 <= 0 || b->sim.tpot.p99 <= sc->tpot_p99);

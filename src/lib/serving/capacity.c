@@ -74,6 +74,28 @@ static void builtin_profile(const gp_gpu *gpu, gp_engine e, gpi_engine_profile *
 
 /* The scheduler's figures and the memory they come from; sc->kv_blocks 0 when the weights
  * and activations leave no room for one KV block (the caller words that). */
+/* The captured batch sizes decode steps are padded to: the profile's, up to its largest
+ * captured batch (vLLM, SGLang: cuda_graph_max_batch) or, without one, the engine's batch
+ * cap of one micro-batch (TensorRT-LLM captures no graph above max_batch_size; a pipelined
+ * replica holds pp micro-batches of it). */
+static void graph_sizes(const gpi_engine_profile *prof, int pp, gpi_sched_config *sc)
+{
+    if (!prof->cuda_graphs)
+        return;
+    int64_t cap = prof->cuda_graph_max_batch > 0 ? prof->cuda_graph_max_batch : sc->max_num_seqs / (pp > 1 ? pp : 1);
+    for (int i = 0; i < prof->n_graph_sizes && i < GPI_MAX_GRAPH_SIZES; i++)
+        if (prof->graph_sizes[i] <= cap)
+            sc->graph_sizes[sc->n_graph_sizes++] = prof->graph_sizes[i];
+}
+
+double gpi_graph_batch(const gpi_sched_config *sc, double batch)
+{
+    for (int i = 0; sc && i < sc->n_graph_sizes; i++)
+        if ((double)sc->graph_sizes[i] >= batch)
+            return (double)sc->graph_sizes[i];
+    return batch;
+}
+
 static gp_status sched_config(const gp_model *m, const gp_gpu *gpu, const gp_workload *w, const gp_layout *l,
                               int64_t max_model_len, const gpi_engine_profile *prof, gpi_sched_config *sc,
                               gp_memory *mem_out, gp_error *err)
@@ -119,6 +141,7 @@ static gp_status sched_config(const gp_model *m, const gp_gpu *gpu, const gp_wor
     sc->max_num_seqs = w->max_num_seqs > 0 && !frac ? w->max_num_seqs : prof->max_num_seqs;
     sc->max_model_len = max_model_len;
     sc->reserve_full = prof->reserve_full;
+    graph_sizes(prof, l->pp, sc);
     return GP_OK;
 }
 
@@ -265,13 +288,13 @@ static double max_decode_batch(const eval_ctx *c, const tp_eval *e)
     if (c->req->slo.tpot_s <= 0 || hi < 1)
         return hi > 1 ? hi : 1;
     gpi_batch_shape b;
-    gpi_batch_decode(&b, hi, ctx);
+    gpi_batch_decode(&e->sm, &b, hi, ctx);
     if (gpi_step_time(&e->sm, &b, NULL) <= c->req->slo.tpot_s)
         return hi;
     double lo = 1;
     for (int i = 0; i < 20 && hi - lo > 1; i++) {
         double mid = floor((lo + hi) / 2);
-        gpi_batch_decode(&b, mid, ctx);
+        gpi_batch_decode(&e->sm, &b, mid, ctx);
         if (gpi_step_time(&e->sm, &b, NULL) <= c->req->slo.tpot_s)
             lo = mid;
         else
@@ -331,9 +354,9 @@ static gp_status eval_fit(const eval_ctx *c, const gp_gpu *g, tp_eval *e, int64_
     gpi_step_model_use_rates(&e->sm, c->cat, g, inter);
     e->fits = 1;
     gpi_batch_shape b;
-    gpi_batch_prefill(&b, (double)c->prompt_mean);
+    gpi_batch_prefill(&e->sm, &b, (double)c->prompt_mean);
     e->single_ttft = gpi_step_time(&e->sm, &b, NULL);
-    gpi_batch_decode(&b, 1, (double)c->prompt_mean + (double)c->output_mean / 2.0);
+    gpi_batch_decode(&e->sm, &b, 1, (double)c->prompt_mean + (double)c->output_mean / 2.0);
     e->single_tpot = gpi_step_time(&e->sm, &b, NULL);
     const gp_slo *slo = &rq->slo;
     if ((slo->ttft_s > 0 && e->single_ttft > slo->ttft_s) || (slo->tpot_s > 0 && e->single_tpot > slo->tpot_s)) {

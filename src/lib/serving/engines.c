@@ -65,6 +65,41 @@ static json_t *find_engine(const gp_catalog *cat, const char *id)
     return NULL;
 }
 
+/* cuda_graph_batch_sizes: numbers and [first, last, step] ranges (both ends included), in
+ * ascending order, expanded into out->graph_sizes. 0: none listed or the list is valid;
+ * -1: a size below 1, a range without a positive step, sizes out of order or more than
+ * GPI_MAX_GRAPH_SIZES of them. */
+static int add_size(gpi_engine_profile *out, double v)
+{
+    if (!(v >= 1 && v <= 1e9) || out->n_graph_sizes >= GPI_MAX_GRAPH_SIZES ||
+        (out->n_graph_sizes > 0 && (int64_t)v <= out->graph_sizes[out->n_graph_sizes - 1]))
+        return -1;
+    out->graph_sizes[out->n_graph_sizes++] = (int64_t)v;
+    return 0;
+}
+
+static int graph_sizes(json_t *e, gpi_engine_profile *out)
+{
+    size_t i;
+    json_t *v;
+    json_array_foreach(json_object_get(e, "cuda_graph_batch_sizes"), i, v)
+    {
+        if (json_is_number(v)) {
+            if (add_size(out, json_number_value(v)))
+                return -1;
+            continue;
+        }
+        double a = json_number_value(json_array_get(v, 0)), b = json_number_value(json_array_get(v, 1));
+        double step = json_number_value(json_array_get(v, 2));
+        if (json_array_size(v) != 3 || !(step >= 1) || !(b >= a) || (b - a) / step >= GPI_MAX_GRAPH_SIZES)
+            return -1;
+        for (double x = a; x <= b; x += step)
+            if (add_size(out, x))
+                return -1;
+    }
+    return 0;
+}
+
 gp_status gpi_engine_profile_get(const gp_catalog *cat, gp_engine engine, const gp_gpu *gpu, int tp,
                                  gpi_engine_profile *out, gp_error *err)
 {
@@ -86,6 +121,14 @@ gp_status gpi_engine_profile_get(const gp_catalog *cat, gp_engine engine, const 
     out->reserve_full = json_is_true(json_object_get(e, "reserve_full"));
     out->cuda_graphs = json_is_true(json_object_get(e, "cuda_graphs"));
     out->cuda_graph_max_batch = (int64_t)tiered(e, "cuda_graph_max_batch", gpu, tp);
+    if (graph_sizes(e, out)) {
+        gpi_error_set_path(err, "engines.json");
+        gpi_error_set_field(err, "cuda_graph_batch_sizes");
+        return gpi_fail(err, GP_EPARSE,
+                        "engines.json profile \"%s\": cuda_graph_batch_sizes must list sizes of at least 1 and "
+                        "[first, last, step] ranges in ascending order, at most %d sizes",
+                        id, GPI_MAX_GRAPH_SIZES);
+    }
     out->step_overhead_s = tiered(e, "step_overhead_ms", gpu, tp) * 1e-3;
     out->seq_overhead_s = tiered(e, "seq_overhead_ms", gpu, tp) * 1e-3;
     out->host_overlap = json_is_true(json_object_get(e, "host_overlap"));

@@ -571,9 +571,9 @@ static double closed_loop_spread(const sim *s)
     double prompt = t->prompt.dist == GP_LENGTH_UNIFORM ? (t->prompt.min + t->prompt.max) / 2.0 : t->prompt.mean;
     double out = t->output.dist == GP_LENGTH_UNIFORM ? (t->output.min + t->output.max) / 2.0 : t->output.mean;
     double conc = (double)(t->users < s->sc->max_num_seqs ? t->users : s->sc->max_num_seqs);
-    gpi_batch_prefill(&b, prompt);
+    gpi_batch_prefill(s->sm, &b, prompt);
     double ttft = gpi_step_time(s->sm, &b, NULL);
-    gpi_batch_decode(&b, conc, prompt + out / 2.0);
+    gpi_batch_decode(s->sm, &b, conc, prompt + out / 2.0);
     return ttft * conc / 4.0 + out * gpi_step_time(s->sm, &b, NULL);
 }
 
@@ -701,31 +701,49 @@ static double dp_wait_s(sim *s, double ctx_s)
     return (1.0 - pow(1.0 - p, (double)(sm->dp - 1))) * s->ctx_extra_s / (double)s->ctx_steps;
 }
 
+/* A decode-only step under CUDA-graph padding (gpi_sched_config.graph_sizes): the GPU runs
+ * the captured batch, each dummy row one token attending to itself; the host works on the
+ * real sequences only. Returns the step's time and leaves its breakdown in `d`. */
+static double graph_padded(const sim *s, const gpi_batch_shape *b, gpi_step_breakdown *d)
+{
+    double pad = gpi_graph_batch(s->sc, b->tokens) - b->tokens;
+    if (!(pad > 0))
+        return gpi_step_time(s->sm, b, d);
+    gpi_batch_shape pb = *b;
+    pb.tokens += pad, pb.sampled += pad, pb.attn_pairs += pad, pb.win_pairs += pad;
+    gpi_step_time(s->sm, &pb, d);
+    double gpu = d->total_s - d->overhead_s;
+    d->overhead_s = gpi_step_host_s(&s->sm->params, gpu, b->sampled);
+    d->total_s = gpu + d->overhead_s;
+    return d->total_s;
+}
+
 /* The step's shape and duration: one micro-batch's pass; with pp stages in flight the
  * engine starts a micro-batch every 1/pp of a full pass (plus the per-step overhead). */
 static double step_duration(sim *s, int *spec)
 {
-    gpi_batch_shape b = {0, 0, 0, 0}, dec = {0, 0, 0, 0}; /* dec: the decode part alone */
+    gpi_batch_shape b, dec; /* dec: the decode part alone */
+    memset(&b, 0, sizeof b);
+    memset(&dec, 0, sizeof dec);
     *spec = 0;
     for (int64_t i = 0; i < s->n_running; i++) {
         const req *q = &s->running[i];
         double c = (double)q->computed, k = (double)s->sched[i];
         if (k <= 0)
             continue;
-        b.tokens += k;
-        b.attn_pairs += k * c + k * (k + 1.0) / 2.0;
-        b.kv_tokens += c;
+        int decode = q->computed >= q->prompt;
+        gpi_batch_add(s->sm, &b, k, c, !decode);
         int last = q->computed + s->sched[i] >= q->len;
         if (last)
             b.sampled += 1 + (double)q->draft; /* verification samples every draft position */
         *spec |= q->draft > 0;
-        if (q->computed >= q->prompt) {
-            dec.tokens += k, dec.attn_pairs += k * c + k * (k + 1.0) / 2.0, dec.kv_tokens += c;
+        if (decode) {
+            gpi_batch_add(s->sm, &dec, k, c, 0);
             dec.sampled += last ? 1 + (double)q->draft : 0.0;
         }
     }
     gpi_step_breakdown d;
-    double dt = gpi_step_time(s->sm, &b, &d);
+    double dt = dec.tokens == b.tokens && !*spec ? graph_padded(s, &b, &d) : gpi_step_time(s->sm, &b, &d);
     if (s->sm->dp > 1 && !s->sm->params.dp_balance) {
         double ctx = dec.tokens < b.tokens ? rank_s(s->sm, &b) - rank_s(s->sm, &dec) : 0.0;
         dt += dp_wait_s(s, ctx > 0 ? ctx : (dec.tokens < b.tokens ? 1e-12 : 0.0));
