@@ -39,10 +39,10 @@
  * GP_SERVE_GEMM_FRACTION and GP_SERVE_FP4_RATIO; data/engines.json step_overhead_ms of trtllm
  * and vllm, seq_overhead_ms of trtllm on x86 hosts). */
 #define GPV_GEMM_FRACTION 0.70
-#define GPV_FP4_RATIO     0.84
-#define GPV_TRTLLM_STEP_S 0.0015
+#define GPV_FP4_RATIO     0.72
+#define GPV_TRTLLM_STEP_S 0.00175
 #define GPV_TRTLLM_SEQ_S  0.000025
-#define GPV_VLLM_STEP_S   0.0035
+#define GPV_VLLM_STEP_S   0.0045
 /* Priors of constants no other source informs (loso.c): FP4 GEMMs reach the share the other
  * formats reach (ratio 1); TensorRT-LLM's host work per sequence is the Grace figure of
  * data/engines.json (NVIDIA/TensorRT-LLM pull request #16564, 34 us; grid: 35 us); vLLM V1's
