@@ -482,7 +482,7 @@ static void md_fits(const vloso *l, FILE *md)
                 "| category | held out | rows fitted | constants |\n|---|---|---:|---|\n");
     for (int i = 0; i < l->nfits; i++) {
         const vfit *f = &l->fits[i];
-        fprintf(md, "| %s | %s | %d |", f->model->category, f->source[0] ? f->source : "none (every source: shipped)",
+        fprintf(md, "| %s | %s | %d |", f->model->category, f->source[0] ? f->source : "none (every source)",
                 f->train_rows);
         if (!f->train_rows)
             fprintf(md, " no other source: shipped values kept |\n");
