@@ -72,8 +72,6 @@ static void builtin_profile(const gp_gpu *gpu, gp_engine e, gpi_engine_profile *
     p->reserve_full = trt;
 }
 
-/* The scheduler's figures and the memory they come from; sc->kv_blocks 0 when the weights
- * and activations leave no room for one KV block (the caller words that). */
 /* The captured batch sizes decode steps are padded to: the profile's, up to its largest
  * captured batch (vLLM, SGLang: cuda_graph_max_batch) or, without one, the engine's batch
  * cap of one micro-batch (TensorRT-LLM captures no graph above max_batch_size; a pipelined
@@ -96,6 +94,8 @@ double gpi_graph_batch(const gpi_sched_config *sc, double batch)
     return batch;
 }
 
+/* The scheduler's figures and the memory they come from; sc->kv_blocks 0 when the weights
+ * and activations leave no room for one KV block (the caller words that). */
 static gp_status sched_config(const gp_model *m, const gp_gpu *gpu, const gp_workload *w, const gp_layout *l,
                               int64_t max_model_len, const gpi_engine_profile *prof, gpi_sched_config *sc,
                               gp_memory *mem_out, gp_error *err)
