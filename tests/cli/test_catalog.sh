@@ -16,4 +16,10 @@ expect_json '.usd_per_hour / .layout.gpus_total' 2.69 "built-in on-demand price"
 # a GPU whose scale_up_link names no link is refused, naming the file and the field
 echo '{"gpus": [{"id": "X1", "memory_bytes": 1000, "scale_up_link": "nvlink9"}]}' > "$TMP/dd/gpus.json"
 run gpus --data-dir "$TMP/dd"; expect_rc 1 "unknown link id"; expect_err "nvlink9" "names the link"
+# an engine profile whose CUDA-graph sizes are out of order is refused when the catalog opens,
+# naming the file and the field, not ignored
+rm -f "$TMP/dd/gpus.json"
+echo '{"engines": [{"id": "vllm", "cuda_graph_batch_sizes": [8, 4]}]}' > "$TMP/dd/engines.json"
+run serve --model llama-3.1-8b --gpu H100-SXM-80GB --users 10 --replicas 1 --data-dir "$TMP/dd"; expect_rc 1 "bad graph sizes"
+expect_err "cuda_graph_batch_sizes" "names the field"; expect_err "engines.json" "names the file"
 finish

@@ -406,6 +406,8 @@ gp_status gp_catalog_open(const char *data_dir, gp_catalog **out, gp_error *err)
     if (!st) {
         static const char *const engine_lists[] = {"engines", NULL};
         st = load_decision_file(data_dir, "engines.json", engine_lists, &cat->engines, err);
+        if (!st)
+            st = gpi_engines_check(cat->engines, err);
     }
     json_decref(mroot);
     json_decref(groot);

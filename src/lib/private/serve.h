@@ -289,6 +289,12 @@ typedef struct gpi_engine_profile {
 gp_status gpi_engine_profile_get(const gp_catalog *cat, gp_engine engine, const gp_gpu *gpu, int tp,
                                  gpi_engine_profile *out, gp_error *err);
 
+/* Checks what gpi_engine_profile_get cannot leave to a tier of `engines` (data/engines.json
+ * merged with a user's): every profile's cuda_graph_batch_sizes. GP_EPARSE names the file
+ * and the field. */
+struct json_t;
+gp_status gpi_engines_check(struct json_t *engines, gp_error *err);
+
 /* The step model's parameters under a profile: gpi_perf_params_defaults of `engine` with the
  * profile's per-step overhead and host work per sequence, overlapped with the GPU step when
  * the engine's overlap scheduler runs at pipeline degree `pp` (TensorRT-LLM's does only

@@ -100,6 +100,27 @@ static int graph_sizes(json_t *e, gpi_engine_profile *out)
     return 0;
 }
 
+gp_status gpi_engines_check(struct json_t *engines, gp_error *err)
+{
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(engines, "engines"), i, e)
+    {
+        gpi_engine_profile p;
+        memset(&p, 0, sizeof p);
+        if (graph_sizes(e, &p)) {
+            const char *id = json_string_value(json_object_get(e, "id"));
+            gpi_error_set_path(err, "engines.json");
+            gpi_error_set_field(err, "cuda_graph_batch_sizes");
+            return gpi_fail(err, GP_EPARSE,
+                            "engines.json profile \"%s\": cuda_graph_batch_sizes must list sizes of at least 1 and "
+                            "[first, last, step] ranges in ascending order, at most %d sizes",
+                            id ? id : "?", GPI_MAX_GRAPH_SIZES);
+        }
+    }
+    return GP_OK;
+}
+
 gp_status gpi_engine_profile_get(const gp_catalog *cat, gp_engine engine, const gp_gpu *gpu, int tp,
                                  gpi_engine_profile *out, gp_error *err)
 {
