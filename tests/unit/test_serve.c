@@ -41,10 +41,9 @@ static void round_gpu(gp_gpu *g)
 
 static const gpi_perf_params ideal = {1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0, 0};
 
-static void step_model(gpi_step_model *sm, int tp, double hbm_gbps)
+/* The step model of `m` on the round GPU at `hbm_gbps`, BF16, TP `tp`, ideal efficiencies. */
+static void step_model_of(const gp_model *m, gpi_step_model *sm, int tp, double hbm_gbps)
 {
-    gp_model m;
-    tiny(&m);
     gp_gpu g;
     round_gpu(&g);
     g.hbm_bandwidth_gbps = hbm_gbps;
@@ -54,7 +53,14 @@ static void step_model(gpi_step_model *sm, int tp, double hbm_gbps)
     gp_layout l;
     gpi_layout_defaults(&l);
     l.tp = tp;
-    assert_int_equal(gpi_step_model_init(&m, &g, NULL, &w, &l, &ideal, sm, NULL), GP_OK);
+    assert_int_equal(gpi_step_model_init(m, &g, NULL, &w, &l, &ideal, sm, NULL), GP_OK);
+}
+
+static void step_model(gpi_step_model *sm, int tp, double hbm_gbps)
+{
+    gp_model m;
+    tiny(&m);
+    step_model_of(&m, sm, tp, hbm_gbps);
 }
 
 /*
@@ -137,15 +143,8 @@ static void test_sliding_window_by_hand(void **state)
     tiny(&m);
     m.sliding_window = 4;
     m.sliding_layers = 1;
-    gp_gpu g;
-    round_gpu(&g);
-    gp_workload w;
-    gpi_workload_defaults(&w, GP_TASK_INFER);
-    w.dtype = GP_DTYPE_BF16;
-    gp_layout l;
-    gpi_layout_defaults(&l);
     gpi_step_model sm;
-    assert_int_equal(gpi_step_model_init(&m, &g, NULL, &w, &l, &ideal, &sm, NULL), GP_OK);
+    step_model_of(&m, &sm, 1, 1.0);
     gpi_batch_shape b;
     memset(&b, 0, sizeof b);
     gpi_batch_add(&sm, &b, 3, 2, 0);

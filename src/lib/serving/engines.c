@@ -142,14 +142,7 @@ gp_status gpi_engine_profile_get(const gp_catalog *cat, gp_engine engine, const 
     out->reserve_full = json_is_true(json_object_get(e, "reserve_full"));
     out->cuda_graphs = json_is_true(json_object_get(e, "cuda_graphs"));
     out->cuda_graph_max_batch = (int64_t)tiered(e, "cuda_graph_max_batch", gpu, tp);
-    if (graph_sizes(e, out)) {
-        gpi_error_set_path(err, "engines.json");
-        gpi_error_set_field(err, "cuda_graph_batch_sizes");
-        return gpi_fail(err, GP_EPARSE,
-                        "engines.json profile \"%s\": cuda_graph_batch_sizes must list sizes of at least 1 and "
-                        "[first, last, step] ranges in ascending order, at most %d sizes",
-                        id, GPI_MAX_GRAPH_SIZES);
-    }
+    graph_sizes(e, out); /* checked when the catalog opened (gpi_engines_check) */
     out->step_overhead_s = tiered(e, "step_overhead_ms", gpu, tp) * 1e-3;
     out->seq_overhead_s = tiered(e, "seq_overhead_ms", gpu, tp) * 1e-3;
     out->host_overlap = json_is_true(json_object_get(e, "host_overlap"));
