@@ -144,9 +144,13 @@ double gpi_train_hbm_rate(const gp_catalog *cat, const gp_gpu *g);
 double gpi_nccl_efficiency(void);
 
 /* The serving step's time beyond its GPU work `gpu_s` (perf/infer.c, docs/serving.md "Host
- * work"): the per-step overhead plus the host's per-sequence work on `sequences`, which an
- * overlap scheduler (p->host_overlap) hides behind the GPU work up to its length. */
-double gpi_step_host_s(const gpi_perf_params *p, double gpu_s, double sequences);
+ * work", "Eager steps"): the per-step overhead plus the host's per-sequence work on
+ * `sequences`, which an overlap scheduler (p->host_overlap) hides behind the GPU work up to its
+ * length, plus `eager_s`, the kernel-by-kernel dispatch of a step that runs without a CUDA
+ * graph (gpi_perf_params.eager_layer_s x its layers; 0 for a step replayed from a graph),
+ * which overlaps the GPU work in either loop and shares the host with the per-sequence work
+ * under an overlap scheduler. */
+double gpi_step_host_s(const gpi_perf_params *p, double gpu_s, double sequences, double eager_s);
 /* The 10th and 90th percentiles of the signed serving-throughput error on comparable held-out
  * published runs, dense or MoE (data/engines.json error_ranges; serving/engines.c); 0 and 0
  * when the catalog has none. */

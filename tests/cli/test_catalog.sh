@@ -22,4 +22,8 @@ rm -f "$TMP/dd/gpus.json"
 echo '{"engines": [{"id": "vllm", "cuda_graph_batch_sizes": [8, 4]}]}' > "$TMP/dd/engines.json"
 run serve --model llama-3.1-8b --gpu H100-SXM-80GB --users 10 --replicas 1 --data-dir "$TMP/dd"; expect_rc 1 "bad graph sizes"
 expect_err "cuda_graph_batch_sizes" "names the field"; expect_err "engines.json" "names the file"
+# ... and so is an eager dispatch time per layer in the wrong unit (seconds read as microseconds)
+echo '{"engines": [{"id": "trtllm", "eager_layer_us": 5e9}]}' > "$TMP/dd/engines.json"
+run serve --model llama-3.1-8b --gpu H100-SXM-80GB --engine trtllm --users 10 --replicas 1 --data-dir "$TMP/dd"
+expect_rc 1 "absurd eager dispatch"; expect_err "eager_layer_us" "names the field"
 finish

@@ -39,7 +39,7 @@ static void round_gpu(gp_gpu *g)
     g->scale_up_domain = 8;
 }
 
-static const gpi_perf_params ideal = {1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0, 0};
+static const gpi_perf_params ideal = {.compute_efficiency = 1.0, .bandwidth_efficiency = 1.0, .expert_imbalance = 1.0};
 
 /* The step model of `m` on the round GPU at `hbm_gbps`, BF16, TP `tp`, ideal efficiencies. */
 static void step_model_of(const gp_model *m, gpi_step_model *sm, int tp, double hbm_gbps)
@@ -121,9 +121,9 @@ static void test_host_work_by_hand(void **state)
     gpi_batch_decode(NULL, &b, 1, 10);
     assert_float_equal(gpi_step_time(&sm, &b, NULL), 14.12e-6, 1e-12);
     /* the helper the simulator's pipeline slots use: host beyond a 3 us slot of GPU work */
-    assert_float_equal(gpi_step_host_s(&sm.params, 3e-6, 4), 1e-6 + 37e-6, 1e-15);
+    assert_float_equal(gpi_step_host_s(&sm.params, 3e-6, 4, 0.0), 1e-6 + 37e-6, 1e-15);
     sm.params.host_overlap = 0;
-    assert_float_equal(gpi_step_host_s(&sm.params, 3e-6, 4), 1e-6 + 40e-6, 1e-15);
+    assert_float_equal(gpi_step_host_s(&sm.params, 3e-6, 4, 0.0), 1e-6 + 40e-6, 1e-15);
 }
 
 /*
@@ -274,6 +274,45 @@ static void test_graph_padding_by_hand(void **state)
     /* a batch above the largest captured size runs as it is */
     assert_float_equal(gpi_graph_batch(&sc, 5), 5, 1e-15);
     assert_float_equal(gpi_graph_batch(&sc, 3), 4, 1e-15);
+}
+
+/*
+ * Eager steps (docs/serving.md, "Eager steps"): kernel dispatch overlaps the GPU in either
+ * loop; under the overlap scheduler it shares the host with the per-sequence work.
+ * Step overhead 1 us, 10 us per sequence, 4 sequences (40 us), GPU 50 us:
+ *   overlap, dispatch 30 us: 40 + 30 = 70 > 50: 1 + 20 = 21 us; dispatch 5 us: 45 < 50: 1 us;
+ *   serial, dispatch 30 us: 40 + max(30 - 50, 0) = 40: 41 us; dispatch 80 us: 40 + 30: 71 us.
+ * In the simulator, one request alone, 2 layers at 1 ms each, serial: its prefill step (a
+ * context chunk) takes max(GPU, 2 ms) = 2 ms (the tiny model's prefill is microseconds); its
+ * decode steps replay a graph and are not charged.
+ */
+static void test_eager_dispatch_by_hand(void **state)
+{
+    (void)state;
+    gpi_perf_params p = {.step_overhead_s = 1e-6, .seq_overhead_s = 10e-6, .host_overlap = 1};
+    assert_float_equal(gpi_step_host_s(&p, 50e-6, 4, 30e-6), 21e-6, 1e-15);
+    assert_float_equal(gpi_step_host_s(&p, 50e-6, 4, 5e-6), 1e-6, 1e-15);
+    p.host_overlap = 0;
+    assert_float_equal(gpi_step_host_s(&p, 50e-6, 4, 30e-6), 41e-6, 1e-15);
+    assert_float_equal(gpi_step_host_s(&p, 50e-6, 4, 80e-6), 71e-6, 1e-15);
+
+    gpi_step_model sm;
+    step_model(&sm, 1, 1.0);
+    sm.layers = 2;
+    sm.params.eager_layer_s = 1e-3;
+    gpi_sched_config sc;
+    roomy(&sc);
+    gp_traffic t;
+    fixed_traffic(&t, GP_ARRIVAL_BURST, 1, 100, 5);
+    gp_sim_result r;
+    assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &r, NULL), GP_OK);
+    gpi_batch_shape b;
+    gpi_batch_prefill(NULL, &b, 100);
+    assert_true(gpi_step_time(&sm, &b, NULL) < 1e-3);
+    gpi_batch_decode(NULL, &b, 1, 101.5);
+    double decode = gpi_step_time(&sm, &b, NULL);
+    assert_float_equal(r.ttft.p50, 2e-3, 1e-15);
+    assert_float_equal(r.tpot.p50, decode, 1e-15);
 }
 
 /* Little's law on a closed loop: N users = throughput x (response time + think time). */
@@ -623,6 +662,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_decode_by_hand),
         cmocka_unit_test(test_host_work_by_hand),
+        cmocka_unit_test(test_eager_dispatch_by_hand),
         cmocka_unit_test(test_sliding_window_by_hand),
         cmocka_unit_test(test_graph_padding_by_hand),
         cmocka_unit_test(test_prefill_by_hand),

@@ -250,12 +250,15 @@ static void sched_config_follows_the_profile(void **state)
     assert_int_equal(p.n_graph_sizes, 15);
     assert_int_equal(gpi_serve_sched_config_profile(&m, gpu("B200"), &w, &l, 4096, &p, &sc, NULL), GP_OK);
     assert_int_equal(sc.n_graph_sizes, 13); /* 1 .. 2048 */
+    /* its eager dispatch: ~17 launches per layer x 35 us (engines.json eager_layer_source) */
+    near(p.eager_layer_s, 600e-6, 1e-12);
     near(gpi_graph_batch(&sc, 370), 384.0, 1e-15);
     near(gpi_graph_batch(&sc, 1100), 2048.0, 1e-15);
     /* vLLM: [1, 2, 4] + 8..248 step 8 + 256..512 step 16 = 51 */
     assert_int_equal(gpi_engine_profile_get(cat, GP_ENGINE_VLLM, gpu("H100-SXM-80GB"), 1, &p, NULL), GP_OK);
     assert_int_equal(p.n_graph_sizes, 51);
     assert_int_equal(p.graph_sizes[50], 512);
+    near(p.eager_layer_s, 0.0, 1e-15); /* piecewise graphs cover mixed batches */
 }
 
 int main(void)

@@ -79,6 +79,7 @@ void gpi_perf_params_defaults(gpi_perf_params *p, gp_engine engine)
     p->expert_imbalance = GP_EXPERT_IMBALANCE;
     p->inter_node_latency_s = GP_INTER_NODE_LATENCY_S;
     p->gemm_fraction = 0.0; /* GP_SERVE_GEMM_FRACTION */
+    p->eager_layer_s = 0.0; /* the engine profiles set theirs (data/engines.json eager_layer_us) */
     p->host_overlap = 0;    /* serial host work; the engine profiles set theirs */
     p->dp_balance = 0;      /* attention-DP ranks schedule their prefills independently */
 }
@@ -248,6 +249,7 @@ static void step_attention(const gp_model *m, const gp_layout *l, gp_dtype kt, g
         out->window_share = (double)m->sliding_layers / (double)m->layers;
     }
     out->kv_bytes_per_token = out->kv_bytes_per_token_replica * kv_share;
+    out->layers = (double)m->layers;
 }
 
 /* Bytes (in units of the hidden size) one token of a rank exchanges per MoE layer under EP:
@@ -618,12 +620,15 @@ static void step_peaks(const gpi_step_model *sm, const gpi_batch_shape *b, gpi_s
         d->comm_s += T * sm->pp_bytes_per_token / sm->pp_link_bytes_per_s + (sm->pp - 1) * sm->pp_latency_s;
 }
 
-double gpi_step_host_s(const gpi_perf_params *p, double gpu_s, double sequences)
+double gpi_step_host_s(const gpi_perf_params *p, double gpu_s, double sequences, double eager_s)
 {
     double host = p->seq_overhead_s * (sequences > 0 ? sequences : 0.0);
+    double eager = eager_s > 0 ? eager_s : 0.0;
     /* an overlap scheduler prepares step n+1 (and processes step n's tokens) while the GPU
-     * runs step n: only the host work beyond the GPU's shows (docs/serving.md, "Host work") */
-    double seen = p->host_overlap ? (host > gpu_s ? host - gpu_s : 0.0) : host;
+     * runs step n: only the host work beyond the GPU's shows (docs/serving.md, "Host work").
+     * Launching kernels one by one overlaps the GPU's work in either loop: the GPU runs each
+     * kernel as it comes, so dispatch shows only where it outlasts the GPU ("Eager steps"). */
+    double seen = p->host_overlap ? maxd(host + eager - gpu_s, 0.0) : host + maxd(eager - gpu_s, 0.0);
     return p->step_overhead_s + seen;
 }
 
@@ -642,7 +647,7 @@ double gpi_step_time(const gpi_step_model *sm, const gpi_batch_shape *b, gpi_ste
     else
         step_peaks(sm, b, &d, f, by);
     double gpu = d.linear_s + d.experts_s + d.attention_s + d.head_s + d.comm_s;
-    d.overhead_s = gpi_step_host_s(&sm->params, gpu, b->sampled);
+    d.overhead_s = gpi_step_host_s(&sm->params, gpu, b->sampled, 0.0);
     d.flops = f[0] + f[1] + f[2] + f[3];
     d.bytes = by[0] + by[1] + by[2] + by[3];
     d.total_s = gpu + d.overhead_s;

@@ -27,6 +27,10 @@ typedef struct gpi_perf_params {
     double inter_node_latency_s; /* added per collective that crosses nodes */
     double gemm_fraction;        /* share of the measured GEMM rate reached (measured rates
                                     only; 0: the fitted default) */
+    double eager_layer_s;        /* host time per layer of a step that runs without a CUDA
+                                    graph (one with a context chunk, or a batch above the largest
+                                    captured): the engine dispatching each kernel of the layer
+                                    from Python; host work like the per-sequence work (0: none) */
     int host_overlap;            /* 1: the host's per-sequence work (seq_overhead_s x sequences)
                                     runs beside the GPU's step (an overlap scheduler), so a step
                                     takes max(GPU, host) + step_overhead_s; 0: the host work is
@@ -67,6 +71,7 @@ typedef struct gpi_step_model {
     double kv_bytes_per_token;     /* KV bytes read or written per token of context per GPU */
     double window;                 /* sliding window in tokens (0: every layer attends to all) */
     double window_share;           /* share of the layers that slide (gpt-oss: 1/2) */
+    double layers;                 /* decoder layers of the replica (all pipeline stages) */
     /* communication */
     double allreduce_bytes_per_token; /* activation bytes of one all-reduce per token */
     double allreduces;                /* all-reduces per step (2 per layer when tp > 1) */
@@ -279,6 +284,7 @@ typedef struct gpi_engine_profile {
                                                  to (cuda_graph_batch_sizes; 0: no padding) */
     int n_graph_sizes;
     double step_overhead_s, seq_overhead_s; /* per step; host work per sequence per step */
+    double eager_layer_s;                   /* host work per layer of a step run without a graph */
     int host_overlap;                       /* 1: an overlap scheduler hides the host work behind the
                                                GPU step (gpi_perf_params.host_overlap) */
     int host_overlap_pp;                    /* ... also when the replica is pipelined (pp > 1) */
@@ -290,8 +296,8 @@ gp_status gpi_engine_profile_get(const gp_catalog *cat, gp_engine engine, const 
                                  gpi_engine_profile *out, gp_error *err);
 
 /* Checks what gpi_engine_profile_get cannot leave to a tier of `engines` (data/engines.json
- * merged with a user's): every profile's cuda_graph_batch_sizes. GP_EPARSE names the file
- * and the field. */
+ * merged with a user's): every profile's cuda_graph_batch_sizes and eager_layer_us. GP_EPARSE
+ * names the file and the field. */
 struct json_t;
 gp_status gpi_engines_check(struct json_t *engines, gp_error *err);
 

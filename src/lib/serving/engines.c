@@ -6,6 +6,10 @@
 
 #include <string.h>
 
+/* A bound on eager_layer_us (0.1 s per layer): far above any engine's dispatch of one layer,
+ * so a misplaced unit in a user's engines.json is refused, not simulated. */
+#define GPI_EAGER_LAYER_MAX_S 0.1
+
 static const char *profile_id(gp_engine e)
 {
     switch (e) {
@@ -117,6 +121,17 @@ gp_status gpi_engines_check(struct json_t *engines, gp_error *err)
                             "[first, last, step] ranges in ascending order, at most %d sizes",
                             id ? id : "?", GPI_MAX_GRAPH_SIZES);
         }
+        json_t *eager = json_object_get(e, "eager_layer_us");
+        if (eager && !(json_is_number(eager) && json_number_value(eager) >= 0 &&
+                       json_number_value(eager) * 1e-6 <= GPI_EAGER_LAYER_MAX_S)) {
+            const char *id = json_string_value(json_object_get(e, "id"));
+            gpi_error_set_path(err, "engines.json");
+            gpi_error_set_field(err, "eager_layer_us");
+            return gpi_fail(err, GP_EPARSE,
+                            "engines.json profile \"%s\": eager_layer_us must be a number of microseconds per "
+                            "layer from 0 to 100000",
+                            id ? id : "?");
+        }
     }
     return GP_OK;
 }
@@ -145,15 +160,17 @@ gp_status gpi_engine_profile_get(const gp_catalog *cat, gp_engine engine, const 
     graph_sizes(e, out); /* checked when the catalog opened (gpi_engines_check) */
     out->step_overhead_s = tiered(e, "step_overhead_ms", gpu, tp) * 1e-3;
     out->seq_overhead_s = tiered(e, "seq_overhead_ms", gpu, tp) * 1e-3;
+    out->eager_layer_s = tiered(e, "eager_layer_us", gpu, tp) * 1e-6;
     out->host_overlap = json_is_true(json_object_get(e, "host_overlap"));
     out->host_overlap_pp = json_is_true(json_object_get(e, "host_overlap_pp"));
     if (out->max_num_batched_tokens < 1 || out->max_num_seqs < 1 || out->block_size < 1 || out->kv_fraction < 0 ||
-        out->kv_fraction > 1 || out->step_overhead_s < 0 || out->seq_overhead_s < 0) {
+        out->kv_fraction > 1 || out->step_overhead_s < 0 || out->seq_overhead_s < 0 ||
+        !(out->eager_layer_s >= 0 && out->eager_layer_s <= GPI_EAGER_LAYER_MAX_S)) {
         gpi_error_set_path(err, "engines.json");
         gpi_error_set_field(err, id);
         return gpi_fail(err, GP_EPARSE,
                         "engines.json profile \"%s\": max_num_batched_tokens, max_num_seqs and block_size must be "
-                        "at least 1, kv_fraction in [0, 1], overheads non-negative",
+                        "at least 1, kv_fraction in [0, 1], overheads non-negative, eager_layer_us at most 100000",
                         id);
     }
     return GP_OK;
@@ -165,6 +182,7 @@ void gpi_perf_params_profile(gpi_perf_params *p, gp_engine engine, const gpi_eng
     if (prof && prof->id[0]) {
         p->step_overhead_s = prof->step_overhead_s;
         p->seq_overhead_s = prof->seq_overhead_s;
+        p->eager_layer_s = prof->eager_layer_s;
         p->host_overlap = prof->host_overlap && (pp <= 1 || prof->host_overlap_pp);
     }
 }

@@ -713,9 +713,21 @@ static double graph_padded(const sim *s, const gpi_batch_shape *b, gpi_step_brea
     pb.tokens += pad, pb.sampled += pad, pb.attn_pairs += pad, pb.win_pairs += pad;
     gpi_step_time(s->sm, &pb, d);
     double gpu = d->total_s - d->overhead_s;
-    d->overhead_s = gpi_step_host_s(&s->sm->params, gpu, b->sampled);
+    d->overhead_s = gpi_step_host_s(&s->sm->params, gpu, b->sampled, 0.0);
     d->total_s = gpu + d->overhead_s;
     return d->total_s;
+}
+
+/* Host time of dispatching one micro-batch's pass kernel by kernel, for a step with a context
+ * chunk: TensorRT-LLM and SGLang capture CUDA graphs of decode batches only, so such a step
+ * runs eagerly (docs/serving.md, "Eager steps"). Decode steps replay a graph; those above the
+ * largest captured size are not charged (the runs checked here capture up to their batch cap). */
+static double eager_s(const sim *s, const gpi_batch_shape *b, const gpi_batch_shape *dec)
+{
+    double per_layer = s->sm->params.eager_layer_s;
+    if (!(per_layer > 0) || !(dec->tokens < b->tokens))
+        return 0.0;
+    return per_layer * s->sm->layers / (double)(s->pp > 1 ? s->pp : 1);
 }
 
 /* The step's shape and duration: one micro-batch's pass; with pp stages in flight the
@@ -748,13 +760,19 @@ static double step_duration(sim *s, int *spec)
         double ctx = dec.tokens < b.tokens ? rank_s(s->sm, &b) - rank_s(s->sm, &dec) : 0.0;
         dt += dp_wait_s(s, ctx > 0 ? ctx : (dec.tokens < b.tokens ? 1e-12 : 0.0));
     }
+    double eager = eager_s(s, &b, &dec);
+    if (eager > 0) {
+        double gpu = dt - d.overhead_s;
+        d.overhead_s = gpi_step_host_s(&s->sm->params, gpu, b.sampled, eager);
+        dt = gpu + d.overhead_s;
+    }
     if (*spec)
         dt += (double)s->sc->spec.draft_tokens * s->sc->spec.draft_cost * dt;
     /* a slot of the pipeline: 1/pp of the micro-batch's GPU pass, plus the host's work on
      * that micro-batch (hidden behind the slot's GPU work under an overlap scheduler) */
     if (s->pp > 1) {
         double gpu = (dt - d.overhead_s) / (double)s->pp;
-        dt = gpu + gpi_step_host_s(&s->sm->params, gpu, b.sampled);
+        dt = gpu + gpi_step_host_s(&s->sm->params, gpu, b.sampled, eager);
     }
     return dt;
 }
