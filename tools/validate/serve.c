@@ -44,12 +44,17 @@
 #define GPV_TRTLLM_SEQ_S  0.000025
 #define GPV_VLLM_STEP_S   0.0045
 /* Priors of constants no other source informs (loso.c): FP4 GEMMs reach the share the other
- * formats reach (ratio 1); TensorRT-LLM's host work per sequence is the Grace figure of
- * data/engines.json (NVIDIA/TensorRT-LLM pull request #16564, 34 us; grid: 35 us); vLLM V1's
- * step overhead the assumed 3 ms. */
+ * formats reach (ratio 1); TensorRT-LLM's host work per sequence on an x86 host is the Grace
+ * figure of data/engines.json (NVIDIA/TensorRT-LLM pull request #16564, 34 us) scaled by the
+ * two hosts' boost clocks, one Python thread's work being serial: Grace 3.44 GHz (MLCommons
+ * inference_results_v6.1, closed/Crusoe/systems/GB200-NVL72_GB200-186GB_aarch64x16_Dynamo.json,
+ * host_processor_frequency "3.1 GHz base / 3.44 GHz boost"), DGX B200's Xeon Platinum 8570
+ * 4.0 GHz (NVIDIA DGX B200 User Guide, "Introduction to NVIDIA DGX B200 Systems": 2.1/4 GHz
+ * base/max boost): 34 x 3.44 / 4.0 = 29 us (grid: 30 us), instructions per clock taken equal;
+ * vLLM V1's step overhead the assumed 3 ms. */
 #define GPV_FP4_RATIO_PRIOR    1.0
 #define GPV_VLLM_STEP_PRIOR_S  0.003
-#define GPV_TRTLLM_SEQ_PRIOR_S 0.000035
+#define GPV_TRTLLM_SEQ_PRIOR_S 0.000030
 
 /* The fitted constants of the serving model on the measured rates (data/kernels.json), as the
  * harness varies them (serve_params): the GEMM fraction per format as infer.c defines them
