@@ -56,14 +56,13 @@ check_le infer_throughput p90_abs_error_pct 35
 # leave one source out (docs/validation.md): serving's fitted constants (the GEMM share, the FP4
 # ratio, the engines' step overheads and TensorRT-LLM's host work per sequence, vLLM 0.5's
 # overheads) refitted without the source each prediction is for. The gates are the figures
-# achieved when they were set (issue 11, third serving round: every file 11.9% / 45.8%, dense
-# models 11.0% / 26.1%, MoE 15.9% / 58.4%; public.jsonl 8.7% / 50.9%: its dense Hopper rows pay
-# the CUDA-graph padding of their decode steps, 7.8% / 76.6% before), not the
+# achieved when they were set (issue 11, fourth serving round: every file 11.9% / 42.5%, dense
+# models 11.0% / 25.9%, MoE 15.2% / 56.2%; public.jsonl 7.8% / 50.9%), not the
 # targets (12% / 30%): a change that makes the held-out
 # figures worse fails here; lower the gates as the model improves. The memory models fit
 # nothing on cases; training's LOSO runs over every file below (seconds: no simulation).
 if [ "$QUICK" != 1 ]; then
-check_loso_le infer_throughput median_abs_error_pct 9; check_loso_le infer_throughput p90_abs_error_pct 77
+check_loso_le infer_throughput median_abs_error_pct 8.5; check_loso_le infer_throughput p90_abs_error_pct 52
 checks=$((checks+1)); [ "$(jq '[.loso.fits[] | select(.category == "infer_throughput")] | length' "$TMP/validate.json")" -ge 3 ] ||
   fail "serving refitted for fewer than 3 held-out sources"
 checks=$((checks+1)); [ "$(jq -r '[.by_source[] | select(.category == "infer_throughput") | .source] | index("nvidia/tensorrt-llm") != null' "$TMP/validate.json")" = true ] ||
@@ -79,9 +78,9 @@ if [ "$ALL" = 1 ]; then
   # dense models held out: the median and 90th percentile of |error| over their rows
   dense_pct() { jq -r "[.rows[] | select(.category==\"infer_throughput\" and .moe == \"dense\") | .loso_error_pct | fabs] | sort | .[(length * $1 | floor)]" "$TMP/loso_all.json"; }
   moe_pct() { jq -r "[.rows[] | select(.category==\"infer_throughput\" and .moe == \"MoE\") | .loso_error_pct | fabs] | sort | .[(length * $1 | floor)]" "$TMP/loso_all.json"; }
-  for gate in "median_abs_error_pct $(loso_all median_abs_error_pct) 12.5" "p90_abs_error_pct $(loso_all p90_abs_error_pct) 47" \
-              "dense median $(dense_pct 0.5) 11" "dense p90 $(dense_pct 0.9) 27.5" \
-              "MoE median $(moe_pct 0.5) 16.5" "MoE p90 $(moe_pct 0.9) 60"; do
+  for gate in "median_abs_error_pct $(loso_all median_abs_error_pct) 12.5" "p90_abs_error_pct $(loso_all p90_abs_error_pct) 44" \
+              "dense median $(dense_pct 0.5) 11" "dense p90 $(dense_pct 0.9) 27" \
+              "MoE median $(moe_pct 0.5) 16" "MoE p90 $(moe_pct 0.9) 57.5"; do
     set -- $gate; what="$1"; case "$1" in dense|MoE) what="$1 $2"; shift;; esac
     checks=$((checks+1)); awk -v v="$2" -v l="$3" 'BEGIN{exit !(v+0 <= l+0)}' || fail "serving LOSO over every file: $what = $2%, gate <= $3%"
   done
