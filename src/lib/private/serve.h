@@ -296,8 +296,10 @@ gp_status gpi_engine_profile_get(const gp_catalog *cat, gp_engine engine, const 
                                  gpi_engine_profile *out, gp_error *err);
 
 /* Checks what gpi_engine_profile_get cannot leave to a tier of `engines` (data/engines.json
- * merged with a user's): every profile's cuda_graph_batch_sizes and eager_layer_us. GP_EPARSE
- * names the file and the field. */
+ * merged with a user's): every profile's cuda_graph_batch_sizes and eager_layer_us, and that it
+ * has the keys every profile needs (a user's profile replaces the built-in one whole: a partial
+ * one would otherwise fall back to the built-in rules unnoticed). GP_EPARSE names the file and
+ * the field. */
 struct json_t;
 gp_status gpi_engines_check(struct json_t *engines, gp_error *err);
 

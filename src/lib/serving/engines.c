@@ -104,16 +104,28 @@ static int graph_sizes(json_t *e, gpi_engine_profile *out)
     return 0;
 }
 
+/* The first key a profile needs that `e` lacks (a number or a list of tiers), NULL if none. */
+static const char *missing_key(json_t *e)
+{
+    static const char *const needed[] = {"max_num_batched_tokens", "max_num_seqs", "block_size"};
+    for (size_t k = 0; k < sizeof needed / sizeof needed[0]; k++) {
+        json_t *v = json_object_get(e, needed[k]);
+        if (!json_is_number(v) && !json_is_array(v))
+            return needed[k];
+    }
+    return NULL;
+}
+
 gp_status gpi_engines_check(struct json_t *engines, gp_error *err)
 {
     size_t i;
     json_t *e;
     json_array_foreach(json_object_get(engines, "engines"), i, e)
     {
+        const char *id = json_string_value(json_object_get(e, "id"));
         gpi_engine_profile p;
         memset(&p, 0, sizeof p);
         if (graph_sizes(e, &p)) {
-            const char *id = json_string_value(json_object_get(e, "id"));
             gpi_error_set_path(err, "engines.json");
             gpi_error_set_field(err, "cuda_graph_batch_sizes");
             return gpi_fail(err, GP_EPARSE,
@@ -124,13 +136,21 @@ gp_status gpi_engines_check(struct json_t *engines, gp_error *err)
         json_t *eager = json_object_get(e, "eager_layer_us");
         if (eager && !(json_is_number(eager) && json_number_value(eager) >= 0 &&
                        json_number_value(eager) * 1e-6 <= GPI_EAGER_LAYER_MAX_S)) {
-            const char *id = json_string_value(json_object_get(e, "id"));
             gpi_error_set_path(err, "engines.json");
             gpi_error_set_field(err, "eager_layer_us");
             return gpi_fail(err, GP_EPARSE,
                             "engines.json profile \"%s\": eager_layer_us must be a number of microseconds per "
                             "layer from 0 to 100000",
                             id ? id : "?");
+        }
+        const char *missing = missing_key(e);
+        if (missing) {
+            gpi_error_set_path(err, "engines.json");
+            gpi_error_set_field(err, missing);
+            return gpi_fail(err, GP_EPARSE,
+                            "engines.json profile \"%s\" has no %s: a profile replaces the built-in one of the "
+                            "same id whole, so copy it from data/engines.json and change what you need",
+                            id ? id : "?", missing);
         }
     }
     return GP_OK;
