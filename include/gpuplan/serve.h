@@ -102,6 +102,9 @@ typedef struct gp_sim_result {
     double kv_utilization_mean;    /* time-weighted fraction of KV blocks in use */
     double kv_utilization_peak;
     double mean_running; /* time-weighted running sequences */
+    double host_wait_share; /* share of the busy time the GPU waits on the engine's host: its
+                               per-step overhead and the per-sequence work and kernel dispatch
+                               the GPU's work does not hide (docs/serving.md, "Host work") */
     int64_t preemptions;
     int64_t steps;
     int stopped_early; /* 1: stopped once the p99 targets were certain to be missed

@@ -25,6 +25,8 @@ expect_json .slo.met true "targets met"
 expect_json '.perf.ttft_p99_s <= 1' true "p99 TTFT within target"
 expect_json '.perf.tpot_p99_s <= 0.05' true "p99 TPOT within target"
 expect_json '.layout.gpus_total == .layout.tp * .layout.replicas' true "gpus_total = tp x replicas"
+# the share of the time the GPU waits on the engine's host: a share, and some (vLLM's 4.5 ms a step)
+expect_json '.perf.host_wait_share > 0 and .perf.host_wait_share < 1' true "host wait is a share"
 expect_json '.layout.replicas >= 2' true "n+1 means at least 2 replicas"
 expect_json '[.reasons[].code] | index("redundancy") != null' true "redundancy reason"
 expect_json '[.reasons[].code] | index("concurrency") != null' true "concurrency reason"

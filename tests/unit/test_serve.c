@@ -315,6 +315,33 @@ static void test_eager_dispatch_by_hand(void **state)
     assert_float_equal(r.tpot.p50, decode, 1e-15);
 }
 
+/*
+ * The share of the time the GPU waits on the host (gp_sim_result.host_wait_share): one request
+ * alone, 1 ms of per-step overhead, serial host: five steps (its prefill and four decodes) each
+ * wait 1 ms, so 5 ms of prefill + 4 x decode (at the mean context 101.5) + 5 ms.
+ */
+static void test_host_wait_share_by_hand(void **state)
+{
+    (void)state;
+    gpi_step_model sm;
+    step_model(&sm, 1, 1.0);
+    gpi_sched_config sc;
+    roomy(&sc);
+    gp_traffic t;
+    fixed_traffic(&t, GP_ARRIVAL_BURST, 1, 100, 5);
+    gp_sim_result r;
+    assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &r, NULL), GP_OK);
+    assert_float_equal(r.host_wait_share, 0.0, 1e-15); /* no host work: the GPU never waits */
+    gpi_batch_shape b;
+    gpi_batch_prefill(NULL, &b, 100);
+    double prefill = gpi_step_time(&sm, &b, NULL);
+    gpi_batch_decode(NULL, &b, 1, 101.5);
+    double decode = gpi_step_time(&sm, &b, NULL);
+    sm.params.step_overhead_s = 1e-3;
+    assert_int_equal(gpi_simulate(&sm, &sc, &t, NULL, &r, NULL), GP_OK);
+    assert_float_equal(r.host_wait_share, 5e-3 / (prefill + 4 * decode + 5e-3), 1e-12);
+}
+
 /* Little's law on a closed loop: N users = throughput x (response time + think time). */
 static void test_littles_law(void **state)
 {
@@ -663,6 +690,7 @@ int main(void)
         cmocka_unit_test(test_decode_by_hand),
         cmocka_unit_test(test_host_work_by_hand),
         cmocka_unit_test(test_eager_dispatch_by_hand),
+        cmocka_unit_test(test_host_wait_share_by_hand),
         cmocka_unit_test(test_sliding_window_by_hand),
         cmocka_unit_test(test_graph_padding_by_hand),
         cmocka_unit_test(test_prefill_by_hand),

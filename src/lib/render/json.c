@@ -245,6 +245,7 @@ static json_t *serve_perf_json(const gp_serve_answer *a)
         json_object_set_new(perf, "ttft", stats_json(&s->ttft));
         json_object_set_new(perf, "tpot", stats_json(&s->tpot));
         json_object_set_new(perf, "e2e", stats_json(&s->e2e));
+        json_object_set_new(perf, "host_wait_share", json_real(s->host_wait_share));
         serve_perf_ranges(perf, a, k);
     }
     return perf;

@@ -96,6 +96,20 @@ static void print_options(gpi_buf *tb, const gp_capacity_result *cr)
     }
 }
 
+/* At or above this share of the time waiting on the host, the host is the bottleneck: a step
+ * then lasts as long as the host's work, whatever the GPU. */
+#define GPI_HOST_BOUND_SHARE 0.5
+
+/* How long the GPU waits on the engine's host (docs/serving.md, "Host work"), and what that
+ * means for the choice of GPU when it is most of the time. */
+static void print_host_wait(gpi_buf *tb, double share)
+{
+    gpi_buf_printf(tb, "  engine host work: the GPU waits on it %.0f%% of the time", share * 100);
+    if (share >= GPI_HOST_BOUND_SHARE)
+        gpi_buf_printf(tb, "; the CPU side sets the pace, so a faster GPU would barely help: more replicas would");
+    gpi_buf_printf(tb, "\n");
+}
+
 static void print_setup(gpi_buf *tb, const gp_scenario *sc, const gp_serve_answer *a)
 {
     const gp_serve_option *best = &a->best;
@@ -137,6 +151,7 @@ static void print_setup(gpi_buf *tb, const gp_scenario *sc, const gp_serve_answe
     gpi_buf_printf(
         tb, "  KV cache use: mean %.0f%%, peak %.0f%%; %.1f sequences running on average; %lld preemptions\n",
         s->kv_utilization_mean * 100, s->kv_utilization_peak * 100, s->mean_running, (long long)s->preemptions);
+    print_host_wait(tb, s->host_wait_share);
     if (sc->ttft_p99 > 0 || sc->tpot_p99 > 0)
         gpi_buf_printf(tb, "  targets: %s (goodput %.2f requests/s, %.1f%% of requests within both)\n",
                        best->meets ? "met" : "MISSED", s->goodput_requests_per_s * k, s->slo_attainment * 100);

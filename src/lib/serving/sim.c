@@ -278,7 +278,7 @@ typedef struct sim {
     int64_t slot; /* pipeline: the micro-batch (group) scheduled next */
     int pp;       /* micro-batches in flight (pipeline stages) */
     double now;
-    double kv_time, kv_peak, run_time, busy;
+    double kv_time, kv_peak, run_time, busy, host_wait;
     const gp_slo *stop_slo; /* stop once a p99 target is certainly missed (NULL: never) */
     int64_t count_lo, count_hi, miss_ttft, miss_tpot, miss_limit;
     int stop;
@@ -732,7 +732,7 @@ static double eager_s(const sim *s, const gpi_batch_shape *b, const gpi_batch_sh
 
 /* The step's shape and duration: one micro-batch's pass; with pp stages in flight the
  * engine starts a micro-batch every 1/pp of a full pass (plus the per-step overhead). */
-static double step_duration(sim *s, int *spec)
+static double step_duration(sim *s, int *spec, double *host_s)
 {
     gpi_batch_shape b, dec; /* dec: the decode part alone */
     memset(&b, 0, sizeof b);
@@ -770,9 +770,11 @@ static double step_duration(sim *s, int *spec)
         dt += (double)s->sc->spec.draft_tokens * s->sc->spec.draft_cost * dt;
     /* a slot of the pipeline: 1/pp of the micro-batch's GPU pass, plus the host's work on
      * that micro-batch (hidden behind the slot's GPU work under an overlap scheduler) */
+    *host_s = d.overhead_s;
     if (s->pp > 1) {
         double gpu = (dt - d.overhead_s) / (double)s->pp;
-        dt = gpu + gpi_step_host_s(&s->sm->params, gpu, b.sampled, eager);
+        *host_s = gpi_step_host_s(&s->sm->params, gpu, b.sampled, eager);
+        dt = gpu + *host_s;
     }
     return dt;
 }
@@ -885,7 +887,9 @@ static gp_status step_once(sim *s, int *stop, gp_error *err)
         return GP_OK;
     }
     int spec;
-    double dt = step_duration(s, &spec);
+    double host = 0.0;
+    double dt = step_duration(s, &spec, &host);
+    s->host_wait += host < dt ? host : dt;
     double used = (double)(s->sc->kv_blocks - s->free_blocks) / (double)s->sc->kv_blocks;
     s->kv_time += used * dt;
     s->run_time += (double)s->n_running * dt;
@@ -958,6 +962,7 @@ static void collect(sim *s, const gp_slo *slo, gp_sim_result *out)
     out->kv_utilization_mean = s->busy > 0 ? s->kv_time / s->busy : 0.0;
     out->kv_utilization_peak = s->kv_peak;
     out->mean_running = s->busy > 0 ? s->run_time / s->busy : 0.0;
+    out->host_wait_share = s->busy > 0 ? s->host_wait / s->busy : 0.0;
     out->preemptions = s->preemptions;
     out->steps = s->steps;
 }
