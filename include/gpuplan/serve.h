@@ -101,7 +101,7 @@ typedef struct gp_sim_result {
     double slo_attainment;         /* fraction of requests meeting both targets */
     double kv_utilization_mean;    /* time-weighted fraction of KV blocks in use */
     double kv_utilization_peak;
-    double mean_running; /* time-weighted running sequences */
+    double mean_running;    /* time-weighted running sequences */
     double host_wait_share; /* share of the busy time the GPU waits on the engine's host: its
                                per-step overhead and the per-sequence work and kernel dispatch
                                the GPU's work does not hide (docs/serving.md, "Host work") */
