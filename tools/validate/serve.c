@@ -44,11 +44,12 @@
 #define GPV_TRTLLM_SEQ_S  0.000025
 #define GPV_VLLM_STEP_S   0.0045
 /* Priors of constants no other source informs (loso.c): FP4 GEMMs reach the share the other
- * formats reach (ratio 1; B200's measured NVFP4/FP8 kernel ratio, 0.74, tried as the prior:
- * docs/serving.md section 4 says why it is not); TensorRT-LLM's host work per sequence on an x86 host is the Grace
- * figure of data/engines.json (NVIDIA/TensorRT-LLM pull request #16564, 34 us) scaled by the
- * two hosts' boost clocks, one Python thread's work being serial: Grace 3.44 GHz (MLCommons
- * inference_results_v6.1, closed/Crusoe/systems/GB200-NVL72_GB200-186GB_aarch64x16_Dynamo.json,
+ * formats reach (ratio 1; B200's measured NVFP4/FP8 kernel ratio, 0.74, was tried as the
+ * prior: docs/serving.md section 4 says why it is not); TensorRT-LLM's host work per sequence
+ * on an x86 host is the Grace figure of data/engines.json (NVIDIA/TensorRT-LLM pull request
+ * #16564, 34 us) scaled by the two hosts' boost clocks, one Python thread's work being serial:
+ * Grace 3.44 GHz (MLCommons inference_results_v6.1,
+ * closed/Crusoe/systems/GB200-NVL72_GB200-186GB_aarch64x16_Dynamo.json,
  * host_processor_frequency "3.1 GHz base / 3.44 GHz boost"), DGX B200's Xeon Platinum 8570
  * 4.0 GHz (NVIDIA DGX B200 User Guide, "Introduction to NVIDIA DGX B200 Systems": 2.1/4 GHz
  * base/max boost): 34 x 3.44 / 4.0 = 29 us (grid: 30 us), instructions per clock taken equal;
