@@ -42,6 +42,10 @@ gp_dtype gpv_serve_precision(const char *p)
         return GP_DTYPE_FP4;
     if (has(p, "mxfp4"))
         return GP_DTYPE_MXFP4;
+    if (has(p, "fp16"))
+        return GP_DTYPE_F16; /* an engine built without quantization (TensorRT-LLM 0.x pages) */
+    if (has(p, "bf16"))
+        return GP_DTYPE_BF16;
     return GP_DTYPE_FP8;
 }
 
@@ -69,8 +73,9 @@ const gp_gpu *gpv_serve_gpu(const gp_catalog *cat, const char *g)
     static const struct {
         const char *pattern, *id;
     } maps[] = {
-        {"H200", "H200-SXM-141GB"},       {"H100", "H100-SXM-80GB"}, {"GB200", "GB200"}, {"B200", "B200"},
-        {"RTX-PRO-6000", "RTX-PRO-6000"}, {"MI300X", "MI300X"},      {"GB300", "GB300"},
+        {"H200", "H200-SXM-141GB"}, {"H100", "H100-SXM-80GB"},          {"GB200", "GB200"},
+        {"B200", "B200"},           {"RTX-PRO-6000", "RTX-PRO-6000"},   {"MI300X", "MI300X"},
+        {"GB300", "GB300"},         {"A100-SXM-80GB", "A100-SXM-80GB"}, {"L40S", "L40S"},
     };
     const gp_gpu *out = NULL;
     for (size_t i = 0; g && i < sizeof maps / sizeof maps[0]; i++)
@@ -139,6 +144,20 @@ void gpv_trtllm_bench_limits(const gp_model *m, const gp_gpu *g, gp_dtype weight
     *max_tokens = (int64_t)fmax(tok, (double)isl);
 }
 
+/* TensorRT-LLM 0.x's TensorRT-engine flow (trtllm-bench build + throughput, the C++ runtime):
+ * the engine's kernels are enqueued from C++, not dispatched one by one from Python, so a step
+ * with a context chunk pays no eager dispatch; trtllm-bench asks for no CUDA graphs, so decode
+ * batches are not padded (NVIDIA/TensorRT-LLM @000a01de66f0eab4ab05640711f0253f50f5209c,
+ * tensorrt_llm/bench/dataclasses/configuration.py: PerformanceOptions.cuda_graphs False, passed
+ * as ExtendedRuntimePerfKnobConfig.cuda_graph_mode). The host work per step and per sequence
+ * stay the profile's (no figure of the C++ runtime's own was found). */
+static void trt_engine_backend(gpi_engine_profile *prof)
+{
+    prof->eager_layer_s = 0.0;
+    prof->cuda_graphs = 0;
+    prof->n_graph_sizes = 0;
+}
+
 /* trtllm-bench throughput rows of the perf-overview pages: a burst of the page's request
  * count per ISL/OSL on one replica (one attention-DP rank), fixed lengths, FP8 KV, the
  * engine's profile with trtllm-bench's limits and KV share. */
@@ -168,6 +187,10 @@ static int map_trtllm(const gp_catalog *cat, json_t *c, gpv_serve_run *r)
      * keeps the checkpoint's 16-bit KV */
     if (has(json_string_value(json_object_get(set, "kv_cache_dtype")), "auto"))
         r->w.kv_dtype = GP_DTYPE_BF16;
+    /* an engine built without --quantization keeps its KV in the model's dtype (the 0.17
+     * page: "If you specify FP8 quantization, the KV cache will automatically be set to FP8") */
+    if (r->w.dtype == GP_DTYPE_F16 || r->w.dtype == GP_DTYPE_BF16)
+        r->w.kv_dtype = r->w.dtype;
     gpv_serve_layout(par, &r->l);
     int tp_world = r->l.tp * r->l.dp;
     if (gpi_engine_profile_get(cat, r->w.engine, r->g, r->l.tp, &r->prof, NULL) != GP_OK)
@@ -176,6 +199,8 @@ static int map_trtllm(const gp_catalog *cat, json_t *c, gpv_serve_run *r)
                             &r->prof.max_num_batched_tokens);
     r->prof.max_num_seqs *= r->l.pp; /* per micro-batch; pp of them in flight */
     r->prof.kv_fraction = GPV_TRTLLM_BENCH_KV_FRACTION;
+    if (has(json_string_value(json_object_get(set, "backend")), "tensorrt"))
+        trt_engine_backend(&r->prof);
     int64_t n = gpv_trtllm_requests(isl, osl) / r->l.dp;
     r->t.requests = n > 0 ? n : 1;
     r->t.prompt.mean = (double)isl;
