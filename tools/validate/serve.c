@@ -214,7 +214,7 @@ static void run_row(const gp_catalog *cat, json_t *c, const double *v, vrows *rs
     gemm_params(r.w.dtype, v, &pp);
     if (r.w.engine == GP_ENGINE_TRTLLM) {
         pp.step_overhead_s = fitted(v, SP_TRTLLM_STEP, GPV_TRTLLM_STEP_S, pp.step_overhead_s);
-        if (strncmp(r.g->id, "GB", 2) != 0)
+        if (strncmp(r.g->id, "GB", 2) != 0 && !r.cpp_runtime)
             pp.seq_overhead_s = fitted(v, SP_TRTLLM_SEQ, GPV_TRTLLM_SEQ_S, pp.seq_overhead_s);
     } else {
         pp.step_overhead_s = fitted(v, SP_VLLM_STEP, GPV_VLLM_STEP_S, pp.step_overhead_s);
@@ -328,7 +328,9 @@ static unsigned serve_depends(json_t *c)
         return gemm | 1u << SP_V05_STEP | 1u << SP_V05_SEQ;
     if (engine && vcontains(engine, "vLLM"))
         return gemm | 1u << SP_VLLM_STEP;
-    if (engine && vcontains(engine, "TensorRT-LLM") && !(gpu && strncmp(gpu, "GB", 2) == 0))
+    const char *backend = json_string_value(json_object_get(set, "backend"));
+    int cpp_runtime = backend && vcontains(backend, "tensorrt"); /* serve_cases.c: no Python work */
+    if (engine && vcontains(engine, "TensorRT-LLM") && !(gpu && strncmp(gpu, "GB", 2) == 0) && !cpp_runtime)
         return gemm | 1u << SP_TRTLLM_STEP | 1u << SP_TRTLLM_SEQ;
     return gemm | 1u << SP_TRTLLM_STEP;
 }

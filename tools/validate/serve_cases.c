@@ -149,13 +149,17 @@ void gpv_trtllm_bench_limits(const gp_model *m, const gp_gpu *g, gp_dtype weight
  * with a context chunk pays no eager dispatch; trtllm-bench asks for no CUDA graphs, so decode
  * batches are not padded (NVIDIA/TensorRT-LLM @000a01de66f0eab4ab05640711f0253f50f5209c,
  * tensorrt_llm/bench/dataclasses/configuration.py: PerformanceOptions.cuda_graphs False, passed
- * as ExtendedRuntimePerfKnobConfig.cuda_graph_mode). The host work per step and per sequence
- * stay the profile's (no figure of the C++ runtime's own was found). */
-static void trt_engine_backend(gpi_engine_profile *prof)
+ * as ExtendedRuntimePerfKnobConfig.cuda_graph_mode). The profile's host work per sequence is
+ * the PyTorch executor's Python work per request and step (PR #16564 measured it there); the
+ * C++ runtime's batch manager does that work in C++, taken as none (no figure of its own was
+ * found). The per-step overhead stays the profile's. */
+static void trt_engine_backend(gpv_serve_run *r)
 {
-    prof->eager_layer_s = 0.0;
-    prof->cuda_graphs = 0;
-    prof->n_graph_sizes = 0;
+    r->cpp_runtime = 1;
+    r->prof.eager_layer_s = 0.0;
+    r->prof.seq_overhead_s = 0.0;
+    r->prof.cuda_graphs = 0;
+    r->prof.n_graph_sizes = 0;
 }
 
 /* trtllm-bench throughput rows of the perf-overview pages: a burst of the page's request
@@ -200,7 +204,7 @@ static int map_trtllm(const gp_catalog *cat, json_t *c, gpv_serve_run *r)
     r->prof.max_num_seqs *= r->l.pp; /* per micro-batch; pp of them in flight */
     r->prof.kv_fraction = GPV_TRTLLM_BENCH_KV_FRACTION;
     if (has(json_string_value(json_object_get(set, "backend")), "tensorrt"))
-        trt_engine_backend(&r->prof);
+        trt_engine_backend(r);
     int64_t n = gpv_trtllm_requests(isl, osl) / r->l.dp;
     r->t.requests = n > 0 ? n : 1;
     r->t.prompt.mean = (double)isl;

@@ -51,6 +51,8 @@ typedef struct gpv_serve_run {
     double measured; /* output tokens/s of the whole GPU group */
     int dp_balance;  /* settings.attention_dp_balance: the attention-DP ranks' context
                         work aligned (gpi_perf_params.dp_balance) */
+    int cpp_runtime; /* settings.backend "tensorrt": TensorRT-LLM 0.x's TensorRT engine on the
+                        C++ runtime (no Python work per sequence) */
 } gpv_serve_run;
 
 /* Map case c; 1 when it is one of these runs and every input it needs is stated. */
