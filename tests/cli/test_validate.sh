@@ -16,9 +16,11 @@ LOSO_BIN=${GP_VALIDATE_LOSO_BIN:-}
 ALL=0
 if [ "$QUICK" != 1 ]; then
 run --cases "$CASES" --json; expect_rc 0 "validate runs on every file"
-# every serving file is mapped: the TensorRT-LLM pages (374 rows, Llama 4 has no preset), AMD's
-# vLLM table (64), Lambda's vLLM 0.5.4 table (17) and FasterTransformer (4) at the time of writing
-expect_json '[.rows[] | select(.category == "infer_throughput")] | length >= 450' true "serving rows of every file mapped"
+# every serving file is mapped: the TensorRT-LLM pages (374 rows of v1.0 and later, Llama 4 has no
+# preset; 330 of release 0.17), AMD's vLLM table (64), Lambda's vLLM 0.5.4 table (17) and
+# FasterTransformer (4) at the time of writing
+expect_json '[.rows[] | select(.category == "infer_throughput")] | length >= 780' true "serving rows of every file mapped"
+expect_json '[.rows[] | select(.category == "infer_throughput" and (.id | startswith("trtllm-v017-")))] | length' 330 "TensorRT-LLM 0.17's table mapped"
 expect_json '[.rows[] | select(.category == "infer_throughput" and (.id | startswith("amd-")))] | length' 64 "AMD's vLLM table mapped"
 cp "$TMP/out" "$TMP/all.json"
 if [ -n "$LOSO_BIN" ]; then
@@ -56,8 +58,9 @@ check_le infer_throughput p90_abs_error_pct 35
 # leave one source out (docs/validation.md): serving's fitted constants (the GEMM share, the FP4
 # ratio, the engines' step overheads and TensorRT-LLM's host work per sequence, vLLM 0.5's
 # overheads) refitted without the source each prediction is for. The gates are the figures
-# achieved when they were set (issue 11, fourth serving round: every file 11.9% / 42.5%, dense
-# models 11.0% / 25.9%, MoE 15.2% / 56.2%; public.jsonl 7.8% / 50.9%), not the
+# achieved when they were set (issue 11, sixth serving round, with TensorRT-LLM 0.17's 330 rows:
+# every file 11.0% / 31.8%, dense models 10.8% / 24.9%, MoE 11.4% / 45.6%; public.jsonl 7.8% /
+# 50.9%; before those rows, 11.9% / 42.5%, dense 11.0% / 25.9%, MoE 15.2% / 56.2%), not the
 # targets (12% / 30%): a change that makes the held-out
 # figures worse fails here; lower the gates as the model improves. The memory models fit
 # nothing on cases; training's LOSO runs over every file below (seconds: no simulation).
@@ -78,10 +81,14 @@ if [ "$ALL" = 1 ]; then
   # dense models held out: the median and 90th percentile of |error| over their rows
   dense_pct() { jq -r "[.rows[] | select(.category==\"infer_throughput\" and .moe == \"dense\") | .loso_error_pct | fabs] | sort | .[(length * $1 | floor)]" "$TMP/loso_all.json"; }
   moe_pct() { jq -r "[.rows[] | select(.category==\"infer_throughput\" and .moe == \"MoE\") | .loso_error_pct | fabs] | sort | .[(length * $1 | floor)]" "$TMP/loso_all.json"; }
-  for gate in "median_abs_error_pct $(loso_all median_abs_error_pct) 12.5" "p90_abs_error_pct $(loso_all p90_abs_error_pct) 44" \
-              "dense median $(dense_pct 0.5) 11" "dense p90 $(dense_pct 0.9) 27" \
-              "MoE median $(moe_pct 0.5) 16" "MoE p90 $(moe_pct 0.9) 57.5"; do
-    set -- $gate; what="$1"; case "$1" in dense|MoE) what="$1 $2"; shift;; esac
+  # TensorRT-LLM 0.17's rows (A100 FP16, H100/H200/L40S FP8), added after every constant was
+  # fitted: held out with the other TensorRT-LLM pages, 10.0% / 23.5% at the time of writing
+  v017_pct() { jq -r "[.rows[] | select(.category==\"infer_throughput\" and (.id | startswith(\"trtllm-v017-\"))) | .loso_error_pct | fabs] | sort | .[(length * $1 | floor)]" "$TMP/loso_all.json"; }
+  for gate in "median_abs_error_pct $(loso_all median_abs_error_pct) 11.5" "p90_abs_error_pct $(loso_all p90_abs_error_pct) 32.5" \
+              "dense median $(dense_pct 0.5) 11.3" "dense p90 $(dense_pct 0.9) 25.5" \
+              "MoE median $(moe_pct 0.5) 12" "MoE p90 $(moe_pct 0.9) 46.5" \
+              "0.17 median $(v017_pct 0.5) 10.5" "0.17 p90 $(v017_pct 0.9) 24.5"; do
+    set -- $gate; what="$1"; case "$1" in dense|MoE|0.17) what="$1 $2"; shift;; esac
     checks=$((checks+1)); awk -v v="$2" -v l="$3" 'BEGIN{exit !(v+0 <= l+0)}' || fail "serving LOSO over every file: $what = $2%, gate <= $3%"
   done
   checks=$((checks+1)); [ "$(jq '[.loso.fits[] | select(.category == "infer_throughput")] | length' "$TMP/loso_all.json")" -ge 5 ] ||
