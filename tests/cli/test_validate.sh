@@ -7,7 +7,7 @@ CASES="$SRC/validation"
 [ -f "$CASES/public.jsonl" ] || { echo "FAIL: no validation cases at $CASES"; exit 1; }
 # Memory and training gate in-sample on validation/public.jsonl (the set their constants were
 # first fitted on); serving gates leave-one-source-out. GP_VALIDATE_LOSO_BIN (tools/test.sh sets
-# it to a Release build of gpuplan-validate) runs serving's LOSO over every file: about 4-9
+# it to a Release build of gpuplan-validate) runs serving's LOSO over every file: about 7-11
 # minutes on 2 cores in Release, far longer in Debug, so a Debug ctest alone runs it on
 # public.jsonl. GP_VALIDATE_QUICK=1 (tools/test.sh sets it for the sanitizer builds, where
 # thousands of simulations take many minutes): the fitted set in-sample only.
