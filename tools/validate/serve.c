@@ -328,9 +328,8 @@ static unsigned serve_depends(json_t *c)
         return gemm | 1u << SP_V05_STEP | 1u << SP_V05_SEQ;
     if (engine && vcontains(engine, "vLLM"))
         return gemm | 1u << SP_VLLM_STEP;
-    const char *backend = json_string_value(json_object_get(set, "backend"));
-    int cpp_runtime = backend && vcontains(backend, "tensorrt"); /* serve_cases.c: no Python work */
-    if (engine && vcontains(engine, "TensorRT-LLM") && !(gpu && strncmp(gpu, "GB", 2) == 0) && !cpp_runtime)
+    if (engine && vcontains(engine, "TensorRT-LLM") && !(gpu && strncmp(gpu, "GB", 2) == 0) &&
+        !gpv_serve_cpp_runtime(c))
         return gemm | 1u << SP_TRTLLM_STEP | 1u << SP_TRTLLM_SEQ;
     return gemm | 1u << SP_TRTLLM_STEP;
 }

@@ -153,6 +153,11 @@ void gpv_trtllm_bench_limits(const gp_model *m, const gp_gpu *g, gp_dtype weight
  * the PyTorch executor's Python work per request and step (PR #16564 measured it there); the
  * C++ runtime's batch manager does that work in C++, taken as none (no figure of its own was
  * found). The per-step overhead stays the profile's. */
+int gpv_serve_cpp_runtime(json_t *c)
+{
+    return has(json_string_value(json_object_get(json_object_get(c, "settings"), "backend")), "tensorrt");
+}
+
 static void trt_engine_backend(gpv_serve_run *r)
 {
     r->cpp_runtime = 1;
@@ -203,7 +208,7 @@ static int map_trtllm(const gp_catalog *cat, json_t *c, gpv_serve_run *r)
                             &r->prof.max_num_batched_tokens);
     r->prof.max_num_seqs *= r->l.pp; /* per micro-batch; pp of them in flight */
     r->prof.kv_fraction = GPV_TRTLLM_BENCH_KV_FRACTION;
-    if (has(json_string_value(json_object_get(set, "backend")), "tensorrt"))
+    if (gpv_serve_cpp_runtime(c))
         trt_engine_backend(r);
     int64_t n = gpv_trtllm_requests(isl, osl) / r->l.dp;
     r->t.requests = n > 0 ? n : 1;

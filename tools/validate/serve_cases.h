@@ -55,6 +55,9 @@ typedef struct gpv_serve_run {
                         C++ runtime (no Python work per sequence) */
 } gpv_serve_run;
 
+/* 1 when case c ran TensorRT-LLM 0.x's TensorRT engine on the C++ runtime (settings.backend
+ * "tensorrt"): mapped without Python host work per sequence, so it does not inform that fit. */
+int gpv_serve_cpp_runtime(json_t *c);
 /* Map case c; 1 when it is one of these runs and every input it needs is stated. */
 int gpv_serve_run_map(const gp_catalog *cat, json_t *c, gpv_serve_run *out);
 /* The step model's parameters as the product sets them for this engine and layout
