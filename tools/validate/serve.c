@@ -214,7 +214,7 @@ static void run_row(const gp_catalog *cat, json_t *c, const double *v, vrows *rs
     gemm_params(r.w.dtype, v, &pp);
     if (r.w.engine == GP_ENGINE_TRTLLM) {
         pp.step_overhead_s = fitted(v, SP_TRTLLM_STEP, GPV_TRTLLM_STEP_S, pp.step_overhead_s);
-        if (strncmp(r.g->id, "GB", 2) != 0 && !r.cpp_runtime)
+        if (strncmp(r.g->id, "GB", 2) != 0 && !gpv_serve_cpp_runtime(c))
             pp.seq_overhead_s = fitted(v, SP_TRTLLM_SEQ, GPV_TRTLLM_SEQ_S, pp.seq_overhead_s);
     } else {
         pp.step_overhead_s = fitted(v, SP_VLLM_STEP, GPV_VLLM_STEP_S, pp.step_overhead_s);

@@ -160,7 +160,6 @@ int gpv_serve_cpp_runtime(json_t *c)
 
 static void trt_engine_backend(gpv_serve_run *r)
 {
-    r->cpp_runtime = 1;
     r->prof.eager_layer_s = 0.0;
     r->prof.seq_overhead_s = 0.0;
     r->prof.cuda_graphs = 0;

@@ -51,8 +51,6 @@ typedef struct gpv_serve_run {
     double measured; /* output tokens/s of the whole GPU group */
     int dp_balance;  /* settings.attention_dp_balance: the attention-DP ranks' context
                         work aligned (gpi_perf_params.dp_balance) */
-    int cpp_runtime; /* settings.backend "tensorrt": TensorRT-LLM 0.x's TensorRT engine on the
-                        C++ runtime (no Python work per sequence) */
 } gpv_serve_run;
 
 /* 1 when case c ran TensorRT-LLM 0.x's TensorRT engine on the C++ runtime (settings.backend
