@@ -152,6 +152,13 @@ static void collectives(void **state)
          1e-9);
     /* PCIe 4 (31.5 GB/s): the RTX 5090 PCIe 5 share 28 / 63, so 14.0 GB/s at large sizes */
     near(gpi_collective_busbw(gpi_link_curve_of(cat, "pcie4"), GPI_COLL_ALL_REDUCE, 17179869184.0, 31.5), 14.0e9, 1e-9);
+    /* ... on the shape of a PCIe ring (4x RTX PRO 6000, NCCL, voipmonitor/rtx6kpro): 2 MiB in
+     * 152.1 us = 1.5 x 2097152 / 152.1e-6 = 20.682 GB/s of the 28.118 at 32 MiB, so PCIe 4 gives
+     * 14.0 x 20.682 / 28.118 = 10.298 GB/s at 2 MiB (the A100 NVLink shape gave 2.16) and the
+     * full 14.0 from 32 MiB up */
+    near(gpi_collective_busbw(gpi_link_curve_of(cat, "pcie4"), GPI_COLL_ALL_REDUCE, 2097152.0, 31.5),
+         14.0e9 * 20.682 / 28.118, 1e-9);
+    near(gpi_collective_busbw(gpi_link_curve_of(cat, "pcie4"), GPI_COLL_ALL_REDUCE, 33554432.0, 31.5), 14.0e9, 1e-9);
     /* TCP Ethernet: half the RDMA curve: 12.5 GB/s x 0.9545 x 0.5 = 5.966 */
     near(gpi_collective_busbw(gpi_link_curve_of(cat, "ethernet-100"), GPI_COLL_ALL_REDUCE, 17179869184.0, 12.5),
          12.5e9 * 381.8 / 400 * 0.5, 1e-9);
