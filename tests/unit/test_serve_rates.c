@@ -39,8 +39,9 @@ static const gp_gpu *gpu(const char *id)
     return g;
 }
 
-/* Llama-3.1-8B on H100 SXM at `dtype`, TP `tp`, no per-step overhead, measured rates. */
-static void llama8b(gpi_step_model *sm, gp_dtype dtype, int tp)
+/* Llama-3.1-8B on `gpu_id` under `engine` at `dtype`, TP `tp`, no per-step overhead, measured
+ * rates. */
+static void llama8b_on(gpi_step_model *sm, const char *gpu_id, gp_engine engine, gp_dtype dtype, int tp)
 {
     gp_model m;
     assert_int_equal(gp_catalog_find_model(cat, "llama-3.1-8b", &m, NULL), GP_OK);
@@ -53,12 +54,19 @@ static void llama8b(gpi_step_model *sm, gp_dtype dtype, int tp)
     l.tp = tp;
     l.dp = 1;
     gpi_perf_params pp;
-    gpi_perf_params_defaults(&pp, GP_ENGINE_VLLM);
+    gpi_perf_params_defaults(&pp, engine);
     pp.step_overhead_s = 0.0;
-    const gp_gpu *g = gpu("H100-SXM-80GB");
+    w.engine = engine;
+    const gp_gpu *g = gpu(gpu_id);
     assert_int_equal(gpi_step_model_init_nodes(&m, g, NULL, NULL, &w, &l, &pp, sm, NULL), GP_OK);
     gpi_step_model_use_rates(sm, cat, g, NULL);
     assert_non_null(sm->rates);
+}
+
+/* The same on H100 SXM under vLLM. */
+static void llama8b(gpi_step_model *sm, gp_dtype dtype, int tp)
+{
+    llama8b_on(sm, "H100-SXM-80GB", GP_ENGINE_VLLM, dtype, tp);
 }
 
 /* Llama-3.1-8B per layer: q 4096 x 4096 + k, v 2 x 4096 x 1024 + o 4096 x 4096 = 41,943,040;
@@ -144,6 +152,32 @@ static void allreduce_on_the_measured_curve(void **state)
      * vLLM's custom all-reduce limit (8 MiB): 8 us + 2 (1/2) x 524,288 B / the NVLink 4 curve's
      * asymptote (482.26 GB/s, nccl-tests on 8 H200 with NVLS) = 9.0871 us -> 0.58158 ms */
     near(d.comm_s, 64.0 * (8e-6 + 524288.0 / 482.26e9), 1e-3);
+}
+
+/* Without NVLink the engines run NCCL, not their own all-reduce kernels: TensorRT-LLM's AUTO
+ * strategy at any TP, vLLM beyond two GPUs. NCCL's time is the PCIe curve at the message's
+ * size. */
+static void allreduce_over_pcie_is_nccl(void **state)
+{
+    (void)state;
+    gpi_step_model sm;
+    gpi_batch_shape b;
+    gpi_step_breakdown d;
+    gpi_batch_decode(NULL, &b, 64, 100);
+    llama8b_on(&sm, "L40S", GP_ENGINE_TRTLLM, GP_DTYPE_BF16, 4);
+    assert_int_equal(sm.custom_ar, 0);
+    gpi_step_time(&sm, &b, &d);
+    /* 64 all-reduces of 524,288 B over 4 GPUs on PCIe 4: busbw at 512 KiB = 31.5 GB/s x 28/63
+     * (the RTX 5090 asymptote) x 9.029 / 28.118 (the PCIe ring's shape: 512 KiB in 87.1 us on
+     * 4 RTX PRO 6000, 1.5 x 524288 / 87.1e-6 = 9.029 GB/s) = 4.4956 GB/s; each all-reduce
+     * 2 (3/4) x 524,288 / 4.4956e9 = 174.93 us -> 11.195 ms */
+    near(d.comm_s, 64.0 * 1.5 * 524288.0 / (14.0e9 * 9.029 / 28.118), 1e-3);
+    llama8b_on(&sm, "L40S", GP_ENGINE_VLLM, GP_DTYPE_BF16, 2);
+    assert_int_equal(sm.custom_ar, 1); /* vLLM's custom all-reduce on two PCIe GPUs */
+    llama8b_on(&sm, "L40S", GP_ENGINE_VLLM, GP_DTYPE_BF16, 4);
+    assert_int_equal(sm.custom_ar, 0);
+    llama8b_on(&sm, "H100-SXM-80GB", GP_ENGINE_TRTLLM, GP_DTYPE_BF16, 4);
+    assert_int_equal(sm.custom_ar, 1); /* NVLink: the engine's one-shot / two-shot kernels */
 }
 
 static void engine_profiles_from_data(void **state)
@@ -266,7 +300,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(decode_is_weights_at_achievable_hbm), cmocka_unit_test(prefill_is_gemm_rate_at_its_shape),
         cmocka_unit_test(fp8_speeds_only_the_gemms),           cmocka_unit_test(allreduce_on_the_measured_curve),
-        cmocka_unit_test(engine_profiles_from_data),           cmocka_unit_test(sched_config_follows_the_profile),
+        cmocka_unit_test(allreduce_over_pcie_is_nccl),         cmocka_unit_test(engine_profiles_from_data),
+        cmocka_unit_test(sched_config_follows_the_profile),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -322,6 +322,20 @@ static void step_links(const gp_model *m, const gp_gpu *gpu, const gpi_link *int
     }
 }
 
+/* Whether the engine's own all-reduce kernels run on a TP group of `tp` GPUs, or NCCL does.
+ * Without NVLink (a GPU with no scale-up domain: PCIe cards) TensorRT-LLM's AUTO strategy
+ * always takes NCCL (AllreducePlugin::selectImplementation, "isAuto && !mIsNVLINKSupported",
+ * NVIDIA/TensorRT-LLM @005b299b cpp/tensorrt_llm/plugins/ncclPlugin/allreducePlugin.cpp), and
+ * vLLM (SGLang shares its kernel) disables CustomAllreduce beyond two PCIe-only GPUs
+ * ("not supported on more than two PCIe-only GPUs", vllm/distributed/device_communicators/
+ * custom_all_reduce.py). */
+static int engine_custom_ar(const gp_gpu *gpu, gp_engine engine, int tp)
+{
+    if (gpu->scale_up_domain > 1)
+        return 1;
+    return engine != GP_ENGINE_TRTLLM && tp <= 2;
+}
+
 gp_status gpi_step_model_init_nodes(const gp_model *m, const gp_gpu *gpu, const gpi_link *intra, const gpi_link *inter,
                                     const gp_workload *w, const gp_layout *l, const gpi_perf_params *params,
                                     gpi_step_model *out, gp_error *err)
@@ -379,6 +393,7 @@ gp_status gpi_step_model_init_nodes(const gp_model *m, const gp_gpu *gpu, const 
                  : wt == GP_DTYPE_MXFP4 ? 0.5 + 1.0 / 32.0
                                         : GP_ACT_BYTES;
     step_links(m, gpu, intra, inter, l, act, out);
+    out->custom_ar = engine_custom_ar(gpu, w->engine, l->tp);
     return GP_OK;
 }
 
@@ -460,7 +475,7 @@ void gpi_step_model_use_rates(gpi_step_model *sm, const gp_catalog *cat, const g
                                                                : GP_DEFAULT_INTER_GBPS;
     if (sm->tp > gpi_serve_node_gpus(gpu))
         sm->tp_link_gbps = sm->net_gbps;
-    sm->custom_ar_max_bytes = GP_CUSTOM_AR_MAX_BYTES;
+    sm->custom_ar_max_bytes = sm->custom_ar ? GP_CUSTOM_AR_MAX_BYTES : 0.0;
     sm->gemm_fraction *= gpi_cal_scale(sm->cal_gemm); /* a profile's rates (docs/calibration.md) */
     sm->hbm_bytes_per_s *= gpi_cal_scale(sm->cal_hbm);
 }

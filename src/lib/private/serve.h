@@ -110,6 +110,8 @@ typedef struct gpi_step_model {
     double gemm_fraction;       /* share of the measured GEMM rate a serving step reaches */
     double tp_link_gbps;        /* per direction, the link TP / EP cross inside a node */
     double net_gbps;            /* per direction per GPU, between nodes */
+    int custom_ar;              /* the engine runs its own all-reduce kernels on this TP group
+                                   (an NVLink domain, or vLLM/SGLang at TP 2); 0: NCCL only */
     double custom_ar_max_bytes; /* all-reduces up to this size use the engine's one-shot
                                    kernel (latency + bytes at the curve's asymptote) */
     double cal_gemm, cal_hbm;   /* a calibration profile's GEMM and HBM scales (0: none),
