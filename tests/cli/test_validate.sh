@@ -58,9 +58,10 @@ check_le infer_throughput p90_abs_error_pct 35
 # leave one source out (docs/validation.md): serving's fitted constants (the GEMM share, the FP4
 # ratio, the engines' step overheads and TensorRT-LLM's host work per sequence, vLLM 0.5's
 # overheads) refitted without the source each prediction is for. The gates are the figures
-# achieved when they were set (issue 11, sixth serving round, with TensorRT-LLM 0.17's 330 rows:
-# every file 11.0% / 31.8%, dense models 10.8% / 24.9%, MoE 11.4% / 45.6%; public.jsonl 7.8% /
-# 50.9%; before those rows, 11.9% / 42.5%, dense 11.0% / 25.9%, MoE 15.2% / 56.2%), not the
+# achieved when they were set (issue 11, seventh serving round, PCIe's own all-reduce curve:
+# every file 10.6% / 28.6%, dense models 10.6% / 22.7%, MoE 10.9% / 45.6%; the sixth, with
+# TensorRT-LLM 0.17's 330 rows: 11.0% / 31.8%, dense 10.8% / 24.9%, MoE 11.4% / 45.6%; before
+# those rows, 11.9% / 42.5%, dense 11.0% / 25.9%, MoE 15.2% / 56.2%), not the
 # targets (12% / 30%): a change that makes the held-out
 # figures worse fails here; lower the gates as the model improves. The memory models fit
 # nothing on cases; training's LOSO runs over every file below (seconds: no simulation).
@@ -82,15 +83,21 @@ if [ "$ALL" = 1 ]; then
   dense_pct() { jq -r "[.rows[] | select(.category==\"infer_throughput\" and .moe == \"dense\") | .loso_error_pct | fabs] | sort | .[(length * $1 | floor)]" "$TMP/loso_all.json"; }
   moe_pct() { jq -r "[.rows[] | select(.category==\"infer_throughput\" and .moe == \"MoE\") | .loso_error_pct | fabs] | sort | .[(length * $1 | floor)]" "$TMP/loso_all.json"; }
   # TensorRT-LLM 0.17's rows (A100 FP16, H100/H200/L40S FP8), added after every constant was
-  # fitted: held out with the other TensorRT-LLM pages, 10.0% / 23.5% at the time of writing
+  # fitted: held out with the other TensorRT-LLM pages, 9.4% / 19.7% at the time of writing
+  # (10.0% / 23.5% before the PCIe curve)
   v017_pct() { jq -r "[.rows[] | select(.category==\"infer_throughput\" and (.id | startswith(\"trtllm-v017-\"))) | .loso_error_pct | fabs] | sort | .[(length * $1 | floor)]" "$TMP/loso_all.json"; }
-  for gate in "median_abs_error_pct $(loso_all median_abs_error_pct) 11.5" "p90_abs_error_pct $(loso_all p90_abs_error_pct) 32.5" \
-              "dense median $(dense_pct 0.5) 11.3" "dense p90 $(dense_pct 0.9) 25.5" \
-              "MoE median $(moe_pct 0.5) 12" "MoE p90 $(moe_pct 0.9) 46.5" \
-              "0.17 median $(v017_pct 0.5) 10.5" "0.17 p90 $(v017_pct 0.9) 24.5"; do
+  for gate in "median_abs_error_pct $(loso_all median_abs_error_pct) 11" "p90_abs_error_pct $(loso_all p90_abs_error_pct) 29.5" \
+              "dense median $(dense_pct 0.5) 11" "dense p90 $(dense_pct 0.9) 23.5" \
+              "MoE median $(moe_pct 0.5) 11.5" "MoE p90 $(moe_pct 0.9) 46.5" \
+              "0.17 median $(v017_pct 0.5) 10" "0.17 p90 $(v017_pct 0.9) 20.5"; do
     set -- $gate; what="$1"; case "$1" in dense|MoE|0.17) what="$1 $2"; shift;; esac
     checks=$((checks+1)); awk -v v="$2" -v l="$3" 'BEGIN{exit !(v+0 <= l+0)}' || fail "serving LOSO over every file: $what = $2%, gate <= $3%"
   done
+  # issue 11's done-when: no GPU generation, precision or dense/MoE group beyond +-10% median
+  # signed, held out (Ada, the L40S rows, -9.5% since PCIe has its own curve; -20.2% before)
+  checks=$((checks+1))
+  off=$(jq -r '[.by_group[] | select(.category == "infer_throughput" and (.loso.median_signed_error_pct | fabs) > 10) | "\(.key) \(.loso.median_signed_error_pct)"] | join(", ")' "$TMP/loso_all.json")
+  [ -z "$off" ] || fail "serving LOSO: groups beyond +-10% median signed: $off"
   checks=$((checks+1)); [ "$(jq '[.loso.fits[] | select(.category == "infer_throughput")] | length' "$TMP/loso_all.json")" -ge 5 ] ||
     fail "serving refitted for fewer than 5 held-out sources (TensorRT-LLM, Lambda, kipply, AMD, all)"
 fi
