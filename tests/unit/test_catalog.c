@@ -66,6 +66,11 @@ static void test_vllm_large_device(void **state)
     assert_false(gpu(cat, "A100-SXM-80GB")->vllm_large_device);
     assert_false(gpu(cat, "L40S")->vllm_large_device);
     assert_true(gpu(cat, "MI300X")->vllm_large_device);
+    /* GH200 480GB: nvidia-smi 97,871 MiB x 1,048,576 = 102,625,181,696 bytes (95.58 GiB): large;
+     * "gh200-480gb" names it (480 GB is the superchip with its Grace CPU's LPDDR5X) */
+    assert_true(gpu(cat, "gh200-480gb")->vllm_large_device);
+    assert_true(gpu(cat, "GH200")->memory_bytes == 102625181696ULL);
+    assert_string_equal(gpu(cat, "gh200")->id, "GH200");
     /* the data field and the rule agree on every built-in GPU */
     for (size_t i = 0; i < gp_catalog_gpu_count(cat); i++) {
         const gp_gpu *g = gp_catalog_gpu_at(cat, i);
