@@ -73,6 +73,7 @@ const gp_gpu *gpv_serve_gpu(const gp_catalog *cat, const char *g)
     static const struct {
         const char *pattern, *id;
     } maps[] = {
+        {"GH200", "GH200"}, /* before "H200", which its name contains */
         {"H200", "H200-SXM-141GB"}, {"H100", "H100-SXM-80GB"},          {"GB200", "GB200"},
         {"B200", "B200"},           {"RTX-PRO-6000", "RTX-PRO-6000"},   {"MI300X", "MI300X"},
         {"GB300", "GB300"},         {"A100-SXM-80GB", "A100-SXM-80GB"}, {"L40S", "L40S"},
