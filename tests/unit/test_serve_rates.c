@@ -178,6 +178,11 @@ static void allreduce_over_pcie_is_nccl(void **state)
     assert_int_equal(sm.custom_ar, 0);
     llama8b_on(&sm, "H100-SXM-80GB", GP_ENGINE_TRTLLM, GP_DTYPE_BF16, 4);
     assert_int_equal(sm.custom_ar, 1); /* NVLink: the engine's one-shot / two-shot kernels */
+    /* H100 NVL: NVLink bridges join pairs; TP 4 spans two bridges over PCIe, so NCCL */
+    llama8b_on(&sm, "H100-NVL-94GB", GP_ENGINE_VLLM, GP_DTYPE_BF16, 2);
+    assert_int_equal(sm.custom_ar, 1);
+    llama8b_on(&sm, "H100-NVL-94GB", GP_ENGINE_VLLM, GP_DTYPE_BF16, 4);
+    assert_int_equal(sm.custom_ar, 0);
 }
 
 static void engine_profiles_from_data(void **state)

@@ -323,17 +323,18 @@ static void step_links(const gp_model *m, const gp_gpu *gpu, const gpi_link *int
 }
 
 /* Whether the engine's own all-reduce kernels run on a TP group of `tp` GPUs, or NCCL does.
- * Without NVLink (a GPU with no scale-up domain: PCIe cards) TensorRT-LLM's AUTO strategy
- * always takes NCCL (AllreducePlugin::selectImplementation, "isAuto && !mIsNVLINKSupported",
- * NVIDIA/TensorRT-LLM @005b299b cpp/tensorrt_llm/plugins/ncclPlugin/allreducePlugin.cpp), and
- * vLLM (SGLang shares its kernel) disables CustomAllreduce beyond two PCIe-only GPUs
- * ("not supported on more than two PCIe-only GPUs", vllm/distributed/device_communicators/
- * custom_all_reduce.py). */
+ * They do inside one NVLink domain. Otherwise TensorRT-LLM's AUTO strategy takes NCCL: a group
+ * without NVLink between every pair, or one that spans nodes (which setGroupTopology marks as
+ * without peer access), falls back to it (AllreducePlugin::selectImplementation,
+ * "isAuto && !mIsNVLINKSupported", NVIDIA/TensorRT-LLM @005b299b
+ * cpp/tensorrt_llm/plugins/ncclPlugin/allreducePlugin.cpp); vLLM (SGLang shares its kernel)
+ * keeps CustomAllreduce only on two PCIe GPUs of one node ("not supported on more than two
+ * PCIe-only GPUs", vllm/distributed/device_communicators/custom_all_reduce.py). */
 static int engine_custom_ar(const gp_gpu *gpu, gp_engine engine, int tp)
 {
-    if (gpu->scale_up_domain > 1)
+    if (gpu->scale_up_domain > 1 && tp <= gpu->scale_up_domain)
         return 1;
-    return engine != GP_ENGINE_TRTLLM && tp <= 2;
+    return engine != GP_ENGINE_TRTLLM && tp <= 2 && tp <= gpi_serve_node_gpus(gpu);
 }
 
 gp_status gpi_step_model_init_nodes(const gp_model *m, const gp_gpu *gpu, const gpi_link *intra, const gpi_link *inter,
