@@ -124,6 +124,7 @@ typedef struct gp_scenario {
     char framework[16];                 /* --framework: megatron (default), fsdp, deepspeed */
     int ep_overlap;                     /* --ep-overlap: Megatron-Core's EP all-to-all overlap */
     int cuda_graphs;                    /* --cuda-graphs: gp_cuda_graphs (none, layer, full) */
+    int ep_dispatcher;                  /* --ep-dispatcher: gp_ep_dispatcher (alltoall, deepep, hybridep) */
     int fp8_recipe;                     /* --fp8-recipe: gp_fp8_recipe (default, fused, tensorwise, rowwise) */
     int tp_overlap;                     /* --tp-overlap: an FSDP stack's async TP */
     /* workload */

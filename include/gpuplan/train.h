@@ -56,26 +56,39 @@ typedef enum gp_fp8_recipe {
     GP_FP8_RECIPE_COUNT
 } gp_fp8_recipe;
 
+/* How Megatron-Core moves the tokens of an expert-parallel MoE layer between GPUs
+ * (docs/performance.md, "MoE"): it matters where the EP group spans nodes. */
+typedef enum gp_ep_dispatcher {
+    GP_EP_DISPATCHER_ALLTOALL = 0, /* NCCL all-to-all (--moe-token-dispatcher-type alltoall, the
+                                      default here): one copy of a token per chosen expert */
+    GP_EP_DISPATCHER_DEEPEP,       /* the flex dispatcher with DeepEP or HybridEP
+                                      (--moe-flex-dispatcher-backend deepep|hybridep): one copy per
+                                      destination node over the network, forwarded over NVLink */
+    GP_EP_DISPATCHER_HYBRIDEP,
+    GP_EP_DISPATCHER_COUNT
+} gp_ep_dispatcher;
+
 struct gpi_gpu_rates;
 struct gpi_link_curve;
 
 /* Where the GPUs sit: how many per node, and the links inside and between nodes. */
 typedef struct gp_cluster {
-    int gpus_per_node;          /* GPUs sharing the scale-up link (8 for HGX/DGX) */
-    double intra_gbps;          /* per GPU, one direction, GB/s, inside a node (0: from the GPU) */
-    double inter_gbps;          /* per GPU, one direction, GB/s, between nodes (NIC share) */
-    char intra_name[48];        /* "NVLink 4", "pcie5" */
-    char inter_name[48];        /* "ib-ndr" */
-    gp_framework framework;     /* the training stack (default Megatron-Core) */
-    gp_attention attention;     /* its attention kernel (default: the framework's) */
-    int ep_overlap;             /* Megatron-Core: the EP all-to-all overlapped with another micro-batch's
-                                   expert GEMMs (--overlap-moe-expert-parallel-comm); 0 (its default):
-                                   exposed */
-    gp_cuda_graphs cuda_graphs; /* what the stack captures in CUDA graphs (default none) */
-    gp_fp8_recipe fp8_recipe;   /* how fp8 training casts the GEMM inputs (default: the framework's) */
-    int tp_overlap;             /* FSDP stacks: TP collectives decomposed and overlapped with the GEMMs
-                                   (torchtitan's async TP); Megatron-Core overlaps them with sequence
-                                   parallelism regardless (tp_comm_overlap) */
+    int gpus_per_node;              /* GPUs sharing the scale-up link (8 for HGX/DGX) */
+    double intra_gbps;              /* per GPU, one direction, GB/s, inside a node (0: from the GPU) */
+    double inter_gbps;              /* per GPU, one direction, GB/s, between nodes (NIC share) */
+    char intra_name[48];            /* "NVLink 4", "pcie5" */
+    char inter_name[48];            /* "ib-ndr" */
+    gp_framework framework;         /* the training stack (default Megatron-Core) */
+    gp_attention attention;         /* its attention kernel (default: the framework's) */
+    int ep_overlap;                 /* Megatron-Core: the EP all-to-all overlapped with another micro-batch's
+                                       expert GEMMs (--overlap-moe-expert-parallel-comm); 0 (its default):
+                                       exposed */
+    gp_cuda_graphs cuda_graphs;     /* what the stack captures in CUDA graphs (default none) */
+    gp_ep_dispatcher ep_dispatcher; /* Megatron-Core's EP token dispatcher (default alltoall) */
+    gp_fp8_recipe fp8_recipe;       /* how fp8 training casts the GEMM inputs (default: the framework's) */
+    int tp_overlap;                 /* FSDP stacks: TP collectives decomposed and overlapped with the GEMMs
+                                       (torchtitan's async TP); Megatron-Core overlaps them with sequence
+                                       parallelism regardless (tp_comm_overlap) */
     /* Measured rates (data/kernels.json), set by the library: pointers into the catalog, valid
      * while it is open. NULL (a cluster built by hand): the model falls back to the datasheet peaks with the generic
      * efficiencies of train.c. */

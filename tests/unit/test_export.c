@@ -486,6 +486,15 @@ static void test_megatron_rows(void **state)
     assert_null(strstr(f.files[0].content, "--overlap-moe-expert-parallel-comm"));
     assert_non_null(strstr(f.notes, "EP all-to-all overlap left out"));
     gp_export_files_free(&f);
+    /* the flex dispatcher asked (--ep-dispatcher deepep): Megatron-Core's flex token dispatcher
+     * with its DeepEP backend (core_v0.19.0 transformer_config.py moe_token_dispatcher_type,
+     * moe_flex_dispatcher_backend), in place of the alltoall flag */
+    job.ep_dispatcher = GP_EP_DISPATCHER_DEEPEP;
+    render_ok(GPI_EXPORT_MEGATRON, &job, &f);
+    expect_in(&f, 0, "--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend deepep \\");
+    assert_null(strstr(f.files[0].content, "--moe-token-dispatcher-type alltoall"));
+    gp_export_files_free(&f);
+    job.ep_dispatcher = GP_EP_DISPATCHER_ALLTOALL;
 
     /* ZeRO-3 with optimizer offload: Megatron-FSDP (CUDA_DEVICE_MAX_CONNECTIONS unset,
      * fsdp_dtensor checkpoints) and the precision-aware optimizer (arguments.py:1143, :1146, :1804);

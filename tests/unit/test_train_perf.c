@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "hw/kernels.h"
 
 static gp_catalog *cat;
 static char dir[] = "/tmp/gp_train_perf_XXXXXX";
@@ -181,9 +182,13 @@ static void flop_conventions(void **state)
  * 155.5 / 160 = 437.34375 GB/s, times the NVLink 4 curve's shape at 256 MiB (H200 all-reduce
  * 436.15 of 482.26): 395.528 GB/s; one all-to-all = 7/8 x 268,435,456 B / 395.528 GB/s =
  * 593.84 us; dispatch + combine, forward and backward: 4 x = 2.37537 ms, exposed by default.
- * Overlapped, it hides behind the expert GEMMs: each GPU's one expert sees 16384 x 2 x 8 / 8 =
- * 32,768 tokens, 2 x 32768 x 12288 x 4096 = 3.298 TFLOP at 794.5 TF: 4.151 ms forward, 12.45
- * ms with the backward; nothing shows. */
+ * Overlapped (Megatron-Core's combined 1F1B without pipelining), a micro-batch's forward runs
+ * beside the previous one's backward and hides its all-to-alls behind the expert GEMMs (each
+ * GPU's one expert sees 16384 x 2 x 8 / 8 = 32,768 tokens: 2 x 32768 x 12288 x 4096 = 3.298
+ * TFLOP forward, 4.151 ms at 794.5 TF, 12.45 ms with the backward), but the first forward and
+ * the last backward run alone: with one micro-batch
+ * nothing hides (2.37537 ms), with four the step shows one micro-batch's worth (2.37537 ms)
+ * against four times that exposed. */
 static void ep_overlap(void **state)
 {
     (void)state;
@@ -212,9 +217,83 @@ static void ep_overlap(void **state)
     assert_true(fabs(p.step_time_s_low - 0.7 * p.step_time_s) < 1e-12);
     assert_true(fabs(p.step_time_s_high - 1.5 * p.step_time_s) < 1e-12);
     assert_true(fabs(p.tokens_per_s_high - p.tokens_per_s / 0.7) < 1e-9 * p.tokens_per_s);
+    double one = p.ep_comm_s;
     c.ep_overlap = 1;
     assert_int_equal(gpi_train_perf_estimate(&m, g, &c, &w, &l, 0, &p, NULL), GP_OK);
-    assert_true(p.ep_comm_s == 0.0);
+    assert_true(fabs(p.ep_comm_s - one) < 1e-12);
+    l.global_batch = 32;
+    assert_int_equal(gpi_train_perf_estimate(&m, g, &c, &w, &l, 0, &p, NULL), GP_OK);
+    assert_int_equal(p.micro_batches, 4);
+    assert_true(fabs(p.ep_comm_s - one) < 1e-12);
+    c.ep_overlap = 0;
+    assert_int_equal(gpi_train_perf_estimate(&m, g, &c, &w, &l, 0, &p, NULL), GP_OK);
+    assert_true(fabs(p.ep_comm_s - 4.0 * one) < 1e-12);
+}
+
+/* EP over two 8-GPU nodes (16 H100s, EP 16, one MoE layer of 8 experts, top-2, h 4096,
+ * s = 4096, one micro-batch). One dispatch is T x k x h x 2 = 4096 x 2 x 4096 x 2 = 67,108,864 B.
+ * NCCL's all-to-all sends half of it (the 8 peers on the other node) through the GPU's 50 GB/s
+ * NIC at DeepEP's internode rate, 44.5 of 50 GB/s (data/kernels.json deepep-h800-a2a-inter):
+ * 33,554,432 / 44.5e9 = 754.032 us, beside NVLink's 7/16 share (shorter), plus 15 x 8 us of
+ * step latency: 874.032 us; four per step (dispatch, combine, forward and backward). DeepEP
+ * sends a token once per other node that holds one of its 2 experts: 1 - (1/2)^2 = 3/4 of a
+ * copy, 4096 x 4096 x 2 x 3/4 = 25,165,824 B: 565.524 us + 120 us. Under TP 2 (sequence
+ * parallel) each GPU dispatches its own half of the tokens: 16,777,216 B off the node,
+ * 377.016 us + 120 us. */
+static void ep_across_nodes(void **state)
+{
+    (void)state;
+    gp_model m;
+    memset(&m, 0, sizeof m);
+    m.layers = 1, m.hidden = 4096, m.heads = 32, m.kv_heads = 32, m.head_dim = 128, m.ffn = 4096;
+    m.vocab = 4096, m.mlp = GP_MLP_GATED, m.norms_per_layer = 2, m.tied_embeddings = 1, m.dtype = GP_DTYPE_BF16;
+    m.experts = 16, m.experts_active = 2, m.moe_ffn = 4096;
+    assert_int_equal(gp_model_validate(&m, NULL), GP_OK);
+    const gp_gpu *g;
+    assert_int_equal(gp_catalog_find_gpu(cat, "H100-SXM-80GB", &g, NULL), GP_OK);
+    gp_cluster c;
+    gpi_cluster_defaults(&c, cat, g, NULL);
+    assert_int_equal(c.gpus_per_node, 8);
+    assert_int_equal(c.ep_dispatcher, GP_EP_DISPATCHER_ALLTOALL);
+    gp_workload w;
+    gpi_workload_defaults(&w, GP_TASK_TRAIN);
+    w.seq = 4096;
+    gp_layout l;
+    gpi_layout_defaults(&l);
+    l.dp = 16, l.ep = 16, l.global_batch = 16;
+    gp_train_perf p;
+    assert_int_equal(gpi_train_perf_estimate(&m, g, &c, &w, &l, 0, &p, NULL), GP_OK);
+    assert_true(fabs(p.ep_comm_s - 4.0 * (33554432.0 / 44.5e9 + 15 * 8e-6)) < 1e-9);
+    c.ep_dispatcher = GP_EP_DISPATCHER_DEEPEP;
+    assert_int_equal(gpi_train_perf_estimate(&m, g, &c, &w, &l, 0, &p, NULL), GP_OK);
+    assert_true(fabs(p.ep_comm_s - 4.0 * (25165824.0 / 44.5e9 + 15 * 8e-6)) < 1e-9);
+    /* overlapped across nodes, the all-to-all hides behind the other micro-batch's whole
+     * compute (attention and expert GEMMs: 2 x 4096 x (4 x 4096^2 + 2 x 3 x 4096^2) = 1.37
+     * TFLOP forward, about 5 ms with the backward, more than the 3.5 ms of all-to-all): of four
+     * micro-batches, only the first forward's and the last backward's show, one micro-batch's
+     * worth */
+    c.ep_overlap = 1, l.global_batch = 64;
+    assert_int_equal(gpi_train_perf_estimate(&m, g, &c, &w, &l, 0, &p, NULL), GP_OK);
+    assert_int_equal(p.micro_batches, 4);
+    assert_true(fabs(p.ep_comm_s - 4.0 * (25165824.0 / 44.5e9 + 15 * 8e-6)) < 1e-9);
+    c.ep_overlap = 0;
+    c.ep_dispatcher = GP_EP_DISPATCHER_ALLTOALL;
+    l.tp = 2, l.dp = 8, l.sequence_parallel = 1, l.global_batch = 8;
+    assert_int_equal(gpi_train_perf_estimate(&m, g, &c, &w, &l, 0, &p, NULL), GP_OK);
+    assert_true(fabs(p.ep_comm_s - 4.0 * (16777216.0 / 44.5e9 + 15 * 8e-6)) < 1e-9);
+    /* whole experts, 16 / 16 per GPU, and one expert-data-parallel rank (t d / e = 2 x 8 / 16):
+     * the distributed optimizer's shard holds the dense parameters over TP x DP and 1/16 of the
+     * routed experts, 30 bytes each over HBM (section 2's optimizer step) */
+    l.zero = 1;
+    assert_int_equal(gpi_train_perf_estimate(&m, g, &c, &w, &l, 0, &p, NULL), GP_OK);
+    gp_param_breakdown pb;
+    assert_int_equal(gp_model_params(&m, &pb, NULL), GP_OK);
+    double dense = (double)(pb.total - pb.embedding - pb.head - pb.experts_routed) + (double)pb.embedding;
+    double shard = dense / 2.0 / 8.0 + (double)pb.experts_routed / 16.0;
+    assert_true(fabs(p.optimizer_s - shard * 30.0 / gpi_hbm_bw(c.rates)) < 1e-12);
+    assert_int_equal(gpi_ep_dispatcher_parse("HybridEP"), GP_EP_DISPATCHER_HYBRIDEP);
+    assert_int_equal(gpi_ep_dispatcher_parse("flex"), GP_EP_DISPATCHER_DEEPEP);
+    assert_int_equal(gpi_ep_dispatcher_parse("nccl"), GP_EP_DISPATCHER_COUNT);
 }
 
 /* One MoE layer: h 4096, 32 heads of 128, 8 gated experts of f 4096, top-2, vocabulary 4096. */
@@ -452,6 +531,7 @@ int main(void)
                                        cmocka_unit_test(lora_skips_frozen_gradients),
                                        cmocka_unit_test(flop_conventions),
                                        cmocka_unit_test(ep_overlap),
+                                       cmocka_unit_test(ep_across_nodes),
                                        cmocka_unit_test(deepspeed_zero3_at_scale),
                                        cmocka_unit_test(moe_memory_traffic),
                                        cmocka_unit_test(sliding_window_tiles),

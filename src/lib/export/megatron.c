@@ -133,8 +133,14 @@ static void moe_args(const gpx_ctx *c, gpx_cmd *cmd, gp_export_files *out)
         gpx_arg(cmd, "--moe-layer-freq '([0]*%lld+[1]*%lld)'", (long long)m->dense_layers,
                 (long long)(m->layers - m->dense_layers));
     gpx_arg(cmd, "--moe-grouped-gemm");
-    if (l->ep > 1)
+    /* the flex dispatcher sends a token once per destination node (DeepEP / HybridEP, which must
+     * be installed); Megatron-Core refuses DeepEP with padding to capacity, which is not set here
+     * (transformer_config.py, __post_init__, moe_token_dispatcher_type == "flex") */
+    if (l->ep > 1 && c->job->ep_dispatcher == GP_EP_DISPATCHER_ALLTOALL)
         gpx_arg(cmd, "--moe-token-dispatcher-type alltoall");
+    else if (l->ep > 1)
+        gpx_arg(cmd, "--moe-token-dispatcher-type flex --moe-flex-dispatcher-backend %s",
+                gpi_ep_dispatcher_name((gp_ep_dispatcher)c->job->ep_dispatcher));
     /* EP all-to-all overlapped with another micro-batch's expert GEMMs: Megatron-Core asserts
      * EP > 1, the alltoall/flex dispatcher, no full recomputation and, with PP > 1, interleaved
      * virtual stages (transformer_config.py:2674-2699); bf16/fp16 is always set here */

@@ -148,6 +148,22 @@ const char *gpi_cuda_graphs_name(gp_cuda_graphs g)
     return g >= 0 && g < GP_CUDA_GRAPHS_COUNT ? names[g] : "unknown";
 }
 
+gp_ep_dispatcher gpi_ep_dispatcher_parse(const char *s)
+{
+    if (!s)
+        return GP_EP_DISPATCHER_COUNT;
+    for (int d = 0; d < GP_EP_DISPATCHER_COUNT; d++)
+        if (gpi_strcaseeq(s, gpi_ep_dispatcher_name((gp_ep_dispatcher)d)))
+            return (gp_ep_dispatcher)d;
+    return gpi_strcaseeq(s, "flex") ? GP_EP_DISPATCHER_DEEPEP : GP_EP_DISPATCHER_COUNT;
+}
+
+const char *gpi_ep_dispatcher_name(gp_ep_dispatcher d)
+{
+    static const char *const names[GP_EP_DISPATCHER_COUNT] = {"alltoall", "deepep", "hybridep"};
+    return d >= 0 && d < GP_EP_DISPATCHER_COUNT ? names[d] : "unknown";
+}
+
 gp_fp8_recipe gpi_fp8_recipe_parse(const char *s)
 {
     if (!s)
@@ -261,6 +277,49 @@ static double coll_time(const gp_cluster *c, gpi_coll_op op, double bytes, doubl
     return lat + k * (double)(n - 1) / n * bytes / bus;
 }
 
+#define GP_A2A_ASYMPTOTE_BYTES 17179869184.0 /* the collective curves' largest size, 16 GiB */
+
+/* An all-to-all whose group spans nodes: nothing is reduced on the way, so each GPU sends the
+ * share of its buffer bound for other nodes, (n - local) / n, through one NIC's worth of the
+ * node's scale-out bandwidth (every GPU of the node sends at once; DeepEP's internode figures are
+ * per GPU and per NIC: data/kernels.json deepep-h800-a2a-inter), while the share for its own
+ * node's peers crosses the scale-up link at the same time. Inside a node: coll_time. */
+static double a2a_time(const gp_cluster *c, double bytes, int n, double topk)
+{
+    const int stride = 1; /* EP ranks are consecutive (ctx_init) */
+    if (n <= 1 || bytes <= 0)
+        return 0.0;
+    if (!crosses(c, n, stride))
+        return coll_time(c, GPI_COLL_ALL_TO_ALL, bytes, bytes, n, stride);
+    int local = stride < c->gpus_per_node ? c->gpus_per_node / stride : 1;
+    local = local < n ? local : n;
+    /* n concurrent messages of bytes / n, not a ring's 2(n - 1) dependent steps: the curve's
+     * all-to-all asymptote (DeepEP's 44.5 of 50 GB/s at a 235 MB buffer), not the ring's shape */
+    double inter = c->inter_curve ? gpi_collective_busbw(c->inter_curve, GPI_COLL_ALL_TO_ALL, GP_A2A_ASYMPTOTE_BYTES,
+                                                         c->inter_gbps)
+                                  : 0.0;
+    if (inter <= 0)
+        inter = c->inter_gbps * 1e9 * GP_NCCL_BW_EFFICIENCY;
+    double off = bytes * (double)(n - local) / n;
+    /* DeepEP / HybridEP send a token once to each other node holding one of its top-k experts
+     * and forward it there over NVLink (deepseek-ai/DeepEP README, "normal kernels": NVLink
+     * forwarding; Megatron-Core's flex dispatcher): with experts spread evenly over N nodes and
+     * chosen uniformly, a token reaches (N - 1)(1 - (1 - 1/N)^k) other nodes on average, against
+     * k (N - 1) / N copies for the all-to-all */
+    if (c->ep_dispatcher != GP_EP_DISPATCHER_ALLTOALL && topk > 1) {
+        double nodes = (double)n / local;
+        off = bytes / topk * (nodes - 1.0) * (1.0 - pow(1.0 - 1.0 / nodes, topk));
+    }
+    double t = off / inter;
+    if (local > 1) {
+        double intra = c->intra_curve ? gpi_collective_busbw(c->intra_curve, GPI_COLL_ALL_TO_ALL, bytes, c->intra_gbps)
+                                      : c->intra_gbps * 1e9 * GP_NCCL_BW_EFFICIENCY;
+        double t_in = intra > 0 ? bytes * (double)(local - 1) / n / intra : 0.0;
+        t = t > t_in ? t : t_in;
+    }
+    return (n - 1) * GP_COLLECTIVE_STEP_LATENCY_INTER_S + t;
+}
+
 static double peak_tflops(const gp_gpu *g, gp_dtype t)
 {
     double p = g->tflops[t];
@@ -288,6 +347,8 @@ typedef struct tctx {
     double moe_layer_overhead;   /* host time per MoE layer per micro-batch (a full-iteration graph removes it) */
     double dense_layer_overhead; /* the same per dense layer (per-layer graphs capture these too) */
     double T;                    /* tokens per GPU per micro-batch */
+    double T_moe;                /* the tokens one GPU routes, permutes and dispatches (ctx_init) */
+    double etp;                  /* the routed experts' split inside each expert: 1 with EP, else TP */
     double stage_layers, moe_layers_stage, dense_layers_stage;
     int lora, qlora;
     gp_fp8_recipe fp8; /* the fp8 casts charged: FUSED (none) unless torchao's recipes run */
@@ -398,14 +459,15 @@ static double layer_gemm_fwd(const tctx *x, int moe, double *routed)
     double nm = (double)(m->layers - m->dense_layers);
     double per_expert = (double)x->p.experts_routed / ((double)m->experts * nm);
     double k = (double)m->experts_active, E = (double)m->experts, ep = x->l->ep;
-    /* grouped GEMM: each local expert sees T k ep / E tokens; all T k pairs are computed here */
-    double m_e = T * k * ep / E;
-    double n_e = per_expert / h / tp;
+    /* grouped GEMM: each local expert sees T_moe k ep / E tokens, at 1 / etp of its width (the
+     * FLOPs are T k / tp experts' worth either way) */
+    double m_e = x->T_moe * k * ep / E;
+    double n_e = per_expert / h / x->etp;
     double one = x->r ? gpi_grouped_gemm_s(x->r, x->kdt, 2.0 * m_e * n_e * h, m_e, n_e, h, x->gemm_frac)
                       : gemm_s(x, m_e, n_e, h);
     *routed = one * (E / ep) * x->moe_imbalance;
     double shared = (double)x->p.experts_shared / nm, router = (double)x->p.router / nm;
-    return t + *routed + gemm_s(x, T, shared / h / tp, h) + gemm_s(x, T, router / h, h);
+    return t + *routed + gemm_s(x, T, shared / h / tp, h) + gemm_s(x, x->T_moe, router / h, h);
 }
 
 /* Attention core (scores and values) of one layer over a context of ctx keys (window: a
@@ -545,13 +607,13 @@ static void microbatch_compute(const tctx *x, mb_time *o)
     double bytes =
         x->T * x->stage_layers * 2.0 * (x->elem_h * h / sp + x->elem_f * f_act / l->tp) * (fwd_passes + 2.0) / 3.0;
     /* MoE permutation: tokens copied to expert order and back, forward and backward */
-    bytes += x->T * x->moe_layers_stage * (double)m->experts_active * h * 2.0 * 2.0 * 2.0;
+    bytes += x->T_moe * x->moe_layers_stage * (double)m->experts_active * h * 2.0 * 2.0 * 2.0;
     /* the router's scores (GP_ROUTER_BYTES_PER_SCORE); its GEMM is in layer_gemm_fwd */
     if (m->experts > 0)
-        bytes += x->T * x->moe_layers_stage * (double)m->experts * GP_ROUTER_BYTES_PER_SCORE;
+        bytes += x->T_moe * x->moe_layers_stage * (double)m->experts * GP_ROUTER_BYTES_PER_SCORE;
     /* expert biases added per expert outside the grouped GEMM (GP_EXPERT_BIAS_BYTES_*) */
     if (m->experts > 0 && m->expert_bias)
-        bytes += x->T * x->moe_layers_stage * (double)m->experts_active * h *
+        bytes += x->T_moe * x->moe_layers_stage * (double)m->experts_active * h *
                  (GP_EXPERT_BIAS_BYTES_FWD * fwd_passes + GP_EXPERT_BIAS_BYTES_BWD);
     /* cross entropy over the vocabulary (GP_CE_BYTES_PER_LOGIT), charged with the head */
     bytes += x->T * (double)m->vocab / l->tp * GP_CE_BYTES_PER_LOGIT;
@@ -566,7 +628,8 @@ static void microbatch_compute(const tctx *x, mb_time *o)
 }
 
 /* Exposed communication of one micro-batch on the slowest stage (TP, CP, EP, PP). */
-static void microbatch_comm(const tctx *x, const mb_time *mt, double *t_tp, double *t_cp, double *t_ep, double *t_pp)
+static void microbatch_comm(const tctx *x, const mb_time *mt, double *t_tp, double *t_cp, double *t_ep,
+                            double *t_ep_all, double *t_pp)
 {
     const gp_model *m = x->m;
     const gp_layout *l = x->l;
@@ -608,18 +671,26 @@ static void microbatch_comm(const tctx *x, const mb_time *mt, double *t_tp, doub
         double lat = crosses(c, l->cp, l->tp) ? GP_COLLECTIVE_STEP_LATENCY_INTER_S : GP_COLLECTIVE_STEP_LATENCY_S;
         *t_cp = (comm > mt->attn ? comm - mt->attn : 0.0) + x->stage_layers * 3.0 * (l->cp - 1) * lat;
     }
-    /* EP: all-to-all dispatch and combine of T x top-k x h x 2 bytes, forward and backward
-     * (and per recomputed forward); not overlapped (Megatron's default dispatcher) */
-    *t_ep = 0.0;
+    /* EP: all-to-all dispatch and combine of T_moe x top-k x h x 2 bytes, forward and backward
+     * (and per recomputed forward), over ep consecutive ranks (ETP 1: ctx_init); not overlapped
+     * (Megatron's default dispatcher) */
+    *t_ep = *t_ep_all = 0.0;
     if (m->experts > 0 && l->ep > 1) {
-        double a2a = x->T * h * 2.0 * (double)m->experts_active;
-        double one_a2a = coll_time(c, GPI_COLL_ALL_TO_ALL, a2a, a2a, l->ep, l->tp);
-        *t_ep = x->moe_layers_stage * (2.0 * fwd_passes + 2.0) * one_a2a;
-        /* Megatron-Core can overlap dispatch/combine with the expert GEMMs of another
-         * micro-batch (--overlap-moe-expert-parallel-comm, Megatron-Core 0.14 MoE README): then
-         * only the excess shows. Off by default there, as in gp_cluster (ep_overlap) */
-        if (c->framework == GP_FRAMEWORK_MEGATRON && c->ep_overlap && gpi_ep_overlap_admitted(m, l))
-            *t_ep = *t_ep > mt->experts ? *t_ep - mt->experts : 0.0;
+        double a2a = x->T_moe * h * 2.0 * (double)m->experts_active;
+        double one_a2a = a2a_time(c, a2a, l->ep, (double)m->experts_active);
+        *t_ep = *t_ep_all = x->moe_layers_stage * (2.0 * fwd_passes + 2.0) * one_a2a;
+        /* Megatron-Core can overlap dispatch/combine with another micro-batch's compute
+         * (--overlap-moe-expert-parallel-comm, Megatron-Core 0.14 MoE README; combined_1f1b.py
+         * pairs a forward with another's backward's attention and MLP): only the excess shows.
+         * Across nodes the all-to-all's time is the NIC's (RDMA), and that whole compute hides
+         * it; inside one NVLink domain it is the SMs' own loads and stores, which contend with
+         * the compute for SMs and HBM, and only the expert GEMMs' worth hides it (the overlapped
+         * Qwen3-30B-A3B rows on GB200/GB300 come out 16-21% fast with the whole compute, within
+         * 10% with the expert GEMMs). Off by default there, as in gp_cluster (ep_overlap) */
+        if (c->framework == GP_FRAMEWORK_MEGATRON && c->ep_overlap && gpi_ep_overlap_admitted(m, l)) {
+            double win = crosses(c, l->ep, 1) ? mt->compute : mt->experts;
+            *t_ep = *t_ep > win ? *t_ep - win : 0.0;
+        }
     }
     /* PP: activations to the next stage, forward and backward (point-to-point) */
     *t_pp = 0.0;
@@ -636,10 +707,9 @@ typedef struct dp_parts {
     double rs, ag, ar;         /* the whole stage: reduce-scatter, all-gather, all-reduce */
 } dp_parts;
 
-static void dp_group(const tctx *x, double bytes, int n, dp_parts *d)
+static void dp_group(const tctx *x, double bytes, int n, int stride, dp_parts *d)
 {
     const gp_cluster *c = x->c;
-    int stride = x->l->tp;
     double bucket = GP_DP_BUCKET_PARAMS * 2.0;
     memset(d, 0, sizeof *d);
     if (x->l->zero >= 3) {
@@ -686,17 +756,20 @@ static void dp_comm(const tctx *x, const mb_time *mt, double dense_params, doubl
                     double *per_mb, double *per_step)
 {
     const gp_layout *l = x->l;
-    int n = l->dp * l->cp, ne = n / (l->ep > 1 ? l->ep : 1);
+    /* the expert-data-parallel group under ETP 1: the tp x dp x cp GPUs of a stage over ep,
+     * members ep ranks apart (Megatron-Core's expert rank order tp-ep-dp) */
+    int n = l->dp * l->cp, ne = l->ep > 1 ? l->tp * n / l->ep : n;
+    ne = ne > 1 ? ne : 1;
     *per_mb = *per_step = 0.0;
     /* LoRA reduces only the adapters' tiny gradients; the frozen base, when ZeRO-3 / FSDP shards
      * it, is still gathered layer by layer for every pass */
     if (n <= 1 || (x->lora && l->zero < 3))
         return;
     dp_parts d, e;
-    dp_group(x, dense_params * 2.0, n, &d);
+    dp_group(x, dense_params * 2.0, n, l->tp, &d);
     memset(&e, 0, sizeof e);
     if (ne > 1 && expert_params > 0)
-        dp_group(x, expert_params * 2.0, ne, &e);
+        dp_group(x, expert_params * 2.0, ne, l->ep > 1 ? l->ep : l->tp, &e);
     if (l->zero >= 3 && x->c->framework == GP_FRAMEWORK_DEEPSPEED) {
         *per_mb = deepspeed_zero3(x, mt, dense_params + expert_params, n);
     } else if (l->zero >= 3) {
@@ -714,9 +787,17 @@ static void dp_comm(const tctx *x, const mb_time *mt, double dense_params, doubl
         *per_step = d.ag + e.ag;
     } else {
         /* bucketed gradient all-reduce overlapped with the last micro-batch's backward
-         * (Megatron overlap_grad_reduce, DDP); ZeRO-1: reduce-scatter + all-gather, the same */
+         * (Megatron overlap_grad_reduce, DDP). Megatron-Core's distributed optimizer (ZeRO-1)
+         * splits it: the gradients' reduce-scatter under the last backward, the parameters'
+         * all-gather under the next step's first forward (overlap_param_gather: core
+         * distributed/param_and_grad_buffer.py dispatches each bucket's gather ahead of the
+         * forward that uses it) */
         double ar = d.ar + e.ar;
-        *per_step = ar > mt->bwd_share ? ar - mt->bwd_share : 0.0;
+        if (l->zero == 1 && x->c->framework == GP_FRAMEWORK_MEGATRON) {
+            double half = ar / 2.0, fwd = mt->compute - mt->bwd_share;
+            *per_step = (half > mt->bwd_share ? half - mt->bwd_share : 0.0) + (half > fwd ? half - fwd : 0.0);
+        } else
+            *per_step = ar > mt->bwd_share ? ar - mt->bwd_share : 0.0;
     }
 }
 
@@ -819,6 +900,15 @@ static gp_status ctx_init(tctx *x, const gp_model *m, const gp_param_breakdown *
     x->lora = w->task == GP_TASK_LORA || w->task == GP_TASK_QLORA;
     x->qlora = w->task == GP_TASK_QLORA;
     x->T = (double)l->micro_batch * (double)w->seq / l->cp;
+    /* With expert parallelism the routed experts sit whole on each GPU, the EP group carved from
+     * the TP x DP GPUs (Megatron-Core's parallel folding with expert_tensor_parallel_size 1, as
+     * NeMo's performance recipes set it, e.g. Megatron-Bridge @067f987d perf_recipes/qwen/h100/
+     * qwen3_moe.py; the memory model splits them alike), and a MoE layer under TP runs
+     * sequence-parallel (core_v0.15+ moe/moe_layer.py refuses TP without SP in training): each GPU
+     * routes, permutes and dispatches its own T / tp tokens. Without EP the experts are split over
+     * TP (ETP = TP) and see the whole micro-batch. */
+    x->etp = l->ep > 1 ? 1.0 : (double)l->tp;
+    x->T_moe = l->ep > 1 ? x->T / l->tp : x->T;
     x->stage_layers = ceil((double)m->layers / l->pp);
     double moe_frac = m->experts > 0 ? (double)(m->layers - m->dense_layers) / (double)m->layers : 0.0;
     x->moe_layers_stage = x->stage_layers * moe_frac;
@@ -851,13 +941,19 @@ gp_status gpi_train_perf_estimate_p(const gp_model *m, const gp_param_breakdown 
     const int64_t m_micro = gb / ((int64_t)l->dp * l->micro_batch);
     mb_time mt;
     microbatch_compute(&x, &mt);
-    double t_tp, t_cp, t_ep, t_pp;
-    microbatch_comm(&x, &mt, &t_tp, &t_cp, &t_ep, &t_pp);
+    double t_tp, t_cp, t_ep, t_ep_all, t_pp;
+    microbatch_comm(&x, &mt, &t_tp, &t_cp, &t_ep, &t_ep_all, &t_pp);
+    /* Without pipelining, Megatron-Core's overlapped schedule runs the first micro-batch's forward
+     * and the last one's backward alone, their all-to-alls exposed (core @d98e8a64
+     * pipeline_parallel/combined_1f1b.py, combined_1f1b_schedule_for_no_pipelining): one
+     * micro-batch's whole all-to-all per step on top of the others' excess */
+    double ep_alone = l->pp <= 1 && t_ep_all > t_ep ? t_ep_all - t_ep : 0.0;
     double t_mb = mt.compute + mt.memory + t_tp + t_cp + t_ep + t_pp;
 
     double L = (double)m->layers;
-    /* this GPU's parameters: dense ones split over TP, routed experts over TP x EP */
-    double routed = (double)x.p.experts_routed * x.stage_layers / L / l->tp / l->ep;
+    /* this GPU's parameters: dense ones split over TP, routed experts over EP (whole experts,
+     * ctx_init) or, without EP, over TP */
+    double routed = (double)x.p.experts_routed * x.stage_layers / L / (l->ep > 1 ? l->ep : l->tp);
     double dense = ((double)(x.p.total - x.p.embedding - x.p.head - x.p.experts_routed) * x.stage_layers / L +
                     (double)(m->tied_embeddings ? x.p.embedding : x.p.head)) /
                    l->tp;
@@ -866,11 +962,12 @@ gp_status gpi_train_perf_estimate_p(const gp_model *m, const gp_param_breakdown 
     double t_mb_total = t_mb + t_fsdp_mb;
     double v = l->virtual_stages > 1 ? (double)l->virtual_stages : 1.0;
     double bubble = l->pp > 1 ? (double)(l->pp - 1) / v * t_mb_total : 0.0;
-    double pipeline = (double)m_micro * t_mb_total + bubble;
+    double pipeline = (double)m_micro * t_mb_total + bubble + ep_alone;
 
     /* optimizer step on this GPU's shard (LoRA: the adapters only, negligible); offloaded
      * states cross PCIe: gradients down and updated 16-bit weights up */
-    int n_dp = l->dp * l->cp, n_edp = n_dp / l->ep > 1 ? n_dp / l->ep : 1;
+    int n_dp = l->dp * l->cp, n_edp = l->ep > 1 ? l->tp * n_dp / l->ep : n_dp;
+    n_edp = n_edp > 1 ? n_edp : 1;
     double opt_params = x.lora ? 0.0 : l->zero >= 1 ? dense / n_dp + routed / n_edp : dense + routed;
     double t_opt = opt_params * GP_OPTIMIZER_BYTES_PER_PARAM / x.hbm;
     if (w->offload != GP_OFFLOAD_NONE && opt_params > 0) {
@@ -884,7 +981,7 @@ gp_status gpi_train_perf_estimate_p(const gp_model *m, const gp_param_breakdown 
     out->memory_s = mm * mt.memory;
     out->tp_comm_s = mm * t_tp;
     out->cp_comm_s = mm * t_cp;
-    out->ep_comm_s = mm * t_ep;
+    out->ep_comm_s = mm * t_ep + ep_alone;
     out->pp_comm_s = mm * t_pp;
     out->dp_comm_s = t_dp + mm * t_fsdp_mb;
     out->bubble_s = bubble;

@@ -71,6 +71,7 @@ typedef struct gpi_export_job {
     int ep_overlap;                       /* Megatron-LM: hide the EP all-to-all behind another micro-batch's
                                              expert GEMMs (--overlap-moe-expert-parallel-comm), where
                                              Megatron-Core admits it (docs/export.md); 0: off, its default */
+    int ep_dispatcher;                    /* Megatron-LM: gp_ep_dispatcher, the EP token dispatcher */
     /* serving service (docs/export.md "What a service needs") */
     int replicas;               /* model copies behind one endpoint (0: 1; the engine's own DP is one copy);
                                    more than one adds deploy.yaml (Kubernetes) and serve.sbatch */

@@ -20,6 +20,10 @@ const char *gpi_framework_name(gp_framework f);
 gp_cuda_graphs gpi_cuda_graphs_parse(const char *s);
 
 const char *gpi_cuda_graphs_name(gp_cuda_graphs g);
+/* "alltoall", "deepep", "hybridep" (any case; "flex": deepep); GP_EP_DISPATCHER_COUNT when
+ * unknown or NULL. */
+gp_ep_dispatcher gpi_ep_dispatcher_parse(const char *s);
+const char *gpi_ep_dispatcher_name(gp_ep_dispatcher d);
 /* "default", "fused" (also "te"), "tensorwise", "rowwise"; GP_FP8_RECIPE_COUNT if unknown. */
 gp_fp8_recipe gpi_fp8_recipe_parse(const char *s);
 const char *gpi_fp8_recipe_name(gp_fp8_recipe r);

@@ -142,6 +142,7 @@ static gp_status render(const gp_catalog *cat, gp_result *r, const gp_cluster *c
     job.api_key_env = gp_scenario_has(sc, "api_key_env") ? sc->api_key_env : NULL;
     job.audit_log = sc->audit_log;
     job.ep_overlap = sc->ep_overlap;
+    job.ep_dispatcher = sc->ep_dispatcher;
     job.profiles = cat;
     if (!(r->files = calloc(1, sizeof *r->files)))
         return gpi_fail(err, GP_ENOMEM, "out of memory");

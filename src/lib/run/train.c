@@ -99,6 +99,7 @@ gp_status gpi_run_cluster(const gp_catalog *cat, const gp_gpu *gpu, const gp_sce
     }
     c->ep_overlap = sc->ep_overlap;
     c->cuda_graphs = (gp_cuda_graphs)sc->cuda_graphs;
+    c->ep_dispatcher = (gp_ep_dispatcher)sc->ep_dispatcher;
     c->fp8_recipe = (gp_fp8_recipe)sc->fp8_recipe;
     c->tp_overlap = sc->tp_overlap;
     if (sc->gpus_per_node > 0)

@@ -22,6 +22,7 @@ static int parse_dtype(const char *s) { gp_dtype d = gpi_dtype_parse(s); return 
 static int parse_format(const char *s) { gpi_report_format f = gpi_report_format_parse(s); return f < GPI_REPORT_FORMAT_COUNT ? (int)f : -1; }
 static int parse_lang(const char *s) { return !strcmp(s, "en") ? 0 : !strcmp(s, "pt-BR") ? 1 : -1; }
 static int parse_cuda_graphs(const char *s) { gp_cuda_graphs g = gpi_cuda_graphs_parse(s); return g < GP_CUDA_GRAPHS_COUNT ? (int)g : -1; }
+static int parse_ep_dispatcher(const char *s) { gp_ep_dispatcher d = gpi_ep_dispatcher_parse(s); return d < GP_EP_DISPATCHER_COUNT ? (int)d : -1; }
 static int parse_fp8_recipe(const char *s) { gp_fp8_recipe r = gpi_fp8_recipe_parse(s); return r < GP_FP8_RECIPE_COUNT ? (int)r : -1; }
 static int parse_arrival(const char *s) { return !strcmp(s, "poisson") ? 0 : !strcmp(s, "fixed") ? 1 : -1; }
 
@@ -115,6 +116,8 @@ static const gp_scenario_key keys[] = {
     KEY_STR(framework, T, 0, "training stack: megatron (default), fsdp (FSDP2/torchtitan), deepspeed"),
     KEY(ep_overlap, BOOL, 0, 1, "", T | GP_CMD_EXPORT,
         "Megatron-Core: hide the EP all-to-all behind expert GEMMs (--overlap-moe-expert-parallel-comm)"),
+    KEY_ENUM(ep_dispatcher, "alltoall, deepep, hybridep", T | GP_CMD_EXPORT, parse_ep_dispatcher,
+             "Megatron-Core MoE: how EP moves tokens: alltoall (default, NCCL), deepep or hybridep (one copy per node)"),
     KEY_ENUM(cuda_graphs, "none, layer, full", T, parse_cuda_graphs,
              "CUDA graphs the stack replays: none (default), layer (each static layer), full (the iteration)"),
     KEY_ENUM(fp8_recipe, "default, fused, tensorwise, rowwise", T, parse_fp8_recipe,
