@@ -164,6 +164,14 @@ void validate_train_preset(const gp_catalog *cat, json_t *c, const double *v, vr
     if (scaling && gpi_fp8_recipe_parse(scaling) < GP_FP8_RECIPE_COUNT)
         cl.fp8_recipe = gpi_fp8_recipe_parse(scaling);
     cl.tp_overlap = json_is_true(json_object_get(set, "async_tp"));
+    /* the EP token dispatcher the release's recipe set (settings.moe_dispatcher: alltoall,
+     * deepep, hybridep); AutoModel's kernel column names DeepEP */
+    const char *disp = json_string_value(json_object_get(set, "moe_dispatcher"));
+    if (disp && gpi_ep_dispatcher_parse(disp) < GP_EP_DISPATCHER_COUNT)
+        cl.ep_dispatcher = gpi_ep_dispatcher_parse(disp);
+    const char *kopt = json_string_value(json_object_get(set, "kernel_optimizations"));
+    if (kopt && vcontains(kopt, "DeepEP"))
+        cl.ep_dispatcher = GP_EP_DISPATCHER_DEEPEP;
     /* NeMo AutoModel runs Transformer Engine's kernels (cuDNN attention) under FSDP2 */
     const char *kern = json_string_value(json_object_get(set, "kernel_optimizations"));
     if (kern && vcontains(kern, "TE"))
