@@ -150,6 +150,10 @@ static void collectives(void **state)
     /* IB NDR: the 4-node B200 curve, 381.8 of the 8 pooled NICs' 400 GB/s */
     near(gpi_collective_busbw(gpi_link_curve_of(cat, "ib-ndr"), GPI_COLL_ALL_REDUCE, 17179869184.0, 400), 381.8e9,
          1e-9);
+    /* ... measured on 4 nodes x 8 GPUs (data/kernels.json efa400-b200x32-allreduce "gpus": 32): the
+     * training model reads it at size x 32 / n for a ring of n ranks; NVLink 3's on 8 */
+    assert_int_equal(gpi_link_curve_of(cat, "ib-ndr")->ranks, 32);
+    assert_int_equal(nv3->ranks, 8);
     /* PCIe 4 (31.5 GB/s): the RTX 5090 PCIe 5 share 28 / 63, so 14.0 GB/s at large sizes */
     near(gpi_collective_busbw(gpi_link_curve_of(cat, "pcie4"), GPI_COLL_ALL_REDUCE, 17179869184.0, 31.5), 14.0e9, 1e-9);
     /* ... on the shape of a PCIe ring (4x RTX PRO 6000, NCCL, voipmonitor/rtx6kpro): 2 MiB in

@@ -435,6 +435,10 @@ static void link_curve(json_t *root, const char *curve_id, double scale, gpi_lin
                           ? max_y(json_object_get(a2a, "points_bytes_busbw_gbps")) / num(a2a, "link_gbps_per_direction")
                           : 0.0;
     double ar_asym = spec > 0 ? peak / spec : 0.0;
+    json_t *gpus = json_object_get(base, "gpus");
+    lc->ranks = json_is_integer(gpus) && json_integer_value(gpus) > 0 && json_integer_value(gpus) < 1 << 20
+                    ? (int)json_integer_value(gpus)
+                    : 0;
     for (int i = 0; i < GPI_COLL_POINTS; i++) {
         double shape = ar_asym > 0 ? ar[i] / ar_asym : 0.0;
         double rg = ring_asym > 0 ? ring_asym * shape : ar[i];

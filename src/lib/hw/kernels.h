@@ -91,6 +91,7 @@ typedef struct gpi_gpu_rates {
 /* One link's bus-bandwidth curve: busbw = link bandwidth x frac[op][size point]. */
 typedef struct gpi_link_curve {
     double frac[GPI_COLL_COUNT][GPI_COLL_POINTS];
+    int ranks; /* the GPUs its all-reduce curve was measured on ("gpus"); 0 when not stated */
 } gpi_link_curve;
 
 typedef struct gpi_kernels gpi_kernels;

@@ -267,7 +267,13 @@ static double coll_time(const gp_cluster *c, gpi_coll_op op, double bytes, doubl
     int x = crosses(c, n, stride);
     double gbps = group_gbps(c, n, stride);
     const gpi_link_curve *lc = x ? c->inter_curve : c->intra_curve;
-    double bus = lc ? gpi_collective_busbw(lc, op, msg > 0 ? msg : bytes, gbps) : 0.0;
+    /* a ring of n ranks pays 2(n - 1) step latencies for n shares of the message: the share of
+     * latency at a size grows with n (the alpha-beta model; nccl-tests doc/PERFORMANCE.md's bus
+     * bandwidth), so a curve measured on N ranks across nodes is read at size x N / n */
+    double size = msg > 0 ? msg : bytes;
+    if (x && lc && lc->ranks > 0)
+        size *= (double)lc->ranks / n;
+    double bus = lc ? gpi_collective_busbw(lc, op, size, gbps) : 0.0;
     if (bus <= 0)
         bus = gbps * 1e9 * GP_NCCL_BW_EFFICIENCY;
     double k = op == GPI_COLL_ALL_REDUCE ? 2.0 : 1.0;
