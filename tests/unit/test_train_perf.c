@@ -230,6 +230,16 @@ static void ep_overlap(void **state)
     assert_true(fabs(p.ep_comm_s - 4.0 * one) < 1e-12);
 }
 
+/* One MoE layer: h 4096, 32 heads of 128, 8 gated experts of f 4096, top-2, vocabulary 4096. */
+static void one_moe_layer(gp_model *m)
+{
+    memset(m, 0, sizeof *m);
+    m->layers = 1, m->hidden = 4096, m->heads = 32, m->kv_heads = 32, m->head_dim = 128, m->ffn = 4096;
+    m->vocab = 4096, m->mlp = GP_MLP_GATED, m->norms_per_layer = 2, m->tied_embeddings = 1, m->dtype = GP_DTYPE_BF16;
+    m->experts = 8, m->experts_active = 2, m->moe_ffn = 4096;
+    assert_int_equal(gp_model_validate(m, NULL), GP_OK);
+}
+
 /* EP over two 8-GPU nodes (16 H100s, EP 16, one MoE layer of 8 experts, top-2, h 4096,
  * s = 4096, one micro-batch). One dispatch is T x k x h x 2 = 4096 x 2 x 4096 x 2 = 67,108,864 B.
  * NCCL's all-to-all sends half of it (the 8 peers on the other node) through the GPU's 50 GB/s
@@ -244,10 +254,8 @@ static void ep_across_nodes(void **state)
 {
     (void)state;
     gp_model m;
-    memset(&m, 0, sizeof m);
-    m.layers = 1, m.hidden = 4096, m.heads = 32, m.kv_heads = 32, m.head_dim = 128, m.ffn = 4096;
-    m.vocab = 4096, m.mlp = GP_MLP_GATED, m.norms_per_layer = 2, m.tied_embeddings = 1, m.dtype = GP_DTYPE_BF16;
-    m.experts = 16, m.experts_active = 2, m.moe_ffn = 4096;
+    one_moe_layer(&m);
+    m.experts = 16;
     assert_int_equal(gp_model_validate(&m, NULL), GP_OK);
     const gp_gpu *g;
     assert_int_equal(gp_catalog_find_gpu(cat, "H100-SXM-80GB", &g, NULL), GP_OK);
@@ -294,16 +302,6 @@ static void ep_across_nodes(void **state)
     assert_int_equal(gpi_ep_dispatcher_parse("HybridEP"), GP_EP_DISPATCHER_HYBRIDEP);
     assert_int_equal(gpi_ep_dispatcher_parse("flex"), GP_EP_DISPATCHER_DEEPEP);
     assert_int_equal(gpi_ep_dispatcher_parse("nccl"), GP_EP_DISPATCHER_COUNT);
-}
-
-/* One MoE layer: h 4096, 32 heads of 128, 8 gated experts of f 4096, top-2, vocabulary 4096. */
-static void one_moe_layer(gp_model *m)
-{
-    memset(m, 0, sizeof *m);
-    m->layers = 1, m->hidden = 4096, m->heads = 32, m->kv_heads = 32, m->head_dim = 128, m->ffn = 4096;
-    m->vocab = 4096, m->mlp = GP_MLP_GATED, m->norms_per_layer = 2, m->tied_embeddings = 1, m->dtype = GP_DTYPE_BF16;
-    m->experts = 8, m->experts_active = 2, m->moe_ffn = 4096;
-    assert_int_equal(gp_model_validate(m, NULL), GP_OK);
 }
 
 /* The memory-bound traffic of an MoE layer, counted (no fitted constant): one_moe_layer on one
