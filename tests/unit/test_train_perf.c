@@ -240,7 +240,7 @@ static void one_moe_layer(gp_model *m)
     assert_int_equal(gp_model_validate(m, NULL), GP_OK);
 }
 
-/* EP over two 8-GPU nodes (16 H100s, EP 16, one MoE layer of 8 experts, top-2, h 4096,
+/* EP over two 8-GPU nodes (16 H100s, EP 16, one MoE layer of 16 experts, top-2, h 4096,
  * s = 4096, one micro-batch). One dispatch is T x k x h x 2 = 4096 x 2 x 4096 x 2 = 67,108,864 B.
  * NCCL's all-to-all sends half of it (the 8 peers on the other node) through the GPU's 50 GB/s
  * NIC at DeepEP's internode rate, 44.5 of 50 GB/s (data/kernels.json deepep-h800-a2a-inter):
