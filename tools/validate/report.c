@@ -33,11 +33,20 @@ static double p90_of(const double *v, int n)
 }
 
 /* What a group of rows shares: its source, GPU generation, or a tag of the bias report. */
-typedef enum vgroup_kind { VG_SOURCE, VG_GPU, VG_PRECISION, VG_MOE, VG_FRAMEWORK, VG_CLASS, VG_COUNT } vgroup_kind;
-static const char *const vgroup_names[VG_COUNT] = {"source",      "GPU generation", "precision",
-                                                   "dense / MoE", "framework",      "dense / MoE and precision"};
-static const char *const vgroup_keys[VG_COUNT] = {"source", "gpu_generation", "precision",
-                                                  "moe",    "framework",      "moe_precision"};
+typedef enum vgroup_kind {
+    VG_SOURCE,
+    VG_GPU,
+    VG_PRECISION,
+    VG_MOE,
+    VG_FRAMEWORK,
+    VG_CLASS,
+    VG_MODEL,
+    VG_COUNT
+} vgroup_kind;
+static const char *const vgroup_names[VG_COUNT] = {
+    "source", "GPU generation", "precision", "dense / MoE", "framework", "dense / MoE and precision", "model type"};
+static const char *const vgroup_keys[VG_COUNT] = {"source",    "gpu_generation", "precision", "moe",
+                                                  "framework", "moe_precision",  "model_type"};
 
 static const char *row_key(const vrow *r, vgroup_kind k)
 {
@@ -47,6 +56,7 @@ static const char *row_key(const vrow *r, vgroup_kind k)
     case VG_PRECISION: return r->precision;
     case VG_MOE: return r->moe;
     case VG_CLASS: return r->group;
+    case VG_MODEL: return r->model_type;
     default: return r->framework;
     }
 }
@@ -316,11 +326,11 @@ static const char md_running[] =
     "overrides the built-in data/*.json as for `gpuplan`. Exit codes: 0 success, 1 bad input (a\n"
     "malformed line is named `FILE:LINE:COLUMN`), 2 bad usage.\n\n"
     "JSON: `rows[].{id, category, quantity, measured, predicted, unit, error_pct, bound, source,\n"
-    "gpu_generation, precision, moe, moe_precision}` (training rows also `framework`; with\n"
-    "`--loso` also `loso_predicted`, `loso_error_pct`); `summary[]` per category, `by_source[]`\n"
-    "per category and source, `by_gpu[]` per category and GPU generation, `by_group[]` per\n"
-    "category, `group` (gpu_generation, precision, moe, framework, moe_precision) and `key`, each\n"
-    "with `{cases, median_abs_error_pct, p90_abs_error_pct, worst_abs_error_pct,\n"
+    "gpu_generation, precision, moe, moe_precision}` (training rows also `framework` and\n"
+    "`model_type`; with `--loso` also `loso_predicted`, `loso_error_pct`); `summary[]` per\n"
+    "category, `by_source[]` per category and source, `by_gpu[]` per category and GPU generation,\n"
+    "`by_group[]` per category, `group` (gpu_generation, precision, moe, framework, moe_precision,\n"
+    "model_type) and `key`, each with `{cases, median_abs_error_pct, p90_abs_error_pct, worst_abs_error_pct,\n"
     "median_signed_error_pct, p10_signed_error_pct, p90_signed_error_pct, bounds, bounds_passed}`\n"
     "(and in `by_*` a `loso` object with the same keys, null without `--loso`); `loso` (null\n"
     "without `--loso`): `{summary[], fits[].{category, held_out (null: the fit on every source),\n"
@@ -470,9 +480,11 @@ static void md_groups(const vrows *rs, const vloso *l, vgroup_kind kind, FILE *m
 static void md_bias(const vrows *rs, const vloso *l, FILE *md)
 {
     fprintf(md, "\n## Group bias\n\nThe median signed error of each group of cases that shares a compute precision, a\n"
-                "dense or MoE model (alone and with the precision), or a training framework (GPU generations are\n"
-                "the table above). The issue's bound: no GPU generation, precision or dense/MoE group with a\n"
-                "median signed error beyond +-10%%.\n\n"
+                "dense or MoE model (alone and with the precision), a training framework or a model architecture\n"
+                "(gp_model.model_type; GPU generations are the table above). The issue's bound: no GPU\n"
+                "generation, precision or dense/MoE group with a median signed error beyond +-10%%; the\n"
+                "architectures' LOSO 10th-90th percentiles are their ranges where they hold 10 or more\n"
+                "cases (docs/performance.md section 14).\n\n"
                 "| category | group | key | errors counted | median | p90 | signed | LOSO median | LOSO p90 | LOSO "
                 "signed | LOSO signed 10th-90th pct |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (int kind = VG_PRECISION; kind < VG_COUNT; kind++)

@@ -12,7 +12,7 @@
 #include <string.h>
 
 /* GPT-style (Megatron, MPT, BLOOM, GPT-3): plain GELU MLP, LayerNorm, tied embeddings. */
-static int gpt_model(json_t *mod, gp_model *m, int64_t vocab_default, int64_t pos)
+static int gpt_model(json_t *mod, gp_model *m, int64_t vocab_default, int64_t pos, const char *model_type)
 {
     memset(m, 0, sizeof *m);
     m->layers = vint(mod, "layers", 0);
@@ -31,6 +31,7 @@ static int gpt_model(json_t *mod, gp_model *m, int64_t vocab_default, int64_t po
     m->learned_pos = pos;
     m->dtype = GP_DTYPE_BF16;
     snprintf(m->id, sizeof m->id, "gpt");
+    snprintf(m->model_type, sizeof m->model_type, "%s", model_type); /* Hugging Face's name for it */
     return gp_model_validate(m, NULL) == GP_OK;
 }
 
@@ -99,7 +100,7 @@ static int nemo_model(const gp_catalog *cat, const char *name, gp_model *m)
         if (!vcontains(name, gpts[i].pat))
             continue;
         json_t *o = json_pack("{si si si}", "layers", gpts[i].layers, "hidden", gpts[i].hidden, "heads", gpts[i].heads);
-        int ok = o && gpt_model(o, m, 50304, 2048);
+        int ok = o && gpt_model(o, m, 50304, 2048, "gpt2");
         json_decref(o);
         return ok;
     }
@@ -123,6 +124,7 @@ static int ibm_model(const gp_catalog *cat, const char *name, gp_model *m)
     memset(m, 0, sizeof *m); /* CodeLlama-34B architecture */
     m->layers = 48, m->hidden = 8192, m->heads = 64, m->kv_heads = 8, m->head_dim = 128;
     m->ffn = 22016, m->vocab = 32000, m->norms_per_layer = 2, m->dtype = GP_DTYPE_BF16;
+    snprintf(m->model_type, sizeof m->model_type, "llama");
     return gp_model_validate(m, NULL) == GP_OK;
 }
 
@@ -130,9 +132,9 @@ static int train_model(const gp_catalog *cat, train_source src, json_t *mod, gp_
 {
     const char *name = json_string_value(json_object_get(mod, "name"));
     switch (src) {
-    case SRC_MPT: return gpt_model(mod, m, 50368, 0); /* ALiBi: no position table */
-    case SRC_MEGATRON: return gpt_model(mod, m, 51200, vint(mod, "seq_len", 2048));
-    case SRC_BLOOM: return gpt_model(mod, m, 250680, 0);
+    case SRC_MPT: return gpt_model(mod, m, 50368, 0, "mpt"); /* ALiBi: no position table */
+    case SRC_MEGATRON: return gpt_model(mod, m, 51200, vint(mod, "seq_len", 2048), "gpt2");
+    case SRC_BLOOM: return gpt_model(mod, m, 250680, 0, "bloom");
     case SRC_NEMO: return nemo_model(cat, name, m);
     case SRC_IBM: return ibm_model(cat, name, m);
     default: return 0;
@@ -338,6 +340,7 @@ void vtrain_tag(vrows *rs, const gp_model *m, const gp_workload *w, const gp_clu
     snprintf(r->moe, sizeof r->moe, "%s", m->experts > 0 ? "MoE" : "dense");
     snprintf(r->framework, sizeof r->framework, "%s", gpi_framework_name(cl->framework));
     snprintf(r->group, sizeof r->group, "%s %s", r->moe, r->precision); /* not the case's free text */
+    snprintf(r->model_type, sizeof r->model_type, "%s", m->model_type);
 }
 
 /* The training model's fitted constants live in data/kernels.json's "fit" object (issue 11):

@@ -31,10 +31,11 @@ typedef struct vrow {
     char source[64];  /* the case's source key (vcase_source) */
     char gpu_gen[24]; /* the GPU generation of the case (vcase_gpu_generation) */
     /* groups of the bias report, where the model tags them ("" otherwise) */
-    char precision[12]; /* "16-bit", "fp8", "fp4" */
-    char moe[8];        /* "dense", "MoE" */
-    char framework[16]; /* "megatron", "fsdp", "deepspeed" */
-    char group[32];     /* dense or MoE and the precision as stated (vcase_group) */
+    char precision[12];  /* "16-bit", "fp8", "fp4" */
+    char moe[8];         /* "dense", "MoE" */
+    char framework[16];  /* "megatron", "fsdp", "deepspeed" */
+    char group[32];      /* dense or MoE and the precision as stated (vcase_group) */
+    char model_type[64]; /* the model's architecture (gp_model.model_type: "gpt_oss", "llama") */
     char quantity[48];
     double measured, predicted; /* same unit */
     char unit[8];
