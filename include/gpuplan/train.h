@@ -120,12 +120,15 @@ typedef struct gp_train_perf {
     double hfu;                   /* hw_tflops / dense peak */
     double time_to_train_s;       /* for the tokens asked (0 if none) */
     /* the honest range: the 10th-90th percentile of gpuplan's signed error on comparable
-     * published runs (data/kernels.json "fit" range_p10 / range_p90) applied to this
-     * prediction; *_low is the pessimistic end for rates, the optimistic one for times */
+     * published runs (data/kernels.json "fit": the model architecture's own range_by_model_type
+     * where the validation set holds enough runs of it, else range_moe_* or range_*) applied to
+     * this prediction; *_low is the pessimistic end for rates, the optimistic one for times */
     double step_time_s_low, step_time_s_high;
     double tokens_per_s_low, tokens_per_s_high;
     double model_tflops_per_gpu_low, model_tflops_per_gpu_high;
     double time_to_train_s_low, time_to_train_s_high;
+    char range_basis[32];  /* whose runs: a model type ("gpt_oss"), "MoE", "dense"; "" without data */
+    int range_cases;       /* how many runs of that model type (0: the dense / MoE pools) */
     int64_t micro_batches; /* per step per data-parallel replica */
     int gpus;
 } gp_train_perf;

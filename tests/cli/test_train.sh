@@ -81,6 +81,15 @@ run train --model llama-3.1-8b --tp 1 --pp 1 --dp 8 --micro-batch 1 --zero 3 --s
 expect_rc 0 "--framework fsdp"; expect_json ".perf.tokens_per_s < $mg" true "FA2 under FSDP is slower than cuDNN"
 run train --model llama-3.1-8b --gpus 8 --seq 4096 --tokens 1T
 expect_out "likely range" "text range"; expect_out "(likely " "time-to-train range"
+expect_out "published llama runs" "a Llama's range comes from the Llama runs"
+# an architecture the validation set holds enough runs of carries its own range (data/kernels.json
+# fit.range_by_model_type), which says whose runs it comes from; one it lacks takes the MoE pool's
+run train --model gpt-oss-120b --gpus 64 --json
+expect_rc 0 "gpt-oss"
+expect_json '.perf.range_basis == "gpt_oss" and .perf.range_cases >= 10' true "gpt-oss's own range"
+expect_json '.perf.tokens_per_s_low <= .perf.tokens_per_s_high' true "an ordered range"
+run train --model mixtral-8x7b --gpus 16 --json
+expect_rc 0 "mixtral"; expect_json '.perf.range_basis == "MoE" and .perf.range_cases == 0' true "the MoE pool"
 # CUDA graphs (docs/performance.md section 2): a graph of the whole iteration leaves no host
 # time per layer, so the same layout runs faster than with eager launches
 run train --model llama-3.1-8b --tp 1 --pp 1 --dp 8 --seq 4096 --global-batch 64 --json

@@ -141,6 +141,21 @@ drift=$(jq -r --slurpfile k "$SRC/data/kernels.json" '.by_group[] | select(.cate
         | [[$n[0], .loso.p10_signed_error_pct], [$n[1], .loso.p90_signed_error_pct]][]
         | select((.[1] / 100 - $k[0].fit[.[0]]) | fabs > 0.001) | "\(.[0]) shipped \($k[0].fit[.[0]]) LOSO \(.[1])%"' "$TMP/train.json")
 [ -z "$drift" ] || fail "data/kernels.json ranges are not the LOSO percentiles: $drift"
+# ... and each model architecture with at least 10 held-out cases has its own range (by_group
+# model_type), no other architecture does
+checks=$((checks+1))
+drift=$(jq -r --slurpfile k "$SRC/data/kernels.json" '
+        [.by_group[] | select(.category == "train_throughput" and .group == "model_type" and .loso.cases >= 10)] as $g
+        | ($k[0].fit.range_by_model_type // {}) as $r
+        | ($g[] | . as $x | $r[$x.key] as $s
+           | if $s == null then "\($x.key) (\($x.loso.cases) cases) has no range"
+             elif (($s.p10 - $x.loso.p10_signed_error_pct / 100) | fabs) > 0.001
+               or (($s.p90 - $x.loso.p90_signed_error_pct / 100) | fabs) > 0.001 or $s.cases != $x.loso.cases
+             then "\($x.key) shipped \($s) LOSO \($x.loso.p10_signed_error_pct)..\($x.loso.p90_signed_error_pct)% of \($x.loso.cases)"
+             else empty end),
+          ($r | keys[] | . as $t | select([$g[].key] | index($t) | not) | "\($t) has a range but under 10 cases")' \
+        "$TMP/train.json")
+[ -z "$drift" ] || fail "data/kernels.json range_by_model_type is not the LOSO percentiles: $drift"
 # every weight-size row (vLLM logs' "Loading model weights took", QLoRA Table 1 16-bit) within 2%
 checks=$((checks+1))
 bad=$(jq -r '.rows[] | select(.quantity|test("^weights")) | select(.quantity|test("NF4")|not) | select((.error_pct|fabs) > 2) | .id' "$TMP/validate.json")

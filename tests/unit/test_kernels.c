@@ -199,6 +199,38 @@ static void user_file_errors_and_refit(void **state)
     write_file(path, "{\"fit\": {\"gemm_train_fraction\": -1}}");
     assert_int_equal(gp_catalog_open(dir, &c2, &err), GP_EPARSE);
     assert_string_equal(err.field, "fit");
+    /* a model architecture's own range: found by its model_type, others fall through */
+    write_file(path, "{\"fit\": {\"range_by_model_type\": {\"gpt_oss\": {\"p10\": 0.1, \"p90\": 0.5, "
+                     "\"cases\": 16}}}}");
+    assert_int_equal(gp_catalog_open(dir, &c2, NULL), GP_OK);
+    const gpi_kernel_fit *f = gpi_kernels_fit(gpi_catalog_kernels(c2));
+    const gpi_type_range *t = gpi_fit_type_range(f, "gpt_oss");
+    assert_non_null(t);
+    near(t->p10, 0.1, 1e-12), near(t->p90, 0.5, 1e-12);
+    assert_int_equal(t->cases, 16);
+    assert_null(gpi_fit_type_range(f, "llama"));
+    assert_null(gpi_fit_type_range(f, ""));
+    gp_catalog_free(c2);
+    /* refused: p90 below p10, no count of runs, p10 at -0.9 or a missing bound, not an object */
+    const char *bad[] = {"{\"x\": {\"p10\": 0.2, \"p90\": 0.1, \"cases\": 3}}", "{\"x\": {\"p10\": 0.1, \"p90\": 0.2}}",
+                         "{\"x\": {\"p10\": -0.9, \"p90\": 0.2, \"cases\": 3}}",
+                         "{\"x\": {\"p90\": 0.2, \"cases\": 3}}", "[1]"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char text[256];
+        snprintf(text, sizeof text, "{\"fit\": {\"range_by_model_type\": %s}}", bad[i]);
+        write_file(path, text);
+        assert_int_equal(gp_catalog_open(dir, &c2, &err), GP_EPARSE);
+        assert_string_equal(err.field, "fit.range_by_model_type");
+    }
+    /* at most 16 architectures */
+    char many[2048] = "{\"fit\": {\"range_by_model_type\": {";
+    for (int i = 0; i < 17; i++)
+        snprintf(many + strlen(many), sizeof many - strlen(many), "%s\"t%d\": {\"p10\": 0, \"p90\": 0, \"cases\": 1}",
+                 i ? ", " : "", i);
+    strcat(many, "}}}");
+    write_file(path, many);
+    assert_int_equal(gp_catalog_open(dir, &c2, &err), GP_EPARSE);
+    assert_string_equal(err.field, "fit.range_by_model_type");
     unlink(path);
     rmdir(dir);
 }

@@ -90,6 +90,45 @@ static gp_status bad(gp_error *err, const char *field, const char *msg, const ch
 
 /* ---- fit ------------------------------------------------------------------------------ */
 
+/* fit.range_by_model_type (optional): {model_type: {p10, p90, cases}}, at most
+ * GPI_TYPE_RANGES_MAX of them. */
+static gp_status load_type_ranges(json_t *o, gpi_kernel_fit *f, gp_error *err)
+{
+    json_t *map = json_object_get(o, "range_by_model_type"), *v;
+    const char *key;
+    f->n_type_ranges = 0;
+    if (!map)
+        return GP_OK;
+    if (!json_is_object(map) || json_object_size(map) > GPI_TYPE_RANGES_MAX)
+        return bad(err, "fit.range_by_model_type", "'range_by_model_type' must be an object of at most 16 entries",
+                   NULL);
+    json_object_foreach(map, key, v)
+    {
+        gpi_type_range *t = &f->type_range[f->n_type_ranges];
+        json_t *c = json_object_get(v, "cases");
+        t->p10 = num(v, "p10"), t->p90 = num(v, "p90");
+        t->cases = json_is_integer(c) && json_integer_value(c) > 0 && json_integer_value(c) < 1000000
+                       ? (int)json_integer_value(c)
+                       : 0;
+        if (!key[0] || strlen(key) >= sizeof t->model_type || !json_is_number(json_object_get(v, "p10")) ||
+            !json_is_number(json_object_get(v, "p90")) || !(t->p10 > -0.9) || !(t->p90 >= t->p10) ||
+            !isfinite(t->p90) || t->cases <= 0)
+            return bad(err, "fit.range_by_model_type",
+                       "each model type (1-31 characters) needs p10 > -0.9, p10 <= p90 (finite) and cases >= 1", key);
+        snprintf(t->model_type, sizeof t->model_type, "%s", key);
+        f->n_type_ranges++;
+    }
+    return GP_OK;
+}
+
+const gpi_type_range *gpi_fit_type_range(const gpi_kernel_fit *f, const char *model_type)
+{
+    for (int i = 0; f && model_type && model_type[0] && i < f->n_type_ranges; i++)
+        if (strcmp(f->type_range[i].model_type, model_type) == 0)
+            return &f->type_range[i];
+    return NULL;
+}
+
 static gp_status load_fit(json_t *root, gpi_kernel_fit *f, gp_error *err)
 {
     json_t *o = json_object_get(root, "fit");
@@ -119,7 +158,7 @@ static gp_status load_fit(json_t *root, gpi_kernel_fit *f, gp_error *err)
                    "elementwise_h/f, layer_overhead_us >= 0, moe_imbalance >= 1, grouped_gemm_efficiency in (0, 1], "
                    "-0.9 < range_p10 <= range_p90 (and the range_moe_ pair)",
                    NULL);
-    return GP_OK;
+    return load_type_ranges(o, f, err);
 }
 
 /* ---- GEMM ----------------------------------------------------------------------------- */

@@ -51,6 +51,14 @@ typedef enum gpi_coll_op {
     GPI_COLL_COUNT
 } gpi_coll_op;
 
+/* One model architecture's signed error percentiles on the validation set's runs of it. */
+#define GPI_TYPE_RANGES_MAX 16
+typedef struct gpi_type_range {
+    char model_type[32]; /* gp_model.model_type: "gpt_oss", "llama", "deepseek_v3" */
+    double p10, p90;     /* predicted / measured - 1, held out */
+    int cases;           /* the runs they come from */
+} gpi_type_range;
+
 /* Constants fitted on end-to-end runs ("fit" in data/kernels.json; a user's kernels.json in
  * --data-dir replaces them, which is how leave-one-source-out refits them). */
 typedef struct gpi_kernel_fit {
@@ -67,7 +75,14 @@ typedef struct gpi_kernel_fit {
                                             same per-group shape (DeepGEMM, data/kernels.json) */
     double range_p10, range_p90;         /* signed error percentiles of predicted / measured - 1 */
     double range_moe_p10, range_moe_p90; /* the same over MoE models (their spread is wider) */
+    /* the same over one model architecture's runs, where the validation set holds enough of them
+     * ("range_by_model_type": gp_model.model_type -> {p10, p90, cases}); they take precedence */
+    gpi_type_range type_range[GPI_TYPE_RANGES_MAX];
+    int n_type_ranges;
 } gpi_kernel_fit;
+
+/* The range of the model architecture `model_type` (gp_model.model_type), or NULL. */
+const gpi_type_range *gpi_fit_type_range(const gpi_kernel_fit *f, const char *model_type);
 
 /* Attention sequence points: 512 << i, i = 0..GPI_ATTN_SEQ_POINTS-1 (512 .. 16,384). */
 #define GPI_ATTN_SEQ_POINTS 6

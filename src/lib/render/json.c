@@ -324,6 +324,11 @@ static json_t *train_perf_json(const gp_train_perf *p, double cost)
     if (j && o)
         json_object_update(j, o);
     json_decref(o);
+    /* whose runs the range comes from: a model type, "MoE" or "dense" (range_cases 0 for those) */
+    if (j) {
+        json_object_set_new(j, "range_basis", json_string(p->range_basis));
+        json_object_set_new(j, "range_cases", json_integer(p->range_cases));
+    }
     return j;
 }
 

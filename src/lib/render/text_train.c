@@ -57,6 +57,24 @@ static void print_breakdown(gpi_buf *tb, const gp_train_perf *p)
     }
 }
 
+/* The likely range and whose published runs it comes from; a model type's range that leaves the
+ * estimate outside says which way gpuplan has erred on that architecture. */
+static void print_range(gpi_buf *tb, const gp_train_perf *p)
+{
+    char a[64], b[64];
+    gpi_buf_printf(tb, "  likely range   %s-%s tokens/s (10th-90th percentile of the error on ",
+                   gpi_fmt_si(a, sizeof a, p->tokens_per_s_low), gpi_fmt_si(b, sizeof b, p->tokens_per_s_high));
+    if (p->range_cases > 0)
+        gpi_buf_printf(tb, "%d published %s runs", p->range_cases, p->range_basis);
+    else
+        gpi_buf_printf(tb, "published %s runs", p->range_basis[0] ? p->range_basis : "training");
+    if (p->tokens_per_s_high < p->tokens_per_s)
+        gpi_buf_printf(tb, "; gpuplan has been optimistic on them");
+    else if (p->tokens_per_s_low > p->tokens_per_s)
+        gpi_buf_printf(tb, "; gpuplan has been pessimistic on them");
+    gpi_buf_printf(tb, ")\n");
+}
+
 static void print_result(gpi_buf *tb, const gp_train_candidate *best, const gp_scenario *to, int fixed)
 {
     const gp_train_perf *p = &best->perf;
@@ -68,8 +86,7 @@ static void print_result(gpi_buf *tb, const gp_train_candidate *best, const gp_s
     print_breakdown(tb, p);
     gpi_buf_printf(tb, "  throughput     %s tokens/s, %s tokens/s per GPU\n", gpi_fmt_si(a, sizeof a, p->tokens_per_s),
                    gpi_fmt_si(b, sizeof b, p->tokens_per_s_per_gpu));
-    gpi_buf_printf(tb, "  likely range   %s-%s tokens/s (10th-90th percentile of the error on published runs)\n",
-                   gpi_fmt_si(a, sizeof a, p->tokens_per_s_low), gpi_fmt_si(b, sizeof b, p->tokens_per_s_high));
+    print_range(tb, p);
     gpi_buf_printf(tb, "  TFLOP/s/GPU    %.1f model (MFU %.1f%%), %.1f hardware (HFU %.1f%%)\n",
                    p->model_tflops_per_gpu, 100.0 * p->mfu, p->hw_tflops_per_gpu, 100.0 * p->hfu);
     if (to->tokens > 0) {
