@@ -69,9 +69,9 @@ static void print_range(gpi_buf *tb, const gp_train_perf *p)
     else
         gpi_buf_printf(tb, "published %s runs", p->range_basis[0] ? p->range_basis : "training");
     if (p->tokens_per_s_high < p->tokens_per_s)
-        gpi_buf_printf(tb, "; gpuplan has been optimistic on them");
+        gpi_buf_printf(tb, "; gpuplan has mostly been optimistic on them");
     else if (p->tokens_per_s_low > p->tokens_per_s)
-        gpi_buf_printf(tb, "; gpuplan has been pessimistic on them");
+        gpi_buf_printf(tb, "; gpuplan has mostly been pessimistic on them");
     gpi_buf_printf(tb, ")\n");
 }
 
