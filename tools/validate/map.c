@@ -32,6 +32,12 @@ static vrow *vrow_new(vrows *rs)
     return r;
 }
 
+void vtag_model_type(vrows *rs, const gp_model *m)
+{
+    if (rs->n > 0)
+        snprintf(rs->r[rs->n - 1].model_type, sizeof rs->r[rs->n - 1].model_type, "%s", m->model_type);
+}
+
 void vadd(vrows *rs, json_t *c, const char *quantity, double measured, double predicted, const char *unit)
 {
     vrow *r = vrow_new(rs);

@@ -220,9 +220,11 @@ static void run_row(const gp_catalog *cat, json_t *c, const double *v, vrows *rs
         pp.step_overhead_s = fitted(v, SP_VLLM_STEP, GPV_VLLM_STEP_S, pp.step_overhead_s);
     }
     double pred = gpv_serve_run_predict(cat, &r, &pp);
-    if (!isnan(pred))
+    if (!isnan(pred)) {
         vadd(rs, c, r.bench == GPV_BENCH_TRTLLM ? "output tokens/s (trtllm-bench)" : "output tokens/s (vLLM, AMD)",
              r.measured, pred, "tok/s");
+        vtag_model_type(rs, &r.m);
+    }
 }
 
 /* Lambda's vLLM 0.5.4 TP table: 320 ShareGPT prompts at an infinite rate. */
@@ -252,8 +254,10 @@ static void lambda_row(serve_case *sc, const double *v, vrows *rs)
     t->output.min = 1;
     t->output.max = GP_SHAREGPT_MAX_OUTPUT;
     double pred = simulate_throughput(sc->cat, &sc->m, sc->g, &sc->w, &sc->l, &pp, t, 2000, GP_LAMBDA_MAX_SEQS);
-    if (!isnan(pred))
+    if (!isnan(pred)) {
         vadd(rs, sc->c, "output tokens/s (vLLM ShareGPT)", meas_tps, pred, "tok/s");
+        vtag_model_type(rs, &sc->m);
+    }
 }
 
 /* FasterTransformer (kipply): batch-1 prefill latency and decode latency per token. */

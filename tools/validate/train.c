@@ -340,7 +340,7 @@ void vtrain_tag(vrows *rs, const gp_model *m, const gp_workload *w, const gp_clu
     snprintf(r->moe, sizeof r->moe, "%s", m->experts > 0 ? "MoE" : "dense");
     snprintf(r->framework, sizeof r->framework, "%s", gpi_framework_name(cl->framework));
     snprintf(r->group, sizeof r->group, "%s %s", r->moe, r->precision); /* not the case's free text */
-    snprintf(r->model_type, sizeof r->model_type, "%s", m->model_type);
+    vtag_model_type(rs, m);
 }
 
 /* The training model's fitted constants live in data/kernels.json's "fit" object (issue 11):

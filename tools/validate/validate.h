@@ -54,6 +54,8 @@ void vrows_free(vrows *rs);
 
 /* Add a compared figure / a pass-fail bound for case c. */
 void vadd(vrows *rs, json_t *c, const char *quantity, double measured, double predicted, const char *unit);
+/* The last row's model architecture (gp_model.model_type), for the model_type group. */
+void vtag_model_type(vrows *rs, const gp_model *m);
 void vadd_bound(vrows *rs, json_t *c, const char *quantity, double limit, double predicted, const char *unit, int pass);
 
 /* Map a case's model / GPU to gpuplan's; 0 if unknown. */
