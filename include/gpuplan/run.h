@@ -126,8 +126,11 @@ typedef struct gp_serve_answer {
      * (predicted / measured - 1) on comparable published runs held out of every fit
      * (data/engines.json error_ranges, docs/serving.md "Ranges"); 0 and 0: none known.
      * A throughput X is likely in [X / (1 + p90), X / (1 + p10)], a latency L in
-     * [L x (1 + p10), L x (1 + p90)] */
+     * [L x (1 + p10), L x (1 + p90)]. Comparable: the same model architecture where the file
+     * has its range, else dense or MoE models */
     double error_p10, error_p90;
+    char error_basis[32]; /* whose runs: the model type ("gpt_oss"), "MoE" or "dense"; "" none */
+    int error_cases;      /* the architecture's runs (0 for the dense / MoE pools) */
 } gp_serve_answer;
 GP_API const gp_serve_answer *gp_result_serve(const gp_result *r);
 

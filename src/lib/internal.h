@@ -152,9 +152,12 @@ double gpi_nccl_efficiency(void);
  * under an overlap scheduler. */
 double gpi_step_host_s(const gpi_perf_params *p, double gpu_s, double sequences, double eager_s);
 /* The 10th and 90th percentiles of the signed serving-throughput error on comparable held-out
- * published runs, dense or MoE (data/engines.json error_ranges; serving/engines.c); 0 and 0
- * when the catalog has none. */
-void gpi_serve_error_range(const gp_catalog *cat, int moe, double *p10, double *p90);
+ * published runs (data/engines.json error_ranges; serving/engines.c): the model architecture's
+ * own (m->model_type) where the file has one, else the dense or MoE pool's; basis names which
+ * (the model type, "MoE" or "dense"; NULL: not wanted) and *cases the architecture's runs (0 for
+ * a pool). 0 and 0 (basis "") when the catalog has none. */
+void gpi_serve_error_range(const gp_catalog *cat, const gp_model *m, double *p10, double *p90, char *basis,
+                           size_t basis_len, int *cases);
 
 /* ---- decision data (catalog.c) ---- */
 /* Borrowed parsed data/prices.json and data/compliance.json (merged with --data-dir). */

@@ -5,6 +5,15 @@
 
 run serve --help; expect_rc 0 "serve --help"; expect_out "--ttft-p99" "help lists targets"
 run serve --model llama-3.1-8b --gpu H100-SXM-80GB; expect_rc 0 "no load: the default one"; expect_out "no load given, so 256 closed-loop users" "says the default load"
+# the likely range comes from the architecture's own published runs where data/engines.json has
+# them (docs/serving.md "Ranges"), else from the dense / MoE pool's; JSON says whose
+expect_out "published llama runs held out of the fit" "a Llama's range from the Llama runs"
+run serve --model gpt-oss-20b --gpu H100-SXM-80GB --users 8 --prompt-tokens 1000 --output-tokens 200 --json
+expect_rc 0 "gpt-oss serve"
+expect_json '.perf.error_range.basis == "gpt_oss" and .perf.error_range.cases >= 10' true "gpt-oss's own range"
+expect_json '.perf.throughput_tokens_per_s_low <= .perf.throughput_tokens_per_s_high' true "an ordered range"
+run serve --model qwen2.5-7b --gpu H100-SXM-80GB --users 8 --prompt-tokens 1000 --output-tokens 200 --json
+expect_rc 0 "qwen2 serve"; expect_json '.perf.error_range.basis == "dense" and .perf.error_range.cases == 0' true "the dense pool"
 run serve --model llama-3.1-8b --users 10 --rate 5; expect_rc 2 "two loads"
 run serve --model llama-3.1-8b --users abc; expect_rc 2 "bad number"; expect_err "--users" "names the flag"
 run serve --model llama-3.1-8b --users 10 --redundancy n+x; expect_rc 2 "bad redundancy"

@@ -102,6 +102,21 @@ if [ "$ALL" = 1 ]; then
   [ -z "$off" ] || fail "serving LOSO: groups beyond +-10% median signed: $off"
   checks=$((checks+1)); [ "$(jq '[.loso.fits[] | select(.category == "infer_throughput")] | length' "$TMP/loso_all.json")" -ge 5 ] ||
     fail "serving refitted for fewer than 5 held-out sources (TensorRT-LLM, Lambda, kipply, AMD, all)"
+  # data/engines.json's serving ranges per model architecture are the held-out percentiles of
+  # each architecture with at least 10 cases (by_group model_type), and no other has one
+  checks=$((checks+1))
+  drift=$(jq -r --slurpfile e "$SRC/data/engines.json" '
+          [.by_group[] | select(.category == "infer_throughput" and .group == "model_type" and .loso.cases >= 10)] as $g
+          | [$e[0].error_ranges.groups[] | select(.model_type != null)] as $r
+          | ($g[] | . as $x | ([$r[] | select(.model_type == $x.key)] | first) as $s
+             | if $s == null then "\($x.key) (\($x.loso.cases) cases) has no range"
+               elif (($s.p10 - $x.loso.p10_signed_error_pct / 100) | fabs) > 0.001
+                 or (($s.p90 - $x.loso.p90_signed_error_pct / 100) | fabs) > 0.001 or $s.cases != $x.loso.cases
+               then "\($x.key) shipped \($s.p10)..\($s.p90) of \($s.cases), LOSO \($x.loso.p10_signed_error_pct)..\($x.loso.p90_signed_error_pct)% of \($x.loso.cases)"
+               else empty end),
+            ($r[] | .model_type as $t | select([$g[].key] | index($t) | not) | "\($t) has a range but under 10 cases")' \
+          "$TMP/loso_all.json")
+  [ -z "$drift" ] || fail "data/engines.json error_ranges per model type are not the LOSO percentiles: $drift"
 fi
 # training, leave one source out over every file (issue 11): the three training constants of
 # data/kernels.json "fit" refitted blind (from neutral priors and three fixed grid points) without

@@ -10,10 +10,14 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gpuplan.h"
 #include "hw/kernels.h"
+#include "internal.h"
 
 static gp_catalog *cat;
 
@@ -300,13 +304,70 @@ static void sched_config_follows_the_profile(void **state)
     near(p.eager_layer_s, 0.0, 1e-15); /* piecewise graphs cover mixed batches */
 }
 
+/* The likely range: a model architecture's own group where engines.json has one that holds 0,
+ * else the dense / MoE pool's, with whose runs it is. */
+static void error_range_by_architecture(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/gp_serve_range_XXXXXX", path[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/engines.json", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("{\"error_ranges\": {\"groups\": ["
+          "{\"moe\": false, \"p10\": -0.2, \"p90\": 0.1, \"cases\": 400},"
+          "{\"moe\": true, \"p10\": -0.3, \"p90\": 0.4, \"cases\": 300},"
+          "{\"model_type\": \"gpt_oss\", \"p10\": -0.5, \"p90\": 0.6, \"cases\": 44},"
+          "{\"model_type\": \"mistral\", \"p10\": -0.25, \"p90\": -0.01, \"cases\": 35}]}}",
+          f);
+    fclose(f);
+    gp_catalog *c;
+    assert_int_equal(gp_catalog_open(dir, &c, NULL), GP_OK);
+    gp_model m;
+    memset(&m, 0, sizeof m);
+    double lo, hi;
+    char basis[32];
+    int n;
+    snprintf(m.model_type, sizeof m.model_type, "gpt_oss");
+    m.experts = 128;
+    gpi_serve_error_range(c, &m, &lo, &hi, basis, sizeof basis, &n);
+    near(lo, -0.5, 1e-12), near(hi, 0.6, 1e-12);
+    assert_string_equal(basis, "gpt_oss");
+    assert_int_equal(n, 44);
+    /* another MoE architecture: the MoE pool, no count of its own */
+    snprintf(m.model_type, sizeof m.model_type, "mixtral");
+    gpi_serve_error_range(c, &m, &lo, &hi, basis, sizeof basis, &n);
+    near(lo, -0.3, 1e-12), near(hi, 0.4, 1e-12);
+    assert_string_equal(basis, "MoE");
+    assert_int_equal(n, 0);
+    /* an architecture's range may leave the estimate out (gpuplan pessimistic on every run but a
+     * tenth of them: -25% .. -1%) */
+    m.experts = 0;
+    snprintf(m.model_type, sizeof m.model_type, "mistral");
+    gpi_serve_error_range(c, &m, &lo, &hi, basis, sizeof basis, &n);
+    near(lo, -0.25, 1e-12), near(hi, -0.01, 1e-12);
+    assert_string_equal(basis, "mistral");
+    /* a dense model of no listed architecture: the dense pool */
+    snprintf(m.model_type, sizeof m.model_type, "llama");
+    gpi_serve_error_range(c, &m, &lo, &hi, basis, sizeof basis, &n);
+    near(lo, -0.2, 1e-12), near(hi, 0.1, 1e-12);
+    assert_string_equal(basis, "dense");
+    assert_int_equal(n, 0);
+    /* the callers that need no basis pass NULL */
+    gpi_serve_error_range(c, &m, &lo, &hi, NULL, 0, NULL);
+    near(hi, 0.1, 1e-12);
+    gp_catalog_free(c);
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(decode_is_weights_at_achievable_hbm), cmocka_unit_test(prefill_is_gemm_rate_at_its_shape),
         cmocka_unit_test(fp8_speeds_only_the_gemms),           cmocka_unit_test(allreduce_on_the_measured_curve),
         cmocka_unit_test(allreduce_over_pcie_is_nccl),         cmocka_unit_test(engine_profiles_from_data),
-        cmocka_unit_test(sched_config_follows_the_profile),
+        cmocka_unit_test(sched_config_follows_the_profile),    cmocka_unit_test(error_range_by_architecture),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -453,7 +453,7 @@ static gp_status price_setup(const gp_catalog *cat, const gp_plan_request *req, 
         o->throughput_tokens_per_s = out->serving ? s->throughput : s->train.tokens_per_s;
         o->requests_per_s = s->requests_per_s;
         if (out->serving)
-            gpi_serve_error_range(cat, req->model->experts > 0, &o->error_p10, &o->error_p90);
+            gpi_serve_error_range(cat, req->model, &o->error_p10, &o->error_p90, NULL, 0, NULL);
         o->serve_rel = s->serve_rel;
         o->train = s->train;
         o->train_rel = s->train_rel;

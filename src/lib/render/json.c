@@ -226,7 +226,9 @@ static void serve_perf_ranges(json_t *perf, const gp_serve_answer *a, double k)
     };
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
         gpi_json_serve_range(perf, f[i].key, f[i].v, f[i].rate, p10, p90);
-    json_object_set_new(perf, "error_range", json_pack("{sf sf}", "p10", p10, "p90", p90));
+    json_object_set_new(
+        perf, "error_range",
+        json_pack("{sf sf ss si}", "p10", p10, "p90", p90, "basis", a->error_basis, "cases", a->error_cases));
 }
 
 static json_t *serve_perf_json(const gp_serve_answer *a)

@@ -328,7 +328,8 @@ gp_status gp_serve_run(const gp_catalog *cat, const gp_scenario *scenario, const
     if (!st)
         st = run_mode(cat, r, ctx, trace, trace_len, err);
     if (!st)
-        gpi_serve_error_range(cat, r->model.experts > 0, &r->serve.error_p10, &r->serve.error_p90);
+        gpi_serve_error_range(cat, &r->model, &r->serve.error_p10, &r->serve.error_p90, r->serve.error_basis,
+                              sizeof r->serve.error_basis, &r->serve.error_cases);
     if (!st)
         gpi_capacity_set_lang(r->cr, sc->lang); /* the reasons in the question's language */
     gpi_trace_free(trace);

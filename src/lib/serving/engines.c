@@ -216,19 +216,46 @@ void gpi_serve_params(const gpi_capacity_request *rq, const gpi_engine_profile *
     gpi_perf_params_profile(out, rq->w->engine, prof, pp);
 }
 
-void gpi_serve_error_range(const gp_catalog *cat, int moe, double *p10, double *p90)
+/* The group of error_ranges.groups for a model architecture (type non-NULL: the entry naming it)
+ * or for the dense / MoE pool (type NULL: an entry without "model_type"), if usable: a range
+ * keeps 1 + p10 positive; a pool's also holds the prediction's own error 0 (an architecture's
+ * may lie to one side of it: gpuplan has then erred one way on every run of it but a tenth). */
+static json_t *range_group(json_t *groups, const char *type, int moe)
 {
-    *p10 = *p90 = 0.0;
-    json_t *ranges = cat ? json_object_get(json_object_get(gpi_catalog_engines(cat), "error_ranges"), "groups") : NULL;
     size_t i;
     json_t *g;
-    json_array_foreach(ranges, i, g)
+    json_array_foreach(groups, i, g)
     {
+        const char *t = json_string_value(json_object_get(g, "model_type"));
         double lo = json_number_value(json_object_get(g, "p10")), hi = json_number_value(json_object_get(g, "p90"));
-        /* a range must hold the prediction's own error 0 and keep 1 + p10 positive */
-        if (json_is_true(json_object_get(g, "moe")) != !!moe || !(lo > -0.9 && lo <= 0 && hi >= 0 && hi < 10))
-            continue;
-        *p10 = lo, *p90 = hi;
-        return;
+        int match = type ? t && strcmp(t, type) == 0 : !t && json_is_true(json_object_get(g, "moe")) == !!moe;
+        if (match && lo > -0.9 && lo <= hi && hi < 10 && (type || (lo <= 0 && hi >= 0)))
+            return g;
     }
+    return NULL;
+}
+
+void gpi_serve_error_range(const gp_catalog *cat, const gp_model *m, double *p10, double *p90, char *basis,
+                           size_t basis_len, int *cases)
+{
+    *p10 = *p90 = 0.0;
+    if (cases)
+        *cases = 0;
+    if (basis && basis_len)
+        basis[0] = '\0';
+    json_t *groups = cat ? json_object_get(json_object_get(gpi_catalog_engines(cat), "error_ranges"), "groups") : NULL;
+    int moe = m && m->experts > 0;
+    json_t *g = m && m->model_type[0] ? range_group(groups, m->model_type, moe) : NULL;
+    const char *name = g ? m->model_type : moe ? "MoE" : "dense";
+    if (!g)
+        g = range_group(groups, NULL, moe);
+    if (!g)
+        return;
+    *p10 = json_number_value(json_object_get(g, "p10")), *p90 = json_number_value(json_object_get(g, "p90"));
+    json_t *n = json_object_get(g, "cases");
+    if (cases && json_object_get(g, "model_type") && json_is_integer(n) && json_integer_value(n) > 0 &&
+        json_integer_value(n) < 1000000)
+        *cases = (int)json_integer_value(n);
+    if (basis && basis_len)
+        gpi_strlcpy(basis, name, basis_len);
 }
