@@ -484,7 +484,7 @@ static void md_bias(const vrows *rs, const vloso *l, FILE *md)
                 "(gp_model.model_type; GPU generations are the table above). The issue's bound: no GPU\n"
                 "generation, precision or dense/MoE group with a median signed error beyond +-10%%; the\n"
                 "architectures' LOSO 10th-90th percentiles are their ranges where they hold 10 or more\n"
-                "cases (docs/performance.md section 14).\n\n"
+                "cases (training: docs/performance.md section 14; serving: docs/serving.md, Ranges).\n\n"
                 "| category | group | key | errors counted | median | p90 | signed | LOSO median | LOSO p90 | LOSO "
                 "signed | LOSO signed 10th-90th pct |\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (int kind = VG_PRECISION; kind < VG_COUNT; kind++)
