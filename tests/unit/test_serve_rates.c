@@ -304,8 +304,8 @@ static void sched_config_follows_the_profile(void **state)
     near(p.eager_layer_s, 0.0, 1e-15); /* piecewise graphs cover mixed batches */
 }
 
-/* The likely range: a model architecture's own group where engines.json has one that holds 0,
- * else the dense / MoE pool's, with whose runs it is. */
+/* The likely range: a model architecture's own group where engines.json has one (it may lie to
+ * one side of 0), else the dense / MoE pool's (which must hold 0), with whose runs it is. */
 static void error_range_by_architecture(void **state)
 {
     (void)state;
