@@ -163,6 +163,8 @@ void gpi_serve_error_range(const gp_catalog *cat, const gp_model *m, double *p10
 /* Borrowed parsed data/prices.json and data/compliance.json (merged with --data-dir). */
 json_t *gpi_catalog_prices(const gp_catalog *cat);
 json_t *gpi_catalog_engines(const gp_catalog *cat); /* data/engines.json (serving profiles) */
+/* Its error_ranges, checked at load (gpi_serve_ranges_load); NULL for a NULL catalog. */
+const gpi_range_table *gpi_catalog_serve_ranges(const gp_catalog *cat);
 json_t *gpi_catalog_compliance(const gp_catalog *cat);
 
 /* ---- hardware (hw/hardware.c) ---- */

@@ -199,22 +199,41 @@ static void user_file_errors_and_refit(void **state)
     write_file(path, "{\"fit\": {\"gemm_train_fraction\": -1}}");
     assert_int_equal(gp_catalog_open(dir, &c2, &err), GP_EPARSE);
     assert_string_equal(err.field, "fit");
-    /* a model architecture's own range: found by its model_type, others fall through */
+    /* a model architecture's own range: found by its model_type; others get their pool's (the
+     * built-in file's, which the user's 'fit' did not replace: dense -0.123 .. +0.151) */
     write_file(path, "{\"fit\": {\"range_by_model_type\": {\"gpt_oss\": {\"p10\": 0.1, \"p90\": 0.5, "
-                     "\"cases\": 16}}}}");
+                     "\"cases\": 16}}, \"range_p10\": -0.2, \"range_p90\": 0.3}}");
     assert_int_equal(gp_catalog_open(dir, &c2, NULL), GP_OK);
-    const gpi_kernel_fit *f = gpi_kernels_fit(gpi_catalog_kernels(c2));
-    const gpi_type_range *t = gpi_fit_type_range(f, "gpt_oss");
-    assert_non_null(t);
-    near(t->p10, 0.1, 1e-12), near(t->p90, 0.5, 1e-12);
-    assert_int_equal(t->cases, 16);
-    assert_null(gpi_fit_type_range(f, "llama"));
-    assert_null(gpi_fit_type_range(f, ""));
+    const gpi_range_table *t = &gpi_kernels_fit(gpi_catalog_kernels(c2))->ranges;
+    const gpi_range *r = gpi_range_pick(t, "gpt_oss", 1);
+    assert_non_null(r);
+    near(r->p10, 0.1, 1e-12), near(r->p90, 0.5, 1e-12);
+    assert_int_equal(r->cases, 16);
+    assert_string_equal(r->basis, "gpt_oss");
+    r = gpi_range_pick(t, "llama", 0); /* no range of its own: the dense pool, no count */
+    assert_non_null(r);
+    near(r->p10, -0.2, 1e-12), near(r->p90, 0.3, 1e-12);
+    assert_string_equal(r->basis, "dense");
+    assert_int_equal(r->cases, 0);
+    assert_string_equal(gpi_range_pick(t, "", 1)->basis, "MoE");
+    assert_null(gpi_range_pick(NULL, "gpt_oss", 1));
     gp_catalog_free(c2);
-    /* refused: p90 below p10, no count of runs, p10 at -0.9 or a missing bound, not an object */
-    const char *bad[] = {"{\"x\": {\"p10\": 0.2, \"p90\": 0.1, \"cases\": 3}}", "{\"x\": {\"p10\": 0.1, \"p90\": 0.2}}",
+    /* a pool's range must hold the estimate itself (p10 <= 0 <= p90) */
+    write_file(path, "{\"fit\": {\"range_p10\": 0.05, \"range_p90\": 0.3}}");
+    assert_int_equal(gp_catalog_open(dir, &c2, &err), GP_EPARSE);
+    assert_string_equal(err.field, "fit.range_p10");
+    write_file(path, "{\"fit\": {\"range_moe_p10\": -0.95}}");
+    assert_int_equal(gp_catalog_open(dir, &c2, &err), GP_EPARSE);
+    assert_string_equal(err.field, "fit.range_moe_p10");
+    /* refused: p90 below p10, no count of runs, p10 at -0.9 or a missing bound, not an object, an
+     * empty name, p90 of 10 (an 11x error) or more */
+    const char *bad[] = {"{\"x\": {\"p10\": 0.2, \"p90\": 0.1, \"cases\": 3}}",
+                         "{\"x\": {\"p10\": 0.1, \"p90\": 0.2}}",
                          "{\"x\": {\"p10\": -0.9, \"p90\": 0.2, \"cases\": 3}}",
-                         "{\"x\": {\"p90\": 0.2, \"cases\": 3}}", "[1]"};
+                         "{\"x\": {\"p90\": 0.2, \"cases\": 3}}",
+                         "[1]",
+                         "{\"\": {\"p10\": 0.1, \"p90\": 0.2, \"cases\": 3}}",
+                         "{\"x\": {\"p10\": 0.1, \"p90\": 12, \"cases\": 3}}"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char text[256];
         snprintf(text, sizeof text, "{\"fit\": {\"range_by_model_type\": %s}}", bad[i]);

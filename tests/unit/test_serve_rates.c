@@ -357,6 +357,22 @@ static void error_range_by_architecture(void **state)
     gpi_serve_error_range(c, &m, &lo, &hi, NULL, 0, NULL);
     near(hi, 0.1, 1e-12);
     gp_catalog_free(c);
+    /* a bad group is refused when the catalog opens, naming the field: a pool that leaves the
+     * estimate out, an architecture without its count of runs, one listed twice, not a list */
+    const char *bad[] = {"[{\"moe\": true, \"p10\": 0.1, \"p90\": 0.4}]",
+                         "[{\"model_type\": \"x\", \"p10\": -0.1, \"p90\": 0.4}]",
+                         "[{\"model_type\": \"x\", \"p10\": -0.1, \"p90\": 0.4, \"cases\": 9},"
+                         " {\"model_type\": \"x\", \"p10\": -0.1, \"p90\": 0.4, \"cases\": 9}]",
+                         "{}"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        f = fopen(path, "w");
+        assert_non_null(f);
+        fprintf(f, "{\"error_ranges\": {\"groups\": %s}}", bad[i]);
+        fclose(f);
+        gp_error err;
+        assert_int_equal(gp_catalog_open(dir, &c, &err), GP_EPARSE);
+        assert_string_equal(err.field, "error_ranges.groups");
+    }
     unlink(path);
     rmdir(dir);
 }

@@ -20,12 +20,13 @@ struct gp_catalog {
     json_t *gpu_aliases; /* array parallel to gpus: aliases arrays (owned) */
     gpi_link *links;
     size_t n_links;
-    json_t *link_aliases;   /* array parallel to links (owned) */
-    json_t *prices;         /* data/prices.json, merged with the user's (owned) */
-    json_t *compliance;     /* data/compliance.json, merged with the user's (owned) */
-    char profile_note[512]; /* the calibration profile applied (gp_catalog_apply_profile) */
-    gpi_kernels *kernels;   /* data/kernels.json, precomputed per GPU and link (owned) */
-    json_t *engines;        /* data/engines.json, merged with the user's (owned) */
+    json_t *link_aliases;         /* array parallel to links (owned) */
+    json_t *prices;               /* data/prices.json, merged with the user's (owned) */
+    json_t *compliance;           /* data/compliance.json, merged with the user's (owned) */
+    char profile_note[512];       /* the calibration profile applied (gp_catalog_apply_profile) */
+    gpi_kernels *kernels;         /* data/kernels.json, precomputed per GPU and link (owned) */
+    json_t *engines;              /* data/engines.json, merged with the user's (owned) */
+    gpi_range_table serve_ranges; /* its error_ranges, checked */
 };
 
 gp_gpu *gpi_catalog_gpu_mut(gp_catalog *cat, const char *id)
@@ -244,6 +245,11 @@ const gpi_kernels *gpi_catalog_kernels(const gp_catalog *cat)
 {
     return cat ? cat->kernels : NULL;
 }
+const gpi_range_table *gpi_catalog_serve_ranges(const gp_catalog *cat)
+{
+    return cat ? &cat->serve_ranges : NULL;
+}
+
 json_t *gpi_catalog_engines(const gp_catalog *cat)
 {
     return cat ? cat->engines : NULL;
@@ -408,6 +414,8 @@ gp_status gp_catalog_open(const char *data_dir, gp_catalog **out, gp_error *err)
         st = load_decision_file(data_dir, "engines.json", engine_lists, &cat->engines, err);
         if (!st)
             st = gpi_engines_check(cat->engines, err);
+        if (!st)
+            st = gpi_serve_ranges_load(cat->engines, &cat->serve_ranges, err);
     }
     json_decref(mroot);
     json_decref(groot);

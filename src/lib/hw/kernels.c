@@ -90,43 +90,40 @@ static gp_status bad(gp_error *err, const char *field, const char *msg, const ch
 
 /* ---- fit ------------------------------------------------------------------------------ */
 
-/* fit.range_by_model_type (optional): {model_type: {p10, p90, cases}}, at most
- * GPI_TYPE_RANGES_MAX of them. */
-static gp_status load_type_ranges(json_t *o, gpi_kernel_fit *f, gp_error *err)
+/* The likely ranges of "fit": the dense pool (range_p10/p90, required), the MoE pool
+ * (range_moe_p10/p90, else the dense one's) and range_by_model_type (optional):
+ * {model_type: {p10, p90, cases}}. */
+static gp_status load_ranges(json_t *o, gpi_kernel_fit *f, gp_error *err)
 {
+    gpi_range_table *t = &f->ranges;
+    memset(t, 0, sizeof *t);
+    double p10 = num(o, "range_p10"), p90 = num(o, "range_p90");
+    gp_status st = gpi_range_set_pool(t, 0, p10, p90, "kernels.json", "fit.range_p10", err);
+    if (!st && json_is_number(json_object_get(o, "range_moe_p10")))
+        p10 = num(o, "range_moe_p10");
+    if (!st && json_is_number(json_object_get(o, "range_moe_p90")))
+        p90 = num(o, "range_moe_p90");
+    if (!st)
+        st = gpi_range_set_pool(t, 1, p10, p90, "kernels.json", "fit.range_moe_p10", err);
     json_t *map = json_object_get(o, "range_by_model_type"), *v;
+    if (st || !map)
+        return st;
+    if (!json_is_object(map))
+        return bad(err, "fit.range_by_model_type", "'range_by_model_type' must be an object", NULL);
     const char *key;
-    f->n_type_ranges = 0;
-    if (!map)
-        return GP_OK;
-    if (!json_is_object(map) || json_object_size(map) > GPI_TYPE_RANGES_MAX)
-        return bad(err, "fit.range_by_model_type", "'range_by_model_type' must be an object of at most 16 entries",
-                   NULL);
     json_object_foreach(map, key, v)
     {
-        gpi_type_range *t = &f->type_range[f->n_type_ranges];
-        json_t *c = json_object_get(v, "cases");
-        t->p10 = num(v, "p10"), t->p90 = num(v, "p90");
-        t->cases = json_is_integer(c) && json_integer_value(c) > 0 && json_integer_value(c) < 1000000
-                       ? (int)json_integer_value(c)
-                       : 0;
-        if (!key[0] || strlen(key) >= sizeof t->model_type || !json_is_number(json_object_get(v, "p10")) ||
-            !json_is_number(json_object_get(v, "p90")) || !(t->p10 > -0.9) || !(t->p90 >= t->p10) ||
-            !isfinite(t->p90) || t->cases <= 0)
-            return bad(err, "fit.range_by_model_type",
-                       "each model type (1-31 characters) needs p10 > -0.9, p10 <= p90 (finite) and cases >= 1", key);
-        snprintf(t->model_type, sizeof t->model_type, "%s", key);
-        f->n_type_ranges++;
+        json_t *c = json_object_get(v, "cases"), *lo = json_object_get(v, "p10"), *hi = json_object_get(v, "p90");
+        int cases = json_is_integer(c) && json_integer_value(c) > 0 && json_integer_value(c) < 1000000
+                        ? (int)json_integer_value(c)
+                        : 0;
+        st = gpi_range_add_type(t, key, json_is_number(lo) ? json_number_value(lo) : NAN,
+                                json_is_number(hi) ? json_number_value(hi) : NAN, cases, "kernels.json",
+                                "fit.range_by_model_type", err);
+        if (st)
+            return st;
     }
     return GP_OK;
-}
-
-const gpi_type_range *gpi_fit_type_range(const gpi_kernel_fit *f, const char *model_type)
-{
-    for (int i = 0; f && model_type && model_type[0] && i < f->n_type_ranges; i++)
-        if (strcmp(f->type_range[i].model_type, model_type) == 0)
-            return &f->type_range[i];
-    return NULL;
 }
 
 static gp_status load_fit(json_t *root, gpi_kernel_fit *f, gp_error *err)
@@ -144,21 +141,15 @@ static gp_status load_fit(json_t *root, gpi_kernel_fit *f, gp_error *err)
     f->moe_imbalance = json_is_number(json_object_get(o, "moe_imbalance")) ? num(o, "moe_imbalance") : 1.0;
     f->grouped_gemm_eff =
         json_is_number(json_object_get(o, "grouped_gemm_efficiency")) ? num(o, "grouped_gemm_efficiency") : 1.0;
-    f->range_p10 = num(o, "range_p10");
-    f->range_p90 = num(o, "range_p90");
-    f->range_moe_p10 = json_is_number(json_object_get(o, "range_moe_p10")) ? num(o, "range_moe_p10") : f->range_p10;
-    f->range_moe_p90 = json_is_number(json_object_get(o, "range_moe_p90")) ? num(o, "range_moe_p90") : f->range_p90;
     if (f->gemm_half_dim < 0 || f->gemm_train_fraction <= 0 || f->gemm_train_fraction > 2 ||
         f->attn_train_fraction <= 0 || f->attn_train_fraction > 2 || f->attn_train_fraction_cudnn <= 0 ||
         f->attn_train_fraction_cudnn > 2 || f->elementwise_h < 0 || f->elementwise_f < 0 || f->layer_overhead_s < 0 ||
-        f->moe_imbalance < 1 || !(f->grouped_gemm_eff > 0 && f->grouped_gemm_eff <= 1) || f->range_p10 <= -0.9 ||
-        f->range_p90 < f->range_p10 || f->range_moe_p10 <= -0.9 || f->range_moe_p90 < f->range_moe_p10)
+        f->moe_imbalance < 1 || !(f->grouped_gemm_eff > 0 && f->grouped_gemm_eff <= 1))
         return bad(err, "fit",
                    "'fit' needs gemm_half_dim >= 0, gemm_train_fraction and attn_train_fraction in (0, 2], "
-                   "elementwise_h/f, layer_overhead_us >= 0, moe_imbalance >= 1, grouped_gemm_efficiency in (0, 1], "
-                   "-0.9 < range_p10 <= range_p90 (and the range_moe_ pair)",
+                   "elementwise_h/f, layer_overhead_us >= 0, moe_imbalance >= 1, grouped_gemm_efficiency in (0, 1]",
                    NULL);
-    return load_type_ranges(o, f, err);
+    return load_ranges(o, f, err);
 }
 
 /* ---- GEMM ----------------------------------------------------------------------------- */

@@ -51,38 +51,23 @@ typedef enum gpi_coll_op {
     GPI_COLL_COUNT
 } gpi_coll_op;
 
-/* One model architecture's signed error percentiles on the validation set's runs of it. */
-#define GPI_TYPE_RANGES_MAX 16
-typedef struct gpi_type_range {
-    char model_type[32]; /* gp_model.model_type: "gpt_oss", "llama", "deepseek_v3" */
-    double p10, p90;     /* predicted / measured - 1, held out */
-    int cases;           /* the runs they come from */
-} gpi_type_range;
-
-/* Constants fitted on end-to-end runs ("fit" in data/kernels.json; a user's kernels.json in
- * --data-dir replaces them, which is how leave-one-source-out refits them). */
 typedef struct gpi_kernel_fit {
-    double gemm_half_dim;                /* s = d / (d + half_dim), d the smallest GEMM dimension */
-    double gemm_train_fraction;          /* share of the MAMF a training step's GEMMs reach */
-    double attn_train_fraction;          /* share of FlashAttention-2's benchmark rate a stack reaches */
-    double attn_train_fraction_cudnn;    /* the same for cuDNN / FlashAttention-3 */
-    double elementwise_h;                /* memory-bound bytes per token per layer, units of h x 2 B */
-    double elementwise_f;                /* the same for the MLP activation, units of f x 2 B */
-    double layer_overhead_s;             /* launch / CPU time per layer per micro-batch (fwd + bwd), dense
-                                            or MoE, where no CUDA graph replays the layer */
-    double moe_imbalance;                /* routed-expert time x this (the busiest expert's excess) */
-    double grouped_gemm_eff;             /* a grouped (MoE expert) GEMM's rate / a dense one's at the
-                                            same per-group shape (DeepGEMM, data/kernels.json) */
-    double range_p10, range_p90;         /* signed error percentiles of predicted / measured - 1 */
-    double range_moe_p10, range_moe_p90; /* the same over MoE models (their spread is wider) */
-    /* the same over one model architecture's runs, where the validation set holds enough of them
-     * ("range_by_model_type": gp_model.model_type -> {p10, p90, cases}); they take precedence */
-    gpi_type_range type_range[GPI_TYPE_RANGES_MAX];
-    int n_type_ranges;
+    double gemm_half_dim;             /* s = d / (d + half_dim), d the smallest GEMM dimension */
+    double gemm_train_fraction;       /* share of the MAMF a training step's GEMMs reach */
+    double attn_train_fraction;       /* share of FlashAttention-2's benchmark rate a stack reaches */
+    double attn_train_fraction_cudnn; /* the same for cuDNN / FlashAttention-3 */
+    double elementwise_h;             /* memory-bound bytes per token per layer, units of h x 2 B */
+    double elementwise_f;             /* the same for the MLP activation, units of f x 2 B */
+    double layer_overhead_s;          /* launch / CPU time per layer per micro-batch (fwd + bwd), dense
+                                         or MoE, where no CUDA graph replays the layer */
+    double moe_imbalance;             /* routed-expert time x this (the busiest expert's excess) */
+    double grouped_gemm_eff;          /* a grouped (MoE expert) GEMM's rate / a dense one's at the
+                                         same per-group shape (DeepGEMM, data/kernels.json) */
+    /* the likely range (private/base.h, "likely ranges"): range_p10/p90 and range_moe_p10/p90
+     * for the dense and MoE pools, range_by_model_type {type: {p10, p90, cases}} for the
+     * architectures with enough runs, which take precedence */
+    gpi_range_table ranges;
 } gpi_kernel_fit;
-
-/* The range of the model architecture `model_type` (gp_model.model_type), or NULL. */
-const gpi_type_range *gpi_fit_type_range(const gpi_kernel_fit *f, const char *model_type);
 
 /* Attention sequence points: 512 << i, i = 0..GPI_ATTN_SEQ_POINTS-1 (512 .. 16,384). */
 #define GPI_ATTN_SEQ_POINTS 6

@@ -864,12 +864,10 @@ static void fill_rates(const tctx *x, int64_t gb, double train_tokens, gp_train_
      * comparable: the same model architecture where the validation set holds enough runs of it,
      * else MoE or dense models (MoE runs spread wider; data/kernels.json "fit") */
     const gpi_kernel_fit *f = x->r ? x->r->fit : NULL;
-    const gpi_type_range *t = gpi_fit_type_range(f, m->model_type);
-    int moe = m->experts > 0;
-    double lo = t ? 1.0 + t->p10 : f ? 1.0 + (moe ? f->range_moe_p10 : f->range_p10) : 1.0;
-    double hi = t ? 1.0 + t->p90 : f ? 1.0 + (moe ? f->range_moe_p90 : f->range_p90) : 1.0;
-    gpi_strlcpy(out->range_basis, t ? t->model_type : !f ? "" : moe ? "MoE" : "dense", sizeof out->range_basis);
-    out->range_cases = t ? t->cases : 0;
+    const gpi_range *r = gpi_range_pick(f ? &f->ranges : NULL, m->model_type, m->experts > 0);
+    double lo = r ? 1.0 + r->p10 : 1.0, hi = r ? 1.0 + r->p90 : 1.0;
+    gpi_strlcpy(out->range_basis, r ? r->basis : "", sizeof out->range_basis);
+    out->range_cases = r ? r->cases : 0;
     out->step_time_s_low = out->step_time_s * lo, out->step_time_s_high = out->step_time_s * hi;
     out->tokens_per_s_low = out->tokens_per_s / hi, out->tokens_per_s_high = out->tokens_per_s / lo;
     out->model_tflops_per_gpu_low = out->model_tflops_per_gpu / hi,

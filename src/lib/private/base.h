@@ -130,4 +130,47 @@ const gpi_link *gpi_catalog_gpu_host_link(const gp_catalog *cat, const gp_gpu *g
  * 0 when the catalog has none. */
 double gpi_catalog_gpu_price(const gp_catalog *cat, const gp_gpu *gpu);
 
+/* ---- likely ranges (core/ranges.c) ----
+ * Every predicted time and throughput carries the 10th and 90th percentiles of the signed error
+ * (predicted / measured - 1) on comparable published runs held out of the fit: training's from
+ * data/kernels.json "fit", serving's from data/engines.json "error_ranges". Comparable: the
+ * same model architecture (gp_model.model_type) where the validation set holds enough of its
+ * runs, else dense or MoE models. Both files load into a gpi_range_table at catalog load. */
+#define GPI_RANGE_TYPES_MAX 16
+
+typedef struct gpi_range {
+    char basis[32]; /* the model type ("llama", "gpt_oss"), or "dense" / "MoE" for a pool */
+    double p10, p90;
+    int cases; /* the architecture's runs; 0 for a pool */
+} gpi_range;
+
+typedef struct gpi_range_table {
+    gpi_range pool[2]; /* [0] dense, [1] MoE models */
+    int has_pool[2];
+    gpi_range type[GPI_RANGE_TYPES_MAX];
+    int n_types;
+} gpi_range_table;
+
+/* Sets the dense (moe 0) or MoE pool's range of `t` after checking it: -0.9 < p10 <= 0 <= p90
+ * < 10 (a pool holds the estimate itself). On a bad range returns GP_EPARSE naming `file` and
+ * `field`. */
+gp_status gpi_range_set_pool(gpi_range_table *t, int moe, double p10, double p90, const char *file, const char *field,
+                             gp_error *err);
+
+/* Adds model architecture `type`'s range to `t` after checking it: a name of 1-31 characters
+ * not already in `t`, -0.9 < p10 <= p90 < 10 (it may lie to one side of 0: gpuplan has then
+ * erred one way on nearly all its runs), `cases` from 1 to 999,999, at most
+ * GPI_RANGE_TYPES_MAX types. On a bad one returns GP_EPARSE naming `file`, `field` and the type. */
+gp_status gpi_range_add_type(gpi_range_table *t, const char *type, double p10, double p90, int cases, const char *file,
+                             const char *field, gp_error *err);
+
+/* The range for a model: its architecture's where `t` has one (model_type non-empty), else the
+ * dense or MoE pool's; NULL when `t` is NULL or has neither. */
+const gpi_range *gpi_range_pick(const gpi_range_table *t, const char *model_type, int moe);
+
+/* The clause that says which way gpuplan has erred when the range leaves the estimate out
+ * ("; gpuplan has mostly been optimistic on them" for p10 > 0, "...pessimistic..." for p90 < 0),
+ * else "". */
+const char *gpi_range_lean(double p10, double p90);
+
 #endif /* GPI_PRIVATE_BASE_H */

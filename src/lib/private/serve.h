@@ -304,6 +304,9 @@ gp_status gpi_engine_profile_get(const gp_catalog *cat, gp_engine engine, const 
  * the field. */
 struct json_t;
 gp_status gpi_engines_check(struct json_t *engines, gp_error *err);
+/* Reads and checks data/engines.json "error_ranges" (the likely ranges of serving estimates:
+ * docs/serving.md, "Ranges") into `t`, at catalog load. GP_EPARSE names the bad group. */
+gp_status gpi_serve_ranges_load(struct json_t *engines, gpi_range_table *t, gp_error *err);
 
 /* The step model's parameters under a profile: gpi_perf_params_defaults of `engine` with the
  * profile's per-step overhead and host work per sequence, overlapped with the GPU step when

@@ -152,10 +152,7 @@ static void print_setup(gpi_buf *tb, const gp_scenario *sc, const gp_serve_answe
         gpi_buf_printf(tb, "%d published %s runs", a->error_cases, a->error_basis);
     else
         gpi_buf_printf(tb, "published %s runs", a->error_basis[0] ? a->error_basis : "serving");
-    gpi_buf_printf(tb, " held out of the fit%s)\n",
-                   a->error_p10 > 0   ? "; gpuplan has mostly been optimistic on them"
-                   : a->error_p90 < 0 ? "; gpuplan has mostly been pessimistic on them"
-                                      : "");
+    gpi_buf_printf(tb, " held out of the fit%s)\n", gpi_range_lean(a->error_p10, a->error_p90));
     gpi_buf_printf(
         tb, "  KV cache use: mean %.0f%%, peak %.0f%%; %.1f sequences running on average; %lld preemptions\n",
         s->kv_utilization_mean * 100, s->kv_utilization_peak * 100, s->mean_running, (long long)s->preemptions);

@@ -68,11 +68,10 @@ static void print_range(gpi_buf *tb, const gp_train_perf *p)
         gpi_buf_printf(tb, "%d published %s runs", p->range_cases, p->range_basis);
     else
         gpi_buf_printf(tb, "published %s runs", p->range_basis[0] ? p->range_basis : "training");
-    if (p->tokens_per_s_high < p->tokens_per_s)
-        gpi_buf_printf(tb, "; gpuplan has mostly been optimistic on them");
-    else if (p->tokens_per_s_low > p->tokens_per_s)
-        gpi_buf_printf(tb, "; gpuplan has mostly been pessimistic on them");
-    gpi_buf_printf(tb, ")\n");
+    /* the ends are estimate / (1 + p90) and estimate / (1 + p10) */
+    double p10 = p->tokens_per_s_high > 0 ? p->tokens_per_s / p->tokens_per_s_high - 1.0 : 0.0;
+    double p90 = p->tokens_per_s_low > 0 ? p->tokens_per_s / p->tokens_per_s_low - 1.0 : 0.0;
+    gpi_buf_printf(tb, "%s)\n", gpi_range_lean(p10, p90));
 }
 
 static void print_result(gpi_buf *tb, const gp_train_candidate *best, const gp_scenario *to, int fixed)

@@ -4,6 +4,7 @@
  */
 #include "serving.h"
 
+#include <math.h>
 #include <string.h>
 
 /* A bound on eager_layer_us (0.1 s per layer): far above any engine's dispatch of one layer,
@@ -216,46 +217,48 @@ void gpi_serve_params(const gpi_capacity_request *rq, const gpi_engine_profile *
     gpi_perf_params_profile(out, rq->w->engine, prof, pp);
 }
 
-/* The group of error_ranges.groups for a model architecture (type non-NULL: the entry naming it)
- * or for the dense / MoE pool (type NULL: an entry without "model_type"), if usable: a range
- * keeps 1 + p10 positive; a pool's also holds the prediction's own error 0 (an architecture's
- * may lie to one side of it: gpuplan has then erred one way on every run of it but a tenth). */
-static json_t *range_group(json_t *groups, const char *type, int moe)
+/* One entry of error_ranges.groups: an architecture's ("model_type") or a pool's ("moe"). */
+static gp_status load_range(json_t *g, gpi_range_table *t, gp_error *err)
 {
+    json_t *lo = json_object_get(g, "p10"), *hi = json_object_get(g, "p90"), *n = json_object_get(g, "cases");
+    double p10 = json_is_number(lo) ? json_number_value(lo) : NAN,
+           p90 = json_is_number(hi) ? json_number_value(hi) : NAN;
+    json_t *type = json_object_get(g, "model_type");
+    if (!type)
+        return gpi_range_set_pool(t, json_is_true(json_object_get(g, "moe")), p10, p90, "engines.json",
+                                  "error_ranges.groups", err);
+    int cases = json_is_integer(n) && json_integer_value(n) > 0 && json_integer_value(n) < 1000000
+                    ? (int)json_integer_value(n)
+                    : 0;
+    return gpi_range_add_type(t, json_string_value(type), p10, p90, cases, "engines.json", "error_ranges.groups", err);
+}
+
+gp_status gpi_serve_ranges_load(struct json_t *engines, gpi_range_table *t, gp_error *err)
+{
+    memset(t, 0, sizeof *t);
+    json_t *groups = json_object_get(json_object_get(engines, "error_ranges"), "groups"), *g;
+    if (groups && !json_is_array(groups)) {
+        gpi_error_set_path(err, "engines.json");
+        gpi_error_set_field(err, "error_ranges.groups");
+        return gpi_fail(err, GP_EPARSE, "engines.json: error_ranges.groups must be a list");
+    }
     size_t i;
-    json_t *g;
     json_array_foreach(groups, i, g)
     {
-        const char *t = json_string_value(json_object_get(g, "model_type"));
-        double lo = json_number_value(json_object_get(g, "p10")), hi = json_number_value(json_object_get(g, "p90"));
-        int match = type ? t && strcmp(t, type) == 0 : !t && json_is_true(json_object_get(g, "moe")) == !!moe;
-        if (match && lo > -0.9 && lo <= hi && hi < 10 && (type || (lo <= 0 && hi >= 0)))
-            return g;
+        gp_status st = load_range(g, t, err);
+        if (st)
+            return st;
     }
-    return NULL;
+    return GP_OK;
 }
 
 void gpi_serve_error_range(const gp_catalog *cat, const gp_model *m, double *p10, double *p90, char *basis,
                            size_t basis_len, int *cases)
 {
-    *p10 = *p90 = 0.0;
+    const gpi_range *r = gpi_range_pick(gpi_catalog_serve_ranges(cat), m ? m->model_type : NULL, m && m->experts > 0);
+    *p10 = r ? r->p10 : 0.0, *p90 = r ? r->p90 : 0.0;
     if (cases)
-        *cases = 0;
+        *cases = r ? r->cases : 0;
     if (basis && basis_len)
-        basis[0] = '\0';
-    json_t *groups = cat ? json_object_get(json_object_get(gpi_catalog_engines(cat), "error_ranges"), "groups") : NULL;
-    int moe = m && m->experts > 0;
-    json_t *g = m && m->model_type[0] ? range_group(groups, m->model_type, moe) : NULL;
-    const char *name = g ? m->model_type : moe ? "MoE" : "dense";
-    if (!g)
-        g = range_group(groups, NULL, moe);
-    if (!g)
-        return;
-    *p10 = json_number_value(json_object_get(g, "p10")), *p90 = json_number_value(json_object_get(g, "p90"));
-    json_t *n = json_object_get(g, "cases");
-    if (cases && json_object_get(g, "model_type") && json_is_integer(n) && json_integer_value(n) > 0 &&
-        json_integer_value(n) < 1000000)
-        *cases = (int)json_integer_value(n);
-    if (basis && basis_len)
-        gpi_strlcpy(basis, name, basis_len);
+        gpi_strlcpy(basis, r ? r->basis : "", basis_len);
 }
