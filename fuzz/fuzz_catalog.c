@@ -1,6 +1,6 @@
 /* libFuzzer target: a user's data file (--data-dir) merged into the built-in catalog. The
- * input becomes DIR/models.json, gpus.json, links.json, prices.json, compliance.json or
- * kernels.json (chosen by its first byte); opening the catalog must succeed or fail with a message, and
+ * input becomes DIR/models.json, gpus.json, links.json, prices.json, compliance.json,
+ * kernels.json or engines.json (chosen by its first byte); opening the catalog must succeed or fail with a message, and
  * every model it then holds must load or fail cleanly. */
 #include <stdint.h>
 #include <stdio.h>
@@ -14,15 +14,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const char *const names[] = {"models.json", "gpus.json",       "links.json",
-                                        "prices.json", "compliance.json", "kernels.json"};
+    static const char *const names[] = {"models.json",     "gpus.json",    "links.json",  "prices.json",
+                                        "compliance.json", "kernels.json", "engines.json"};
     if (size < 1)
         return 0;
     char dir[] = "/tmp/gp_fuzz_cat_XXXXXX";
     if (!mkdtemp(dir))
         return 0;
     char path[256];
-    snprintf(path, sizeof path, "%s/%s", dir, names[data[0] % 6]);
+    snprintf(path, sizeof path, "%s/%s", dir, names[data[0] % 7]);
     FILE *f = fopen(path, "wb");
     if (f) {
         fwrite(data + 1, 1, size - 1, f);

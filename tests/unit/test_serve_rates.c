@@ -358,12 +358,13 @@ static void error_range_by_architecture(void **state)
     near(hi, 0.1, 1e-12);
     gp_catalog_free(c);
     /* a bad group is refused when the catalog opens, naming the field: a pool that leaves the
-     * estimate out, an architecture without its count of runs, one listed twice, not a list */
+     * estimate out, an architecture without its count of runs or listed twice, the dense pool
+     * twice (a group without "moe" is dense), groups that are not a list */
     const char *bad[] = {"[{\"moe\": true, \"p10\": 0.1, \"p90\": 0.4}]",
                          "[{\"model_type\": \"x\", \"p10\": -0.1, \"p90\": 0.4}]",
                          "[{\"model_type\": \"x\", \"p10\": -0.1, \"p90\": 0.4, \"cases\": 9},"
                          " {\"model_type\": \"x\", \"p10\": -0.1, \"p90\": 0.4, \"cases\": 9}]",
-                         "{}"};
+                         "[{\"moe\": false, \"p10\": -0.1, \"p90\": 0.1}, {\"p10\": -0.2, \"p90\": 0.2}]", "{}"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         f = fopen(path, "w");
         assert_non_null(f);

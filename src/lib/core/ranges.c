@@ -25,11 +25,14 @@ static int bounds_ok(double p10, double p90)
     return isfinite(p10) && isfinite(p90) && p10 > -0.9 && p10 <= p90 && p90 < 10.0;
 }
 
-gp_status gpi_range_set_pool(gpi_range_table *t, int moe, double p10, double p90, const char *file,
-                             const char *field, gp_error *err)
+gp_status gpi_range_set_pool(gpi_range_table *t, int moe, double p10, double p90, const char *file, const char *field,
+                             gp_error *err)
 {
     if (!bounds_ok(p10, p90) || p10 > 0 || p90 < 0)
         return bad_range(err, file, field, ": a pool's range needs -0.9 < p10 <= 0 <= p90 < 10", NULL);
+    if (t->has_pool[moe ? 1 : 0])
+        return bad_range(err, file, field, moe ? ": the MoE pool is listed twice" : ": the dense pool is listed twice",
+                         NULL);
     gpi_range *r = &t->pool[moe ? 1 : 0];
     gpi_strlcpy(r->basis, moe ? "MoE" : "dense", sizeof r->basis);
     r->p10 = p10, r->p90 = p90, r->cases = 0;
@@ -37,8 +40,8 @@ gp_status gpi_range_set_pool(gpi_range_table *t, int moe, double p10, double p90
     return GP_OK;
 }
 
-gp_status gpi_range_add_type(gpi_range_table *t, const char *type, double p10, double p90, int cases,
-                             const char *file, const char *field, gp_error *err)
+gp_status gpi_range_add_type(gpi_range_table *t, const char *type, double p10, double p90, int cases, const char *file,
+                             const char *field, gp_error *err)
 {
     if (!type || !type[0] || strlen(type) >= sizeof t->type[0].basis)
         return bad_range(err, file, field, ": a model type's name has 1 to 31 characters", NULL);

@@ -152,8 +152,8 @@ typedef struct gpi_range_table {
 } gpi_range_table;
 
 /* Sets the dense (moe 0) or MoE pool's range of `t` after checking it: -0.9 < p10 <= 0 <= p90
- * < 10 (a pool holds the estimate itself). On a bad range returns GP_EPARSE naming `file` and
- * `field`. */
+ * < 10 (a pool holds the estimate itself), not set before. On a bad range returns GP_EPARSE
+ * naming `file` and `field`. */
 gp_status gpi_range_set_pool(gpi_range_table *t, int moe, double p10, double p90, const char *file, const char *field,
                              gp_error *err);
 
