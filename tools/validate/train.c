@@ -227,7 +227,9 @@ static void train_predict(const gp_catalog *cat, json_t *c, const double *v, vro
     const char *id = json_string_value(json_object_get(c, "id"));
     json_t *mod = json_object_get(c, "model"), *hw = json_object_get(c, "hardware");
     json_t *set = json_object_get(c, "settings");
-    if (id && (strncmp(id, "mbridge-", 8) == 0 || strncmp(id, "nemo25", 6) == 0 ||
+    /* the cases that name a catalog model and state their layout (mcore-: Megatron-Core runs
+     * published outside Megatron-Bridge's page, validation/train_moe_sources.jsonl) */
+    if (id && (strncmp(id, "mbridge-", 8) == 0 || strncmp(id, "mcore-", 6) == 0 || strncmp(id, "nemo25", 6) == 0 ||
                strncmp(id, "torchtitan-", 11) == 0 || strncmp(id, "automodel-", 10) == 0)) {
         validate_train_preset(cat, c, v, rs);
         return;
