@@ -362,8 +362,8 @@ static void error_range_by_architecture(void **state)
      * twice (a group without "moe" is dense), groups that are not a list */
     const char *bad[] = {"[{\"moe\": true, \"p10\": 0.1, \"p90\": 0.4}]",
                          "[{\"model_type\": \"x\", \"p10\": -0.1, \"p90\": 0.4}]",
-                         "[{\"model_type\": \"x\", \"p10\": -0.1, \"p90\": 0.4, \"cases\": 9},"
-                         " {\"model_type\": \"x\", \"p10\": -0.1, \"p90\": 0.4, \"cases\": 9}]",
+                         ("[{\"model_type\": \"x\", \"p10\": -0.1, \"p90\": 0.4, \"cases\": 9},"
+                          " {\"model_type\": \"x\", \"p10\": -0.1, \"p90\": 0.4, \"cases\": 9}]"),
                          "[{\"moe\": false, \"p10\": -0.1, \"p90\": 0.1}, {\"p10\": -0.2, \"p90\": 0.2}]", "{}"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         f = fopen(path, "w");
