@@ -40,8 +40,8 @@ gp_status gpi_range_set_pool(gpi_range_table *t, int moe, double p10, double p90
     return GP_OK;
 }
 
-gp_status gpi_range_add_type(gpi_range_table *t, const char *type, double p10, double p90, int cases, const char *file,
-                             const char *field, gp_error *err)
+gp_status gpi_range_add_type(gpi_range_table *t, const char *type, double p10, double p90, long long cases,
+                             const char *file, const char *field, gp_error *err)
 {
     if (!type || !type[0] || strlen(type) >= sizeof t->type[0].basis)
         return bad_range(err, file, field, ": a model type's name has 1 to 31 characters", NULL);
@@ -54,7 +54,7 @@ gp_status gpi_range_add_type(gpi_range_table *t, const char *type, double p10, d
         return bad_range(err, file, field, ": at most 16 model types", NULL);
     gpi_range *r = &t->type[t->n_types++];
     gpi_strlcpy(r->basis, type, sizeof r->basis);
-    r->p10 = p10, r->p90 = p90, r->cases = cases;
+    r->p10 = p10, r->p90 = p90, r->cases = (int)cases;
     return GP_OK;
 }
 

@@ -114,12 +114,9 @@ static gp_status load_ranges(json_t *o, gpi_kernel_fit *f, gp_error *err)
     json_object_foreach(map, key, v)
     {
         json_t *c = json_object_get(v, "cases"), *lo = json_object_get(v, "p10"), *hi = json_object_get(v, "p90");
-        int cases = json_is_integer(c) && json_integer_value(c) > 0 && json_integer_value(c) < 1000000
-                        ? (int)json_integer_value(c)
-                        : 0;
-        st = gpi_range_add_type(t, key, json_is_number(lo) ? json_number_value(lo) : NAN,
-                                json_is_number(hi) ? json_number_value(hi) : NAN, cases, "kernels.json",
-                                "fit.range_by_model_type", err);
+        st = gpi_range_add_type(
+            t, key, json_is_number(lo) ? json_number_value(lo) : NAN, json_is_number(hi) ? json_number_value(hi) : NAN,
+            json_is_integer(c) ? json_integer_value(c) : 0, "kernels.json", "fit.range_by_model_type", err);
         if (st)
             return st;
     }

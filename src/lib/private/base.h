@@ -161,8 +161,8 @@ gp_status gpi_range_set_pool(gpi_range_table *t, int moe, double p10, double p90
  * not already in `t`, -0.9 < p10 <= p90 < 10 (it may lie to one side of 0: gpuplan has then
  * erred one way on nearly all its runs), `cases` from 1 to 999,999, at most
  * GPI_RANGE_TYPES_MAX types. On a bad one returns GP_EPARSE naming `file`, `field` and the type. */
-gp_status gpi_range_add_type(gpi_range_table *t, const char *type, double p10, double p90, int cases, const char *file,
-                             const char *field, gp_error *err);
+gp_status gpi_range_add_type(gpi_range_table *t, const char *type, double p10, double p90, long long cases,
+                             const char *file, const char *field, gp_error *err);
 
 /* The range for a model: its architecture's where `t` has one (model_type non-empty), else the
  * dense or MoE pool's; NULL when `t` is NULL or has neither. */

@@ -227,10 +227,8 @@ static gp_status load_range(json_t *g, gpi_range_table *t, gp_error *err)
     if (!type)
         return gpi_range_set_pool(t, json_is_true(json_object_get(g, "moe")), p10, p90, "engines.json",
                                   "error_ranges.groups", err);
-    int cases = json_is_integer(n) && json_integer_value(n) > 0 && json_integer_value(n) < 1000000
-                    ? (int)json_integer_value(n)
-                    : 0;
-    return gpi_range_add_type(t, json_string_value(type), p10, p90, cases, "engines.json", "error_ranges.groups", err);
+    return gpi_range_add_type(t, json_string_value(type), p10, p90, json_is_integer(n) ? json_integer_value(n) : 0,
+                              "engines.json", "error_ranges.groups", err);
 }
 
 gp_status gpi_serve_ranges_load(struct json_t *engines, gpi_range_table *t, gp_error *err)
