@@ -229,11 +229,12 @@ static void train_predict(const gp_catalog *cat, json_t *c, const double *v, vro
     json_t *set = json_object_get(c, "settings");
     /* the cases that name a catalog model and state their layout (mcore-: Megatron-Core runs
      * published outside Megatron-Bridge's page, validation/train_moe_sources.jsonl) */
-    if (id && (strncmp(id, "mbridge-", 8) == 0 || strncmp(id, "mcore-", 6) == 0 || strncmp(id, "nemo25", 6) == 0 ||
-               strncmp(id, "torchtitan-", 11) == 0 || strncmp(id, "automodel-", 10) == 0)) {
-        validate_train_preset(cat, c, v, rs);
-        return;
-    }
+    static const char *const preset_ids[] = {"mbridge-", "mcore-", "nemo25", "torchtitan-", "automodel-"};
+    for (size_t i = 0; id && i < sizeof preset_ids / sizeof preset_ids[0]; i++)
+        if (strncmp(id, preset_ids[i], strlen(preset_ids[i])) == 0) {
+            validate_train_preset(cat, c, v, rs);
+            return;
+        }
     const gp_gpu *g = gpu_named(cat, json_string_value(json_object_get(hw, "gpu")));
     if (!g || !id)
         return;

@@ -67,12 +67,3 @@ const gpi_range *gpi_range_pick(const gpi_range_table *t, const char *model_type
             return &t->type[i];
     return t->has_pool[moe ? 1 : 0] ? &t->pool[moe ? 1 : 0] : NULL;
 }
-
-const char *gpi_range_lean(double p10, double p90)
-{
-    if (p10 > 0)
-        return "; gpuplan has mostly been optimistic on them";
-    if (p90 < 0)
-        return "; gpuplan has mostly been pessimistic on them";
-    return "";
-}

@@ -168,9 +168,4 @@ gp_status gpi_range_add_type(gpi_range_table *t, const char *type, double p10, d
  * dense or MoE pool's; NULL when `t` is NULL or has neither. */
 const gpi_range *gpi_range_pick(const gpi_range_table *t, const char *model_type, int moe);
 
-/* The clause that says which way gpuplan has erred when the range leaves the estimate out
- * ("; gpuplan has mostly been optimistic on them" for p10 > 0, "...pessimistic..." for p90 < 0),
- * else "". */
-const char *gpi_range_lean(double p10, double p90);
-
 #endif /* GPI_PRIVATE_BASE_H */

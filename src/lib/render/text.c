@@ -68,6 +68,19 @@ const char *gpi_fmt_bytes(char *buf, size_t n, double bytes)
     return buf;
 }
 
+void gpi_text_range_source(gpi_buf *tb, const char *basis, int cases, const char *fallback, const char *tail,
+                           double p10, double p90)
+{
+    if (cases > 0)
+        gpi_buf_printf(tb, "%d published %s runs", cases, basis);
+    else
+        gpi_buf_printf(tb, "published %s runs", basis[0] ? basis : fallback);
+    const char *lean = p10 > 0   ? "; gpuplan has mostly been optimistic on them"
+                       : p90 < 0 ? "; gpuplan has mostly been pessimistic on them"
+                                 : "";
+    gpi_buf_printf(tb, "%s%s)\n", tail, lean);
+}
+
 const char *gpi_fmt_cuda(char *buf, size_t n, int v)
 {
     if (v > 0)

@@ -18,6 +18,12 @@ const char *gpi_fmt_bytes(char *buf, size_t n, double bytes); /* 141.1 GB (131.4
 const char *gpi_fmt_si(char *buf, size_t n, double v);        /* 70.55 B, 1.23 T */
 const char *gpi_fmt_cuda(char *buf, size_t n, int v);         /* NVML's 12040: "12.4"; 0: "unknown" */
 
+/* The end of a likely range's line, whose runs it comes from: "N published <basis> runs" for an
+ * architecture (cases > 0), "published <basis> runs" for a pool (`fallback` when basis is ""),
+ * then `tail`, then which way gpuplan has mostly erred where [p10, p90] leaves 0 out, and ")\n". */
+void gpi_text_range_source(gpi_buf *tb, const char *basis, int cases, const char *fallback, const char *tail,
+                           double p10, double p90);
+
 /* One answer each (gpuplan fit, train, serve, table). */
 void gpi_text_fit(gpi_buf *tb, const gp_model *m, const gp_gpu *gpu, const gp_workload *w, const gp_scenario *sc,
                   const gp_fit_result *r);

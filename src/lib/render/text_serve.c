@@ -148,11 +148,8 @@ static void print_setup(gpi_buf *tb, const gp_scenario *sc, const gp_serve_answe
                    "  likely range   %.0f-%.0f output tokens/s; p99 TTFT %.3f-%.3f s, p99 TPOT %.1f-%.1f ms\n"
                    "                 (10th-90th percentile of the error on ",
                    r[0][0], r[0][1], r[1][0], r[1][1], r[2][0] * 1e3, r[2][1] * 1e3);
-    if (a->error_cases > 0)
-        gpi_buf_printf(tb, "%d published %s runs", a->error_cases, a->error_basis);
-    else
-        gpi_buf_printf(tb, "published %s runs", a->error_basis[0] ? a->error_basis : "serving");
-    gpi_buf_printf(tb, " held out of the fit%s)\n", gpi_range_lean(a->error_p10, a->error_p90));
+    gpi_text_range_source(tb, a->error_basis, a->error_cases, "serving", " held out of the fit", a->error_p10,
+                          a->error_p90);
     gpi_buf_printf(
         tb, "  KV cache use: mean %.0f%%, peak %.0f%%; %.1f sequences running on average; %lld preemptions\n",
         s->kv_utilization_mean * 100, s->kv_utilization_peak * 100, s->mean_running, (long long)s->preemptions);

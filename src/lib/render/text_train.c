@@ -64,14 +64,10 @@ static void print_range(gpi_buf *tb, const gp_train_perf *p)
     char a[64], b[64];
     gpi_buf_printf(tb, "  likely range   %s-%s tokens/s (10th-90th percentile of the error on ",
                    gpi_fmt_si(a, sizeof a, p->tokens_per_s_low), gpi_fmt_si(b, sizeof b, p->tokens_per_s_high));
-    if (p->range_cases > 0)
-        gpi_buf_printf(tb, "%d published %s runs", p->range_cases, p->range_basis);
-    else
-        gpi_buf_printf(tb, "published %s runs", p->range_basis[0] ? p->range_basis : "training");
     /* the ends are estimate / (1 + p90) and estimate / (1 + p10) */
     double p10 = p->tokens_per_s_high > 0 ? p->tokens_per_s / p->tokens_per_s_high - 1.0 : 0.0;
     double p90 = p->tokens_per_s_low > 0 ? p->tokens_per_s / p->tokens_per_s_low - 1.0 : 0.0;
-    gpi_buf_printf(tb, "%s)\n", gpi_range_lean(p10, p90));
+    gpi_text_range_source(tb, p->range_basis, p->range_cases, "training", "", p10, p90);
 }
 
 static void print_result(gpi_buf *tb, const gp_train_candidate *best, const gp_scenario *to, int fixed)
