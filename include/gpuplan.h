@@ -434,6 +434,19 @@ typedef enum gp_recompute {
     GP_RECOMPUTE_COUNT
 } gp_recompute;
 
+/* Megatron-Core's selective recomputation by module (--recompute-granularity selective
+ * --recompute-modules ..., transformer_config.py): bits of gp_layout.recompute_modules, read
+ * only with GP_RECOMPUTE_SELECTIVE, where 0 means Megatron's default, the attention core alone.
+ * Each recomputed module runs its forward again in the backward and stores less. */
+#define GP_RECOMPUTE_CORE_ATTN      (1u << 0) /* "core_attn": scores and values */
+#define GP_RECOMPUTE_LAYERNORM      (1u << 1) /* "layernorm": both norms of each layer */
+#define GP_RECOMPUTE_MLP            (1u << 2) /* "mlp": a dense layer's MLP */
+#define GP_RECOMPUTE_MOE            (1u << 3) /* "moe": the whole MoE layer (router, dispatch, experts, combine) */
+#define GP_RECOMPUTE_MOE_ACT        (1u << 4) /* "moe_act": the routed experts' activation function */
+#define GP_RECOMPUTE_SHARED_EXPERTS (1u << 5) /* "shared_experts": an MoE layer's shared experts */
+#define GP_RECOMPUTE_MLA_UP_PROJ    (1u << 6) /* "mla_up_proj": MLA's up projections */
+#define GP_RECOMPUTE_MODULES_ALL    0x7fu
+
 typedef enum gp_optimizer {
     GP_OPT_ADAMW = 0, /* fp32 master weights + two fp32 moments: 12 bytes/param */
     GP_OPT_ADAM8BIT,  /* fp32 master + two 8-bit moments (bitsandbytes): 6 bytes/param */
@@ -481,6 +494,7 @@ typedef struct gp_layout {
     int64_t micro_batch;   /* sequences per micro-batch (training) */
     int64_t global_batch;  /* sequences per optimizer step (training; 0 = dp*micro_batch) */
     gp_recompute recompute;
+    unsigned recompute_modules; /* GP_RECOMPUTE_SELECTIVE: GP_RECOMPUTE_CORE_ATTN | ... (0: core_attn) */
 } gp_layout;
 
 /* What is asked of the model. */

@@ -138,7 +138,8 @@ typedef struct gp_scenario {
     double gpu_memory_utilization;
     /* layout */
     int64_t tp, pp, dp, cp, ep, zero, micro_batch, global_batch, virtual_stages;
-    int recompute; /* gp_recompute */
+    int recompute;              /* gp_recompute */
+    char recompute_modules[96]; /* Megatron-Core's selective modules: "layernorm,moe_act" (implies selective) */
     int sequence_parallel;
     /* serving load and targets */
     int64_t users, requests, prompt_tokens, output_tokens, replicas, seed;

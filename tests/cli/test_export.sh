@@ -65,6 +65,11 @@ expect_out "--decoder-last-pipeline-num-layers 7" "last stage"
 # --ep-overlap reaches the launch file as Megatron-Core's flag (docs/export.md)
 run export --engine megatron --model qwen3-30b-a3b --tp 1 --pp 1 --dp 8 --ep 8 --ep-overlap
 expect_rc 0 "megatron --ep-overlap"; expect_out "--overlap-moe-expert-parallel-comm" "EP overlap flag"
+# --recompute-modules: Megatron-Core's selective flags; fp8 with layernorm / moe_act leaves delayed
+# scaling, which refuses them (transformer_config.py:1825 at core_v0.19.0)
+run export --engine megatron --model qwen3-30b-a3b --tp 1 --pp 1 --dp 8 --ep 8 --dtype fp8 --recompute-modules layernorm,moe_act
+expect_rc 0 "megatron --recompute-modules"; expect_out "--recompute-granularity selective" "selective granularity"
+expect_out "--recompute-modules layernorm moe_act" "the modules"; expect_out "--fp8-recipe tensorwise" "not delayed scaling"
 # the default plan writes the manifests for all its replicas (the recommended option's count,
 # from the serving model) behind one Service, API key from a Secret
 run plan --json; n=$(jq -r '.options[0].layout.replicas' "$TMP/out")

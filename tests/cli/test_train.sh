@@ -113,6 +113,18 @@ run train $TINY --gpus 6 --tp 4; expect_rc 2 "tp does not divide gpus"
 run train $TINY --gpus 6 --tp 3 --seq 512; expect_rc 1 "tp 3 does not divide 4 heads"; expect_err "tp=3" "names tp"
 run train $TINY --gpus 8 --inter-node warp-drive; expect_rc 1 "unknown link"; expect_err "warp-drive" "names the link"
 run train $TINY --gpus 8 --inter-node nvlink4; expect_rc 2 "scale-up link between nodes"
+# Megatron-Core's selective modules: named ones imply selective recomputation and show in the
+# layout; moe_act needs an MoE model, modules need selective, names are Megatron's
+run train --model qwen3-30b-a3b --gpus 8 --seq 4096 --recompute-modules layernorm,moe_act --json
+expect_rc 0 "--recompute-modules"; expect_json .layout.recompute selective "implies selective"
+expect_json .layout.recompute_modules layernorm,moe_act "modules in the layout"
+run train --model qwen3-30b-a3b --gpus 8 --seq 4096 --recompute-modules layernorm,moe_act
+expect_out "recompute selective (layernorm, moe_act)" "modules in the text"
+run train --model llama-3.1-8b --gpus 8 --recompute-modules moe_act; expect_rc 1 "moe_act on a dense model"
+expect_err "recompute_modules" "names the field"
+run train --model llama-3.1-8b --gpus 8 --recompute full --recompute-modules mlp; expect_rc 1 "modules with full"
+run train --model llama-3.1-8b --gpus 8 --recompute-modules attention; expect_rc 2 "unknown module"
+expect_err "--recompute-modules" "names the flag"
 run train --model llama-3.1-405b --gpus 8 --seq 8192 --global-batch 64 --json
 expect_rc 0 "nothing fits is an answer"; expect_json .layout null "no layout"; expect_json '.reasons[0].code' no_layout_fits "reason"
 finish

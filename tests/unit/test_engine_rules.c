@@ -341,6 +341,45 @@ static void moe_overlap_rules(report *r, const flags *f, long long pp)
          "Megatron T:2674 (EP overlap with PP > 1 needs virtual pipeline stages)", "%s", "");
 }
 
+/* --recompute-modules (nargs '*': the words up to the next flag), core_v0.19.0
+ * transformer_config.py:1768-1827: known names, moe_act only with --moe-grouped-gemm, mla_up_proj
+ * only with --multi-latent-attention, fp8 with moe_act or layernorm not under delayed scaling
+ * (the default --fp8-recipe). Selective granularity is where the modules are read. */
+static void recompute_module_rules(report *r, const flags *f)
+{
+    const char *p = strstr(f->text, " --recompute-modules ");
+    if (!p)
+        return;
+    static const char *const known[] = {"core_attn", "moe_act", "layernorm",      "mla_up_proj",
+                                        "mlp",       "moe",     "shared_experts", "gdn_norm_out"};
+    int moe_act = 0, layernorm = 0, mla = 0;
+    p += strlen(" --recompute-modules ");
+    while (*p && *p != '\n') {
+        while (*p == ' ')
+            p++;
+        size_t n = strcspn(p, " \n");
+        if (n == 0 || strncmp(p, "--", 2) == 0)
+            break;
+        int ok = 0;
+        for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+            ok |= strlen(known[i]) == n && strncmp(known[i], p, n) == 0;
+        rule(r, ok, "Megatron T:1780 (recompute modules are known names)", "%.*s", (int)n, p);
+        moe_act |= n == 7 && !strncmp(p, "moe_act", 7);
+        layernorm |= n == 9 && !strncmp(p, "layernorm", 9);
+        mla |= n == 11 && !strncmp(p, "mla_up_proj", 11);
+        p += n;
+    }
+    const char *gran = flag(f, "--recompute-granularity");
+    rule(r, gran && !strcmp(gran, "selective"), "Megatron T:1766 (modules are read under selective granularity)", "%s",
+         gran ? gran : "(none)");
+    rule(r, !moe_act || flag(f, "--moe-grouped-gemm"), "Megatron T:1786 (moe_act needs --moe-grouped-gemm)", "%s", "");
+    rule(r, !mla || flag(f, "--multi-latent-attention"), "Megatron T:1791 (mla_up_proj needs MLA)", "%s", "");
+    const char *recipe = flag(f, "--fp8-recipe");
+    rule(r, !flag(f, "--fp8-format") || !(moe_act || layernorm) || (recipe && strcmp(recipe, "delayed")),
+         "Megatron T:1825 (fp8 moe_act/layernorm recompute refuses delayed scaling, the default recipe)", "%s",
+         recipe ? recipe : "(delayed)");
+}
+
 static void megatron_rules(report *r, const flags *f)
 {
     long long tp = iflag(f, "--tensor-model-parallel-size", 1), pp = iflag(f, "--pipeline-model-parallel-size", 1);
@@ -372,6 +411,7 @@ static void megatron_rules(report *r, const flags *f)
          "Megatron A:1246 (one of lr-warmup-fraction and lr-warmup-iters)", "%s", "");
     pipeline_rules(r, f, iflag(f, "--num-layers", 0), pp);
     moe_overlap_rules(r, f, pp);
+    recompute_module_rules(r, f);
     rule(r, flag(f, "--save") != NULL, "docs/export.md (a training run keeps checkpoints: --save)", "%s", "");
 }
 
@@ -930,6 +970,13 @@ static void test_grid(void **state)
                     l.tp = g->tp, l.pp = g->pp, l.dp = g->dp, l.ep = g->ep, l.zero = g->zero;
                     l.virtual_stages = g->vpp, l.sequence_parallel = 1;
                     l.micro_batch = 1 + (int64_t)(li % 2), l.global_batch = 16 * l.micro_batch * l.dp;
+                    if (li % 4 == 1) { /* Megatron-Core's selective modules, as each model admits them */
+                        l.recompute = GP_RECOMPUTE_SELECTIVE;
+                        l.recompute_modules = m.experts > 0 ? GP_RECOMPUTE_LAYERNORM | GP_RECOMPUTE_MOE_ACT
+                                                            : GP_RECOMPUTE_LAYERNORM | GP_RECOMPUTE_MLP;
+                        if (m.kv_lora_rank > 0)
+                            l.recompute_modules |= GP_RECOMPUTE_MLA_UP_PROJ;
+                    }
                     gpi_export_job job;
                     gpi_export_job_defaults(&job);
                     job.model = &m, job.w = &w, job.l = &l, job.gpus_per_node = 8;
@@ -966,6 +1013,12 @@ static void test_checker_catches(void **state)
                      "2 --num-layers 48 --num-experts 128 --overlap-moe-expert-parallel-comm "
                      "--recompute-granularity full --recompute-method uniform --bf16 --save x\n"};
     assert_int_equal(caught("EP overlap without EP, dispatcher or VPP; full recompute", &ovl, 1), 5);
+    /* fp8 (delayed scaling by default) recomputing layernorm and moe_act, moe_act without the
+     * grouped GEMM, an unknown module, and modules under full granularity */
+    file_view rcm = {"launch.sh",
+                     "torchrun --nnodes 1 --nproc-per-node 8 pretrain_gpt.py --num-layers 48 --fp8-format hybrid "
+                     "--recompute-granularity full --recompute-modules layernorm moe_act attn --bf16 --save x\n"};
+    assert_int_equal(caught("fp8 delayed with layernorm/moe_act, no grouped GEMM, unknown name, full", &rcm, 1), 4);
     file_view ds[2] = {{"launch.sh", "deepspeed --num_nodes 2 --num_gpus 8 train.py\n"},
                        {"ds_config.json", "{\"train_batch_size\": 64, \"train_micro_batch_size_per_gpu\": 2, "
                                           "\"gradient_accumulation_steps\": 4, \"zero_optimization\": {\"stage\": 3, "

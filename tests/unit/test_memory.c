@@ -143,6 +143,46 @@ static void test_activations(void **state)
     /* 32 x 1,000 x 8,192 + one layer 1,000 x 139,264 + logits 1,000 x 128,256 x 14 */
     want = 32LL * 1000 * 8192 + 1000LL * 139264 + 1000LL * 128256 * 14;
     assert_true((int64_t)b.activations >= want - 2 && (int64_t)b.activations <= want + 2);
+    /* Megatron-Core's selective modules layernorm + mlp store neither the norms' outputs (2 x 2h)
+     * nor the MLP's inside (3f): per token and layer 2 x 2h + 2 x (q 4096 + k, v 2 x 1024 + attention
+     * output 4096) = 16,384 + 20,480 = 36,864 B, against 139,264 without */
+    l.recompute = GP_RECOMPUTE_SELECTIVE;
+    l.recompute_modules = GP_RECOMPUTE_LAYERNORM | GP_RECOMPUTE_MLP;
+    assert_int_equal(gpi_memory_estimate(&m, h100, &w, &l, &b, NULL), GP_OK);
+    want = 32LL * 1000 * 36864 + 1000LL * 128256 * 14;
+    assert_true((int64_t)b.activations >= want - 2 && (int64_t)b.activations <= want + 2);
+    /* moe_act names an MoE model's experts: Megatron-Core refuses it without them */
+    l.recompute_modules = GP_RECOMPUTE_MOE_ACT;
+    gp_error err;
+    assert_int_equal(gpi_memory_estimate(&m, h100, &w, &l, &b, &err), GP_EINVAL);
+    assert_string_equal(err.field, "recompute_modules");
+    l.recompute = GP_RECOMPUTE_FULL, l.recompute_modules = GP_RECOMPUTE_LAYERNORM;
+    assert_int_equal(gpi_memory_estimate(&m, h100, &w, &l, &b, &err), GP_EINVAL);
+}
+
+/* Megatron-Core's module names, parsed and printed back (gpi_recompute_modules_parse/_format). */
+static void test_recompute_module_names(void **state)
+{
+    (void)state;
+    unsigned mods = 0;
+    const char *bad = NULL;
+    assert_int_equal(gpi_recompute_modules_parse("layernorm,moe_act", &mods, &bad), 0);
+    assert_int_equal(mods, GP_RECOMPUTE_LAYERNORM | GP_RECOMPUTE_MOE_ACT);
+    assert_int_equal(gpi_recompute_modules_parse("moe shared_experts, mla_up_proj", &mods, &bad), 0);
+    assert_int_equal(mods, GP_RECOMPUTE_MOE | GP_RECOMPUTE_SHARED_EXPERTS | GP_RECOMPUTE_MLA_UP_PROJ);
+    assert_int_equal(gpi_recompute_modules_parse("layernorm,moe_ac", &mods, &bad), -1);
+    assert_string_equal(bad, "moe_ac");
+    char buf[96];
+    gpi_recompute_modules_format(GP_RECOMPUTE_MOE_ACT | GP_RECOMPUTE_LAYERNORM, " ", buf, sizeof buf);
+    assert_string_equal(buf, "layernorm moe_act");
+    gpi_recompute_modules_format(GP_RECOMPUTE_MODULES_ALL, ",", buf, 12); /* truncated, terminated */
+    assert_string_equal(buf, "core_attn");
+    gp_layout l;
+    gpi_layout_defaults(&l);
+    l.recompute = GP_RECOMPUTE_SELECTIVE;
+    assert_int_equal(gpi_recompute_modules_of(&l), GP_RECOMPUTE_CORE_ATTN); /* Megatron's default */
+    l.recompute = GP_RECOMPUTE_FULL;
+    assert_int_equal(gpi_recompute_modules_of(&l), 0);
 }
 
 static int has_reason(const gp_fit_result *r, gp_reason_code c)
@@ -306,13 +346,10 @@ static void test_errors(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_infer_by_hand),
-        cmocka_unit_test(test_zero_bytes_per_param),
-        cmocka_unit_test(test_activations),
-        cmocka_unit_test(test_verdict_weights),
-        cmocka_unit_test(test_verdict_other_reasons),
-        cmocka_unit_test(test_engines),
-        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_infer_by_hand),   cmocka_unit_test(test_zero_bytes_per_param),
+        cmocka_unit_test(test_activations),     cmocka_unit_test(test_recompute_module_names),
+        cmocka_unit_test(test_verdict_weights), cmocka_unit_test(test_verdict_other_reasons),
+        cmocka_unit_test(test_engines),         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

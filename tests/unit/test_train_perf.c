@@ -349,6 +349,60 @@ static void moe_memory_traffic(void **state)
     assert_true(fabs(p.memory_s - (535.417e-6 + 1068.400e-6)) < 2e-9);
 }
 
+/* Megatron-Core's selective modules (--recompute-modules): each named module's forward runs again.
+ * one_layer, s = 2048 (T = 2048), fractions 1, element-wise terms off (the cross entropy alone:
+ * 22.2583 us of memory-bound time, compute_s). core_attn (the default of selective) repeats the
+ * attention forward: 3.67975 ms (bf16_step) + 70.99 us = 3.75074 ms. layernorm repeats the two
+ * norms' forward, read + write of h per norm: T x 4h x 2 B = 67,108,864 B = 22.2583 us more memory
+ * time and no attention. mlp repeats the MLP's GEMMs, T x 2f x h: 2 x 2048 x 32768 x 4096 =
+ * 549.76 GFLOP at 794.5 TF = 691.952 us, and its (plain) activation, read f + write f:
+ * T x 2f x 2 B = 134,217,728 B = 44.5167 us. one_moe_layer, s = 16384 (moe_memory_traffic's
+ * 535.417 us): moe repeats the permutation forward (T k h x 4 B = 536,870,912 B), the router's
+ * forward scores (T E x 16 B = 2,097,152 B) and the gated experts' activation (read 2, write 1 of
+ * k f: T x 3 x 8192 x 2 B = 805,306,368 B): 1,344,274,432 B = 445.862 us; moe_act that
+ * activation alone, 267.100 us. */
+static double perf_with(gp_model *m, int64_t seq, gp_recompute r, unsigned mods, double *memory_s)
+{
+    const gp_gpu *g;
+    assert_int_equal(gp_catalog_find_gpu(cat, "H100-SXM-80GB", &g, NULL), GP_OK);
+    gp_cluster c;
+    gpi_cluster_defaults(&c, cat, g, NULL);
+    c.attention = GP_ATTENTION_CUDNN;
+    gp_workload w;
+    gpi_workload_defaults(&w, GP_TASK_TRAIN);
+    w.seq = seq;
+    gp_layout l;
+    gpi_layout_defaults(&l);
+    l.recompute = r, l.recompute_modules = mods;
+    gp_train_perf p;
+    assert_int_equal(gpi_train_perf_estimate(m, g, &c, &w, &l, 0, &p, NULL), GP_OK);
+    *memory_s = p.memory_s;
+    return p.compute_s;
+}
+
+static void recompute_modules(void **state)
+{
+    (void)state;
+    gp_model m;
+    one_layer(&m);
+    double mem, ce = 22.2583e-6;
+    assert_true(fabs(perf_with(&m, 2048, GP_RECOMPUTE_NONE, 0, &mem) - 3.67975e-3) < 2e-8);
+    assert_true(fabs(perf_with(&m, 2048, GP_RECOMPUTE_SELECTIVE, 0, &mem) - 3.75074e-3) < 2e-8);
+    assert_true(fabs(perf_with(&m, 2048, GP_RECOMPUTE_SELECTIVE, GP_RECOMPUTE_CORE_ATTN, &mem) - 3.75074e-3) < 2e-8);
+    assert_true(fabs(perf_with(&m, 2048, GP_RECOMPUTE_SELECTIVE, GP_RECOMPUTE_LAYERNORM, &mem) - 3.67975e-3) < 2e-8);
+    assert_true(fabs(mem - 2.0 * ce) < 1e-10);
+    assert_true(fabs(perf_with(&m, 2048, GP_RECOMPUTE_SELECTIVE, GP_RECOMPUTE_MLP, &mem) - (3.67975e-3 + 691.952e-6)) <
+                2e-8);
+    assert_true(fabs(mem - (ce + 44.5167e-6)) < 1e-10);
+    one_moe_layer(&m);
+    perf_with(&m, 16384, GP_RECOMPUTE_NONE, 0, &mem);
+    assert_true(fabs(mem - 535.417e-6) < 2e-9);
+    perf_with(&m, 16384, GP_RECOMPUTE_SELECTIVE, GP_RECOMPUTE_MOE, &mem);
+    assert_true(fabs(mem - (535.417e-6 + 445.862e-6)) < 2e-9);
+    perf_with(&m, 16384, GP_RECOMPUTE_SELECTIVE, GP_RECOMPUTE_MOE_ACT, &mem);
+    assert_true(fabs(mem - (535.417e-6 + 267.100e-6)) < 2e-9);
+}
+
 /* A sliding-window layer computes whole 128-key tiles: with a window of 128 keys about 128 + 2 x
  * 128 = 384 keys per query, unmasked. one_layer made two layers, one of them windowed, s = 2048
  * (T = 2048): the window layer's work T x 2 x 32 x 256 x 384 = 12,884,901,888 FLOP at cuDNN's
@@ -549,6 +603,7 @@ int main(void)
                                        cmocka_unit_test(ep_across_nodes),
                                        cmocka_unit_test(deepspeed_zero3_at_scale),
                                        cmocka_unit_test(moe_memory_traffic),
+                                       cmocka_unit_test(recompute_modules),
                                        cmocka_unit_test(sliding_window_tiles),
                                        cmocka_unit_test(cuda_graphs),
                                        cmocka_unit_test(fp8_casts),

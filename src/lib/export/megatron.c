@@ -206,9 +206,13 @@ static void optim_args(const gpx_ctx *c, gpx_cmd *cmd, gp_export_files *out)
         gpx_arg(cmd, "--bf16");
     else if (c->act == GP_DTYPE_F16)
         gpx_arg(cmd, "--fp16");
-    if (c->weights == GP_DTYPE_FP8)
+    if (c->weights == GP_DTYPE_FP8) {
         gpx_arg(cmd, "--fp8-format hybrid");
-    else if (gp_dtype_bits(c->weights) < 16)
+        /* recomputed norms and MoE activations refuse delayed scaling, the default recipe
+         * (transformer_config.py:1822-1827): per-tensor current scaling instead */
+        if (c->l.recompute_modules & (GP_RECOMPUTE_LAYERNORM | GP_RECOMPUTE_MOE_ACT))
+            gpx_arg(cmd, "--fp8-recipe tensorwise");
+    } else if (gp_dtype_bits(c->weights) < 16)
         gpx_note(out, "Megatron-LM trains in bf16/fp16/fp8: %s weights are not exported", gp_dtype_name(c->weights));
     if (l->zero >= 1)
         gpx_arg(cmd, "--use-distributed-optimizer");
@@ -222,7 +226,14 @@ static void optim_args(const gpx_ctx *c, gpx_cmd *cmd, gp_export_files *out)
         gpx_arg(cmd, "--use-precision-aware-optimizer");
     }
     gpx_arg(cmd, "--optimizer %s", w->optimizer == GP_OPT_SGD ? "sgd" : "adam");
-    if (l->recompute == GP_RECOMPUTE_SELECTIVE)
+    if (l->recompute == GP_RECOMPUTE_SELECTIVE && l->recompute_modules) {
+        /* the modules by Megatron-Core's names (transformer_config.py:1768-1781); moe_act needs
+         * the grouped GEMM (:1786: given for every MoE model above), mla_up_proj MLA (:1791) */
+        char mods[96];
+        gpi_recompute_modules_format(l->recompute_modules, " ", mods, sizeof mods);
+        gpx_arg(cmd, "--recompute-granularity selective");
+        gpx_arg(cmd, "--recompute-modules %s", mods);
+    } else if (l->recompute == GP_RECOMPUTE_SELECTIVE)
         gpx_arg(cmd, "--recompute-activations");
     else if (l->recompute == GP_RECOMPUTE_FULL) {
         gpx_arg(cmd, "--recompute-granularity full");

@@ -21,6 +21,7 @@
 
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #define GIB 1073741824.0
@@ -109,6 +110,58 @@ gp_recompute gpi_recompute_parse(const char *s)
 {
     return (gp_recompute)parse_name(s, recompute_names, GP_RECOMPUTE_COUNT);
 }
+static const char *const recompute_module_names[] = {"core_attn", "layernorm",      "mlp",        "moe",
+                                                     "moe_act",   "shared_experts", "mla_up_proj"};
+#define N_RECOMPUTE_MODULES (sizeof recompute_module_names / sizeof recompute_module_names[0])
+
+int gpi_recompute_modules_parse(const char *s, unsigned *out, const char **bad)
+{
+    unsigned mods = 0;
+    while (s && *s) {
+        size_t n = strcspn(s, ", ");
+        if (n > 0) {
+            size_t i = 0;
+            while (i < N_RECOMPUTE_MODULES &&
+                   !(strlen(recompute_module_names[i]) == n && strncmp(recompute_module_names[i], s, n) == 0))
+                i++;
+            if (i == N_RECOMPUTE_MODULES) {
+                if (bad)
+                    *bad = s;
+                return -1;
+            }
+            mods |= 1u << i;
+        }
+        s += n + (s[n] != '\0');
+    }
+    *out = mods;
+    return 0;
+}
+
+void gpi_recompute_modules_format(unsigned mods, const char *sep, char *buf, size_t n)
+{
+    size_t used = 0;
+    if (n == 0)
+        return;
+    buf[0] = '\0';
+    for (size_t i = 0; i < N_RECOMPUTE_MODULES; i++) {
+        if (!(mods & (1u << i)))
+            continue;
+        int k = snprintf(buf + used, n - used, "%s%s", used ? sep : "", recompute_module_names[i]);
+        if (k < 0 || (size_t)k >= n - used) {
+            buf[used] = '\0'; /* no room for this name: the names that fit, whole */
+            return;
+        }
+        used += (size_t)k;
+    }
+}
+
+unsigned gpi_recompute_modules_of(const gp_layout *l)
+{
+    if (l->recompute != GP_RECOMPUTE_SELECTIVE)
+        return 0;
+    return l->recompute_modules ? l->recompute_modules : GP_RECOMPUTE_CORE_ATTN;
+}
+
 const char *gp_optimizer_name(gp_optimizer o)
 {
     return (unsigned)o < GP_OPT_COUNT ? optimizer_names[o] : "?";
@@ -283,13 +336,29 @@ static double train_act_layer_bytes(const gp_model *m, const gp_layout *l, const
         kvd = (double)(m->heads * (m->qk_nope_head_dim + m->v_head_dim)) / 2.0;
     }
     double f = (double)m->ffn;
-    if (m->experts > 0 && m->dense_layers == 0)
-        f = (double)m->experts_active * (double)m->moe_ffn +
-            (double)m->shared_experts * (double)(m->shared_expert_ffn ? m->shared_expert_ffn : m->moe_ffn);
+    int moe = m->experts > 0 && m->dense_layers == 0;
+    double f_routed = moe ? (double)m->experts_active * (double)m->moe_ffn : 0.0;
+    double f_shared =
+        moe ? (double)m->shared_experts * (double)(m->shared_expert_ffn ? m->shared_expert_ffn : m->moe_ffn) : 0.0;
+    if (moe)
+        f = f_routed + f_shared;
     double mlp_inner = m->mlp == GP_MLP_GATED ? 3.0 * f : 2.0 * f;
-    double replicated = 2.0 * s * b * (4.0 * h);                         /* 2 norms, qkv, mlp inputs */
+    /* Megatron-Core's selective modules (gpi_recompute_modules_of) store less: "layernorm" not
+     * the norms' outputs (the qkv and MLP inputs), "moe_act" not the routed experts' activation
+     * outputs (f of their 3 f), "shared_experts" / "mlp" / "moe" nothing inside that MLP */
+    unsigned mods = gpi_recompute_modules_of(l);
+    double norm_outputs = (mods & GP_RECOMPUTE_LAYERNORM) ? 0.0 : 2.0 * h;
+    if (moe && (mods & GP_RECOMPUTE_MOE_ACT))
+        mlp_inner -= f_routed;
+    if (moe && (mods & GP_RECOMPUTE_SHARED_EXPERTS) && !(mods & GP_RECOMPUTE_MOE))
+        mlp_inner -= (m->mlp == GP_MLP_GATED ? 3.0 : 2.0) * f_shared;
+    if ((moe && (mods & GP_RECOMPUTE_MOE)) || (m->experts == 0 && (mods & GP_RECOMPUTE_MLP)))
+        mlp_inner = 0.0;
+    double replicated = 2.0 * s * b * (2.0 * h + norm_outputs);          /* 2 norms, qkv, mlp inputs */
     double split_part = 2.0 * s * b * (qd + 2.0 * kvd + qd + mlp_inner); /* split by TP */
-    if (!w->flash_attention && l->recompute == GP_RECOMPUTE_NONE)
+    int scores_kept = l->recompute == GP_RECOMPUTE_NONE ||
+                      (l->recompute == GP_RECOMPUTE_SELECTIVE && !(mods & GP_RECOMPUTE_CORE_ATTN));
+    if (!w->flash_attention && scores_kept)
         split_part += 4.0 * (double)m->heads * s * s * b;
     double sp = l->sequence_parallel ? tp : 1.0;
     if (l->recompute == GP_RECOMPUTE_FULL)
@@ -322,6 +391,31 @@ static gp_status bad_field(gp_error *err, const char *field, long long v, long l
             return bad_field(err, field, (long long)(v), (long long)(lo), (long long)(hi));                            \
     } while (0)
 
+/* The modules a layout names, as Megatron-Core takes them: known bits, selective recomputation
+ * only, moe_act for an MoE model, mla_up_proj for an MLA one (transformer_config.py:1784-1792 at
+ * core_v0.19.0). */
+gp_status gpi_recompute_modules_check(const gp_model *m, const gp_layout *l, gp_error *err)
+{
+    if (l->recompute_modules & ~GP_RECOMPUTE_MODULES_ALL) {
+        gpi_error_set_field(err, "recompute_modules");
+        return gpi_fail(err, GP_EINVAL, "recompute_modules holds unknown bits 0x%x", l->recompute_modules);
+    }
+    if (l->recompute_modules && l->recompute != GP_RECOMPUTE_SELECTIVE) {
+        gpi_error_set_field(err, "recompute_modules");
+        return gpi_fail(err, GP_EINVAL, "recompute modules apply to selective recomputation, not '%s'",
+                        gp_recompute_name(l->recompute));
+    }
+    if ((l->recompute_modules & GP_RECOMPUTE_MOE_ACT) && m->experts == 0) {
+        gpi_error_set_field(err, "recompute_modules");
+        return gpi_fail(err, GP_EINVAL, "moe_act recomputes MoE experts' activation: %s has no experts", m->id);
+    }
+    if ((l->recompute_modules & GP_RECOMPUTE_MLA_UP_PROJ) && m->kv_lora_rank == 0) {
+        gpi_error_set_field(err, "recompute_modules");
+        return gpi_fail(err, GP_EINVAL, "mla_up_proj recomputes MLA's up projections: %s has no MLA", m->id);
+    }
+    return GP_OK;
+}
+
 static gp_status check_layout(const gp_model *m, const gp_layout *l, gp_error *err)
 {
     RANGE("tp", l->tp, 1, GP_MAX_DEGREE);
@@ -334,6 +428,9 @@ static gp_status check_layout(const gp_model *m, const gp_layout *l, gp_error *e
     RANGE("global_batch", l->global_batch, 0, GPI_MAX_SEQS * 1024);
     RANGE("virtual_stages", l->virtual_stages, 1, 1024);
     RANGE("recompute", l->recompute, 0, GP_RECOMPUTE_COUNT - 1);
+    gp_status st = gpi_recompute_modules_check(m, l, err);
+    if (st)
+        return st;
     if ((double)l->tp * l->pp * l->dp * l->cp > GP_MAX_LAYOUT_GPUS) {
         gpi_error_set_field(err, "layout");
         return gpi_fail(err, GP_EINVAL, "tp x pp x dp x cp = %.0f GPUs: a layout may have at most %d",

@@ -448,19 +448,36 @@ static double gemm_s(const tctx *x, double m, double n, double k)
     return gemm_s_dt(x, x->kdt, m, n, k);
 }
 
-/* Forward GEMM seconds of one layer (dense or MoE) on this GPU; `frozen` gets the part
- * whose weights LoRA freezes (all of it), `routed` the routed experts' part. */
-static double layer_gemm_fwd(const tctx *x, int moe, double *routed)
+/* Forward GEMM seconds of one layer (dense or MoE) on this GPU, by part: attention
+ * projections (of which MLA's up projections), the dense MLP, the routed experts, the shared
+ * experts, the router. */
+typedef struct layer_gemms {
+    double att, mla_up, mlp, routed, shared, router;
+} layer_gemms;
+
+static double layer_gemms_sum(const layer_gemms *g)
+{
+    return g->att + g->mlp + g->routed + g->shared + g->router;
+}
+
+static void layer_gemm_parts(const tctx *x, int moe, layer_gemms *g)
 {
     const gp_model *m = x->m;
     double h = (double)m->hidden, tp = x->l->tp, T = x->T, L = (double)m->layers;
     double att = (double)x->p.attention / L; /* q, k, v, o (or MLA) per layer */
-    double t = gemm_s(x, T, att / h / tp, h);
-    *routed = 0.0;
+    *g = (layer_gemms){0};
+    g->att = gemm_s(x, T, att / h / tp, h);
+    if (m->kv_lora_rank > 0) { /* MLA: q and kv up from their latents (within att's FLOPs) */
+        double a = (double)m->heads / tp, nope = (double)m->qk_nope_head_dim;
+        g->mla_up = gemm_s(x, T, a * (nope + (double)m->v_head_dim), (double)m->kv_lora_rank);
+        if (m->q_lora_rank > 0)
+            g->mla_up += gemm_s(x, T, a * (nope + (double)m->qk_rope_head_dim), (double)m->q_lora_rank);
+    }
     if (!moe) {
         double nd = m->experts > 0 ? (double)m->dense_layers : L;
         double mlp = nd > 0 ? (double)x->p.mlp_dense / nd : 0.0;
-        return t + gemm_s(x, T, mlp / h / tp, h);
+        g->mlp = gemm_s(x, T, mlp / h / tp, h);
+        return;
     }
     double nm = (double)(m->layers - m->dense_layers);
     double per_expert = (double)x->p.experts_routed / ((double)m->experts * nm);
@@ -471,9 +488,31 @@ static double layer_gemm_fwd(const tctx *x, int moe, double *routed)
     double n_e = per_expert / h / x->etp;
     double one = x->r ? gpi_grouped_gemm_s(x->r, x->kdt, 2.0 * m_e * n_e * h, m_e, n_e, h, x->gemm_frac)
                       : gemm_s(x, m_e, n_e, h);
-    *routed = one * (E / ep) * x->moe_imbalance;
+    g->routed = one * (E / ep) * x->moe_imbalance;
     double shared = (double)x->p.experts_shared / nm, router = (double)x->p.router / nm;
-    return t + *routed + gemm_s(x, T, shared / h / tp, h) + gemm_s(x, x->T_moe, router / h, h);
+    g->shared = gemm_s(x, T, shared / h / tp, h);
+    g->router = gemm_s(x, x->T_moe, router / h, h);
+}
+
+/* The forward GEMM seconds Megatron-Core's selective modules run again per micro-batch on this
+ * stage (gpi_recompute_modules_of): the dense MLPs ("mlp"), the MoE layers whole ("moe") or their
+ * shared experts ("shared_experts"), MLA's up projections ("mla_up_proj"); `routed` gets the
+ * routed experts' part. */
+static double recompute_gemm_fwd(const tctx *x, unsigned mods, const layer_gemms *gd, const layer_gemms *gm,
+                                 double *routed)
+{
+    double t = 0.0;
+    *routed = 0.0;
+    if (mods & GP_RECOMPUTE_MLP)
+        t += gd->mlp * x->dense_layers_stage;
+    if (mods & GP_RECOMPUTE_MOE) {
+        *routed = gm->routed * x->moe_layers_stage;
+        t += (gm->routed + gm->shared + gm->router) * x->moe_layers_stage;
+    } else if (mods & GP_RECOMPUTE_SHARED_EXPERTS)
+        t += gm->shared * x->moe_layers_stage;
+    if (mods & GP_RECOMPUTE_MLA_UP_PROJ)
+        t += gd->mla_up * x->dense_layers_stage + gm->mla_up * x->moe_layers_stage;
+    return t;
 }
 
 /* Attention core (scores and values) of one layer over a context of ctx keys (window: a
@@ -559,18 +598,86 @@ typedef struct mb_time {
     double compute, memory, bwd_share, attn, per_layer, gemm, gemm_fwd, experts;
 } mb_time;
 
+/* Memory-bound bytes per micro-batch on this stage that a selective module's forward moves again
+ * (gpi_recompute_modules_of), in the units of microbatch_bytes: "layernorm" the two norms' forward
+ * (read, write: 2 units of h each), "moe_act" / "mlp" the activation's forward (gated: read 2 f,
+ * write f; plain: read f, write f), "moe" that and the permutation, the router's forward scores
+ * (16 of GP_ROUTER_BYTES_PER_SCORE) and the expert biases' forward. */
+static double recompute_bytes(const tctx *x, unsigned mods, double f_routed, double f_dense, double f_shared)
+{
+    const gp_model *m = x->m;
+    double h = (double)m->hidden, tp = x->l->tp, sp = x->l->sequence_parallel ? tp : 1.0;
+    double act = m->mlp == GP_MLP_GATED ? 3.0 : 2.0, b = 0.0;
+    if (mods & GP_RECOMPUTE_LAYERNORM)
+        b += x->T * x->stage_layers * 2.0 * 4.0 * h / sp;
+    if (mods & GP_RECOMPUTE_MLP)
+        b += x->T * x->dense_layers_stage * 2.0 * act * f_dense / tp;
+    if (m->experts > 0 && (mods & (GP_RECOMPUTE_MOE | GP_RECOMPUTE_MOE_ACT)))
+        b += x->T * x->moe_layers_stage * 2.0 * act * f_routed / tp;
+    if (m->experts > 0 && (mods & (GP_RECOMPUTE_MOE | GP_RECOMPUTE_SHARED_EXPERTS)))
+        b += x->T * x->moe_layers_stage * 2.0 * act * f_shared / tp;
+    if (m->experts > 0 && (mods & GP_RECOMPUTE_MOE)) {
+        double k = (double)m->experts_active;
+        b += x->T_moe * x->moe_layers_stage * k * h * 2.0 * 2.0;
+        b += x->T_moe * x->moe_layers_stage * (double)m->experts * (GP_ROUTER_BYTES_PER_SCORE - 12.0);
+        if (m->expert_bias)
+            b += x->T_moe * x->moe_layers_stage * k * h * GP_EXPERT_BIAS_BYTES_FWD;
+    }
+    return b;
+}
+
+/* Memory-bound bytes of one micro-batch on this stage: norms, residuals, rotary, activation
+ * function (docs/performance.md), MoE permutation, router scores, expert biases, cross entropy,
+ * fp8 casts, QLoRA's dequantization, and what selective modules recompute. */
+static double microbatch_bytes(const tctx *x, double fwd_passes, unsigned mods)
+{
+    const gp_model *m = x->m;
+    const gp_layout *l = x->l;
+    double h = (double)m->hidden, L = (double)m->layers;
+    double moe_frac = m->experts > 0 ? (double)(m->layers - m->dense_layers) / L : 0.0;
+    double f_routed = m->experts > 0 ? (double)(m->experts_active * m->moe_ffn) : 0.0;
+    double f_shared =
+        m->experts > 0 ? (double)m->shared_experts * (double)(m->shared_expert_ffn ? m->shared_expert_ffn : m->moe_ffn)
+                       : 0.0;
+    double f_act = m->experts > 0 ? f_routed * moe_frac + (double)m->ffn * (1 - moe_frac) : (double)m->ffn;
+    double sp = l->sequence_parallel ? l->tp : 1.0;
+    double bytes =
+        x->T * x->stage_layers * 2.0 * (x->elem_h * h / sp + x->elem_f * f_act / l->tp) * (fwd_passes + 2.0) / 3.0;
+    /* MoE permutation: tokens copied to expert order and back, forward and backward */
+    bytes += x->T_moe * x->moe_layers_stage * (double)m->experts_active * h * 2.0 * 2.0 * 2.0;
+    /* the router's scores (GP_ROUTER_BYTES_PER_SCORE); its GEMM is in layer_gemm_parts */
+    if (m->experts > 0)
+        bytes += x->T_moe * x->moe_layers_stage * (double)m->experts * GP_ROUTER_BYTES_PER_SCORE;
+    /* expert biases added per expert outside the grouped GEMM (GP_EXPERT_BIAS_BYTES_*) */
+    if (m->experts > 0 && m->expert_bias)
+        bytes += x->T_moe * x->moe_layers_stage * (double)m->experts_active * h *
+                 (GP_EXPERT_BIAS_BYTES_FWD * fwd_passes + GP_EXPERT_BIAS_BYTES_BWD);
+    /* cross entropy over the vocabulary (GP_CE_BYTES_PER_LOGIT), charged with the head */
+    bytes += x->T * (double)m->vocab / l->tp * GP_CE_BYTES_PER_LOGIT;
+    bytes += fp8_cast_bytes(x, fwd_passes);
+    /* QLoRA: NF4 weights dequantized to 16 bits for every forward and backward pass */
+    if (x->qlora)
+        bytes += (double)x->p.linear_active * x->stage_layers / L / l->tp * 2.5 * (fwd_passes + 1.0);
+    return bytes + recompute_bytes(x, mods, f_routed, (double)m->ffn, f_shared);
+}
+
 /* Compute and memory-bound seconds of one micro-batch on the slowest stage. */
 static void microbatch_compute(const tctx *x, mb_time *o)
 {
     const gp_model *m = x->m;
     const gp_layout *l = x->l;
     double fwd_passes = 1.0 + (l->recompute == GP_RECOMPUTE_FULL ? 1.0 : l->recompute == GP_RECOMPUTE_OP ? 0.5 : 0.0);
-    int attn_recompute = l->recompute == GP_RECOMPUTE_FULL || l->recompute == GP_RECOMPUTE_SELECTIVE;
+    unsigned mods = gpi_recompute_modules_of(l);
+    int attn_recompute = l->recompute == GP_RECOMPUTE_FULL || (mods & GP_RECOMPUTE_CORE_ATTN);
     /* backward of a linear: dgrad + wgrad = 2 forwards; frozen weights (LoRA) skip wgrad */
     double bwd_mult = x->lora ? 1.0 : 2.0;
-    double routed_d = 0.0, routed_m = 0.0;
-    double g_dense = layer_gemm_fwd(x, 0, &routed_d), g_moe = m->experts > 0 ? layer_gemm_fwd(x, 1, &routed_m) : 0.0;
+    layer_gemms gd, gm = {0};
+    layer_gemm_parts(x, 0, &gd);
+    if (m->experts > 0)
+        layer_gemm_parts(x, 1, &gm);
+    double g_dense = layer_gemms_sum(&gd), g_moe = layer_gemms_sum(&gm);
     double g_fwd = g_dense * x->dense_layers_stage + g_moe * x->moe_layers_stage;
+    double rc_routed, rc = recompute_gemm_fwd(x, mods, &gd, &gm, &rc_routed);
     double h = (double)m->hidden;
     double head = gemm_s_dt(x, x->head_kdt, x->T, (double)m->vocab / l->tp, h);
     /* LoRA adapters: per linear an (in x r) and (r x out) GEMM; sum of in + out per layer is
@@ -591,9 +698,9 @@ static void microbatch_compute(const tctx *x, mb_time *o)
     double a_fwd = full_layers * afw_full + win_layers * afw_win, a_bwd = full_layers * abw_full + win_layers * abw_win;
     double attn = a_fwd * (1.0 + (attn_recompute ? 1.0 : 0.0)) + a_bwd;
     o->attn = attn;
-    o->gemm = g_fwd * (fwd_passes + bwd_mult);
-    o->gemm_fwd = g_fwd * fwd_passes;
-    o->experts = m->experts > 0 ? routed_m * x->moe_layers_stage * (fwd_passes + bwd_mult) : 0.0;
+    o->gemm = g_fwd * (fwd_passes + bwd_mult) + rc;
+    o->gemm_fwd = g_fwd * fwd_passes + rc;
+    o->experts = m->experts > 0 ? gm.routed * x->moe_layers_stage * (fwd_passes + bwd_mult) + rc_routed : 0.0;
     /* DeepSeek-V3's multi-token prediction: per module one more (MoE) layer, its attention,
      * a 2h -> h projection and the shared output head, on the last stage (DeepSeek-V3 report,
      * sec. 2.2); charged to the slowest stage as the head is */
@@ -602,34 +709,11 @@ static void microbatch_compute(const tctx *x, mb_time *o)
         double one = (m->experts > 0 ? g_moe : g_dense) + gemm_s(x, x->T, h, 2.0 * h);
         mtp = (double)m->mtp_layers * (one * (1.0 + bwd_mult) + head * 3.0 + afw_full + abw_full);
     }
-    o->compute = g_fwd * (fwd_passes + bwd_mult) + head * 3.0 + adapters + attn + mtp;
+    o->compute = o->gemm + head * 3.0 + adapters + attn + mtp;
     o->bwd_share = g_fwd * bwd_mult + head * 2.0 + a_bwd;
-    /* memory-bound: norms, residuals, rotary, activation function (docs/performance.md) */
-    double moe_frac = m->experts > 0 ? (double)(m->layers - m->dense_layers) / L : 0.0;
-    double f_act = m->experts > 0
-                       ? (double)(m->experts_active * m->moe_ffn) * moe_frac + (double)m->ffn * (1 - moe_frac)
-                       : (double)m->ffn;
-    double sp = l->sequence_parallel ? l->tp : 1.0;
-    double bytes =
-        x->T * x->stage_layers * 2.0 * (x->elem_h * h / sp + x->elem_f * f_act / l->tp) * (fwd_passes + 2.0) / 3.0;
-    /* MoE permutation: tokens copied to expert order and back, forward and backward */
-    bytes += x->T_moe * x->moe_layers_stage * (double)m->experts_active * h * 2.0 * 2.0 * 2.0;
-    /* the router's scores (GP_ROUTER_BYTES_PER_SCORE); its GEMM is in layer_gemm_fwd */
-    if (m->experts > 0)
-        bytes += x->T_moe * x->moe_layers_stage * (double)m->experts * GP_ROUTER_BYTES_PER_SCORE;
-    /* expert biases added per expert outside the grouped GEMM (GP_EXPERT_BIAS_BYTES_*) */
-    if (m->experts > 0 && m->expert_bias)
-        bytes += x->T_moe * x->moe_layers_stage * (double)m->experts_active * h *
-                 (GP_EXPERT_BIAS_BYTES_FWD * fwd_passes + GP_EXPERT_BIAS_BYTES_BWD);
-    /* cross entropy over the vocabulary (GP_CE_BYTES_PER_LOGIT), charged with the head */
-    bytes += x->T * (double)m->vocab / l->tp * GP_CE_BYTES_PER_LOGIT;
-    bytes += fp8_cast_bytes(x, fwd_passes);
-    /* QLoRA: NF4 weights dequantized to 16 bits for every forward and backward pass */
-    if (x->qlora)
-        bytes += (double)x->p.linear_active * x->stage_layers / L / l->tp * 2.5 * (fwd_passes + 1.0);
     /* host time per layer where no CUDA graph replays it (ctx_rates) */
-    o->memory =
-        bytes / x->hbm + x->dense_layer_overhead * x->dense_layers_stage + x->moe_layer_overhead * x->moe_layers_stage;
+    o->memory = microbatch_bytes(x, fwd_passes, mods) / x->hbm + x->dense_layer_overhead * x->dense_layers_stage +
+                x->moe_layer_overhead * x->moe_layers_stage;
     o->per_layer = x->stage_layers > 0 ? (o->compute + o->memory) / x->stage_layers : 0.0;
 }
 
@@ -652,7 +736,11 @@ static void microbatch_comm(const tctx *x, const mb_time *mt, double *t_tp, doub
     double one = l->sequence_parallel ? coll_time(c, GPI_COLL_REDUCE_SCATTER, tp_bytes, tp_bytes, l->tp, 1) +
                                             coll_time(c, GPI_COLL_ALL_GATHER, ag_bytes, ag_bytes, l->tp, 1)
                                       : 2.0 * coll_time(c, GPI_COLL_ALL_REDUCE, tp_bytes, tp_bytes, l->tp, 1);
-    *t_tp = l->tp > 1 ? x->stage_layers * (fwd_passes + 1.0) * one : 0.0;
+    /* a recomputed MLP or MoE layer ("mlp", "moe") runs its half of a forward's collectives again */
+    unsigned mods = gpi_recompute_modules_of(l);
+    double rc_layers = ((mods & GP_RECOMPUTE_MLP) ? x->dense_layers_stage : 0.0) +
+                       ((mods & GP_RECOMPUTE_MOE) ? x->moe_layers_stage : 0.0);
+    *t_tp = l->tp > 1 ? (x->stage_layers * (fwd_passes + 1.0) + 0.5 * rc_layers) * one : 0.0;
     /* Megatron-Core with sequence parallelism overlaps the TP all-gather / reduce-scatter
      * with the neighbouring GEMMs (Transformer Engine userbuffers, tp_comm_overlap, which
      * NeMo's performance recipes enable): only the excess over the layer GEMMs shows */
@@ -684,7 +772,9 @@ static void microbatch_comm(const tctx *x, const mb_time *mt, double *t_tp, doub
     if (m->experts > 0 && l->ep > 1) {
         double a2a = x->T_moe * h * 2.0 * (double)m->experts_active;
         double one_a2a = a2a_time(c, a2a, l->ep, (double)m->experts_active);
-        *t_ep = *t_ep_all = x->moe_layers_stage * (2.0 * fwd_passes + 2.0) * one_a2a;
+        /* a recomputed MoE layer ("moe") dispatches and combines once more */
+        double rc_a2a = (gpi_recompute_modules_of(l) & GP_RECOMPUTE_MOE) ? 2.0 : 0.0;
+        *t_ep = *t_ep_all = x->moe_layers_stage * (2.0 * fwd_passes + 2.0 + rc_a2a) * one_a2a;
         /* Megatron-Core can overlap dispatch/combine with another micro-batch's compute
          * (--overlap-moe-expert-parallel-comm, Megatron-Core 0.14 MoE README; combined_1f1b.py
          * pairs a forward with another's backward's attention and MLP): only the excess shows.
@@ -833,6 +923,23 @@ static gp_status check_request(const gp_model *m, const gp_cluster *c, const gp_
 }
 
 /* FLOP counts, rates and the honest range (the fit's signed-error percentiles). */
+/* FLOPs per token a selective recomputation adds (its modules' forwards, gpi_recompute_modules_of);
+ * attn_model: the attention core's forward FLOPs per token. */
+static double recompute_model_flops(const tctx *x, double attn_model)
+{
+    const gp_model *m = x->m;
+    unsigned mods = gpi_recompute_modules_of(x->l);
+    double e = (mods & GP_RECOMPUTE_CORE_ATTN) ? attn_model : 0.0;
+    if (mods & GP_RECOMPUTE_MLP)
+        e += 2.0 * (double)x->p.mlp_dense;
+    if (m->experts > 0 && (mods & GP_RECOMPUTE_MOE))
+        e += 2.0 * ((double)x->p.experts_routed * (double)m->experts_active / (double)m->experts +
+                    (double)x->p.experts_shared + (double)x->p.router);
+    else if (mods & GP_RECOMPUTE_SHARED_EXPERTS)
+        e += 2.0 * (double)x->p.experts_shared;
+    return e;
+}
+
 static void fill_rates(const tctx *x, int64_t gb, double train_tokens, gp_train_perf *out)
 {
     const gp_model *m = x->m;
@@ -850,7 +957,7 @@ static void fill_rates(const tctx *x, int64_t gb, double train_tokens, gp_train_
     if (x->l->recompute == GP_RECOMPUTE_FULL)
         extra = 2.0 * (double)x->p.linear_active + attn_model; /* layers only; the head is not recomputed */
     else if (x->l->recompute == GP_RECOMPUTE_SELECTIVE)
-        extra = attn_model;
+        extra = recompute_model_flops(x, attn_model);
     else if (x->l->recompute == GP_RECOMPUTE_OP)
         extra = (double)x->p.linear_active;
     out->hw_flops_per_token = out->model_flops_per_token + extra;

@@ -67,6 +67,23 @@ gp_task gpi_task_parse(const char *s); /* GP_TASK_COUNT if unknown */
 
 gp_recompute gpi_recompute_parse(const char *s); /* GP_RECOMPUTE_COUNT if unknown */
 
+/* Megatron-Core's --recompute-modules names, comma- or space-separated ("layernorm,moe_act"),
+ * to GP_RECOMPUTE_* bits: 0 and *out set, or -1 with *bad at the first unknown name. */
+int gpi_recompute_modules_parse(const char *s, unsigned *out, const char **bad);
+
+/* The modules of `mods` by Megatron's names, separated by `sep` ("layernorm moe"), in buf of
+ * size n (always terminated); the effective set: 0 under selective is core_attn. */
+void gpi_recompute_modules_format(unsigned mods, const char *sep, char *buf, size_t n);
+
+/* The modules a layout recomputes selectively: its recompute_modules, core_attn where it names
+ * none, 0 unless GP_RECOMPUTE_SELECTIVE. */
+unsigned gpi_recompute_modules_of(const gp_layout *l);
+
+/* GP_EINVAL (field recompute_modules) where the layout's modules are unknown bits, go with
+ * other than selective recomputation, or name moe_act / mla_up_proj for a model without
+ * experts / MLA (Megatron-Core refuses those at start-up). */
+gp_status gpi_recompute_modules_check(const gp_model *m, const gp_layout *l, gp_error *err);
+
 gp_optimizer gpi_optimizer_parse(const char *s); /* GP_OPT_COUNT if unknown */
 
 gp_offload gpi_offload_parse(const char *s); /* GP_OFFLOAD_COUNT if unknown */

@@ -34,10 +34,16 @@ gp_status gpi_json_text(json_t *doc, char **text, size_t *len, gp_error *err)
 
 json_t *gpi_json_layout(const gp_layout *l)
 {
-    return json_pack("{si si si si si si sI ss sb si sI si}", "tp", l->tp, "pp", l->pp, "dp", l->dp, "cp", l->cp, "ep",
-                     l->ep, "zero", l->zero, "micro_batch", (json_int_t)l->micro_batch, "recompute",
-                     gp_recompute_name(l->recompute), "sequence_parallel", l->sequence_parallel, "virtual_stages",
-                     l->virtual_stages, "global_batch", (json_int_t)l->global_batch, "gpus", gp_layout_gpus(l));
+    json_t *o = json_pack("{si si si si si si sI ss sb si sI si}", "tp", l->tp, "pp", l->pp, "dp", l->dp, "cp", l->cp,
+                          "ep", l->ep, "zero", l->zero, "micro_batch", (json_int_t)l->micro_batch, "recompute",
+                          gp_recompute_name(l->recompute), "sequence_parallel", l->sequence_parallel, "virtual_stages",
+                          l->virtual_stages, "global_batch", (json_int_t)l->global_batch, "gpus", gp_layout_gpus(l));
+    if (o && l->recompute_modules) { /* Megatron-Core's selective modules, as --recompute-modules takes them */
+        char mods[96];
+        gpi_recompute_modules_format(l->recompute_modules, ",", mods, sizeof mods);
+        json_object_set_new(o, "recompute_modules", json_string(mods));
+    }
+    return o;
 }
 
 json_t *gpi_json_memory(const gp_memory *m)

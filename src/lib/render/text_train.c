@@ -35,8 +35,14 @@ static void print_layout_line(gpi_buf *tb, const gp_layout *l)
     gpi_buf_printf(tb, " x DP %d", l->dp);
     if (l->ep > 1)
         gpi_buf_printf(tb, ", EP %d", l->ep);
-    gpi_buf_printf(tb, ", ZeRO-%d, micro-batch %lld, recompute %s%s", l->zero, (long long)l->micro_batch,
-                   gp_recompute_name(l->recompute), l->sequence_parallel && l->tp > 1 ? ", sequence parallel" : "");
+    gpi_buf_printf(tb, ", ZeRO-%d, micro-batch %lld, recompute %s", l->zero, (long long)l->micro_batch,
+                   gp_recompute_name(l->recompute));
+    if (l->recompute_modules) {
+        char mods[96];
+        gpi_recompute_modules_format(l->recompute_modules, ", ", mods, sizeof mods);
+        gpi_buf_printf(tb, " (%s)", mods);
+    }
+    gpi_buf_printf(tb, "%s", l->sequence_parallel && l->tp > 1 ? ", sequence parallel" : "");
 }
 
 static void print_breakdown(gpi_buf *tb, const gp_train_perf *p)

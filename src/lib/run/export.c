@@ -99,7 +99,7 @@ static gp_status train_layout(gp_result *r, const gp_cluster *cl, const gp_run_c
     so.train_tokens = sc->tokens;
     so.fixed = *g;
     so.fix_zero = gp_scenario_has(sc, "zero");
-    so.fix_recompute = gp_scenario_has(sc, "recompute");
+    so.fix_recompute = gp_scenario_has(sc, "recompute") || gp_scenario_has(sc, "recompute_modules");
     so.top_k = 1;
     gpi_guard guard; /* the run's budget, deadline and progress, as train's search has them */
     gp_status st = gpi_guard_init(&guard, ctx, sc, err);
@@ -198,6 +198,9 @@ gp_status gp_export_run(const gp_catalog *cat, const gp_scenario *sc, const gp_r
     gp_cluster cl;
     if (!st) {
         gpi_run_layout(sc, &r->given);
+        st = gpi_recompute_modules_check(&r->model, &r->given, err);
+    }
+    if (!st) {
         gpi_cluster_defaults(&cl, cat, r->gpu, NULL);
         if (sc->gpus_per_node > 0)
             cl.gpus_per_node = (int)sc->gpus_per_node;

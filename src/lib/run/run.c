@@ -329,6 +329,12 @@ void gpi_run_layout(const gp_scenario *sc, gp_layout *l)
     l->sequence_parallel = sc->sequence_parallel;
     if (gp_scenario_has(sc, "recompute"))
         l->recompute = (gp_recompute)sc->recompute;
+    /* named modules mean selective recomputation (Megatron-Core: --recompute-granularity
+     * selective --recompute-modules ...); the key's parser has checked the names */
+    if (gp_scenario_has(sc, "recompute_modules") &&
+        gpi_recompute_modules_parse(sc->recompute_modules, &l->recompute_modules, NULL) == 0 &&
+        !gp_scenario_has(sc, "recompute"))
+        l->recompute = GP_RECOMPUTE_SELECTIVE;
 }
 
 void gpi_run_traffic(const gp_scenario *sc, gp_traffic *t)

@@ -22,7 +22,7 @@ static int64_t given_product(const gp_layout *g)
 static int all_fixed(const gp_scenario *sc, const gp_layout *g)
 {
     return g->tp > 0 && g->pp > 0 && g->dp > 0 && g->micro_batch > 0 && gp_scenario_has(sc, "zero") &&
-           gp_scenario_has(sc, "recompute");
+           (gp_scenario_has(sc, "recompute") || gp_scenario_has(sc, "recompute_modules"));
 }
 
 /* The GPU count and the usage rules; *gpus gets the count (0: deadline search). */
@@ -190,7 +190,7 @@ static gp_status run_search(gp_result *r, int64_t gpus, const gp_run_ctx *ctx, g
     so.train_tokens = sc->tokens;
     so.fixed = r->given;
     so.fix_zero = gp_scenario_has(sc, "zero");
-    so.fix_recompute = gp_scenario_has(sc, "recompute");
+    so.fix_recompute = gp_scenario_has(sc, "recompute") || gp_scenario_has(sc, "recompute_modules");
     so.top_k = (int)sc->top;
     so.rank = (gp_rank_by)sc->rank;
     so.price_per_gpu_hour = sc->price_per_gpu_hour;
@@ -232,6 +232,8 @@ gp_status gp_train_run(const gp_catalog *cat, const gp_scenario *sc, const gp_ru
     gp_status st = check_question(sc, &r->given, &gpus, err);
     if (!st)
         st = gpi_run_model(cat, sc, ctx, &r->model, err);
+    if (!st)
+        st = gpi_recompute_modules_check(&r->model, &r->given, err);
     if (!st)
         st = gpi_run_gpu(cat, gpi_run_gpu_name(sc), ctx, &r->gpu, err);
     if (!st)

@@ -39,6 +39,13 @@ static int parse_lengths(const char *s)
 }
 
 /* "K:A[:C]" (1-16 draft tokens, acceptance in (0, 1), cost in [0, 1]) or "mtp": 0 ok. */
+/* Megatron-Core's --recompute-modules names, comma-separated: 0 ok. */
+static int parse_recompute_modules(const char *s)
+{
+    unsigned mods;
+    return gpi_recompute_modules_parse(s, &mods, NULL) == 0 && mods != 0 ? 0 : -1;
+}
+
 static int parse_spec(const char *s)
 {
     gp_spec_decode sp;
@@ -159,6 +166,10 @@ static const gp_scenario_key keys[] = {
     KEY(micro_batch, INT, 1, 1048576, "sequences", W, "sequences per micro-batch"),
     KEY(global_batch, INT, 1, BIG, "sequences", W, "sequences per optimizer step"),
     KEY_ENUM(recompute, "none, selective, full, op", W, parse_recompute, "none, selective, full, op"),
+    KEYF("recompute_modules", STRING, 0, 0, 0, "",
+         "core_attn, layernorm, mlp, moe, moe_act, shared_experts, mla_up_proj (comma-separated)", GP_CMD_TRAIN | GP_CMD_EXPORT, 0,
+         recompute_modules, parse_recompute_modules,
+         "Megatron-Core selective recomputation by module: layernorm,moe_act (implies --recompute selective)"),
     KEY(sequence_parallel, BOOL, 0, 1, "", W, "Megatron sequence parallelism"),
     KEY(virtual_stages, INT, 1, 64, "", W, "interleaved pipeline chunks per stage"),
     /* serving load and targets */

@@ -295,6 +295,8 @@ static void search_memory_options(ctx *x, state *s, gp_layout *l, int dp, int cp
         l->zero = z;
         for (int r = r0; r <= r1; r++) {
             l->recompute = (gp_recompute)r;
+            /* the modules a user named go with selective recomputation only */
+            l->recompute_modules = r == GP_RECOMPUTE_SELECTIVE ? f->recompute_modules : 0;
             consider(x, s, l);
             if (x->st != GP_OK)
                 return;
@@ -558,6 +560,11 @@ static void explain(const ctx *x, const state *s, const cand *c, int rank, const
         }
         if (l->recompute != GP_RECOMPUTE_NONE) {
             app(buf, n, "%s%s recomputation", sep, gp_recompute_name(l->recompute));
+            if (l->recompute_modules) {
+                char mods[96];
+                gpi_recompute_modules_format(l->recompute_modules, ", ", mods, sizeof mods);
+                app(buf, n, " (%s)", mods);
+            }
             sep = ", ";
         }
         app(buf, n, "%s%.1f of %.1f GB per GPU", sep, (double)c->mem.per_gpu / 1e9, (double)c->mem.capacity / 1e9);
