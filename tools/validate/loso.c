@@ -79,6 +79,21 @@ double vfit_objective(const vrows *rs)
     return med + 0.3 * p90;
 }
 
+double vfit_objective_huber(const vrows *rs)
+{
+    double sum = 0.0;
+    int n = 0;
+    for (int i = 0; i < rs->n; i++) {
+        const vrow *r = &rs->r[i];
+        if (r->bound || !(r->predicted > 0) || !(r->measured > 0))
+            continue;
+        double e = fabs(log(r->predicted / r->measured));
+        sum += e < VFIT_HUBER_DELTA ? e * e / (2.0 * VFIT_HUBER_DELTA) : e - VFIT_HUBER_DELTA / 2.0;
+        n++;
+    }
+    return n ? 100.0 * sum / n : 0.0;
+}
+
 static void values_of(const fitctx *f, const int *k, double *v)
 {
     for (int i = 0; i < f->model->nparams; i++)
@@ -270,7 +285,7 @@ static double fold_objective(fitctx *f, const char *held_out, const int *k, int 
         if (r)
             append_rows(&fit, r, &f->oom);
     }
-    double obj = vfit_objective(&fit);
+    double obj = f->model->objective ? f->model->objective(&fit) : vfit_objective(&fit);
     if (rows)
         *rows = fit.n;
     vrows_free(&fit);

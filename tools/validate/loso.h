@@ -23,6 +23,13 @@ typedef struct vloso {
  * percent (docs/performance.md, "Calibration"). */
 double vfit_objective(const vrows *rs);
 
+/* A smooth objective: the mean Huber loss of ln(predicted / measured), quadratic within
+ * VFIT_HUBER_DELTA (0.2, about 20%) and linear beyond, in percent. Training's fit uses it: the
+ * median-based objective is a landscape of steps on which a held-out fit's optimum was a ledge
+ * away from its neighbours (docs/performance.md, "Calibration"). */
+#define VFIT_HUBER_DELTA 0.2
+double vfit_objective_huber(const vrows *rs);
+
 /* Predict every case of `cases` (a JSON array) with each model, its constants refitted on
  * the cases of the other sources. 0, or 1 when out of memory. */
 int vloso_run(const gp_catalog *cat, const gpv_model *const *models, int nmodels, json_t *cases, vloso *out);

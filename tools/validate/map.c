@@ -4,6 +4,7 @@
  * settings); its `note` decides the comparison (docs/validation.md).
  */
 #include "validate.h"
+#include "private/base.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -258,4 +259,30 @@ void vcase_group(json_t *c, char *out, size_t n)
     if (!p && !(prec && *prec) && ((name && vcontains(name, "FP8")) || (id && vcontains(id, "trtllm-"))))
         p = "fp8";
     snprintf(out, n, "%s %s", json_is_true(json_object_get(model, "moe")) ? "MoE" : "dense", p ? p : "16-bit");
+}
+
+unsigned vrecompute_modules(const char *r)
+{
+    unsigned mods = 0;
+    const char *p = r ? strchr(r, '(') : NULL;
+    while (p && *p) {
+        size_t n = strspn(p, "abcdefghijklmnopqrstuvwxyz_");
+        if (n == 0) {
+            p++;
+            continue;
+        }
+        char word[32];
+        unsigned one = 0;
+        if (n < sizeof word) {
+            memcpy(word, p, n);
+            word[n] = '\0';
+            if (strcmp(word, "shared_expert") == 0) /* a source's singular */
+                one = GP_RECOMPUTE_SHARED_EXPERTS;
+            else if (gpi_recompute_modules_parse(word, &one, NULL) != 0)
+                one = 0; /* a word that names no module ("recompute", "modules") */
+        }
+        mods |= one;
+        p += n;
+    }
+    return mods;
 }

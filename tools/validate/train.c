@@ -5,6 +5,7 @@
  * and MFU with gpuplan's. Architectures are built from the fields each case states.
  */
 #include "validate.h"
+#include "loso.h"
 
 #include "hw/kernels.h"
 
@@ -167,6 +168,8 @@ static int train_layout(train_source src, json_t *c, const gp_model *m, gp_layou
     l->cp = vint(par, "cp", 1);
     l->micro_batch = vint(par, "micro_batch", 1);
     l->recompute = recompute_of(par);
+    if (l->recompute == GP_RECOMPUTE_SELECTIVE)
+        l->recompute_modules = vrecompute_modules(json_string_value(json_object_get(par, "recompute")));
     int vpp = vint(par, "virtual_pp", 1);
     if (vpp < 1)
         vpp = 1;
@@ -359,4 +362,5 @@ const gpv_model gpv_model_train_throughput = {
     .priors = train_priors,
     .predict = train_predict,
     .blind = 1,
+    .objective = vfit_objective_huber, /* smooth: the median-based one left held-out fits on ledges */
 };

@@ -53,6 +53,8 @@ static int layout_of(json_t *c, const gp_model *m, gp_layout *l, gp_framework *f
     if (l->pp > 1 && !json_object_get(par, "virtual_pp") && sched && vcontains(sched, "Interleaved"))
         l->virtual_stages = 2;
     l->recompute = recompute_of(json_string_value(json_object_get(par, "recompute")));
+    if (l->recompute == GP_RECOMPUTE_SELECTIVE) /* Megatron-Core's modules, where the case names them */
+        l->recompute_modules = vrecompute_modules(json_string_value(json_object_get(par, "recompute")));
     *fw = framework && (vcontains(framework, "torchtitan") || vcontains(framework, "AutoModel") ||
                         vcontains(framework, "FSDP2"))
               ? GP_FRAMEWORK_FSDP

@@ -66,6 +66,9 @@ double vnum(json_t *obj, const char *key);
 int vint(json_t *obj, const char *key, int dflt);
 /* Case-insensitive substring test. */
 int vcontains(const char *hay, const char *needle);
+/* The Megatron-Core selective modules a case's recompute text names ("selective (layernorm,
+ * moe)": GP_RECOMPUTE_LAYERNORM | GP_RECOMPUTE_MOE); 0 where it names none (core_attn). */
+unsigned vrecompute_modules(const char *r);
 
 /* The source key of a case: its `source_id` when given, else the first word of `source`
  * (a repository owner/name, a URL's owner/name, or the first author), lower case. */
@@ -114,6 +117,8 @@ typedef struct gpv_model {
      * shipped all-data values, and scans every constant's whole grid per pass; the harness
      * also fits on every source (held out: none), which is what the model ships. */
     int blind;
+    /* what each fit minimises over the fit set's rows (NULL: vfit_objective, loso.h) */
+    double (*objective)(const vrows *rs);
 } gpv_model;
 
 extern const gpv_model gpv_model_infer_memory, gpv_model_train_memory, gpv_model_finetune_memory,
