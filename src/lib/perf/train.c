@@ -98,7 +98,8 @@
 /* The router's scores, bytes per token per expert: the fp32 logits written, the softmax (or
  * sigmoid) reading and writing them, top-k reading the probabilities (16); the backward reads the
  * probabilities and their gradient and writes the logits' gradient (12). */
-#define GP_ROUTER_BYTES_PER_SCORE 28.0
+#define GP_ROUTER_BYTES_PER_SCORE     28.0
+#define GP_ROUTER_BYTES_PER_SCORE_FWD 16.0 /* the forward's part, run again by a recomputed MoE layer */
 /* torchao.float8's casts of a linear's input and output gradient to fp8, bytes per element over
  * the forward and backward, with torch.compile fusing the amax into the kernel that produced the
  * tensor (torchao @0598012907d6 torchao/testing/training/roofline_utils.py,
@@ -602,7 +603,7 @@ typedef struct mb_time {
  * (gpi_recompute_modules_of), in the units of microbatch_bytes: "layernorm" the two norms' forward
  * (read, write: 2 units of h each), "moe_act" / "mlp" the activation's forward (gated: read 2 f,
  * write f; plain: read f, write f), "moe" that and the permutation, the router's forward scores
- * (16 of GP_ROUTER_BYTES_PER_SCORE) and the expert biases' forward. */
+ * (GP_ROUTER_BYTES_PER_SCORE_FWD) and the expert biases' forward. */
 static double recompute_bytes(const tctx *x, unsigned mods, double f_routed, double f_dense, double f_shared)
 {
     const gp_model *m = x->m;
@@ -619,7 +620,7 @@ static double recompute_bytes(const tctx *x, unsigned mods, double f_routed, dou
     if (m->experts > 0 && (mods & GP_RECOMPUTE_MOE)) {
         double k = (double)m->experts_active;
         b += x->T_moe * x->moe_layers_stage * k * h * 2.0 * 2.0;
-        b += x->T_moe * x->moe_layers_stage * (double)m->experts * (GP_ROUTER_BYTES_PER_SCORE - 12.0);
+        b += x->T_moe * x->moe_layers_stage * (double)m->experts * GP_ROUTER_BYTES_PER_SCORE_FWD;
         if (m->expert_bias)
             b += x->T_moe * x->moe_layers_stage * k * h * GP_EXPERT_BIAS_BYTES_FWD;
     }
