@@ -342,7 +342,8 @@ static double train_act_layer_bytes(const gp_model *m, const gp_layout *l, const
         moe ? (double)m->shared_experts * (double)(m->shared_expert_ffn ? m->shared_expert_ffn : m->moe_ffn) : 0.0;
     if (moe)
         f = f_routed + f_shared;
-    double mlp_inner = m->mlp == GP_MLP_GATED ? 3.0 * f : 2.0 * f;
+    double act = m->mlp == GP_MLP_GATED ? 3.0 : 2.0; /* MLP inner activations per unit of f */
+    double mlp_inner = act * f;
     /* Megatron-Core's selective modules (gpi_recompute_modules_of) store less: "layernorm" not
      * the norms' outputs (the qkv and MLP inputs), "moe_act" not the routed experts' activation
      * outputs (f of their 3 f), "shared_experts" / "mlp" / "moe" nothing inside that MLP */
@@ -351,7 +352,7 @@ static double train_act_layer_bytes(const gp_model *m, const gp_layout *l, const
     if (moe && (mods & GP_RECOMPUTE_MOE_ACT))
         mlp_inner -= f_routed;
     if (moe && (mods & GP_RECOMPUTE_SHARED_EXPERTS) && !(mods & GP_RECOMPUTE_MOE))
-        mlp_inner -= (m->mlp == GP_MLP_GATED ? 3.0 : 2.0) * f_shared;
+        mlp_inner -= act * f_shared;
     if ((moe && (mods & GP_RECOMPUTE_MOE)) || (m->experts == 0 && (mods & GP_RECOMPUTE_MLP)))
         mlp_inner = 0.0;
     double replicated = 2.0 * s * b * (2.0 * h + norm_outputs);          /* 2 norms, qkv, mlp inputs */

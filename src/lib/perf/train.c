@@ -359,6 +359,7 @@ typedef struct tctx {
     double stage_layers, moe_layers_stage, dense_layers_stage;
     int lora, qlora;
     gp_fp8_recipe fp8; /* the fp8 casts charged: FUSED (none) unless torchao's recipes run */
+    unsigned rc_mods;  /* the modules recomputed selectively (gpi_recompute_modules_of), once per estimate */
     gp_cluster cal_c;  /* the cluster with a profile's collective scales (x->c points here) */
 } tctx;
 
@@ -668,7 +669,7 @@ static void microbatch_compute(const tctx *x, mb_time *o)
     const gp_model *m = x->m;
     const gp_layout *l = x->l;
     double fwd_passes = 1.0 + (l->recompute == GP_RECOMPUTE_FULL ? 1.0 : l->recompute == GP_RECOMPUTE_OP ? 0.5 : 0.0);
-    unsigned mods = gpi_recompute_modules_of(l);
+    unsigned mods = x->rc_mods;
     int attn_recompute = l->recompute == GP_RECOMPUTE_FULL || (mods & GP_RECOMPUTE_CORE_ATTN);
     /* backward of a linear: dgrad + wgrad = 2 forwards; frozen weights (LoRA) skip wgrad */
     double bwd_mult = x->lora ? 1.0 : 2.0;
@@ -738,7 +739,7 @@ static void microbatch_comm(const tctx *x, const mb_time *mt, double *t_tp, doub
                                             coll_time(c, GPI_COLL_ALL_GATHER, ag_bytes, ag_bytes, l->tp, 1)
                                       : 2.0 * coll_time(c, GPI_COLL_ALL_REDUCE, tp_bytes, tp_bytes, l->tp, 1);
     /* a recomputed MLP or MoE layer ("mlp", "moe") runs its half of a forward's collectives again */
-    unsigned mods = gpi_recompute_modules_of(l);
+    unsigned mods = x->rc_mods;
     double rc_layers = ((mods & GP_RECOMPUTE_MLP) ? x->dense_layers_stage : 0.0) +
                        ((mods & GP_RECOMPUTE_MOE) ? x->moe_layers_stage : 0.0);
     *t_tp = l->tp > 1 ? (x->stage_layers * (fwd_passes + 1.0) + 0.5 * rc_layers) * one : 0.0;
@@ -774,7 +775,7 @@ static void microbatch_comm(const tctx *x, const mb_time *mt, double *t_tp, doub
         double a2a = x->T_moe * h * 2.0 * (double)m->experts_active;
         double one_a2a = a2a_time(c, a2a, l->ep, (double)m->experts_active);
         /* a recomputed MoE layer ("moe") dispatches and combines once more */
-        double rc_a2a = (gpi_recompute_modules_of(l) & GP_RECOMPUTE_MOE) ? 2.0 : 0.0;
+        double rc_a2a = (x->rc_mods & GP_RECOMPUTE_MOE) ? 2.0 : 0.0;
         *t_ep = *t_ep_all = x->moe_layers_stage * (2.0 * fwd_passes + 2.0 + rc_a2a) * one_a2a;
         /* Megatron-Core can overlap dispatch/combine with another micro-batch's compute
          * (--overlap-moe-expert-parallel-comm, Megatron-Core 0.14 MoE README; combined_1f1b.py
@@ -929,7 +930,7 @@ static gp_status check_request(const gp_model *m, const gp_cluster *c, const gp_
 static double recompute_model_flops(const tctx *x, double attn_model)
 {
     const gp_model *m = x->m;
-    unsigned mods = gpi_recompute_modules_of(x->l);
+    unsigned mods = x->rc_mods;
     double e = (mods & GP_RECOMPUTE_CORE_ATTN) ? attn_model : 0.0;
     if (mods & GP_RECOMPUTE_MLP)
         e += 2.0 * (double)x->p.mlp_dense;
@@ -1010,6 +1011,7 @@ static gp_status ctx_init(tctx *x, const gp_model *m, const gp_param_breakdown *
         gpi_error_set_field(err, "gpu");
         return gpi_fail(err, GP_EINVAL, "GPU %s has no dense peak or memory bandwidth in the catalog", gpu->id);
     }
+    x->rc_mods = gpi_recompute_modules_of(l);
     x->fp8 = cdt != GP_DTYPE_FP8                      ? GP_FP8_RECIPE_FUSED
              : c->fp8_recipe != GP_FP8_RECIPE_DEFAULT ? c->fp8_recipe
              : c->framework == GP_FRAMEWORK_FSDP      ? GP_FP8_RECIPE_TENSORWISE
